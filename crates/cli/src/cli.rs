@@ -1,0 +1,47 @@
+//! clap definitions. Each subcommand's flags live beside its code in `cmd/`.
+
+use clap::{Parser, Subcommand};
+
+use crate::cmd;
+
+/// iolab: measure how concurrency models hold up under IO-bound load, and why.
+#[derive(Debug, Parser)]
+#[command(name = "iolab", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an experiment from a preset (default: `showdown`) and write a results folder.
+    Run(cmd::run::Args),
+    /// List the presets.
+    Presets(cmd::presets::Args),
+    /// Send HTTP load to a URL, open or closed loop, and measure it honestly.
+    Attack(cmd::attack::Args),
+    /// Serve the target contract under one concurrency model.
+    Serve(cmd::serve::Args),
+    /// Check that a target honours the contract before measuring it.
+    Verify(cmd::verify::Args),
+    /// Render saved results as a table, Markdown, HTML, JSON or CSV.
+    Report(cmd::report::Args),
+    /// Run an in-process batch experiment (E1 master/worker, E3 futures).
+    Batch(cmd::batch::Args),
+    /// Predict what each model will do under a plan, without running it.
+    Predict(cmd::predict::Args),
+    /// Backend helpers: the HTTP delay service, filling memcached.
+    Backend(cmd::backend::Args),
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,31 @@
+//! The `iolab` command line: clap definitions ([`cli`]), one module per
+//! subcommand under [`cmd`] that turns its flags into a typed plan and calls
+//! the library crate that does the work, and the exit-code policy ([`exit`]).
+
+pub mod cli;
+pub mod cmd;
+pub mod exit;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use exit::CliError;
+
+/// Parse `args` (program name first) and run the subcommand.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    exit::finish(cmd::dispatch(cli.command))
+}

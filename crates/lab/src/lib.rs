@@ -1,0 +1,1 @@
+//! Experiments: presets, sweeps, process control, telemetry, results folders (iolab run).

@@ -1,0 +1,1 @@
+//! Open- and closed-loop HTTP load generator with honest accounting (iolab attack).

@@ -1,0 +1,292 @@
+//! One load-generator run: what to send ([`AttackPlan`]) and what happened
+//! ([`AttackResult`], the `iolab.attack/1` document pinned by
+//! `schema/attack.schema.json`).
+//!
+//! Accounting invariants, checked by [`AttackResult::check_accounting`]:
+//! `planned = sent + not_sent` (open loop) and `sent = ok + non_2xx + sum(errors)`.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::driver::{ConnectionMode, Driver};
+use crate::units::secs;
+
+/// The schema tag of [`AttackResult`].
+pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
+
+/// Everything the load generator needs; built from CLI flags or a preset,
+/// validated before anything is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttackPlan {
+    /// Full URL, e.g. `http://127.0.0.1:8080/work?steps=sleep:100`.
+    pub target: String,
+    /// Open or closed loop.
+    pub driver: Driver,
+    /// Kept-alive pool or a new connection per request, with a cap.
+    pub connections: ConnectionMode,
+    /// Per-request timeout, measured from the intended send time.
+    #[serde(rename = "timeout_s", with = "secs")]
+    pub timeout: Duration,
+    /// Width of one series interval.
+    #[serde(rename = "interval_s", with = "secs")]
+    pub interval: Duration,
+    /// Generator event loops (threads); `None` = one per available core.
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// CPUs to pin the generator's threads to (empty = no pinning).
+    #[serde(default)]
+    pub cpus: Vec<usize>,
+    /// Keep one row per request (for `--csv`); costs memory.
+    #[serde(default)]
+    pub record_requests: bool,
+}
+
+/// Request counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestCounts {
+    /// Scheduled by the driver (open loop) or requested (closed loop).
+    pub planned: u64,
+    /// Actually put on the wire (or attempted to connect).
+    pub sent: u64,
+    /// Scheduled but never sent: no connection could be had in time.
+    pub not_sent: u64,
+    /// Answered 2xx within the timeout.
+    pub ok: u64,
+    /// Answered with any other status within the timeout.
+    pub non_2xx: u64,
+}
+
+/// Failures by class; a request lands in exactly one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    /// No complete answer within the timeout.
+    pub timeout: u64,
+    /// Connection refused (nothing listening, or the backlog overflowed).
+    pub refused: u64,
+    /// Connection reset or closed before a complete answer.
+    pub reset: u64,
+    /// EADDRNOTAVAIL: the client ran out of ephemeral ports.
+    pub addr_unavailable: u64,
+    /// Any other connect failure.
+    pub connect_other: u64,
+    /// A malformed answer or other read failure.
+    pub read: u64,
+}
+
+impl ErrorCounts {
+    /// All errors together.
+    pub fn total(&self) -> u64 {
+        self.timeout
+            + self.refused
+            + self.reset
+            + self.addr_unavailable
+            + self.connect_other
+            + self.read
+    }
+
+    /// `(class, count)` pairs in a fixed order, for renderers.
+    pub fn classes(&self) -> [(&'static str, u64); 6] {
+        [
+            ("timeout", self.timeout),
+            ("refused", self.refused),
+            ("reset", self.reset),
+            ("addr_unavailable", self.addr_unavailable),
+            ("connect_other", self.connect_other),
+            ("read", self.read),
+        ]
+    }
+}
+
+/// Latency from the intended send time to the end of the answer, over answered
+/// requests (any status); milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Fastest.
+    pub min: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// Service time (actual send to answer, the coordinated-omission view), ms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServiceSummary {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+/// Rates over the run, requests per second.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
+    /// Planned requests / planned duration.
+    pub offered: f64,
+    /// Answered requests (any status) / elapsed.
+    pub achieved: f64,
+    /// 2xx within the timeout / elapsed.
+    pub goodput: f64,
+}
+
+/// One interval of the run; `t_s` is the interval's start from the run's start.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// Interval start, seconds since the run started.
+    pub t_s: f64,
+    /// Requests sent in the interval.
+    pub sent: u64,
+    /// 2xx answers completed in the interval.
+    pub ok: u64,
+    /// Errors (all classes and non-2xx) completed in the interval.
+    pub errors: u64,
+    /// Median latency of answers completed in the interval.
+    pub p50_ms: f64,
+    /// 99th percentile latency of answers completed in the interval.
+    pub p99_ms: f64,
+}
+
+/// The generator watching itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorStats {
+    /// CPU seconds (user + system) the generator used.
+    pub cpu_s: f64,
+    /// 99th percentile of how late sends left versus their schedule.
+    pub lag_p99_ms: f64,
+    /// Worst send lag.
+    pub lag_max_ms: f64,
+    /// The generator, not the target, may have been the bottleneck.
+    pub saturated: bool,
+    /// Event-loop threads used.
+    #[serde(default)]
+    pub threads: usize,
+    /// CPUs the generator was pinned to (empty = not pinned).
+    #[serde(default)]
+    pub cpus: Vec<usize>,
+}
+
+/// Driver settings as run, flattened for readers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriverSummary {
+    /// `open` or `closed`.
+    pub kind: String,
+    /// Peak rate of an open loop.
+    pub rate: Option<f64>,
+    /// Planned (open) or bounding (closed) duration.
+    pub duration_s: Option<f64>,
+    /// Per-request timeout.
+    pub timeout_s: f64,
+    /// `constant` or `poisson` (open loop).
+    #[serde(default)]
+    pub arrival: Option<String>,
+    /// Clients (closed loop).
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    /// `keep-alive` or `new-connection`.
+    pub connections: String,
+    /// Connection cap.
+    pub max_connections: u32,
+}
+
+/// A point of the latency percentile spectrum (HdrHistogram style).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpectrumPoint {
+    /// Percentile, 0..=100.
+    pub percentile: f64,
+    /// Latency at that percentile, ms.
+    pub latency_ms: f64,
+}
+
+/// The `iolab.attack/1` document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AttackResult {
+    /// Always [`ATTACK_SCHEMA`].
+    pub schema: String,
+    /// The URL attacked.
+    pub target: String,
+    /// How load was driven.
+    pub driver: DriverSummary,
+    /// Request accounting.
+    pub requests: RequestCounts,
+    /// Failures by class.
+    pub errors: ErrorCounts,
+    /// Every HTTP status seen, by code.
+    pub status_codes: BTreeMap<String, u64>,
+    /// Latency from the intended send time.
+    pub latency_ms: LatencySummary,
+    /// Latency from the actual send time.
+    pub service_ms: ServiceSummary,
+    /// Offered, achieved and good rates.
+    pub throughput_rps: Throughput,
+    /// One point per interval.
+    pub series: Vec<SeriesPoint>,
+    /// Generator self-check.
+    pub generator: GeneratorStats,
+    /// Wall time from the first scheduled send to the last answer or timeout.
+    #[serde(default)]
+    pub elapsed_s: f64,
+    /// Start of the run, Unix milliseconds (aligns series with telemetry).
+    #[serde(default)]
+    pub started_unix_ms: u64,
+    /// Latency percentile spectrum, for charts.
+    #[serde(default)]
+    pub spectrum: Vec<SpectrumPoint>,
+    /// Base64 of the serialized HdrHistogram (V2 + deflate, microseconds) of
+    /// latency, so results from several runs or hosts merge exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+impl AttackResult {
+    /// Success ratio: 2xx within the timeout / planned (0 when nothing was planned).
+    pub fn success_ratio(&self) -> f64 {
+        if self.requests.planned == 0 {
+            0.0
+        } else {
+            self.requests.ok as f64 / self.requests.planned as f64
+        }
+    }
+
+    /// Check the accounting invariants; the error names the one that broke.
+    pub fn check_accounting(&self) -> Result<(), String> {
+        let r = &self.requests;
+        if r.planned != r.sent + r.not_sent {
+            return Err(format!(
+                "planned {} != sent {} + not_sent {}",
+                r.planned, r.sent, r.not_sent
+            ));
+        }
+        let answered = r.ok + r.non_2xx + self.errors.total();
+        if r.sent != answered {
+            return Err(format!(
+                "sent {} != ok {} + non_2xx {} + errors {}",
+                r.sent,
+                r.ok,
+                r.non_2xx,
+                self.errors.total()
+            ));
+        }
+        let by_status: u64 = self.status_codes.values().sum();
+        if by_status != r.ok + r.non_2xx {
+            return Err(format!(
+                "status codes add to {by_status}, not ok + non_2xx = {}",
+                r.ok + r.non_2xx
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,41 @@
+//! The machine a run happened on, recorded with every result.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Facts that decide results: cores, the kernel limits that matter, versions, pinning.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    /// Logical CPUs available.
+    pub cores: u32,
+    /// CPU model name.
+    pub cpu_model: String,
+    /// Kernel release.
+    pub kernel: String,
+    /// Open files per process (soft, hard).
+    pub nofile: (u64, u64),
+    /// Ephemeral port range.
+    pub port_range: (u32, u32),
+    /// `net.ipv4.tcp_tw_reuse`.
+    pub tcp_tw_reuse: Option<u32>,
+    /// `kernel.threads-max`.
+    pub threads_max: Option<u64>,
+    /// `kernel.pid_max`.
+    pub pid_max: Option<u64>,
+    /// `net.core.somaxconn`.
+    #[serde(default)]
+    pub somaxconn: Option<u64>,
+    /// Total memory, MiB.
+    pub memory_mb: u64,
+    /// Tool versions (iolab, rustc, java, ...).
+    pub versions: BTreeMap<String, String>,
+    /// Git commit of the iolab source, if known.
+    pub git_commit: Option<String>,
+    /// Which CPUs the target and generator were pinned to.
+    #[serde(default)]
+    pub pinning: BTreeMap<String, Vec<usize>>,
+    /// The command line that produced these results.
+    #[serde(default)]
+    pub command: String,
+}

@@ -1,0 +1,96 @@
+//! A typed, validated experiment: what `iolab run` executes, `iolab predict`
+//! simulates and every result carries. Preset files (TOML) and CLI flags are
+//! turned into an [`ExperimentPlan`] by the `lab` crate; nothing downstream
+//! sees TOML or clap.
+//!
+//! Every value in a [`RunSpec`] is *effective*: already multiplied by the
+//! time-scale, which is kept beside it so renderers can show unscaled
+//! equivalents.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::batch::BatchSpec;
+use crate::driver::{ConnectionMode, Driver};
+use crate::model_kind::{ModelKind, ModelParams, Runtime};
+use crate::steps::Step;
+use crate::units::secs;
+
+/// A whole experiment: a list of runs (a sweep already expanded), repeated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentPlan {
+    /// Preset name, e.g. `showdown`.
+    pub name: String,
+    /// One line on what it shows.
+    pub description: String,
+    /// The preset file it came from, if any.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Time-scale factor (0 < scale <= 1) applied to every run.
+    pub scale: f64,
+    /// Repetitions of every run.
+    pub reps: u32,
+    /// Warm-up length before each measured run (not counted).
+    #[serde(rename = "warmup_s", with = "secs")]
+    pub warmup: Duration,
+    /// The runs, in order.
+    pub runs: Vec<RunSpec>,
+    /// Published numbers of a classic experiment, as data for the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<serde_json::Value>,
+}
+
+/// One run of an experiment: one target (model) under one load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Unique within the experiment, built from the coordinates, e.g. `pool-rate=450`.
+    pub name: String,
+    /// The sweep values that pick this run out, e.g. `{"model":"pool","rate":450}`.
+    pub coordinates: BTreeMap<String, serde_json::Value>,
+    /// Concurrency model.
+    pub model: ModelKind,
+    /// Where the target runs.
+    #[serde(default)]
+    pub runtime: Runtime,
+    /// Model knobs.
+    #[serde(default)]
+    pub params: ModelParams,
+    /// The time-scale already applied to the values below.
+    pub scale: f64,
+    /// What the run does.
+    pub work: Work,
+}
+
+/// A served HTTP load or an in-process batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Work {
+    /// Load sent over HTTP to a target process.
+    Http(HttpWork),
+    /// A batch of tasks run inside one process (E1, E3).
+    Batch(BatchSpec),
+}
+
+/// HTTP load against a target serving `/work?steps=...`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HttpWork {
+    /// What each request does.
+    pub steps: Step,
+    /// Open or closed loop.
+    pub driver: Driver,
+    /// Connection handling.
+    #[serde(default)]
+    pub connections: ConnectionMode,
+    /// Client timeout per request.
+    #[serde(rename = "timeout_s", with = "secs")]
+    pub timeout: Duration,
+    /// Series interval.
+    #[serde(rename = "interval_s", with = "secs")]
+    pub interval: Duration,
+    /// A custom target command (argv) instead of a built-in one; it must print
+    /// its URL as the first stdout line or serve `/health` on `{port}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+}

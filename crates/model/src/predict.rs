@@ -1,0 +1,52 @@
+//! A prediction of one run, made before (or without) running it:
+//! the `iolab.predict/1` document's entries.
+
+use serde::{Deserialize, Serialize};
+
+/// The schema tag of a predict JSON document.
+pub const PREDICT_SCHEMA: &str = "iolab.predict/1";
+
+/// Predicted latency percentiles, ms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PredictedLatency {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// What a run is expected to do.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    /// Run name.
+    pub name: String,
+    /// Model name.
+    pub model: String,
+    /// Requests offered.
+    pub offered: u64,
+    /// Requests answered 2xx within the timeout.
+    pub ok: u64,
+    /// ok / offered.
+    pub success_ratio: f64,
+    /// ok per second of the run.
+    pub goodput_rps: f64,
+    /// Requests the server completed per second, abandoned ones included.
+    #[serde(default)]
+    pub throughput_rps: f64,
+    /// Latency of successful requests.
+    pub latency_ms: PredictedLatency,
+    /// Most requests in the server at once.
+    pub peak_in_flight: u64,
+    /// Most OS threads busy at once, where the model has them.
+    #[serde(default)]
+    pub peak_threads: Option<u64>,
+    /// Capacity of the model for this workload, req/s (closed form).
+    #[serde(default)]
+    pub capacity_rps: Option<f64>,
+    /// When the first client timeout is expected, seconds (closed form).
+    #[serde(default)]
+    pub first_timeout_s: Option<f64>,
+    /// One plain sentence explaining the outcome from the numbers.
+    #[serde(default)]
+    pub explanation: String,
+}

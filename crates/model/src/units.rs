@@ -1,0 +1,140 @@
+//! Durations as people type them (`500ms`, `3s`, `1m`, `1.5s`) and as results
+//! store them (seconds as `f64`, so JSON stays readable).
+
+use std::time::Duration;
+
+/// A duration string that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad duration '{input}': {reason} (use e.g. 500ms, 3s, 1m)")]
+pub struct DurationError {
+    /// What was given.
+    pub input: String,
+    /// Why it was refused.
+    pub reason: &'static str,
+}
+
+/// Parse `N[.N](us|ms|s|m|h)`. A bare number is refused: the unit is never guessed.
+pub fn parse_duration(input: &str) -> Result<Duration, DurationError> {
+    let err = |reason| DurationError {
+        input: input.to_string(),
+        reason,
+    };
+    let t = input.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| err("missing unit"))?;
+    let (num, unit) = t.split_at(split);
+    if num.is_empty() {
+        return Err(err("missing number"));
+    }
+    let n: f64 = num.parse().map_err(|_| err("not a number"))?;
+    let secs = match unit {
+        "us" | "µs" => n / 1e6,
+        "ms" => n / 1e3,
+        "s" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(err("unknown unit")),
+    };
+    if !secs.is_finite() || secs > 86_400.0 * 7.0 {
+        return Err(err("longer than a week"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// A short human form: `850us`, `12.5ms`, `3s`, `1m30s`.
+pub fn format_duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us < 1_000 {
+        format!("{us}us")
+    } else if us < 1_000_000 {
+        trim(format!("{:.3}", us as f64 / 1e3)) + "ms"
+    } else if us < 60_000_000 {
+        trim(format!("{:.3}", us as f64 / 1e6)) + "s"
+    } else {
+        let s = d.as_secs();
+        let rest = s % 60;
+        if rest == 0 {
+            format!("{}m", s / 60)
+        } else {
+            format!("{}m{}s", s / 60, rest)
+        }
+    }
+}
+
+fn trim(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// serde helpers: a `Duration` as a number of seconds.
+pub mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    /// Serialize as `f64` seconds.
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+
+    /// Deserialize from non-negative `f64` seconds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = f64::deserialize(d)?;
+        Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom)
+    }
+
+    /// The same for `Option<Duration>`.
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+        use std::time::Duration;
+
+        /// Serialize as `f64` seconds or null.
+        pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+            match d {
+                Some(d) => s.serialize_some(&d.as_secs_f64()),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Deserialize from `f64` seconds or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+            Option::<f64>::deserialize(d)?
+                .map(|v| Duration::try_from_secs_f64(v).map_err(serde::de::Error::custom))
+                .transpose()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("3s").unwrap(), Duration::from_secs(3));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("250us").unwrap(), Duration::from_micros(250));
+    }
+
+    #[test]
+    fn refuses_bad_input() {
+        assert_eq!(parse_duration("10").unwrap_err().reason, "missing unit");
+        assert_eq!(parse_duration("10parsecs").unwrap_err().reason, "unknown unit");
+        assert_eq!(parse_duration("s").unwrap_err().reason, "missing number");
+        assert!(parse_duration("1.2.3s").is_err());
+        assert!(parse_duration("9999h").is_err());
+    }
+
+    #[test]
+    fn formats_short() {
+        assert_eq!(format_duration(Duration::from_micros(850)), "850us");
+        assert_eq!(format_duration(Duration::from_micros(12_500)), "12.5ms");
+        assert_eq!(format_duration(Duration::from_secs(3)), "3s");
+        assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
+    }
+}

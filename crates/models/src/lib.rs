@@ -1,0 +1,1 @@
+//! The concurrency models as real HTTP targets behind one contract (iolab serve).

@@ -1,0 +1,1 @@
+//! Queueing formulas and a discrete-event simulation of every model (iolab predict).

@@ -1,0 +1,1 @@
+//! Renderers of saved results: table, markdown, json, csv, html with inline SVG.

@@ -1,0 +1,1 @@
+//! The target-contract gate run before any measurement (iolab verify).
