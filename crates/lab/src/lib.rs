@@ -1,1 +1,3 @@
-//! Experiments: presets, sweeps, process control, telemetry, results folders (iolab run).
+//! Experiments: presets, sweeps, process control, telemetry, results folders.
+
+pub mod preset;

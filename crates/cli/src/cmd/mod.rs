@@ -3,6 +3,7 @@
 
 pub mod attack;
 pub mod backend;
+pub mod backend_flags;
 pub mod batch;
 pub mod predict;
 pub mod presets;
