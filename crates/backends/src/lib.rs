@@ -4,111 +4,46 @@
 //! This is the seam between the models and the outside world: a model decides
 //! *where* a call runs (its own thread, an offload pool, a future); this crate
 //! decides *what* the call does. `sleep` is embedded and needs nothing; `http`,
-//! `pg` and `mc` need an address in [`BackendConfig`].
+//! `pg` and `mc` need an address in [`BackendConfig`]. Connections are made
+//! lazily and broken ones are dropped, so a target starts while a backend is
+//! down and recovers by itself once it is back.
+//!
+//! Modules: [`sleep`](crate::sleep) (embedded timer), [`http`] (delay-service
+//! clients), [`pg`] (PostgreSQL), [`mc`] (memcached), [`delay`] (the delay
+//! service itself), [`counts`] (what the backends say they did), `pool`
+//! (the two connection pools).
+
+mod config;
+pub mod counts;
+pub mod delay;
+mod error;
+pub mod http;
+pub mod mc;
+pub mod pg;
+mod pool;
+mod sleep;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use iolab_model::steps::{BackendKind, IoCall};
 
-/// Where the real backends are and how their pools are sized.
-#[derive(Debug, Clone)]
-pub struct BackendConfig {
-    /// PostgreSQL URL, e.g. `postgres://postgres@127.0.0.1:5432/postgres`.
-    pub pg: Option<String>,
-    /// PostgreSQL pool size (HikariCP default 10).
-    pub pg_pool: u32,
-    /// Longest wait for a PostgreSQL connection (HikariCP default 30 s).
-    pub pg_wait: Duration,
-    /// memcached address, e.g. `127.0.0.1:11211`.
-    pub mc: Option<String>,
-    /// memcached connections (default 1, the E4 set-up).
-    pub mc_pool: u32,
-    /// Base URL of iolab's HTTP delay service.
-    pub http: Option<String>,
-}
-
-impl Default for BackendConfig {
-    fn default() -> Self {
-        BackendConfig {
-            pg: None,
-            pg_pool: 10,
-            pg_wait: Duration::from_secs(30),
-            mc: None,
-            mc_pool: 1,
-            http: None,
-        }
-    }
-}
-
-/// Why a backend call failed; each maps to the HTTP status a target answers.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BackendError {
-    /// The step names a backend that has no address configured.
-    #[error("backend '{0}' not configured: start the target with {flag} (see `iolab serve --help`)", flag = config_flag(*.0))]
-    NotConfigured(BackendKind),
-    /// The backend could not be reached or broke the connection.
-    #[error("backend '{kind}' unavailable: {detail}")]
-    Unavailable {
-        /// Which backend.
-        kind: BackendKind,
-        /// What went wrong.
-        detail: String,
-    },
-    /// No pooled connection could be had within the wait limit.
-    #[error("backend '{kind}' pool timeout after {waited_ms} ms")]
-    PoolTimeout {
-        /// Which backend.
-        kind: BackendKind,
-        /// How long the call waited.
-        waited_ms: u64,
-    },
-    /// The backend answered, but not what was asked (e.g. a missing key).
-    #[error("backend '{kind}': {detail}")]
-    Failed {
-        /// Which backend.
-        kind: BackendKind,
-        /// What it answered.
-        detail: String,
-    },
-}
-
-impl BackendError {
-    /// The HTTP status a target answers with.
-    pub fn status(&self) -> u16 {
-        match self {
-            BackendError::NotConfigured(_) => 400,
-            BackendError::Unavailable { .. } | BackendError::PoolTimeout { .. } => 503,
-            BackendError::Failed { .. } => 502,
-        }
-    }
-
-    /// The error class name used in metrics and results.
-    pub fn class(&self) -> &'static str {
-        match self {
-            BackendError::NotConfigured(_) => "not_configured",
-            BackendError::Unavailable { .. } => "backend_unavailable",
-            BackendError::PoolTimeout { .. } => "pool_timeout",
-            BackendError::Failed { .. } => "backend_failed",
-        }
-    }
-}
-
-/// The `iolab serve` flag that configures a backend.
-pub fn config_flag(kind: BackendKind) -> &'static str {
-    match kind {
-        BackendKind::Sleep => "nothing (sleep is embedded)",
-        BackendKind::Http => "--http-backend URL",
-        BackendKind::Pg => "--pg URL",
-        BackendKind::Mc => "--mc HOST:PORT",
-    }
-}
+pub use config::{check_http_url, check_mc_addr, check_pg_url, BackendConfig};
+pub use counts::BackendCounts;
+pub use error::{config_flag, BackendError, ERROR_CLASSES};
 
 /// Every backend a target uses, shared by all its threads (`Arc<Backends>`).
+///
+/// The blocking and the non-blocking client of a backend each have their own
+/// pool of the configured size (a target uses one or the other).
 #[derive(Debug)]
 pub struct Backends {
     config: BackendConfig,
+    http: Option<http::Http>,
+    pg: Option<Result<pg::Pg, BackendError>>,
+    mc: Option<mc::Mc>,
     calls: [AtomicU64; 4],
+    /// Failed calls by kind and class (in [`ERROR_CLASSES`] order).
+    errors: [[AtomicU64; 4]; 4],
 }
 
 impl Backends {
@@ -116,8 +51,18 @@ impl Backends {
     /// target starts even while a backend is down.
     pub fn new(config: BackendConfig) -> Self {
         Backends {
+            http: config.http.clone().map(http::Http::new),
+            pg: config
+                .pg
+                .as_deref()
+                .map(|url| pg::Pg::new(url, config.pg_pool, config.pg_wait)),
+            mc: config
+                .mc
+                .clone()
+                .map(|addr| mc::Mc::new(addr, config.mc_pool, config.mc_wait)),
             config,
             calls: Default::default(),
+            errors: Default::default(),
         }
     }
 
@@ -131,43 +76,90 @@ impl Backends {
         &self.config
     }
 
-    fn count(&self, kind: BackendKind) {
-        self.calls[kind as usize].fetch_add(1, Ordering::Relaxed);
-    }
-
     /// Calls made so far, by kind (for `/metrics`).
     pub fn calls(&self) -> [(BackendKind, u64); 4] {
         BackendKind::ALL.map(|k| (k, self.calls[k as usize].load(Ordering::Relaxed)))
     }
 
+    /// Failed calls so far, by kind, then by class in [`ERROR_CLASSES`] order
+    /// (for `/metrics`).
+    pub fn errors(&self) -> [(BackendKind, [u64; 4]); 4] {
+        BackendKind::ALL.map(|k| {
+            let row = &self.errors[k as usize];
+            (k, std::array::from_fn(|i| row[i].load(Ordering::Relaxed)))
+        })
+    }
+
+    fn record(&self, kind: BackendKind, result: Result<(), BackendError>) -> Result<(), BackendError> {
+        self.calls[kind as usize].fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = &result {
+            self.errors[kind as usize][e.class_index()].fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    fn pg(&self) -> Result<&pg::Pg, BackendError> {
+        match &self.pg {
+            Some(Ok(pg)) => Ok(pg),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(BackendError::NotConfigured(BackendKind::Pg)),
+        }
+    }
+
+    fn http(&self) -> Result<&http::Http, BackendError> {
+        self.http
+            .as_ref()
+            .ok_or(BackendError::NotConfigured(BackendKind::Http))
+    }
+
+    fn mc(&self) -> Result<&mc::Mc, BackendError> {
+        self.mc
+            .as_ref()
+            .ok_or(BackendError::NotConfigured(BackendKind::Mc))
+    }
+
     /// Make the call on the current thread, blocking it until done.
     pub fn call_blocking(&self, call: &IoCall) -> Result<(), BackendError> {
-        self.count(call.kind());
-        match call {
+        let result = match call {
             IoCall::Sleep { micros } => {
-                std::thread::sleep(Duration::from_micros(*micros));
+                sleep::blocking(*micros);
                 Ok(())
             }
-            other => Err(BackendError::NotConfigured(other.kind())),
-        }
+            IoCall::Http { micros } => self.http().and_then(|h| h.delay_blocking(*micros)),
+            IoCall::Pg { micros } => self.pg().and_then(|p| p.sleep_blocking(*micros)),
+            IoCall::Mc { key } => self.mc().and_then(|m| m.get_blocking(key).map(drop)),
+        };
+        self.record(call.kind(), result)
     }
 
     /// Make the call without blocking a thread.
     pub async fn call_async(&self, call: &IoCall) -> Result<(), BackendError> {
-        self.count(call.kind());
-        match call {
+        let result = match call {
             IoCall::Sleep { micros } => {
-                tokio::time::sleep(Duration::from_micros(*micros)).await;
+                sleep::nonblocking(*micros).await;
                 Ok(())
             }
-            other => Err(BackendError::NotConfigured(other.kind())),
-        }
+            IoCall::Http { micros } => match self.http() {
+                Ok(h) => h.delay_async(*micros).await,
+                Err(e) => Err(e),
+            },
+            IoCall::Pg { micros } => match self.pg() {
+                Ok(p) => p.sleep_async(*micros).await,
+                Err(e) => Err(e),
+            },
+            IoCall::Mc { key } => match self.mc() {
+                Ok(m) => m.get_async(key).await.map(drop),
+                Err(e) => Err(e),
+            },
+        };
+        self.record(call.kind(), result)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn unconfigured_backend_is_a_400_that_says_how_to_fix_it() {
@@ -176,6 +168,7 @@ mod tests {
         assert_eq!(e.status(), 400);
         assert!(e.to_string().contains("--pg"));
         assert_eq!(b.calls()[2], (BackendKind::Pg, 1));
+        assert_eq!(b.errors()[2].1, [1, 0, 0, 0]);
     }
 
     #[test]
@@ -184,5 +177,32 @@ mod tests {
         let t = std::time::Instant::now();
         b.call_blocking(&IoCall::Sleep { micros: 20_000 }).unwrap();
         assert!(t.elapsed() >= Duration::from_millis(20));
+    }
+
+    #[tokio::test]
+    async fn a_backend_that_is_down_is_a_503_and_the_target_keeps_going() {
+        // A port nothing listens on: bind, note it, close.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let b = Backends::new(BackendConfig {
+            mc: Some(format!("127.0.0.1:{port}")),
+            pg: Some(format!("postgres://postgres@127.0.0.1:{port}/postgres")),
+            http: Some(format!("http://127.0.0.1:{port}")),
+            ..BackendConfig::default()
+        });
+        let calls = [
+            IoCall::Mc { key: "k".into() },
+            IoCall::Pg { micros: 1000 },
+            IoCall::Http { micros: 1000 },
+        ];
+        for call in &calls {
+            let e = b.call_async(call).await.unwrap_err();
+            assert_eq!((e.status(), e.class()), (503, "backend_unavailable"), "{e}");
+            let e = b.call_blocking(call).unwrap_err();
+            assert_eq!((e.status(), e.class()), (503, "backend_unavailable"), "{e}");
+        }
     }
 }

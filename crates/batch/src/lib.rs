@@ -1,15 +1,202 @@
-//! In-process batch experiments: master/worker (E1) and futures over a blocking service (E3).
+//! In-process batch experiments: a fixed set of tasks run inside this process
+//! under one executor per concurrency model (E3, futures over a blocking
+//! service), or handed by a master to W workers (E1, actors).
+//!
+//! [`run`] draws the tasks ([`tasks`]), starts the [`measure`] probe, hands the
+//! tasks to one executor module (one file per model, plus [`master`] and
+//! [`master_timer`]) and folds what was measured into a [`BatchResult`].
 
-use std::sync::atomic::AtomicBool;
+pub mod master;
+pub mod master_timer;
+pub mod measure;
+pub mod tasks;
+pub mod table;
 
-use iolab_model::batch::{BatchResult, BatchSpec};
+mod event_loop;
+mod loop_async;
+mod loop_blocking;
+mod loop_offload;
+mod pool;
+mod sequential;
+mod thread_per_request;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use iolab_model::batch::{BatchResult, BatchSpec, TaskMix};
 use iolab_model::{ModelKind, ModelParams};
+use serde_json::Value;
 
-/// Run one batch to completion (or until `cancel` is set).
-pub fn run(_spec: &BatchSpec, model: ModelKind, _params: &ModelParams, _cancel: &AtomicBool) -> BatchResult {
+use crate::measure::{Probe, Timings};
+use crate::tasks::TaskList;
+
+/// Run one batch to completion (or until `cancel` is set: tasks not yet
+/// started are then skipped and counted in `counters.skipped`).
+///
+/// With `spec.master` set, the E1 master/worker runs and `model` is only
+/// recorded; otherwise `model` picks the executor and `params` its knobs.
+pub fn run(spec: &BatchSpec, model: ModelKind, params: &ModelParams, cancel: &AtomicBool) -> BatchResult {
+    let tasks = Arc::new(TaskList::draw(&spec.tasks, spec.seed));
+    let n = tasks.len();
+    let probe = Probe::start();
+    let timings = Timings::new(n);
+    let ctx = Ctx {
+        tasks: tasks.clone(),
+        timings: timings.clone(),
+        cancel,
+        cores: cores(),
+    };
+    let outcome = match &spec.master {
+        Some(m) if m.worker == iolab_model::batch::WorkerKind::Timer => master_timer::run(&ctx, m),
+        Some(m) => master::run(&ctx, m),
+        None => match model {
+            ModelKind::Sequential => sequential::run(&ctx),
+            ModelKind::Pool => pool::run(&ctx, params),
+            ModelKind::ThreadPerRequest => thread_per_request::run(&ctx, params),
+            ModelKind::LoopAsync => loop_async::run(&ctx, params),
+            ModelKind::LoopBlocking => loop_blocking::run(&ctx, params),
+            ModelKind::LoopOffload => loop_offload::run(&ctx, params),
+            ModelKind::Virtual => Outcome::failed(
+                "model 'virtual' needs a JVM target; batches run the built-in models only",
+            ),
+        },
+    };
+    let total_s = timings.start().elapsed().as_secs_f64();
+    let peaks = probe.finish(outcome.peak_threads);
+
+    let (by_type, mut counters) = measure::task_stats(&tasks, &timings);
+    let failed = timings.failed();
+    let completed: u64 = by_type.values().map(|s| s.count).sum();
+    let skipped = n as u64 - completed - failed;
+    counters.extend(outcome.counters);
+    counters.insert("threads_before".into(), peaks.threads_before as f64);
+    counters.insert("rss_before_mb".into(), round3(peaks.rss_before_mb));
+    if skipped > 0 {
+        counters.insert("skipped".into(), skipped as f64);
+    }
+    let mut failure = outcome.failure;
+    if skipped > 0 && failure.is_none() {
+        failure = Some(format!("cancelled: {skipped} of {n} tasks not run"));
+    }
+
+    let mut all_params = spec_params(spec, params, model);
+    all_params.extend(outcome.params);
     BatchResult {
         model: Some(model),
-        failure: Some("batch executors not built yet".into()),
-        ..Default::default()
+        params: all_params,
+        tasks: n as u64,
+        failed: if outcome.all_failed { n as u64 } else { failed },
+        total_s,
+        by_type,
+        peak_threads: peaks.threads,
+        peak_rss_mb: round3(peaks.rss_mb),
+        cpu_utilisation: round3(peaks.cpu_utilisation),
+        failure,
+        counters,
     }
+}
+
+/// What every executor shares: the tasks, where to record their times, and
+/// the cancel flag (checked before each task is handed out).
+pub(crate) struct Ctx<'a> {
+    pub tasks: Arc<TaskList>,
+    pub timings: Arc<Timings>,
+    pub cancel: &'a AtomicBool,
+    pub cores: u32,
+}
+
+impl Ctx<'_> {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// Run task `i` on this thread, blocking it, and time it.
+    pub fn run_blocking(&self, i: usize) {
+        run_blocking(&self.tasks, &self.timings, i);
+    }
+}
+
+/// Run task `i` on this thread, blocking it, and time it.
+pub(crate) fn run_blocking(tasks: &TaskList, timings: &Timings, i: usize) {
+    timings.begin(i);
+    tasks.get(i).run_blocking();
+    timings.end(i);
+}
+
+/// What an executor reports beside the per-task times.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    /// The first thing that went wrong, if anything.
+    pub failure: Option<String>,
+    /// No task could run at all (e.g. an unsupported model).
+    pub all_failed: bool,
+    /// Executor-specific counters.
+    pub counters: BTreeMap<String, f64>,
+    /// Effective knobs (defaults resolved).
+    pub params: BTreeMap<String, Value>,
+    /// Most threads the executor itself had alive at once.
+    pub peak_threads: Option<u64>,
+}
+
+impl Outcome {
+    pub fn failed(msg: impl Into<String>) -> Self {
+        Outcome {
+            failure: Some(msg.into()),
+            all_failed: true,
+            ..Default::default()
+        }
+    }
+
+    pub fn param(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.params.insert(key.into(), value.into());
+        self
+    }
+}
+
+/// A multi-threaded tokio runtime with `workers` loop threads and at most
+/// `max_blocking` blocking-pool threads.
+pub(crate) fn runtime(workers: u32, max_blocking: u32) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers.max(1) as usize)
+        .max_blocking_threads(max_blocking.max(1) as usize)
+        .thread_name("iolab-batch-loop")
+        .enable_time()
+        .build()
+}
+
+/// Logical cores of this machine.
+pub fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+}
+
+fn spec_params(spec: &BatchSpec, params: &ModelParams, model: ModelKind) -> BTreeMap<String, Value> {
+    let mut p = BTreeMap::new();
+    p.insert("seed".into(), Value::from(spec.seed));
+    match &spec.tasks {
+        TaskMix::Calls { n, ms } => {
+            p.insert("calls".into(), Value::from(*n));
+            p.insert("ms".into(), Value::from(*ms));
+        }
+        TaskMix::Mixed { cpu, io, .. } => {
+            p.insert("cpu_tasks".into(), Value::from(*cpu));
+            p.insert("io_tasks".into(), Value::from(*io));
+        }
+    }
+    if let Some(m) = &spec.master {
+        p.insert("workers".into(), Value::from(m.workers));
+        p.insert("worker".into(), Value::from(m.worker.as_str()));
+    } else if let Ok(Value::Object(knobs)) = serde_json::to_value(params) {
+        p.extend(knobs);
+    }
+    let _ = model;
+    p
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
 }

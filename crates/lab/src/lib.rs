@@ -1,3 +1,24 @@
-//! Experiments: presets, sweeps, process control, telemetry, results folders.
+//! Experiments: what `iolab run` does.
+//!
+//! - [`preset`]: preset files (TOML) -> a validated, sweep-expanded, time-scaled
+//!   [`ExperimentPlan`](iolab_model::experiment::ExperimentPlan).
+//! - [`runner`]: runs a plan — target processes ([`process`]), the verify gate,
+//!   warm-up, load, [`telemetry`], socket [`drain`] — into a results folder
+//!   ([`results`]) with the machine's [`environment`].
+//! - [`progress`]: observer hooks and the console progress display.
+//! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 
+pub mod drain;
+pub mod environment;
+pub mod http;
+pub mod interrupt;
 pub mod preset;
+pub mod process;
+pub mod progress;
+pub mod results;
+pub mod runner;
+pub mod telemetry;
+
+pub use preset::{load_plan, PresetError};
+pub use progress::{Console, Observer, Silent, Stage};
+pub use runner::{run, LabError, RunOptions};

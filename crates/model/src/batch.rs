@@ -84,6 +84,12 @@ pub struct TaskTypeStats {
     pub wait_mean_ms: f64,
     /// Mean time being served, ms.
     pub service_mean_ms: f64,
+    /// 99th percentile of the wait, ms.
+    #[serde(default)]
+    pub wait_p99_ms: f64,
+    /// 99th percentile of the service time, ms.
+    #[serde(default)]
+    pub service_p99_ms: f64,
 }
 
 /// The result of one batch run.
@@ -109,9 +115,13 @@ pub struct BatchResult {
     /// CPU seconds / (wall seconds x cores).
     #[serde(default)]
     pub cpu_utilisation: f64,
-    /// Why it stopped early, if it did.
+    /// Why it stopped early or what went wrong (e.g. the OS refused a thread), if anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// Executor-specific counters, e.g. `threads_spawned`, `spawn_us_mean`,
+    /// `cap_waits`, `peak_io_in_flight`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, f64>,
 }
 
 /// A model plus knobs, for batch runs that use [`ModelParams`].
@@ -121,4 +131,184 @@ pub struct BatchExecutor {
     pub model: ModelKind,
     /// Its knobs.
     pub params: ModelParams,
+}
+
+/// E1's Leibniz term counts (one CPU task = one whole series).
+pub const E1_CPU_TERMS: [u64; 10] = [
+    308_836_549,
+    433_275_937,
+    505_880_809,
+    281_779_493,
+    346_726_528,
+    367_281_330,
+    497_563_398,
+    465_600_232,
+    526_508_662,
+    662_777_539,
+];
+
+/// E1's IO task sleeps, ms.
+pub const E1_IO_MS: [f64; 5] = [5000.0, 5500.0, 6000.0, 6500.0, 7000.0];
+
+/// The seed used when none is given (recorded in every result).
+pub const DEFAULT_SEED: u64 = 42;
+
+impl TaskMix {
+    /// E1's exact mix: 100 CPU tasks and 100 IO tasks.
+    pub fn e1() -> Self {
+        TaskMix::Mixed {
+            cpu: 100,
+            io: 100,
+            cpu_terms: E1_CPU_TERMS.to_vec(),
+            io_ms: E1_IO_MS.to_vec(),
+        }
+    }
+
+    /// Number of tasks.
+    pub fn len(&self) -> u64 {
+        match self {
+            TaskMix::Mixed { cpu, io, .. } => u64::from(*cpu) + u64::from(*io),
+            TaskMix::Calls { n, .. } => *n,
+        }
+    }
+
+    /// True when there is nothing to run.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same mix with every sleep and CPU term count multiplied by `factor`
+    /// (term counts rounded, at least 1 when the original was not 0).
+    pub fn scaled(&self, factor: f64) -> Self {
+        match self {
+            TaskMix::Mixed {
+                cpu,
+                io,
+                cpu_terms,
+                io_ms,
+            } => TaskMix::Mixed {
+                cpu: *cpu,
+                io: *io,
+                cpu_terms: cpu_terms
+                    .iter()
+                    .map(|&t| {
+                        if t == 0 {
+                            0
+                        } else {
+                            ((t as f64 * factor).round() as u64).max(1)
+                        }
+                    })
+                    .collect(),
+                io_ms: io_ms.iter().map(|ms| ms * factor).collect(),
+            },
+            TaskMix::Calls { n, ms } => TaskMix::Calls {
+                n: *n,
+                ms: ms * factor,
+            },
+        }
+    }
+}
+
+impl BatchSpec {
+    /// The same batch at time-scale `factor` (see [`TaskMix::scaled`]); the
+    /// master set-up and seed are unchanged.
+    pub fn scaled(&self, factor: f64) -> Self {
+        BatchSpec {
+            tasks: self.tasks.scaled(factor),
+            master: self.master.clone(),
+            seed: self.seed,
+        }
+    }
+}
+
+impl WorkerKind {
+    /// Every worker kind.
+    pub const ALL: [WorkerKind; 3] = [Self::Blocking, Self::SharedPool, Self::Timer];
+
+    /// The name used on the command line and in results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Blocking => "blocking",
+            Self::SharedPool => "shared-pool",
+            Self::Timer => "timer",
+        }
+    }
+}
+
+impl std::fmt::Display for WorkerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for WorkerKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|w| w.as_str() == s)
+            .ok_or_else(|| format!("unknown worker '{s}' (expected one of: blocking, shared-pool, timer)"))
+    }
+}
+
+impl MasterSpec {
+    /// Shared dispatcher threads, defaulted like Akka's default dispatcher:
+    /// 3 x cores, at least 8, at most 64 (24 on E1's 8-thread machine).
+    pub fn shared_pool(&self, cores: u32) -> u32 {
+        self.shared_pool.unwrap_or_else(|| default_shared_pool(cores))
+    }
+}
+
+/// Akka's default-dispatcher size for `cores` cores: 3 x cores clamped to 8..=64.
+pub fn default_shared_pool(cores: u32) -> u32 {
+    (3 * cores).clamp(8, 64)
+}
+
+/// An `iolab.batch/1` document: what `iolab batch --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchFile {
+    /// Always [`BATCH_SCHEMA`].
+    pub schema: String,
+    /// One result per run, in order.
+    pub runs: Vec<BatchResult>,
+}
+
+impl BatchFile {
+    /// Wrap results with the schema tag.
+    pub fn new(runs: Vec<BatchResult>) -> Self {
+        BatchFile {
+            schema: BATCH_SCHEMA.to_string(),
+            runs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e1_mix_scales_sleeps_and_terms() {
+        let mix = TaskMix::e1().scaled(0.01);
+        assert_eq!(mix.len(), 200);
+        match mix {
+            TaskMix::Mixed { cpu_terms, io_ms, .. } => {
+                assert_eq!(cpu_terms[0], 3_088_365);
+                assert!((io_ms[0] - 50.0).abs() < 1e-9);
+            }
+            TaskMix::Calls { .. } => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn worker_names_round_trip() {
+        for w in WorkerKind::ALL {
+            assert_eq!(w.as_str().parse::<WorkerKind>().unwrap(), w);
+            assert_eq!(serde_json::to_value(w).unwrap(), w.as_str());
+        }
+        assert!("actor".parse::<WorkerKind>().is_err());
+        assert_eq!(default_shared_pool(2), 8);
+        assert_eq!(default_shared_pool(8), 24);
+    }
 }

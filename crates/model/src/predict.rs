@@ -1,6 +1,8 @@
 //! A prediction of one run, made before (or without) running it:
 //! the `iolab.predict/1` document's entries.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// The schema tag of a predict JSON document.
@@ -49,4 +51,12 @@ pub struct Prediction {
     /// One plain sentence explaining the outcome from the numbers.
     #[serde(default)]
     pub explanation: String,
+    /// Failed requests by cause (`timeout`, `reset`, `rejected`, `backend`,
+    /// `client-connections`); they add up to offered - ok.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, u64>,
+    /// Wall time of the whole run, seconds (a batch's total time; an open
+    /// loop's schedule length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_s: Option<f64>,
 }

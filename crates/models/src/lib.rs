@@ -1,1 +1,138 @@
-//! The concurrency models as real HTTP targets behind one contract (iolab serve).
+//! The concurrency models as real HTTP targets behind one contract (`iolab serve`).
+//!
+//! One file per model: [`sequential`], [`pool`], [`thread_per_request`] speak
+//! HTTP/1.1 themselves on blocking std sockets ([`http1`]) with real OS
+//! threads; [`loop_blocking`], [`loop_offload`] and [`loop_async`] share one
+//! tokio + hyper server ([`event_loop`]) and differ only in how they run a
+//! step. Every model answers the same [`routes`] and keeps the same
+//! [`metrics`]; [`serve`] picks the model and blocks until [`Shutdown`].
+
+pub mod accept;
+pub mod affinity;
+pub mod ctx;
+pub mod event_loop;
+pub mod exec;
+pub mod http1;
+pub mod loop_async;
+pub mod loop_blocking;
+pub mod loop_offload;
+pub mod metrics;
+pub mod poller;
+pub mod pool;
+pub mod routes;
+pub mod running;
+pub mod sequential;
+pub mod shutdown;
+pub mod thread_per_request;
+
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::time::Duration;
+
+use iolab_backends::Backends;
+use iolab_model::{ModelKind, ModelParams};
+
+pub use affinity::{parse_cpu_list, pin_to_cpus};
+pub use running::{start, Running};
+pub use shutdown::Shutdown;
+
+/// Stack of every thread the thread models start (workers, per-request
+/// threads, `par` children). Steps recurse at most 16 levels, so 512 KiB is
+/// ample and keeps 10,000 threads' address space modest.
+pub const THREAD_STACK: usize = 512 * 1024;
+
+/// Everything a target needs to serve.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Which model.
+    pub model: ModelKind,
+    /// Its knobs (each model reads the ones that apply).
+    pub params: ModelParams,
+    /// Where IO steps go.
+    pub backends: Arc<Backends>,
+    /// After a shutdown, how long in-flight requests may take to finish.
+    pub grace: Duration,
+}
+
+impl ServeConfig {
+    /// A config with default knobs, the embedded timer only, and a 5 s grace.
+    pub fn new(model: ModelKind) -> Self {
+        ServeConfig {
+            model,
+            params: ModelParams::default(),
+            backends: Arc::new(Backends::sleep_only()),
+            grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why a target could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The model is not built into the Rust binary.
+    #[error("model '{0}' has no built-in Rust target (it runs on the JVM; see targets/jvm)")]
+    Unsupported(ModelKind),
+    /// A knob is out of range.
+    #[error("{0}")]
+    BadParams(String),
+    /// The socket or a thread could not be set up.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl ServeError {
+    pub(crate) fn io(what: &'static str) -> impl FnOnce(std::io::Error) -> ServeError {
+        move |source| ServeError::Io { what, source }
+    }
+}
+
+/// Check the knobs that apply to `model`: every count must be at least 1.
+pub fn validate(model: ModelKind, params: &ModelParams) -> Result<(), ServeError> {
+    let knobs = [
+        ("--threads", params.threads),
+        ("--max-connections", params.max_connections),
+        ("--backlog", params.backlog),
+        ("--workers", params.workers),
+        ("--offload", params.offload),
+        ("--max-threads", params.max_threads),
+    ];
+    for (flag, v) in knobs {
+        if v == Some(0) {
+            return Err(ServeError::BadParams(format!(
+                "{flag} must be at least 1 (model {model})"
+            )));
+        }
+    }
+    if model == ModelKind::Virtual {
+        return Err(ServeError::Unsupported(model));
+    }
+    Ok(())
+}
+
+/// Serve the contract on `listener` under `config.model` until `shutdown`
+/// fires, then stop accepting, let in-flight requests finish within
+/// `config.grace`, and return.
+pub fn serve(config: ServeConfig, listener: TcpListener, shutdown: Shutdown) -> Result<(), ServeError> {
+    validate(config.model, &config.params)?;
+    let ctx = Arc::new(ctx::Ctx::new(&config, shutdown));
+    match config.model {
+        ModelKind::Sequential => sequential::serve(ctx, listener),
+        ModelKind::Pool => pool::serve(ctx, listener),
+        ModelKind::ThreadPerRequest => thread_per_request::serve(ctx, listener),
+        ModelKind::LoopBlocking => event_loop::serve(ctx, listener, loop_blocking::LoopBlocking),
+        ModelKind::LoopOffload => {
+            let exec = loop_offload::LoopOffload::new(&ctx);
+            event_loop::serve(ctx, listener, exec)
+        }
+        ModelKind::LoopAsync => {
+            let exec = loop_async::LoopAsync::new(&ctx);
+            event_loop::serve(ctx, listener, exec)
+        }
+        ModelKind::Virtual => Err(ServeError::Unsupported(config.model)),
+    }
+}

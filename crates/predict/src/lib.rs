@@ -1,10 +1,100 @@
-//! Queueing formulas and a discrete-event simulation of every model.
+//! Queueing formulas and a discrete-event simulation of every model: what a
+//! run will do, said before running it (`iolab predict`), and shown beside the
+//! measurement in reports.
+//!
+//! - [`closed_form`]: Little's law, capacity c/S, first-timeout time, batches.
+//! - [`sim`]: the event simulation (one file per model's server behaviour).
+//! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
+//!   per run, with a sentence that explains it from the numbers.
 
-use iolab_model::experiment::RunSpec;
-use iolab_model::predict::Prediction;
+pub mod batch;
+pub mod calibration;
+pub mod closed_form;
+mod explain;
+pub mod sim;
+
+use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
+use iolab_model::predict::{PredictedLatency, Prediction};
+use iolab_model::ModelKind;
+
+pub use batch::predict_batch;
+use sim::{simulate, Shape, SimInput, SimOutcome};
 
 /// Predict one run on a machine with `cores` CPUs; `None` when the run's
 /// model or work has no simulation.
-pub fn predict_run(_spec: &RunSpec, _cores: u32) -> Option<Prediction> {
-    None
+pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<Prediction> {
+    let mut p = match &spec.work {
+        Work::Http(h) => predict_http(spec.model, &spec.params, h, cores),
+        Work::Batch(b) => predict_batch(b, spec.model, &spec.params, cores),
+    };
+    p.name = spec.name.clone();
+    Some(p)
+}
+
+/// Predict every run of a plan, in order.
+pub fn predict_plan(plan: &ExperimentPlan, cores: u32) -> Vec<Prediction> {
+    plan.runs
+        .iter()
+        .filter_map(|r| predict_run(r, cores))
+        .collect()
+}
+
+/// Simulate one HTTP run and say what it means.
+pub fn predict_http(
+    model: ModelKind,
+    params: &iolab_model::ModelParams,
+    work: &HttpWork,
+    cores: u32,
+) -> Prediction {
+    let shape = Shape::of(model, params, cores);
+    let out = simulate(&SimInput {
+        shape: &shape,
+        steps: &work.steps,
+        driver: &work.driver,
+        connections: work.connections,
+        timeout: work.timeout,
+    });
+    prediction_from(&shape, work, &out)
+}
+
+fn prediction_from(shape: &Shape, work: &HttpWork, out: &SimOutcome) -> Prediction {
+    let capacity = closed_form::capacity_rps(shape, out.unloaded_ns, out.work_ns);
+    let service_s = out.unloaded_ns as f64 / 1e9;
+    let first_timeout = match (work.driver.peak_rate(), capacity) {
+        (Some(rate), Some(cap)) => {
+            closed_form::first_timeout_s(rate, cap, service_s, work.timeout.as_secs_f64())
+        }
+        _ => None,
+    };
+    let q = |x: f64| out.latency.quantile(x) as f64 / 1e3;
+    let mut p = Prediction {
+        name: String::new(),
+        model: shape.model.as_str().to_string(),
+        offered: out.offered,
+        ok: out.ok,
+        success_ratio: if out.offered > 0 {
+            out.ok as f64 / out.offered as f64
+        } else {
+            0.0
+        },
+        goodput_rps: out.goodput_rps(),
+        throughput_rps: out.throughput_rps(),
+        latency_ms: PredictedLatency {
+            p50: q(0.5),
+            p99: q(0.99),
+        },
+        peak_in_flight: out.peak_in_flight,
+        peak_threads: Some(out.peak_threads),
+        capacity_rps: capacity,
+        first_timeout_s: first_timeout,
+        explanation: String::new(),
+        errors: out
+            .errors
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        total_s: Some(out.window_s),
+    };
+    p.explanation = explain::http(shape, work, out, &p);
+    p
 }

@@ -1,14 +1,284 @@
-//! `iolab predict`: not built yet (see the open issues).
+//! `iolab predict`: say before running what each model will do under a plan.
+//!
+//! The plan comes from a preset (`iolab predict showdown`) or from ad-hoc
+//! flags (`--model pool --threads 200 --steps sleep:1000 --rate 450`); either
+//! way it becomes an [`ExperimentPlan`] and `iolab_predict::predict_plan`
+//! simulates every run. Output: a table with one explanation per run, or
+//! `--json` (`iolab.predict/1`).
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
+use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
+use iolab_model::predict::{Prediction, PREDICT_SCHEMA};
+use iolab_model::{parse_duration, ModelKind, ModelParams};
 
 use crate::CliError;
 
 /// Flags of `iolab predict`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:\n  iolab predict showdown\n  iolab predict --model pool --threads 200 --steps sleep:1000 --rate 450 --duration 60s --timeout 10s --new-connection\n  iolab predict --steps 'par(sleep:200,sleep:500,sleep:300)' --rate 1000000 --duration 10s --json")]
+pub struct Args {
+    /// A preset name (e.g. `showdown`) or a preset TOML file. Without one,
+    /// the run is built from the flags below.
+    pub preset: Option<String>,
+    /// Time-scale of the preset (0 < F <= 1) [default: the preset's own].
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f64>,
+    /// Offered rate, req/s: replaces every open-loop run's rate (a constant
+    /// rate over the same duration).
+    #[arg(long, value_name = "R")]
+    pub rate: Option<f64>,
+    /// Only these models, comma-separated [default: every run of the preset;
+    /// without a preset, every built-in model].
+    #[arg(long, value_delimiter = ',', value_name = "M")]
+    pub model: Vec<String>,
+    /// Print `iolab.predict/1` JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// CPUs the target would have [default: this machine's].
+    #[arg(long, value_name = "N")]
+    pub cores: Option<u32>,
+    /// Ad hoc: what each request does, e.g. `sleep:1000` or `seq(pg:200,http:500)`.
+    #[arg(long, value_name = "STEPS")]
+    pub steps: Option<String>,
+    /// Ad hoc: how long the load lasts.
+    #[arg(long, value_name = "D", default_value = "60s")]
+    pub duration: String,
+    /// Ad hoc: the client's timeout per request.
+    #[arg(long, value_name = "D", default_value = "10s")]
+    pub timeout: String,
+    /// Ad hoc: closed loop of C clients instead of an open-loop rate.
+    #[arg(long, value_name = "C", conflicts_with = "rate")]
+    pub concurrency: Option<u32>,
+    /// Ad hoc: Poisson arrivals with this seed instead of evenly spaced ones.
+    #[arg(long, value_name = "SEED")]
+    pub poisson: Option<u64>,
+    /// Ad hoc: a new TCP connection per request (artillery's way).
+    #[arg(long)]
+    pub new_connection: bool,
+    /// Ad hoc: most client connections open at once.
+    #[arg(long, value_name = "N", default_value_t = ConnectionMode::DEFAULT_MAX)]
+    pub max_client_connections: u32,
+    /// `pool` threads [default: 200].
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// `pool` connections held at once [default: 8192].
+    #[arg(long)]
+    pub max_connections: Option<u32>,
+    /// `pool`/`sequential` listen backlog [default: 100].
+    #[arg(long)]
+    pub backlog: Option<u32>,
+    /// `loop-*` event-loop workers [default: cores].
+    #[arg(long)]
+    pub workers: Option<u32>,
+    /// `loop-offload` pool size [default: 64].
+    #[arg(long)]
+    pub offload: Option<u32>,
+    /// `thread-per-request` thread cap [default: none].
+    #[arg(long)]
+    pub max_threads: Option<u32>,
+}
 
 /// Run `iolab predict`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage("'iolab predict' is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let cores = match args.cores {
+        Some(0) => return Err(CliError::usage("--cores: give at least 1")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+    };
+    let plan = plan(&args)?;
+    let predictions = iolab_predict::predict_plan(&plan, cores);
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": PREDICT_SCHEMA,
+            "plan": plan.name,
+            "cores": cores,
+            "runs": predictions,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(anyhow::Error::from)?);
+    } else {
+        print!("{}", table(&plan, cores, &predictions));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The plan to predict: a preset's, or one built from the ad-hoc flags;
+/// `--model` and `--rate` applied to either.
+pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
+    let models = args
+        .model
+        .iter()
+        .map(|m| m.parse::<ModelKind>().map_err(|e| CliError::usage(format!("--model: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = args.rate {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(CliError::usage(format!("--rate: {r} is not a positive number of requests per second")));
+        }
+    }
+    let mut plan = match &args.preset {
+        Some(name) => {
+            if args.steps.is_some() {
+                return Err(CliError::usage("--steps builds an ad-hoc run: drop it or drop the preset"));
+            }
+            iolab_lab::preset::load_plan(name, args.scale).map_err(CliError::usage)?
+        }
+        None => ad_hoc(args, &models)?,
+    };
+    if !models.is_empty() {
+        plan.runs.retain(|r| models.contains(&r.model));
+        if plan.runs.is_empty() {
+            return Err(CliError::usage("--model: no run of this preset uses that model (see `iolab presets`)"));
+        }
+    }
+    if let Some(rate) = args.rate {
+        for run in &mut plan.runs {
+            if let Work::Http(h) = &mut run.work {
+                if let Driver::Open { phases, .. } = &mut h.driver {
+                    let d: Duration = phases.iter().map(|p| p.duration).sum();
+                    *phases = vec![Phase::hold(rate, d)];
+                }
+            }
+        }
+    }
+    Ok(plan)
+}
+
+fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError> {
+    let Some(steps) = &args.steps else {
+        return Err(CliError::usage(
+            "give a preset (e.g. `iolab predict showdown`) or --steps with --rate or --concurrency (e.g. --steps sleep:1000 --rate 450)",
+        ));
+    };
+    let steps = iolab_model::steps::parse(steps).map_err(|e| CliError::usage(format!("--steps: {e}")))?;
+    let duration = parse_duration(&args.duration).map_err(|e| CliError::usage(format!("--duration: {e}")))?;
+    let timeout = parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    if duration.is_zero() || timeout.is_zero() {
+        return Err(CliError::usage("--duration and --timeout must be above zero"));
+    }
+    let driver = match (args.rate, args.concurrency) {
+        (Some(rate), None) => Driver::Open {
+            phases: vec![Phase::hold(rate, duration)],
+            arrival: args.poisson.map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
+        },
+        (None, Some(0)) => return Err(CliError::usage("--concurrency: give at least 1 client")),
+        (None, Some(c)) => Driver::Closed {
+            concurrency: c,
+            requests: None,
+            duration: Some(duration),
+        },
+        _ => return Err(CliError::usage("give --rate R (open loop) or --concurrency C (closed loop)")),
+    };
+    if args.max_client_connections == 0 {
+        return Err(CliError::usage("--max-client-connections: give at least 1"));
+    }
+    let connections = if args.new_connection {
+        ConnectionMode::NewPerRequest { max: args.max_client_connections }
+    } else {
+        ConnectionMode::KeepAlive { max: args.max_client_connections }
+    };
+    let params = ModelParams {
+        threads: args.threads,
+        max_connections: args.max_connections,
+        backlog: args.backlog,
+        workers: args.workers,
+        offload: args.offload,
+        max_threads: args.max_threads,
+    };
+    for (flag, v) in [("--threads", args.threads), ("--workers", args.workers), ("--offload", args.offload), ("--max-threads", args.max_threads), ("--max-connections", args.max_connections)] {
+        if v == Some(0) {
+            return Err(CliError::usage(format!("{flag}: give at least 1")));
+        }
+    }
+    let models: Vec<ModelKind> = if models.is_empty() { ModelKind::BUILT_IN.to_vec() } else { models.to_vec() };
+    let runs = models
+        .iter()
+        .map(|&model| RunSpec {
+            name: model.as_str().to_string(),
+            coordinates: BTreeMap::from([("model".to_string(), serde_json::json!(model.as_str()))]),
+            model,
+            runtime: Default::default(),
+            params: params.clone(),
+            scale: 1.0,
+            work: Work::Http(HttpWork {
+                steps: steps.clone(),
+                driver: driver.clone(),
+                connections,
+                timeout,
+                interval: Duration::from_secs(1),
+                command: None,
+            }),
+        })
+        .collect();
+    Ok(ExperimentPlan {
+        name: "ad-hoc".to_string(),
+        description: "built from iolab predict flags".to_string(),
+        source: None,
+        scale: 1.0,
+        reps: 1,
+        warmup: Duration::ZERO,
+        runs,
+        published: None,
+    })
+}
+
+fn ms(x: f64) -> String {
+    if x >= 10_000.0 {
+        format!("{:.1}s", x / 1e3)
+    } else if x >= 100.0 {
+        format!("{x:.0}ms")
+    } else {
+        format!("{x:.1}ms")
+    }
+}
+
+/// The predictions as a plain-text table, then one explanation per run.
+pub fn table(plan: &ExperimentPlan, cores: u32, preds: &[Prediction]) -> String {
+    let head = ["run", "model", "offered", "ok", "success", "goodput/s", "p50", "p99", "in flight", "threads"];
+    let rows: Vec<[String; 10]> = preds
+        .iter()
+        .map(|p| {
+            [
+                p.name.clone(),
+                p.model.clone(),
+                p.offered.to_string(),
+                p.ok.to_string(),
+                format!("{:.1}%", p.success_ratio * 100.0),
+                format!("{:.1}", p.goodput_rps),
+                ms(p.latency_ms.p50),
+                ms(p.latency_ms.p99),
+                p.peak_in_flight.to_string(),
+                p.peak_threads.map_or("-".into(), |t| t.to_string()),
+            ]
+        })
+        .collect();
+    let mut width: Vec<usize> = head.iter().map(|h| h.len()).collect();
+    for r in &rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = format!("prediction: {} ({} runs, {cores} cores, simulated)\n", plan.name, preds.len());
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
+            if i < 2 {
+                s += &format!("{c:<w$}  ");
+            } else {
+                s += &format!("{c:>w$}  ");
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    out += &line(&head.map(String::from));
+    for r in &rows {
+        out += &line(r);
+    }
+    out += "\n";
+    for p in preds {
+        out += &format!("{}: {}\n", p.name, p.explanation);
+    }
+    out
 }

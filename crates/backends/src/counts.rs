@@ -1,0 +1,87 @@
+//! [`BackendCounts`]: the work each backend says it did, read from the
+//! backends themselves (pg_stat_statements, memcached `stats`, the delay
+//! service's `/metrics`), so `iolab verify` can check a target really made the
+//! calls it claims, in the spirit of TechEmpower's checks.
+
+use serde::{Deserialize, Serialize};
+
+use crate::BackendConfig;
+
+/// One counter per configured backend; `None` where none is configured.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendCounts {
+    /// `SELECT pg_sleep(..)` calls PostgreSQL finished (pg_stat_statements).
+    #[serde(default)]
+    pub pg_sleep_calls: Option<u64>,
+    /// memcached `get_hits`.
+    #[serde(default)]
+    pub mc_get_hits: Option<u64>,
+    /// Delay calls the HTTP delay service answered.
+    #[serde(default)]
+    pub http_hits: Option<u64>,
+}
+
+impl BackendCounts {
+    /// Read every configured backend's counter; the first failure is an error
+    /// naming the backend (a counter that cannot be read cannot be verified).
+    pub fn read(config: &BackendConfig) -> Result<BackendCounts, String> {
+        let mut out = BackendCounts::default();
+        if let Some(url) = &config.pg {
+            out.pg_sleep_calls = Some(crate::pg::sleep_calls(url)?);
+        }
+        if let Some(addr) = &config.mc {
+            out.mc_get_hits = Some(mc_get_hits(addr)?);
+        }
+        if let Some(base) = &config.http {
+            out.http_hits = Some(crate::http::delay_hits(base)?);
+        }
+        Ok(out)
+    }
+
+    /// What moved between `before` and `self` (counters only grow; a restart
+    /// of a backend in between shows as zero, not as a wrap-around).
+    pub fn since(&self, before: &BackendCounts) -> BackendCounts {
+        let d = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+            (a, _) => a,
+        };
+        BackendCounts {
+            pg_sleep_calls: d(self.pg_sleep_calls, before.pg_sleep_calls),
+            mc_get_hits: d(self.mc_get_hits, before.mc_get_hits),
+            http_hits: d(self.http_hits, before.http_hits),
+        }
+    }
+}
+
+/// memcached's `get_hits` counter.
+pub fn mc_get_hits(addr: &str) -> Result<u64, String> {
+    let stats = crate::mc::stats(addr).map_err(|e| format!("cannot read memcached stats at {addr}: {e}"))?;
+    stats
+        .iter()
+        .find(|(k, _)| k == "get_hits")
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or_else(|| format!("memcached at {addr} reported no get_hits"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_subtracts_what_both_have() {
+        let before = BackendCounts {
+            pg_sleep_calls: Some(5),
+            mc_get_hits: Some(10),
+            http_hits: None,
+        };
+        let after = BackendCounts {
+            pg_sleep_calls: Some(8),
+            mc_get_hits: Some(3),
+            http_hits: Some(4),
+        };
+        let d = after.since(&before);
+        assert_eq!(d.pg_sleep_calls, Some(3));
+        assert_eq!(d.mc_get_hits, Some(0));
+        assert_eq!(d.http_hits, Some(4));
+    }
+}

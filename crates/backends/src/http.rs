@@ -1,0 +1,135 @@
+//! `http:MS`: `GET {base}/delay?ms=MS` on iolab's delay service, with a
+//! blocking client (ureq, keep-alive pool) and a non-blocking one (hyper-util's
+//! pooled client). Neither limits concurrency: the delay service is not the
+//! resource under study, so every caller gets a connection.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::TokioExecutor;
+use iolab_model::steps::BackendKind;
+
+use crate::BackendError;
+
+/// Longest a connect may take before the backend counts as unavailable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Idle keep-alive connections kept per client (enough for any thread pool
+/// a target runs, so no call pays a new handshake in steady state).
+const MAX_IDLE: usize = 4096;
+
+/// The delay URL for one call; `ms` keeps microsecond precision.
+fn delay_url(base: &str, micros: u64) -> String {
+    let base = base.trim_end_matches('/');
+    format!("{base}/delay?ms={}", micros as f64 / 1000.0)
+}
+
+/// Both HTTP clients of one target.
+#[derive(Debug)]
+pub(crate) struct Http {
+    base: String,
+    blocking: ureq::Agent,
+    nonblocking: OnceLock<Client<HttpConnector, Empty<Bytes>>>,
+}
+
+impl Http {
+    pub(crate) fn new(base: String) -> Self {
+        let blocking = ureq::AgentBuilder::new()
+            .timeout_connect(CONNECT_TIMEOUT)
+            .max_idle_connections(MAX_IDLE)
+            .max_idle_connections_per_host(MAX_IDLE)
+            .build();
+        Http {
+            base,
+            blocking,
+            nonblocking: OnceLock::new(),
+        }
+    }
+
+    /// One delay call on the calling thread.
+    pub(crate) fn delay_blocking(&self, micros: u64) -> Result<(), BackendError> {
+        match self.blocking.get(&delay_url(&self.base, micros)).call() {
+            Ok(resp) => {
+                // Read the body to the end so the connection goes back to the pool.
+                resp.into_string()
+                    .map(|_| ())
+                    .map_err(|e| BackendError::unavailable(BackendKind::Http, e))
+            }
+            Err(ureq::Error::Status(code, _)) => Err(BackendError::failed(
+                BackendKind::Http,
+                format!("delay service answered {code}"),
+            )),
+            Err(e) => Err(BackendError::unavailable(BackendKind::Http, e)),
+        }
+    }
+
+    /// One delay call without blocking a thread.
+    pub(crate) async fn delay_async(&self, micros: u64) -> Result<(), BackendError> {
+        let client = self.nonblocking.get_or_init(|| {
+            let mut connector = HttpConnector::new();
+            connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
+            connector.set_nodelay(true);
+            Client::builder(TokioExecutor::new())
+                .pool_max_idle_per_host(MAX_IDLE)
+                .build(connector)
+        });
+        let uri: hyper::Uri = delay_url(&self.base, micros)
+            .parse()
+            .map_err(|e| BackendError::failed(BackendKind::Http, format!("bad URL: {e}")))?;
+        let resp = client
+            .get(uri)
+            .await
+            .map_err(|e| BackendError::unavailable(BackendKind::Http, error_chain(&e)))?;
+        let status = resp.status();
+        resp.into_body()
+            .collect()
+            .await
+            .map_err(|e| BackendError::unavailable(BackendKind::Http, e))?;
+        if status != hyper::StatusCode::OK {
+            return Err(BackendError::failed(
+                BackendKind::Http,
+                format!("delay service answered {}", status.as_u16()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// hyper-util's errors say little at the top ("client error (Connect)"); the
+/// cause is what a user needs.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    out
+}
+
+/// The delay service's hit counter, read from its `/metrics`.
+pub fn delay_hits(base: &str) -> Result<u64, String> {
+    let url = format!("{}/metrics", base.trim_end_matches('/'));
+    let body = ureq::AgentBuilder::new()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .get(&url)
+        .call()
+        .map_err(|e| format!("cannot read {url}: {e}"))?
+        .into_string()
+        .map_err(|e| format!("cannot read {url}: {e}"))?;
+    crate::delay::parse_hits(&body)
+        .ok_or_else(|| format!("{url} has no {} line: is it iolab's delay service?", crate::delay::HITS_METRIC))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn delay_urls_keep_fractions_of_a_millisecond() {
+        assert_eq!(super::delay_url("http://h:1/", 500), "http://h:1/delay?ms=0.5");
+        assert_eq!(super::delay_url("http://h:1", 200_000), "http://h:1/delay?ms=200");
+    }
+}

@@ -1,0 +1,116 @@
+//! The one driver behind the three event-loop models: every task becomes a
+//! tokio task on a runtime of `workers` loop threads; the models differ only
+//! in what an IO task does ([`IoStyle`]). CPU tasks always run on the loop.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use iolab_model::cpu::leibniz;
+use tokio::sync::Notify;
+
+use crate::measure::Timings;
+use crate::tasks::{Task, TaskList};
+use crate::{runtime, Ctx, Outcome};
+
+/// What an IO task does on an event loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IoStyle {
+    /// A timer: no thread is held while waiting (`loop-async`).
+    Timer,
+    /// A blocking sleep on the loop thread itself (`loop-blocking`).
+    BlockLoop,
+    /// A blocking sleep moved to the bounded blocking pool (`loop-offload`).
+    Offload,
+}
+
+/// Shared by every task: one `Arc` clone per task.
+struct Shared {
+    tasks: Arc<TaskList>,
+    timings: Arc<Timings>,
+    remaining: AtomicUsize,
+    all_done: Notify,
+}
+
+impl Shared {
+    fn finished(&self, n: usize) {
+        if self.remaining.fetch_sub(n, Ordering::AcqRel) == n {
+            self.all_done.notify_one();
+        }
+    }
+}
+
+/// Spawn every task on a fresh runtime and wait for all of them.
+pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) -> Outcome {
+    let rt = match runtime(workers, max_blocking) {
+        Ok(rt) => rt,
+        Err(e) => return Outcome::failed(format!("the event loop could not start: {e}")),
+    };
+    let n = ctx.len();
+    let shared = Arc::new(Shared {
+        tasks: ctx.tasks.clone(),
+        timings: ctx.timings.clone(),
+        remaining: AtomicUsize::new(n),
+        all_done: Notify::new(),
+    });
+    rt.block_on(async {
+        if n == 0 {
+            return;
+        }
+        // Spawn from a loop thread, in chunks, so new tasks land on its local
+        // queue (cheap) and the cancel flag is looked at between chunks.
+        const CHUNK: usize = 16_384;
+        let mut spawned = 0;
+        while spawned < n && !ctx.cancelled() {
+            let (from, to) = (spawned, (spawned + CHUNK).min(n));
+            let sh = shared.clone();
+            let _ = tokio::spawn(async move {
+                for i in from..to {
+                    tokio::spawn(one(sh.clone(), i, style));
+                }
+            })
+            .await;
+            spawned = to;
+        }
+        if spawned < n {
+            shared.finished(n - spawned);
+        }
+        while shared.remaining.load(Ordering::Acquire) > 0 {
+            shared.all_done.notified().await;
+        }
+    });
+    drop(rt);
+    Outcome::default().param("loop_threads", workers)
+}
+
+async fn one(sh: Arc<Shared>, i: usize, style: IoStyle) {
+    match (sh.tasks.get(i), style) {
+        (Task::Io { dur }, IoStyle::Timer) => {
+            sh.timings.begin(i);
+            tokio::time::sleep(dur).await;
+            sh.timings.end(i);
+        }
+        (Task::Io { dur }, IoStyle::Offload) => {
+            let t = sh.timings.clone();
+            let res = tokio::task::spawn_blocking(move || {
+                t.begin(i);
+                std::thread::sleep(dur);
+                t.end(i);
+            })
+            .await;
+            if res.is_err() {
+                sh.timings.fail(i);
+            }
+        }
+        (Task::Io { dur }, IoStyle::BlockLoop) => {
+            sh.timings.begin(i);
+            std::thread::sleep(dur);
+            sh.timings.end(i);
+        }
+        (Task::Cpu { terms }, _) => {
+            sh.timings.begin(i);
+            leibniz(terms);
+            sh.timings.end(i);
+        }
+    }
+    sh.finished(1);
+}

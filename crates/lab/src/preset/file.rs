@@ -1,0 +1,212 @@
+//! The shape of a preset file (`presets/*.toml`), as written by people.
+//! Every table refuses unknown fields; values validate as they are read
+//! (see [`values`](super::values)). Any field typed `OneOrMany` may be a list:
+//! that makes it a sweep axis. `presets/README.md` documents every field.
+
+use serde::Deserialize;
+
+use iolab_model::batch::WorkerKind;
+use iolab_model::{ModelKind, Runtime};
+
+use super::values::{Count, Dur, OneOrMany, Positive, Scale, StepsText};
+
+/// A whole preset file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PresetFile {
+    /// Short name, used for the results folder.
+    pub name: String,
+    /// One line on what the experiment shows.
+    pub description: String,
+    /// `http` (load over HTTP against target processes) or `batch` (in process).
+    #[serde(default)]
+    pub kind: WorkKind,
+    /// Default time-scale (the command line's `--scale` wins).
+    #[serde(default)]
+    pub scale: Option<Scale>,
+    /// Repetitions of every run (the command line's `--reps` wins).
+    #[serde(default)]
+    pub reps: Option<Count>,
+    /// Warm-up before each measured HTTP run, not counted.
+    #[serde(default)]
+    pub warmup: Option<Dur>,
+    /// Published numbers of a classic experiment, kept as data for the report.
+    #[serde(default)]
+    pub published: Option<toml::Value>,
+    /// The load (kind = "http").
+    #[serde(default)]
+    pub load: Option<LoadSection>,
+    /// The batch (kind = "batch").
+    #[serde(default)]
+    pub batch: Option<BatchSection>,
+    /// The targets (models and their knobs), `[[targets]]`.
+    pub targets: Vec<TargetSection>,
+}
+
+/// What runs do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkKind {
+    /// HTTP load against target processes.
+    #[default]
+    Http,
+    /// In-process batches of tasks.
+    Batch,
+}
+
+/// Open or closed loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriverKind {
+    /// A computed arrival schedule (vegeta, artillery).
+    #[default]
+    Open,
+    /// Clients waiting for their answers (wrk, ab).
+    Closed,
+}
+
+/// Arrival process of an open loop.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArrivalKind {
+    /// Evenly spaced.
+    #[default]
+    Constant,
+    /// Exponential gaps (seeded).
+    Poisson,
+}
+
+/// How requests use connections.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConnectionKind {
+    /// A pool of kept-alive connections.
+    #[default]
+    KeepAlive,
+    /// One fresh connection per request.
+    NewPerRequest,
+}
+
+/// `[load]`: the HTTP load of every run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSection {
+    /// What each request does (`/work?steps=...`).
+    pub steps: OneOrMany<StepsText>,
+    /// `open` (default) or `closed`.
+    #[serde(default)]
+    pub driver: DriverKind,
+    /// Open loop: requests per second.
+    #[serde(default)]
+    pub rate: Option<OneOrMany<Positive>>,
+    /// Open loop: `constant` (default) or `poisson`.
+    #[serde(default)]
+    pub arrival: ArrivalKind,
+    /// Seed of Poisson gaps.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Closed loop: clients.
+    #[serde(default)]
+    pub concurrency: Option<OneOrMany<Count>>,
+    /// Closed loop: stop after this many requests.
+    #[serde(default)]
+    pub requests: Option<OneOrMany<Count>>,
+    /// Length of the measured run.
+    #[serde(default)]
+    pub duration: Option<OneOrMany<Dur>>,
+    /// Client timeout per request (default 10s, artillery's).
+    #[serde(default)]
+    pub timeout: Option<OneOrMany<Dur>>,
+    /// `keep-alive` (default) or `new-per-request`.
+    #[serde(default)]
+    pub connections: Option<OneOrMany<ConnectionKind>>,
+    /// Most connections open at once.
+    #[serde(default)]
+    pub max_connections: Option<Count>,
+    /// Width of one series interval (default 500ms).
+    #[serde(default)]
+    pub interval: Option<Dur>,
+}
+
+/// `[[targets]]`: one model (or a list of models) and its knobs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSection {
+    /// Concurrency model(s).
+    pub model: OneOrMany<ModelKind>,
+    /// A label that replaces the model's name in run names.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Where the target runs (`rust`, built in; `jvm` needs `command`).
+    #[serde(default)]
+    pub runtime: Runtime,
+    /// `pool`: worker threads.
+    #[serde(default)]
+    pub threads: Option<OneOrMany<Count>>,
+    /// `pool`: connections held at once.
+    #[serde(default)]
+    pub max_connections: Option<OneOrMany<Count>>,
+    /// Thread models: listen backlog.
+    #[serde(default)]
+    pub backlog: Option<OneOrMany<Count>>,
+    /// `loop-*`: event-loop threads.
+    #[serde(default)]
+    pub workers: Option<OneOrMany<Count>>,
+    /// `loop-offload`: blocking pool size.
+    #[serde(default)]
+    pub offload: Option<OneOrMany<Count>>,
+    /// `thread-per-request`: most threads alive.
+    #[serde(default)]
+    pub max_threads: Option<OneOrMany<Count>>,
+    /// A custom target command (argv) instead of `iolab serve`.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+}
+
+/// Task mixes of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TasksKind {
+    /// E1: shuffled CPU and IO tasks.
+    Mixed,
+    /// E3: n calls of one blocking service.
+    Calls,
+}
+
+/// `[batch]`: the tasks of every batch run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSection {
+    /// `mixed` or `calls`.
+    pub tasks: TasksKind,
+    /// `calls`: number of calls.
+    #[serde(default)]
+    pub n: Option<OneOrMany<Count>>,
+    /// `calls`: service time, ms.
+    #[serde(default)]
+    pub ms: Option<OneOrMany<Positive>>,
+    /// `mixed`: CPU tasks.
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    /// `mixed`: IO tasks.
+    #[serde(default)]
+    pub io: Option<u32>,
+    /// `mixed`: Leibniz term counts to draw from.
+    #[serde(default)]
+    pub cpu_terms: Option<Vec<u64>>,
+    /// `mixed`: sleeps (ms) to draw from.
+    #[serde(default)]
+    pub io_ms: Option<Vec<f64>>,
+    /// Master/worker: number of workers W.
+    #[serde(default)]
+    pub workers: Option<OneOrMany<Count>>,
+    /// Master/worker: `blocking`, `shared-pool` or `timer`.
+    #[serde(default)]
+    pub worker: Option<OneOrMany<WorkerKind>>,
+    /// Master/worker: shared dispatcher threads.
+    #[serde(default)]
+    pub shared_pool: Option<OneOrMany<Count>>,
+    /// Seed of shuffles and draws (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+}

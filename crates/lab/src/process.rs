@@ -1,0 +1,383 @@
+//! Target processes: start one (pinned, tied to our life), learn its URL,
+//! wait for `/health`, notice if it died, and stop it (SIGTERM, then SIGKILL).
+//!
+//! Children get `PR_SET_PDEATHSIG = SIGKILL` and their own process group, so
+//! they never outlive iolab and a terminal's Ctrl-C reaches only iolab, which
+//! then stops them itself. The death signal fires when the *thread* that
+//! spawned the child exits: spawn from the thread that also stops it.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::http;
+
+/// Bytes of stderr kept for messages.
+const STDERR_TAIL: usize = 2_048;
+
+/// How to start a target.
+#[derive(Debug, Clone)]
+pub struct TargetCommand {
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// The port the target was told to use (`{port}` in a custom command);
+    /// `None` = read the URL from its first stdout line.
+    pub port: Option<u16>,
+    /// CPUs to pin the process (and every thread it starts) to.
+    pub cpus: Vec<usize>,
+}
+
+/// Why a target could not be started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StartError(pub String);
+
+/// A running target.
+#[derive(Debug)]
+pub struct Target {
+    child: Child,
+    /// Base URL, e.g. `http://127.0.0.1:40123`.
+    pub url: String,
+    /// Its port.
+    pub port: u16,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    stopped: bool,
+}
+
+impl Target {
+    /// Start the command and wait until `/health` answers 200, the process
+    /// exits, `timeout` passes or `cancel` is set.
+    pub fn start(
+        cmd: &TargetCommand,
+        timeout: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Target, StartError> {
+        let mut child = spawn(cmd)?;
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(err) = child.stderr.take() {
+            let tail = Arc::clone(&stderr);
+            thread::spawn(move || keep_tail(err, &tail));
+        }
+        let (tx, rx) = mpsc::channel();
+        if let Some(out) = child.stdout.take() {
+            thread::spawn(move || {
+                // First line: the URL; the rest is drained so the child never
+                // blocks on a full pipe.
+                let mut lines = BufReader::new(out).lines();
+                if let Some(Ok(first)) = lines.next() {
+                    let _ = tx.send(first);
+                }
+                for _ in lines {}
+            });
+        }
+        let mut target = Target {
+            child,
+            url: String::new(),
+            port: 0,
+            stderr,
+            stopped: false,
+        };
+        let deadline = Instant::now() + timeout;
+        match target.await_url(cmd, &rx, deadline, cancel) {
+            Ok(()) => {}
+            Err(e) => {
+                target.stop(Duration::from_millis(200));
+                return Err(e);
+            }
+        }
+        if let Err(e) = target.await_health(deadline, cancel) {
+            target.stop(Duration::from_millis(200));
+            return Err(e);
+        }
+        Ok(target)
+    }
+
+    fn await_url(
+        &mut self,
+        cmd: &TargetCommand,
+        rx: &mpsc::Receiver<String>,
+        deadline: Instant,
+        cancel: &AtomicBool,
+    ) -> Result<(), StartError> {
+        if let Some(port) = cmd.port {
+            self.port = port;
+            self.url = format!("http://127.0.0.1:{port}");
+            return Ok(());
+        }
+        loop {
+            if let Some(d) = self.exit_detail() {
+                return Err(StartError(format!("exited before printing its URL: {d}")));
+            }
+            if cancel.load(Ordering::Relaxed) {
+                return Err(StartError("interrupted while starting".into()));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StartError(format!(
+                    "printed no URL on its first stdout line within the start timeout{}",
+                    self.stderr_suffix()
+                )));
+            }
+            match rx.recv_timeout((deadline - now).min(Duration::from_millis(50))) {
+                Ok(line) => {
+                    let line = line.trim().to_string();
+                    let port = http::port_of(&line).ok_or_else(|| {
+                        StartError(format!(
+                            "first stdout line '{}' is not a URL like http://127.0.0.1:PORT",
+                            truncate(&line, 80)
+                        ))
+                    })?;
+                    self.port = port;
+                    self.url = line.trim_end_matches('/').to_string();
+                    return Ok(());
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // stdout closed without a line; the exit check above reports it.
+                    thread::sleep(Duration::from_millis(20));
+                    if self.exit_detail().is_none() && Instant::now() >= deadline {
+                        return Err(StartError("closed stdout without printing its URL".into()));
+                    }
+                }
+            }
+        }
+    }
+
+    fn await_health(&mut self, deadline: Instant, cancel: &AtomicBool) -> Result<(), StartError> {
+        let health = format!("{}/health", self.url);
+        let mut last = String::from("no answer");
+        loop {
+            if let Some(d) = self.exit_detail() {
+                return Err(StartError(format!("exited before it was healthy: {d}")));
+            }
+            if cancel.load(Ordering::Relaxed) {
+                return Err(StartError("interrupted while starting".into()));
+            }
+            match http::get(&health, Duration::from_millis(500)) {
+                Ok(r) if r.status == 200 => return Ok(()),
+                Ok(r) => last = format!("/health answered {}", r.status),
+                Err(e) => last = e.to_string(),
+            }
+            if Instant::now() >= deadline {
+                return Err(StartError(format!(
+                    "not healthy within the start timeout ({last}){}",
+                    self.stderr_suffix()
+                )));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `Some(exit status + stderr tail)` when the process has exited.
+    pub fn exit_detail(&mut self) -> Option<String> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(format!("{}{}", describe(status), self.stderr_suffix())),
+            _ => None,
+        }
+    }
+
+    /// The last bytes the target wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        let buf = self.stderr.lock().map(|b| b.iter().copied().collect::<Vec<u8>>());
+        String::from_utf8_lossy(&buf.unwrap_or_default())
+            .trim()
+            .to_string()
+    }
+
+    fn stderr_suffix(&self) -> String {
+        let tail = self.stderr_tail();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            let last: Vec<&str> = tail.lines().rev().take(3).collect();
+            let joined: Vec<&str> = last.into_iter().rev().collect();
+            format!("; stderr: {}", truncate(&joined.join(" | "), 300))
+        }
+    }
+
+    /// SIGTERM the process group, SIGKILL it after `grace`, and reap it.
+    /// Returns the exit status if it had to be collected.
+    pub fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {
+        if self.stopped {
+            return None;
+        }
+        self.stopped = true;
+        let pgid = self.child.id() as libc::pid_t;
+        if let Ok(Some(s)) = self.child.try_wait() {
+            // The leader is gone; make sure nothing it started lingers.
+            signal_group(pgid, libc::SIGKILL);
+            return Some(s);
+        }
+        signal_group(pgid, libc::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                signal_group(pgid, libc::SIGKILL);
+                return Some(s);
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        signal_group(pgid, libc::SIGKILL);
+        let _ = self.child.kill();
+        self.child.wait().ok()
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        self.stop(Duration::from_millis(500));
+    }
+}
+
+fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
+    if pgid > 0 {
+        // SAFETY: kill(2) with a negative pid signals a process group we created.
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
+    let (program, args) = cmd
+        .argv
+        .split_first()
+        .ok_or_else(|| StartError("empty target command".into()))?;
+    let mut c = Command::new(program);
+    c.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let cpus = cmd.cpus.clone();
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity,
+    // raise) between fork and exec; the CPU set is built from copied data.
+    unsafe {
+        c.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            if libc::getppid() != parent {
+                // The parent died before prctl took effect.
+                libc::raise(libc::SIGKILL);
+            }
+            if !cpus.is_empty() {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                for &cpu in &cpus {
+                    libc::CPU_SET(cpu, &mut set);
+                }
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+            Ok(())
+        });
+    }
+    c.spawn()
+        .map_err(|e| StartError(format!("cannot start '{program}': {e}")))
+}
+
+fn keep_tail(mut r: impl Read, tail: &Mutex<VecDeque<u8>>) {
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = r.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        if let Ok(mut t) = tail.lock() {
+            t.extend(&buf[..n]);
+            while t.len() > STDERR_TAIL {
+                t.pop_front();
+            }
+        }
+    }
+}
+
+/// `exit status 3` / `killed by signal 9`.
+pub fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => status.to_string(),
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}...", s.chars().take(n).collect::<String>())
+    }
+}
+
+/// A free loopback port for a custom command's `{port}` (bound then released).
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, port: Option<u16>) -> TargetCommand {
+        TargetCommand {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            port,
+            cpus: vec![],
+        }
+    }
+
+    #[test]
+    fn a_crashing_target_fails_to_start_with_its_status_and_stderr() {
+        let no = AtomicBool::new(false);
+        let e = Target::start(&sh("echo boom >&2; exit 3", None), Duration::from_secs(5), &no)
+            .unwrap_err();
+        assert!(e.0.contains("exit status 3"), "{e}");
+        assert!(e.0.contains("boom"), "{e}");
+    }
+
+    #[test]
+    fn garbage_on_stdout_is_refused() {
+        let no = AtomicBool::new(false);
+        let e = Target::start(&sh("echo hello; sleep 5", None), Duration::from_secs(5), &no)
+            .unwrap_err();
+        assert!(e.0.contains("is not a URL"), "{e}");
+    }
+
+    #[test]
+    fn a_silent_target_times_out_and_is_killed() {
+        let no = AtomicBool::new(false);
+        let t0 = Instant::now();
+        let e = Target::start(&sh("sleep 30", None), Duration::from_millis(300), &no).unwrap_err();
+        assert!(e.0.contains("start timeout"), "{e}");
+        assert!(t0.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn nothing_listening_on_the_given_port_is_not_healthy() {
+        let no = AtomicBool::new(false);
+        let port = free_port().unwrap();
+        let e = Target::start(&sh("sleep 30", Some(port)), Duration::from_millis(300), &no)
+            .unwrap_err();
+        assert!(e.0.contains("not healthy"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let no = AtomicBool::new(false);
+        let cmd = TargetCommand {
+            argv: vec!["/nonexistent/iolab-target".into()],
+            port: None,
+            cpus: vec![],
+        };
+        let e = Target::start(&cmd, Duration::from_secs(1), &no).unwrap_err();
+        assert!(e.0.contains("cannot start '/nonexistent/iolab-target'"), "{e}");
+    }
+}

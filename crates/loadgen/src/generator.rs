@@ -1,0 +1,273 @@
+//! Generator threads: one pinned OS thread per event loop, each with a
+//! current-thread tokio runtime, its own connections and its own recorder.
+//! The calling thread only starts them, reports progress and joins them.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use iolab_model::attack::AttackPlan;
+use iolab_model::driver::{ConnectionMode, Driver};
+
+use crate::clock::{now_ns, ClockBase, PreciseTimer};
+use crate::recorder::{Live, Recorder};
+use crate::schedule::Schedule;
+use crate::target::Target;
+use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
+
+/// Head start the threads get to build their runtimes before the first send.
+const START_DELAY_NS: u64 = 30_000_000;
+/// Slack past the last possible deadline before the run is cut (hard cap).
+const HARD_CAP_SLACK_NS: u64 = 1_000_000_000;
+
+/// What every generator thread shares, read-only.
+pub struct RunCtx {
+    pub addr: SocketAddr,
+    pub request: Vec<u8>,
+    pub timeout_ns: u64,
+    pub new_connection: bool,
+    pub start_ns: u64,
+    pub hard_end_ns: u64,
+    pub clock: ClockBase,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl RunCtx {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
+    }
+}
+
+/// One thread's measurements.
+pub struct ThreadOutput {
+    pub rec: Recorder,
+    pub cpu_s: f64,
+    pub end_ns: u64,
+}
+
+/// Everything the merge step needs besides the threads' outputs.
+pub struct RunOutput {
+    pub threads: Vec<ThreadOutput>,
+    pub start_ns: u64,
+    pub started_unix_ms: u64,
+    pub cpus: Vec<usize>,
+    pub cancelled: bool,
+}
+
+/// `share` of `total` for thread `i` of `n` (as even as possible).
+fn share(total: u64, i: usize, n: usize) -> u64 {
+    total / n as u64 + u64::from((i as u64) < total % n as u64)
+}
+
+/// Threads used: requested, else one per pinned CPU, else one per core;
+/// never more than connections (or clients).
+pub fn thread_count(plan: &AttackPlan) -> usize {
+    let wanted = plan.threads.unwrap_or_else(|| {
+        if plan.cpus.is_empty() {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            plan.cpus.len()
+        }
+    });
+    let mut limit = plan.connections.max() as usize;
+    if let Driver::Closed { concurrency, .. } = plan.driver {
+        limit = limit.min(concurrency as usize);
+    }
+    wanted.min(limit).max(1)
+}
+
+/// Start the threads, watch them, and collect their outputs.
+pub fn run(
+    plan: &AttackPlan,
+    target: &Target,
+    addr: SocketAddr,
+    hooks: &Hooks,
+) -> Result<RunOutput, AttackError> {
+    let threads = thread_count(plan);
+    let timeout_ns = plan.timeout.as_nanos() as u64;
+    let clock = ClockBase::now();
+    let start_ns = now_ns() + START_DELAY_NS;
+    let started_unix_ms = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        + Duration::from_nanos(START_DELAY_NS))
+    .as_millis() as u64;
+    let bound_ns = match &plan.driver {
+        Driver::Open { .. } => plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns,
+        Driver::Closed {
+            concurrency,
+            requests,
+            duration,
+        } => match duration {
+            Some(d) => d.as_nanos() as u64 + timeout_ns,
+            None => requests.unwrap_or(1).div_ceil(u64::from(*concurrency).max(1)) * timeout_ns.max(1),
+        },
+    };
+    let ctx = Arc::new(RunCtx {
+        addr,
+        request: target.request_bytes(),
+        timeout_ns,
+        new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
+        start_ns,
+        hard_end_ns: start_ns.saturating_add(bound_ns).saturating_add(HARD_CAP_SLACK_NS),
+        clock,
+        cancel: hooks.cancel.clone(),
+    });
+    let highest_us = (timeout_ns / 1_000).saturating_mul(2).max(1_000_000);
+    let mut handles = Vec::with_capacity(threads);
+    let mut lives = Vec::with_capacity(threads);
+    for i in 0..threads {
+        let live = Arc::new(Live::default());
+        lives.push(live.clone());
+        let ctx = ctx.clone();
+        let plan = plan.clone();
+        let h = std::thread::Builder::new()
+            .name(format!("iolab-gen-{i}"))
+            .spawn(move || {
+                let rec = Recorder::new(
+                    ctx.start_ns,
+                    plan.interval.as_nanos() as u64,
+                    highest_us,
+                    plan.record_requests,
+                    live,
+                );
+                thread_main(i, threads, &plan, ctx, rec)
+            })
+            .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
+        handles.push(h);
+    }
+    watch(&handles, &lives, start_ns, hooks);
+    let mut outputs = Vec::with_capacity(threads);
+    for h in handles {
+        match h.join() {
+            Ok(Ok(out)) => outputs.push(out),
+            Ok(Err(e)) => return Err(AttackError::Setup(e)),
+            Err(_) => return Err(AttackError::Setup("a generator thread panicked".into())),
+        }
+    }
+    let cpus = if plan.cpus.is_empty() {
+        Vec::new()
+    } else {
+        (0..threads).map(|i| plan.cpus[i % plan.cpus.len()]).collect::<std::collections::BTreeSet<_>>().into_iter().collect()
+    };
+    Ok(RunOutput {
+        threads: outputs,
+        start_ns,
+        started_unix_ms,
+        cpus,
+        cancelled: ctx.cancelled(),
+    })
+}
+
+/// Report progress about every 250 ms until every thread has finished.
+fn watch(
+    handles: &[std::thread::JoinHandle<Result<ThreadOutput, String>>],
+    lives: &[Arc<Live>],
+    start_ns: u64,
+    hooks: &Hooks,
+) {
+    let mut last_t = start_ns;
+    let mut last_done = 0u64;
+    let mut next_report = start_ns + 250_000_000;
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(10));
+        let Some(progress) = &hooks.progress else { continue };
+        let now = now_ns();
+        if now < next_report {
+            continue;
+        }
+        next_report = now + 250_000_000;
+        let sum = |f: fn(&Live) -> u64| lives.iter().map(|l| f(l)).sum::<u64>();
+        let sent = sum(|l| l.sent.load(Relaxed));
+        let ok = sum(|l| l.ok.load(Relaxed));
+        let errors = sum(|l| l.errors.load(Relaxed));
+        let p99_us = lives.iter().map(|l| l.p99_us.load(Relaxed)).max().unwrap_or(0);
+        let dt = (now - last_t) as f64 / 1e9;
+        let rps = if dt > 0.0 { (ok + errors - last_done) as f64 / dt } else { 0.0 };
+        last_t = now;
+        last_done = ok + errors;
+        progress(&Progress {
+            elapsed: Duration::from_nanos(now.saturating_sub(start_ns)),
+            sent,
+            ok,
+            errors,
+            rps,
+            p99_ms: p99_us as f64 / 1e3,
+        });
+    }
+}
+
+/// Pin the calling thread to one CPU.
+fn pin(cpu: usize) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked by validate().
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(format!("cannot pin to CPU {cpu}: {}", std::io::Error::last_os_error()));
+        }
+    }
+    Ok(())
+}
+
+/// CPU seconds (user + system) this thread has used.
+fn thread_cpu_s() -> f64 {
+    // SAFETY: getrusage fills the struct we own.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+fn thread_main(
+    i: usize,
+    threads: usize,
+    plan: &AttackPlan,
+    ctx: Arc<RunCtx>,
+    rec: Recorder,
+) -> Result<ThreadOutput, String> {
+    if !plan.cpus.is_empty() {
+        pin(plan.cpus[i % plan.cpus.len()])?;
+    }
+    let cpu0 = thread_cpu_s();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+    let local = tokio::task::LocalSet::new();
+    let cap = share(u64::from(plan.connections.max()), i, threads) as usize;
+    let rec = local
+        .block_on(&rt, async {
+            let timer = PreciseTimer::new()?;
+            timer.sleep_until(ctx.start_ns).await?;
+            match &plan.driver {
+                Driver::Open { phases, arrival } => {
+                    let schedule = Schedule::share(phases, *arrival, i, threads);
+                    open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
+                }
+                Driver::Closed {
+                    concurrency,
+                    requests,
+                    duration,
+                } => {
+                    let clients = share(u64::from(*concurrency), i, threads) as usize;
+                    let requests = requests.map(|n| share(n, i, threads));
+                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64);
+                    closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
+                }
+            }
+        })
+        .map_err(|e| format!("generator event loop failed: {e}"))?;
+    let end_ns = now_ns();
+    drop(local);
+    drop(rt);
+    Ok(ThreadOutput {
+        rec,
+        cpu_s: thread_cpu_s() - cpu0,
+        end_ns,
+    })
+}

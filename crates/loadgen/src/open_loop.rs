@@ -1,0 +1,132 @@
+//! Open loop on one event loop: a dispatcher walks the computed schedule and
+//! queues each due request; a pool of workers (one connection each, grown on
+//! demand up to this thread's share of the cap) takes them in order. A request
+//! still queued when its deadline (intended time + timeout) passes, or when the
+//! run ends or is cancelled, is `not_sent`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::clock::{now_ns, PreciseTimer};
+use crate::generator::RunCtx;
+use crate::recorder::Recorder;
+use crate::request::request;
+use crate::schedule::Schedule;
+
+/// Longest single sleep, so cancellation is noticed.
+const MAX_SLEEP_NS: u64 = 50_000_000;
+/// Sends dispatched back to back before yielding to the workers.
+const BURST: u32 = 64;
+
+struct Pool {
+    ctx: Arc<RunCtx>,
+    rec: RefCell<Recorder>,
+    queue: RefCell<VecDeque<u64>>,
+    idle: Cell<usize>,
+    workers: Cell<usize>,
+    cap: usize,
+    done: Cell<bool>,
+    notify: Notify,
+    handles: RefCell<Vec<JoinHandle<()>>>,
+}
+
+/// Run this thread's share of the schedule; returns its recorder.
+pub async fn run(
+    ctx: Arc<RunCtx>,
+    rec: Recorder,
+    mut schedule: Schedule,
+    cap: usize,
+    timer: &PreciseTimer,
+) -> std::io::Result<Recorder> {
+    let pool = Rc::new(Pool {
+        ctx: ctx.clone(),
+        rec: RefCell::new(rec),
+        queue: RefCell::new(VecDeque::new()),
+        idle: Cell::new(0),
+        workers: Cell::new(0),
+        cap: cap.max(1),
+        done: Cell::new(false),
+        notify: Notify::new(),
+        handles: RefCell::new(Vec::new()),
+    });
+    let mut next = schedule.next();
+    let mut burst = 0;
+    while let Some(offset) = next {
+        if ctx.cancelled() {
+            break;
+        }
+        let at = ctx.start_ns + offset;
+        let now = now_ns();
+        if now >= ctx.hard_end_ns {
+            break;
+        }
+        if at > now {
+            burst = 0;
+            timer.sleep_until(at.min(now + MAX_SLEEP_NS)).await?;
+            continue;
+        }
+        pool.rec.borrow_mut().planned();
+        pool.queue.borrow_mut().push_back(at);
+        if pool.idle.get() > 0 {
+            pool.idle.set(pool.idle.get() - 1);
+            pool.notify.notify_one();
+        } else if pool.workers.get() < pool.cap {
+            pool.workers.set(pool.workers.get() + 1);
+            let h = tokio::task::spawn_local(worker(pool.clone()));
+            pool.handles.borrow_mut().push(h);
+        }
+        next = schedule.next();
+        burst += 1;
+        if burst >= BURST {
+            burst = 0;
+            tokio::task::yield_now().await;
+        }
+    }
+    pool.done.set(true);
+    pool.notify.notify_waiters();
+    loop {
+        let h = pool.handles.borrow_mut().pop();
+        match h {
+            Some(h) => {
+                let _ = h.await;
+            }
+            None => break,
+        }
+    }
+    let left: Vec<u64> = pool.queue.borrow_mut().drain(..).collect();
+    let mut rec = pool.rec.borrow_mut();
+    for at in left {
+        rec.not_sent(at);
+    }
+    drop(rec);
+    let pool = Rc::try_unwrap(pool).map_err(|_| std::io::Error::other("open loop: a worker outlived the run"))?;
+    Ok(pool.rec.into_inner())
+}
+
+async fn worker(pool: Rc<Pool>) {
+    let ctx = &pool.ctx;
+    let mut conn = None;
+    loop {
+        let item = pool.queue.borrow_mut().pop_front();
+        match item {
+            Some(at) => {
+                let deadline = (at + ctx.timeout_ns).min(ctx.hard_end_ns);
+                if ctx.cancelled() || now_ns() >= deadline {
+                    pool.rec.borrow_mut().not_sent(at);
+                    continue;
+                }
+                request(&mut conn, ctx, &pool.rec, at, deadline, true).await;
+            }
+            None if pool.done.get() => break,
+            None => {
+                pool.idle.set(pool.idle.get() + 1);
+                pool.notify.notified().await;
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Files a report can be written to: an HdrHistogram interval log (`--hdr`)
+//! and one CSV row per request (`--csv`). Both are written to a temporary file
+//! beside the target and renamed, so a reader never sees half a file.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
+use hdrhistogram::serialization::V2DeflateSerializer;
+
+use crate::AttackReport;
+
+/// Write through `fill` into `path.tmp-PID`, then rename over `path`.
+fn atomic_write(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> io::Result<()> {
+    let mut tmp: PathBuf = path.to_path_buf();
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    tmp.set_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut w = BufWriter::new(File::create(&tmp)?);
+        fill(&mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+impl AttackReport {
+    /// The HdrHistogram interval log of latency (microseconds, max column in
+    /// ms), one histogram per series interval, readable by HistogramLogProcessor.
+    pub fn write_hdr_log(&self, path: &Path) -> io::Result<()> {
+        atomic_write(path, |w| {
+            let start = UNIX_EPOCH + Duration::from_millis(self.result.started_unix_ms);
+            let mut ser = V2DeflateSerializer::new();
+            let mut builder = IntervalLogWriterBuilder::new();
+            builder
+                .add_comment(&format!("iolab attack {}", self.result.target))
+                .add_comment("latency from intended send time, microseconds")
+                .with_start_time(start)
+                .with_base_time(start)
+                .with_max_value_divisor(1000.0);
+            let mut log = builder.begin_log_with(w, &mut ser)?;
+            for iv in &self.intervals {
+                log.write_histogram(&iv.histogram, iv.start, iv.duration, None)
+                    .map_err(|e| io::Error::other(format!("{e:?}")))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// One row per request: `intended_ms,sent_ms,latency_ms,status,error`
+    /// (times from the run's start; `sent_ms` empty and error `not_sent` for
+    /// requests that never got a connection). Needs `plan.record_requests`.
+    pub fn write_csv(&self, path: &Path) -> io::Result<()> {
+        atomic_write(path, |w| {
+            writeln!(w, "intended_ms,sent_ms,latency_ms,status,error")?;
+            let ms = |ns: u64| ns as f64 / 1e6;
+            for r in &self.requests {
+                match (r.sent_ns, r.done_ns) {
+                    (Some(s), Some(d)) => writeln!(
+                        w,
+                        "{:.3},{:.3},{:.3},{},{}",
+                        ms(r.intended_ns),
+                        ms(s),
+                        ms(d.saturating_sub(r.intended_ns)),
+                        r.status,
+                        r.error.map_or("", |e| e.name())
+                    )?,
+                    _ => writeln!(w, "{:.3},,,0,not_sent", ms(r.intended_ns))?,
+                }
+            }
+            Ok(())
+        })
+    }
+}

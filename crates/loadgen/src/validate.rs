@@ -1,0 +1,143 @@
+//! Plan checks done before anything is sent; each error is one line naming
+//! the fault and the fix.
+
+use iolab_model::attack::AttackPlan;
+use iolab_model::driver::Driver;
+
+use crate::target::Target;
+use crate::AttackError;
+
+fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
+    Err(AttackError::Invalid(msg.into()))
+}
+
+/// Check a plan: http:// URL, positive rates and durations, non-empty phases,
+/// sane timeout / interval / threads / CPUs / connection cap.
+pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
+    Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    match &plan.driver {
+        Driver::Open { phases, .. } => {
+            if phases.is_empty() {
+                return bad("open loop has no phases (give --rate R --duration D or --phase DUR:RATE)");
+            }
+            for (i, p) in phases.iter().enumerate() {
+                let n = i + 1;
+                if p.duration.is_zero() {
+                    return bad(format!("phase {n} has zero duration (use e.g. 10s)"));
+                }
+                for r in [p.from_rps, p.to_rps] {
+                    if !r.is_finite() || r < 0.0 {
+                        return bad(format!("phase {n} has rate {r}; rates must be >= 0 requests/s"));
+                    }
+                }
+            }
+            if plan.driver.peak_rate().unwrap_or(0.0) <= 0.0 {
+                return bad("rate must be > 0 requests/s (e.g. --rate 100)");
+            }
+            if plan.driver.planned().unwrap_or(0) == 0 {
+                return bad("the schedule plans no request: raise the rate or the duration");
+            }
+        }
+        Driver::Closed {
+            concurrency,
+            requests,
+            duration,
+        } => {
+            if *concurrency == 0 {
+                return bad("concurrency must be >= 1 (e.g. --concurrency 50)");
+            }
+            if requests.is_none() && duration.is_none() {
+                return bad("closed loop needs --requests N and/or --duration D");
+            }
+            if *requests == Some(0) {
+                return bad("--requests must be >= 1");
+            }
+            if duration.is_some_and(|d| d.is_zero()) {
+                return bad("--duration must be > 0 (e.g. 10s)");
+            }
+        }
+    }
+    if plan.timeout.is_zero() {
+        return bad("--timeout must be > 0 (e.g. 10s)");
+    }
+    if plan.interval.as_millis() < 1 {
+        return bad("--interval must be at least 1ms (e.g. 1s)");
+    }
+    if plan.threads == Some(0) {
+        return bad("--threads must be >= 1");
+    }
+    if plan.connections.max() == 0 {
+        return bad("--connections must be >= 1");
+    }
+    if plan.connections.max() > 1_000_000 {
+        return bad("--connections above 1,000,000 cannot be open at once (default 10000)");
+    }
+    // SAFETY: sysconf has no preconditions.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
+    let limit = online.min(libc::CPU_SETSIZE as usize);
+    if let Some(&cpu) = plan.cpus.iter().find(|&&c| c >= limit) {
+        return bad(format!("CPU {cpu} does not exist (this machine has CPUs 0-{})", limit - 1));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_model::driver::{ConnectionMode, Phase};
+    use std::time::Duration;
+
+    fn plan(driver: Driver) -> AttackPlan {
+        AttackPlan {
+            target: "http://127.0.0.1:1/".into(),
+            driver,
+            connections: ConnectionMode::default(),
+            timeout: Duration::from_secs(10),
+            interval: Duration::from_secs(1),
+            threads: None,
+            cpus: vec![],
+            record_requests: false,
+        }
+    }
+
+    fn msg(p: &AttackPlan) -> String {
+        validate(p).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn accepts_a_plain_plan() {
+        validate(&plan(Driver::constant(10.0, Duration::from_secs(1)))).unwrap();
+    }
+
+    #[test]
+    fn refuses_bad_plans_in_one_line() {
+        let mut cases = vec![
+            plan(Driver::constant(0.0, Duration::from_secs(1))),
+            plan(Driver::constant(-1.0, Duration::from_secs(1))),
+            plan(Driver::constant(10.0, Duration::ZERO)),
+            plan(Driver::Open { phases: vec![], arrival: iolab_model::Arrival::Constant }),
+            plan(Driver::Closed { concurrency: 0, requests: Some(1), duration: None }),
+            plan(Driver::Closed { concurrency: 1, requests: None, duration: None }),
+        ];
+        let mut p = plan(Driver::constant(10.0, Duration::from_secs(1)));
+        p.target = "https://x/".into();
+        cases.push(p.clone());
+        p.target = "http://x/".into();
+        p.timeout = Duration::ZERO;
+        cases.push(p.clone());
+        p.timeout = Duration::from_secs(1);
+        p.cpus = vec![100_000];
+        cases.push(p);
+        let mut ramp = plan(Driver::Open {
+            phases: vec![Phase { duration: Duration::from_secs(1), from_rps: 0.0, to_rps: 0.0 }],
+            arrival: iolab_model::Arrival::Constant,
+        });
+        cases.push(ramp.clone());
+        ramp.threads = Some(0);
+        cases.push(ramp);
+        for c in &cases {
+            let m = msg(c);
+            assert!(!m.is_empty() && !m.contains('\n'), "{m}");
+        }
+    }
+}

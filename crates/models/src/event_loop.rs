@@ -1,0 +1,152 @@
+//! The server shared by the three event-loop models: a tokio runtime with
+//! `--workers` threads (tokio's default: one per core) and hyper's HTTP/1.1.
+//! The models differ only in how they run a step ([`AsyncSteps`]).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::TcpListener;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::CONTENT_TYPE;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use iolab_model::Step;
+
+use crate::ctx::Ctx;
+use crate::exec::{first_error, StepResult};
+use crate::routes::{route, Reply};
+use crate::ServeError;
+
+/// Listen backlog of the loop models when `--backlog` is not given (the
+/// kernel caps it at net.core.somaxconn, which is what Netty uses).
+pub const LOOP_BACKLOG: u32 = 4096;
+
+/// A boxed future that may borrow.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How an event-loop model runs a workload.
+pub trait AsyncSteps: Send + Sync + 'static {
+    /// Run `step`; whatever blocks here blocks the worker thread polling it.
+    fn run<'a>(&'a self, ctx: &'a Arc<Ctx>, step: &'a Step) -> BoxFuture<'a, StepResult>;
+
+    /// Adjust the runtime before it is built (e.g. the blocking pool size).
+    fn configure(&self, _runtime: &mut tokio::runtime::Builder) {}
+}
+
+/// Serve until shutdown with `exec` running the steps.
+pub fn serve<E: AsyncSteps>(ctx: Arc<Ctx>, listener: TcpListener, exec: E) -> Result<(), ServeError> {
+    socket2::SockRef::from(&listener)
+        .listen(ctx.params.backlog.unwrap_or(LOOP_BACKLOG).min(i32::MAX as u32) as i32)
+        .map_err(ServeError::io("setting the listen backlog"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(ServeError::io("making the listener non-blocking"))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder
+        .worker_threads(ctx.params.workers(cores) as usize)
+        .thread_name("iolab-loop")
+        .enable_all();
+    exec.configure(&mut builder);
+    let runtime = builder
+        .build()
+        .map_err(ServeError::io("starting the event loop"))?;
+    let result = runtime.block_on(accept_loop(ctx, listener, Arc::new(exec)));
+    // Workers still stuck in a blocking step are abandoned, not awaited.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    result
+}
+
+async fn accept_loop<E: AsyncSteps>(ctx: Arc<Ctx>, listener: TcpListener, exec: Arc<E>) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(ServeError::io("registering the listener"))?;
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            biased;
+            _ = ctx.shutdown.wait() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    let (ctx, exec) = (ctx.clone(), exec.clone());
+                    let service = service_fn(move |req| handle(ctx.clone(), exec.clone(), req));
+                    let conn = http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .serve_connection(TokioIo::new(stream), service);
+                    let conn = graceful.watch(conn);
+                    tokio::spawn(async move {
+                        let _ = conn.await;
+                    });
+                }
+                // Out of file descriptors and the like: back off, keep serving.
+                Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+            },
+        }
+    }
+    drop(listener);
+    tokio::select! {
+        _ = graceful.shutdown() => {}
+        _ = tokio::time::sleep(ctx.grace) => {}
+    }
+    Ok(())
+}
+
+async fn handle<E: AsyncSteps>(
+    ctx: Arc<Ctx>,
+    exec: Arc<E>,
+    req: Request<Incoming>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let reply = match ctx.quick(route(req.method().as_str(), target)) {
+        Ok(reply) => reply,
+        Err(step) => {
+            let guard = ctx.metrics.start();
+            let started = Instant::now();
+            let result = exec.run(&ctx, &step).await;
+            ctx.finish(&step, result, started, guard)
+        }
+    };
+    Ok(to_response(reply))
+}
+
+fn to_response(reply: Reply) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(Bytes::from(reply.body)));
+    *resp.status_mut() =
+        hyper::StatusCode::from_u16(reply.status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, hyper::header::HeaderValue::from_static(reply.content_type));
+    resp
+}
+
+/// Poll every future to completion on this task (no extra tasks, no extra
+/// threads) and give the first error: how `par(...)` joins futures.
+pub async fn join_all(mut futures: Vec<BoxFuture<'_, StepResult>>) -> StepResult {
+    let mut results: Vec<Option<StepResult>> = vec![None; futures.len()];
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (fut, slot) in futures.iter_mut().zip(results.iter_mut()) {
+            if slot.is_none() {
+                match fut.as_mut().poll(cx) {
+                    Poll::Ready(r) => *slot = Some(r),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    first_error(results.into_iter().map(|r| r.unwrap_or(Ok(()))))
+}

@@ -1,0 +1,139 @@
+//! One plain sentence per prediction, built from its numbers: what holds a
+//! request, the capacity that follows, and what the offered load does to it.
+
+use iolab_model::driver::Driver;
+use iolab_model::experiment::HttpWork;
+use iolab_model::predict::Prediction;
+
+use crate::closed_form::{little_in_flight, queue_growth_rps};
+use crate::sim::server::Admission;
+use crate::sim::{Shape, SimOutcome};
+
+/// Thousands separated by commas.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A rate or count with sensible precision.
+pub fn num(x: f64) -> String {
+    if x >= 100.0 {
+        thousands(x.round() as u64)
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// Seconds, short.
+pub fn secs(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{} s", num(s))
+    } else {
+        format!("{} ms", num(s * 1e3))
+    }
+}
+
+pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
+    let s = out.unloaded_ns as f64 / 1e9;
+    let held = match shape.request_threads {
+        Some(rt) if rt.cap != u32::MAX => format!("{} {} each hold a request for {}", thousands(rt.cap as u64), shape.holder, secs(s)),
+        Some(_) => format!("a new thread holds each request for {}", secs(s)),
+        None => match shape.offload {
+            Some(n) => format!("{n} {} hold its IO ({} per request)", shape.holder, secs(out.work_ns.1 as f64 / 1e9)),
+            None => format!("{} holds a request during its {} of IO", shape.holder, secs(s)),
+        },
+    };
+    let cap = match p.capacity_rps {
+        Some(c) => format!("capacity is {} req/s", num(c)),
+        None => "nothing caps throughput here".to_string(),
+    };
+    let load = match &work.driver {
+        Driver::Open { .. } => {
+            let rate = work.driver.peak_rate().unwrap_or(0.0);
+            match p.capacity_rps {
+                Some(c) if rate > c => {
+                    let mut t = format!(
+                        "at {} req/s (rho {:.2}) the queue grows {} req/s",
+                        num(rate),
+                        rate / c,
+                        num(queue_growth_rps(rate, c))
+                    );
+                    if let Some(ft) = p.first_timeout_s {
+                        t += &format!(
+                            " and requests sent after {} wait past the {} timeout",
+                            secs(ft),
+                            secs(work.timeout.as_secs_f64())
+                        );
+                    }
+                    t
+                }
+                Some(c) => format!("{} req/s is rho {:.2}, below it", num(rate), rate / c),
+                None => format!("{} req/s offered", num(rate)),
+            }
+        }
+        Driver::Closed { concurrency, .. } => format!("{concurrency} clients keep one request each in flight"),
+    };
+    let mut sentence = format!(
+        "{held}, so {cap}; {load}: {} of {} ok ({:.0}%), p50 {}",
+        thousands(p.ok),
+        thousands(p.offered),
+        p.success_ratio * 100.0,
+        secs(p.latency_ms.p50 / 1e3),
+    );
+    let resets = out.errors.get("reset").copied().unwrap_or(0);
+    if resets > 0 {
+        if let Admission::Limited { max_connections, backlog } = shape.admission {
+            sentence += &format!(
+                "; {} reset once {} connections and the backlog of {} were full",
+                thousands(resets),
+                thousands(max_connections as u64),
+                thousands(backlog as u64)
+            );
+        }
+    }
+    let timeouts = out.errors.get("timeout").copied().unwrap_or(0);
+    if timeouts > 0 && p.throughput_rps > p.goodput_rps * 1.2 {
+        sentence += &format!(
+            "; the server still finishes {} req/s, but only {} req/s in time (goodput)",
+            num(p.throughput_rps),
+            num(p.goodput_rps)
+        );
+    }
+    let over = matches!(p.capacity_rps, Some(c) if p.throughput_rps >= 0.9 * c && timeouts > 0);
+    if over {
+        sentence += &format!(
+            ". Little's law: {} req/s x {} each = {} requests being worked on, the rest wait.",
+            num(p.throughput_rps),
+            secs(s),
+            num(little_in_flight(p.throughput_rps, s))
+        );
+    } else {
+        let lat = if p.latency_ms.p50 > 0.0 { p.latency_ms.p50 / 1e3 } else { s };
+        sentence += &format!(
+            ". Little's law: {} req/s x {} = {} in flight.",
+            num(p.goodput_rps),
+            secs(lat),
+            num(little_in_flight(p.goodput_rps, lat))
+        );
+    }
+    sentence
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups() {
+        assert_eq!(super::thousands(27_000), "27,000");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1_000_000), "1,000,000");
+    }
+}

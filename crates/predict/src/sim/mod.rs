@@ -1,0 +1,104 @@
+//! The discrete-event simulation: one run of one model under one load.
+//!
+//! Time is in integer nanoseconds; events sit in a binary heap
+//! ([`queue`]); client timeouts, whose deadlines come in send order, sit in a
+//! plain FIFO beside it. The server side is a [`server::Shape`] per model, the
+//! work a compiled [`program`], the load an open loop ([`arrivals`]) or a
+//! closed loop. CPU steps queue FIFO for `cpu_servers` cores (one step per
+//! core at a time, not processor sharing: the same throughput, a slightly
+//! different latency spread).
+
+mod arrivals;
+mod engine;
+pub mod histogram;
+pub mod program;
+mod queue;
+mod resource;
+pub mod server;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::steps::Step;
+
+pub use arrivals::Arrivals;
+use histogram::Histogram;
+pub use server::Shape;
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct SimInput<'a> {
+    /// The model's shape (see [`Shape::of`]).
+    pub shape: &'a Shape,
+    /// What each request does.
+    pub steps: &'a Step,
+    /// How load arrives.
+    pub driver: &'a Driver,
+    /// Kept-alive or new connections, and the client's cap.
+    pub connections: ConnectionMode,
+    /// Client timeout.
+    pub timeout: Duration,
+}
+
+/// What happened, counted exactly as the load generator counts.
+#[derive(Debug, Clone)]
+pub struct SimOutcome {
+    /// Requests sent.
+    pub offered: u64,
+    /// Answered 2xx within the timeout.
+    pub ok: u64,
+    /// Failures by cause; `ok + sum(errors) == offered`.
+    pub errors: BTreeMap<&'static str, u64>,
+    /// Requests the server finished (abandoned ones included), ever.
+    pub completed: u64,
+    /// ... of which within the run's window.
+    pub completed_in_window: u64,
+    /// The run's length: the open loop's schedule, the closed loop's
+    /// duration, or the time of the last answer.
+    pub window_s: f64,
+    /// Latencies of the ok requests, µs.
+    pub latency: Histogram,
+    /// Most requests in the server at once (queued, backlogged or running).
+    pub peak_in_flight: u64,
+    /// Most threads busy at once (request threads, or loop + offload threads).
+    pub peak_threads: u64,
+    /// Send time of the first request that timed out, seconds.
+    pub first_timeout_sent_s: Option<f64>,
+    /// Events scheduled (the simulation's own work).
+    pub events: u64,
+    /// One request's time with no waiting, ns.
+    pub unloaded_ns: u64,
+    /// One request's (CPU, IO, pg) work, ns.
+    pub work_ns: (u64, u64, u64),
+}
+
+impl SimOutcome {
+    /// Goodput: ok per second of the run.
+    pub fn goodput_rps(&self) -> f64 {
+        per_second(self.ok, self.window_s)
+    }
+
+    /// Throughput: requests the server finished per second of the run.
+    pub fn throughput_rps(&self) -> f64 {
+        per_second(self.completed_in_window, self.window_s)
+    }
+}
+
+fn per_second(n: u64, s: f64) -> f64 {
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
+    }
+}
+
+/// Run the simulation to its end: the open loop's schedule plus one timeout
+/// (nothing after that can change a client's result), or a closed loop's bound.
+pub fn simulate(input: &SimInput<'_>) -> SimOutcome {
+    let concurrency = match input.driver {
+        Driver::Closed { concurrency, .. } => *concurrency,
+        Driver::Open { .. } => 0,
+    };
+    engine::Engine::new(input).run(concurrency)
+}

@@ -1,0 +1,73 @@
+// Entry point: validate the options, pick the web stack for the model, start Spring, and
+// print the URL as the first stdout line once the server accepts requests.
+package iolab
+
+import org.apache.tomcat.util.threads.ThreadPoolExecutor
+import org.springframework.boot.SpringApplication
+import org.springframework.boot.WebApplicationType
+import org.springframework.boot.autoconfigure.SpringBootApplication
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication
+import org.springframework.boot.context.event.ApplicationReadyEvent
+import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory
+import org.springframework.boot.web.embedded.tomcat.TomcatWebServer
+import org.springframework.boot.web.servlet.context.ServletWebServerInitializedEvent
+import org.springframework.context.ConfigurableApplicationContext
+import org.springframework.context.annotation.Bean
+import org.springframework.context.annotation.Configuration
+import org.springframework.context.event.EventListener
+import org.springframework.core.env.Environment
+import kotlin.system.exitProcess
+
+@SpringBootApplication
+class IolabApp {
+    /** Prints `http://127.0.0.1:PORT` (the real port, also for port 0) when ready. */
+    @EventListener
+    fun ready(event: ApplicationReadyEvent) {
+        if (event.applicationContext.environment.getProperty("iolab.print-url", "true") == "true") {
+            println(url(event.applicationContext.environment))
+            System.out.flush()
+        }
+    }
+
+    /** Tomcat's executor queue is where a full `pool` keeps requests waiting for a thread. */
+    @EventListener
+    fun tomcatStarted(event: ServletWebServerInitializedEvent) {
+        val server = event.webServer as? TomcatWebServer ?: return
+        val executor = server.tomcat.connector.protocolHandler.executor
+        if (executor is ThreadPoolExecutor) {
+            Counters.queued = java.util.function.LongSupplier { executor.queue.size.toLong() }
+        }
+    }
+}
+
+/** With Tomcat on the classpath too, a reactive context must be told to use Netty. */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+class NettyServer {
+    @Bean
+    fun nettyFactory() = NettyReactiveWebServerFactory()
+}
+
+/** The URL the target serves on. */
+fun url(env: Environment) = "http://127.0.0.1:${env.getProperty("local.server.port")}"
+
+/** Start a target for [args] (`--iolab.model=...`, `--server.port=...`); throws [UsageError]. */
+fun start(args: Array<String>): ConfigurableApplicationContext {
+    val settings = Settings.fromArgs(args)
+    settings.applySystemProperties()
+    Counters.queued = java.util.function.LongSupplier { 0 }
+    val app = SpringApplication(IolabApp::class.java)
+    app.webApplicationType = if (settings.model.servlet) WebApplicationType.SERVLET else WebApplicationType.REACTIVE
+    app.setDefaultProperties(settings.springProperties())
+    app.addInitializers({ ctx -> ctx.beanFactory.registerSingleton("iolabSettings", settings) })
+    return app.run(*args)
+}
+
+fun main(args: Array<String>) {
+    try {
+        start(args)
+    } catch (e: UsageError) {
+        System.err.println("error: ${e.message}")
+        exitProcess(2)
+    }
+}

@@ -1,0 +1,83 @@
+// How a parsed workload runs under each model: blocking on the request's own thread
+// (MVC, pool or virtual) or inside a coroutine (WebFlux), with the model's way of waiting.
+package iolab
+
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.withContext
+import java.time.Duration
+import kotlin.time.Duration.Companion.microseconds
+
+/**
+ * MVC: the handler thread does the work and blocks in `Thread.sleep`. `par` children run on
+ * threads of the model's own kind (platform for `pool`, virtual for `virtual`), one per extra
+ * child, and the handler joins them: that is what a servlet fanning out by hand costs.
+ * With [pinned], every sleep sits inside a `synchronized` block, the classic Loom pinning case.
+ */
+class BlockingRunner(private val virtual: Boolean, private val pinned: Boolean) {
+    fun run(step: Step) {
+        when (step) {
+            is Step.Cpu -> leibniz(step.terms)
+            is Step.Io -> sleep(step.micros)
+            is Step.Seq -> step.children.forEach(::run)
+            is Step.Par -> fanOut(step.children)
+        }
+    }
+
+    private fun sleep(micros: Long) {
+        Counters.backendCall(BackendKind.SLEEP)
+        val d = Duration.ofNanos(micros * 1000)
+        if (pinned) {
+            val monitor = Any()
+            synchronized(monitor) { Thread.sleep(d) }
+        } else {
+            Thread.sleep(d)
+        }
+    }
+
+    private fun fanOut(children: List<Step>) {
+        val builder = if (virtual) Thread.ofVirtual() else Thread.ofPlatform().daemon(true)
+        val lock = Any()
+        var failure: Throwable? = null
+        val threads = children.drop(1).map { child ->
+            builder.start {
+                try {
+                    run(child)
+                } catch (e: Throwable) {
+                    synchronized(lock) { failure = failure ?: e }
+                }
+            }
+        }
+        run(children[0])
+        threads.forEach(Thread::join)
+        failure?.let { throw it }
+    }
+}
+
+/**
+ * WebFlux: the handler is a `suspend fun` that Spring starts on the Netty event loop. The
+ * model decides how it waits, exactly as the E2 article's endpoints did; `par` children are
+ * `async` siblings, so they overlap only where the waiting style lets them.
+ */
+class CoroutineRunner(private val model: JvmModel) {
+    suspend fun run(step: Step) {
+        when (step) {
+            is Step.Cpu -> leibniz(step.terms)
+            is Step.Io -> wait(step.micros)
+            is Step.Seq -> for (c in step.children) run(c)
+            is Step.Par -> coroutineScope { step.children.map { async { run(it) } }.awaitAll() }
+        }
+    }
+
+    private suspend fun wait(micros: Long) {
+        Counters.backendCall(BackendKind.SLEEP)
+        when (model) {
+            JvmModel.LOOP_BLOCKING -> Thread.sleep(Duration.ofNanos(micros * 1000))
+            JvmModel.LOOP_OFFLOAD -> withContext(Dispatchers.IO) { Thread.sleep(Duration.ofNanos(micros * 1000)) }
+            else -> delay(micros.microseconds)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+// Each model waits the way it claims to: checked by what must be true of the answers
+// (lower bounds from queueing, thread counts), with 2x margins, never by speed.
+package iolab
+
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+class ModelBehaviourTest {
+    @Test
+    fun `a full pool queues requests for a thread`() {
+        Target("--iolab.model=pool", "--iolab.threads=2").use { t ->
+            val answers = t.burst("/work?steps=sleep:300", 4)
+            assertTrue(answers.all { it.status == 200 })
+            // Two threads, four 300 ms requests: the last two wait for a thread.
+            assertTrue(answers.maxOf { it.millis } >= 550, "slowest ${answers.maxOf { it.millis }} ms")
+        }
+    }
+
+    @Test
+    fun `pool holds one platform thread per sleeping request, virtual does not`() {
+        fun threadsWhileHolding(model: String): Double = Target("--iolab.model=$model").use { t ->
+            val load = Thread.ofPlatform().start { t.burst("/work?steps=sleep:1500", 100) }
+            Thread.sleep(900)
+            val inFlight = t.metric("iolab_requests_in_flight")
+            val threads = t.metric("iolab_threads")
+            load.join()
+            assertTrue(inFlight >= 50, "$model: $inFlight in flight")
+            threads
+        }
+        val pool = threadsWhileHolding("pool")
+        val virtual = threadsWhileHolding("virtual")
+        assertTrue(pool >= 100, "pool: $pool threads for 100 sleeping requests")
+        assertTrue(virtual < 50, "virtual: $virtual platform threads for 100 sleeping requests")
+    }
+
+    @Test
+    fun `synchronized around a sleep no longer pins a carrier on JDK 25`() {
+        Target("--iolab.model=virtual", "--iolab.synchronized").use { t ->
+            // 40 x 300 ms on 2 carriers would take 6 s if each sleep pinned its carrier.
+            val answers = t.burst("/work?steps=sleep:300", 40)
+            assertTrue(answers.all { it.status == 200 })
+            assertTrue(answers.maxOf { it.millis } < 3000, "slowest ${answers.maxOf { it.millis }} ms")
+        }
+    }
+
+    @Test
+    fun `par overlaps except when the event loop itself sleeps`() {
+        val path = "/work?steps=par(sleep:200,sleep:200,sleep:200)"
+        for (model in JvmModel.entries) {
+            Target("--iolab.model=${model.label}").use { t ->
+                t.get(path) // warm up
+                val a = t.get(path)
+                assertEquals(200, a.status, a.body)
+                if (model == JvmModel.LOOP_BLOCKING) {
+                    assertTrue(a.millis >= 580, "${model.label}: ${a.millis} ms, the loop thread must sleep 3 x 200")
+                } else {
+                    assertTrue(a.millis < 500, "${model.label}: ${a.millis} ms, children must overlap")
+                }
+            }
+        }
+    }
+
+    @Test
+    fun `metrics count requests and backend calls`() {
+        Target("--iolab.model=loop-async").use { t ->
+            val sleeps = t.metric("iolab_backend_calls_total{kind=\"sleep\"}")
+            val done = t.metric("iolab_requests_completed_total")
+            assertEquals(200, t.get("/work?steps=seq(sleep:1,sleep:1,par(sleep:1,sleep:1,cpu:10))").status)
+            assertEquals(400, t.get("/work?steps=pg:1").status)
+            assertEquals(sleeps + 4, t.metric("iolab_backend_calls_total{kind=\"sleep\"}"))
+            assertEquals(done + 2, t.metric("iolab_requests_completed_total"))
+            assertEquals(0.0, t.metric("iolab_requests_in_flight"))
+        }
+    }
+
+    @Test
+    fun `bad options are one-line usage errors`() {
+        fun fault(vararg args: String) = assertThrows<UsageError> { Settings.fromArgs(arrayOf(*args)) }.message!!
+        assertEquals("missing --model (expected one of: pool, virtual, loop-blocking, loop-offload, loop-async)", fault())
+        assertTrue(fault("--iolab.model=fibers").startsWith("unknown model 'fibers'"))
+        assertEquals(
+            "--threads does not apply to model 'loop-async' (it applies to: pool)",
+            fault("--iolab.model=loop-async", "--iolab.threads=8"),
+        )
+        assertEquals("--threads must be a whole number >= 1, got 'many'", fault("--iolab.model=pool", "--iolab.threads=many"))
+        assertTrue(fault("--iolab.model=pool", "--iolab.pg=x").startsWith("unknown option --pg"))
+        assertEquals(8, Settings.fromArgs(arrayOf("--iolab.model=pool", "--iolab.threads=8")).threads)
+    }
+}

@@ -1,0 +1,64 @@
+// Test helpers: a real target on a random loopback port, and a plain HTTP client.
+package iolab
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.springframework.context.ConfigurableApplicationContext
+import java.net.URI
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.time.Duration
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.Executors
+
+/** One answer, with the wall time it took. */
+class Answer(val status: Int, val contentType: String, val body: String, val millis: Double) {
+    fun json(): JsonNode = ObjectMapper().readTree(body)
+}
+
+/** A target started in this JVM exactly as `main` starts it, on port 0. */
+class Target(vararg options: String) : AutoCloseable {
+    private val ctx: ConfigurableApplicationContext =
+        start(arrayOf("--server.port=0", "--iolab.print-url=false", *options))
+    val base: String = url(ctx.environment)
+
+    /** Few client threads, so the JVM's thread count shows the server's threads. */
+    private val client: HttpClient = HttpClient.newBuilder()
+        .executor(Executors.newFixedThreadPool(2))
+        .connectTimeout(Duration.ofSeconds(5))
+        .build()
+
+    private fun request(path: String) =
+        HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build()
+
+    fun get(path: String): Answer {
+        val t = System.nanoTime()
+        val r = client.send(request(path), HttpResponse.BodyHandlers.ofString())
+        return Answer(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body(), (System.nanoTime() - t) / 1e6)
+    }
+
+    /** [n] requests at once; each answer with its own wall time. */
+    fun burst(path: String, n: Int): List<Answer> {
+        val futures = (1..n).map {
+            val t = System.nanoTime()
+            client.sendAsync(request(path), HttpResponse.BodyHandlers.ofString()).thenApply { r ->
+                Answer(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body(), (System.nanoTime() - t) / 1e6)
+            }
+        }
+        CompletableFuture.allOf(*futures.toTypedArray()).get()
+        return futures.map { it.get() }
+    }
+
+    /** One sample from `/metrics`, by full series name (e.g. `iolab_backend_calls_total{kind="sleep"}`). */
+    fun metric(series: String): Double {
+        val line = get("/metrics").body.lines().firstOrNull { it.startsWith("$series ") }
+            ?: error("no $series in /metrics")
+        return line.substringAfterLast(' ').toDouble()
+    }
+
+    override fun close() {
+        client.close()
+        ctx.close()
+    }
+}
