@@ -218,6 +218,7 @@ impl Pg {
 /// `pg_stat_statements` (the number `iolab verify` compares).
 pub fn sleep_calls(url: &str) -> Result<u64, String> {
     let config = parse(url).map_err(|e| e.to_string())?;
+    let url = url.to_string();
     block_on_io(async move {
         let (client, connection) = config
             .connect(NoTls)

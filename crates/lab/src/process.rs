@@ -151,7 +151,7 @@ impl Target {
 
     fn await_health(&mut self, deadline: Instant, cancel: &AtomicBool) -> Result<(), StartError> {
         let health = format!("{}/health", self.url);
-        let mut last = String::from("no answer");
+        let mut last;
         loop {
             if let Some(d) = self.exit_detail() {
                 return Err(StartError(format!("exited before it was healthy: {d}")));

@@ -65,9 +65,10 @@ impl PreciseTimer {
         }
         // SAFETY: fd is a fresh descriptor we own.
         let owned = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(PreciseTimer {
-            fd: AsyncFd::new(owned)?,
-        })
+        // SAFETY: the OwnedFd stays open, and is the same fd, for the AsyncFd's lifetime.
+        let fd = unsafe { AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE) }
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        Ok(PreciseTimer { fd })
     }
 
     /// Sleep until the run clock reaches `at_ns`.

@@ -18,6 +18,7 @@ mod merge;
 mod open_loop;
 mod output;
 mod recorder;
+mod request;
 mod schedule;
 mod target;
 pub mod text;

@@ -1,14 +1,50 @@
-//! `iolab presets`: not built yet (see the open issues).
+//! `iolab presets`: the experiments `iolab run` knows (built in and in
+//! `presets/`), with their size, expected time and one-line description.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
+
+use iolab_lab::{preset, runner};
 
 use crate::CliError;
 
 /// Flags of `iolab presets`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Folder of preset files to list beside the built-in ones.
+    #[arg(long, value_name = "DIR", default_value = "presets")]
+    pub dir: PathBuf,
+}
 
 /// Run `iolab presets`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage("'iolab presets' is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let all = preset::list(&args.dir);
+    let width = all.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
+    println!("{:<width$}  {:>5}  {:>8}  DESCRIPTION", "NAME", "RUNS", "TIME");
+    let mut broken = 0;
+    for p in &all {
+        match &p.plan {
+            Ok(plan) => {
+                let secs = runner::estimate(plan).as_secs().max(1);
+                println!(
+                    "{:<width$}  {:>5}  {:>8}  {}",
+                    p.name,
+                    plan.runs.len() * plan.reps as usize,
+                    format!("~{}", iolab_model::format_duration(Duration::from_secs(secs))),
+                    plan.description
+                );
+            }
+            Err(e) => {
+                broken += 1;
+                println!("{:<width$}  {:>5}  {:>8}  error: {e}", p.name, "-", "-");
+            }
+        }
+    }
+    println!("\nrun one with `iolab run NAME` (default: {})", preset::DEFAULT_PRESET);
+    Ok(if broken > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

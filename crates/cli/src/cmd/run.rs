@@ -1,14 +1,165 @@
-//! `iolab run`: not built yet (see the open issues).
+//! `iolab run [PRESET]`: flags -> a validated [`ExperimentPlan`] -> the lab's
+//! runner -> a results folder (`runs.json`, `environment.json`, `report.md`,
+//! `report.html`) and a comparison table on stdout.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
+
+use iolab_lab::preset::{self, Overrides};
+use iolab_lab::progress::{summary_line, Console};
+use iolab_lab::{interrupt, results, runner, LabError, RunOptions};
+use iolab_model::experiment::{ExperimentPlan, Work};
+use iolab_model::runs::RunsFile;
+use iolab_report::Format;
 
 use crate::CliError;
 
 /// Flags of `iolab run`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Preset name (see `iolab presets`) or path to a preset .toml file.
+    #[arg(default_value = preset::DEFAULT_PRESET, value_name = "PRESET")]
+    pub preset: String,
+    /// Time-scale F (0 < F <= 1): every duration x F and every rate / F, so a
+    /// 60 s experiment takes 60 x F s with the same requests in flight.
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f64>,
+    /// Repeat every run N times; results keep the median and the spread.
+    #[arg(long, value_name = "N")]
+    pub reps: Option<u32>,
+    /// Results folder [default: results/<preset>-<UTC time>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// No progress and no table: print only the results folder.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Do not pin the target and the load generator to different CPUs.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Skip the contract check (`iolab verify`) before measuring targets.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Print the runs the preset expands to, and the time it will take; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
 
 /// Run `iolab run`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage("'iolab run' is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let plan = preset::load_plan_with(
+        &args.preset,
+        Overrides {
+            scale: args.scale,
+            reps: args.reps,
+        },
+    )
+    .map_err(CliError::usage)?;
+    if args.dry_run {
+        print_plan(&plan);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| results::default_dir(&plan.name));
+    let cancel = interrupt::cancel_on_signals()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
+    let opts = RunOptions {
+        pin: !args.no_pin,
+        verify: !args.no_verify,
+        cancel,
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        ..RunOptions::new(&out_dir)
+    };
+    let console = Console::new(args.quiet);
+    let file = runner::run(&plan, &opts, &console).map_err(|e| match e {
+        LabError::Invalid(m) => CliError::Usage(m),
+        e @ LabError::Io { .. } => CliError::Failed(e.into()),
+    })?;
+
+    write_reports(&file, &out_dir);
+    if args.quiet {
+        println!("{}", out_dir.display());
+    } else {
+        print_table(&file);
+        let failed = file.runs.iter().filter(|r| !r.outcome.is_completed()).count();
+        if failed > 0 {
+            eprintln!(
+                "note: {failed} of {} runs did not complete (see their outcome in runs.json)",
+                file.runs.len()
+            );
+        }
+        if !file.complete {
+            eprintln!("interrupted: kept {} measured runs, marked incomplete", file.runs.len());
+        }
+        eprintln!("results: {}/", out_dir.display());
+    }
+    Ok(if file.complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(interrupt::EXIT_INTERRUPTED)
+    })
+}
+
+/// `report.md` and `report.html` beside `runs.json`; a renderer that fails
+/// leaves its file out (the results can be re-rendered with `iolab report`).
+fn write_reports(file: &RunsFile, dir: &Path) {
+    for (format, name) in [(Format::Markdown, "report.md"), (Format::Html, "report.html")] {
+        if let Ok(bytes) = iolab_report::render(file, format) {
+            if let Err(e) = results::write_atomic(&dir.join(name), &bytes) {
+                eprintln!("warning: cannot write {}: {e}", dir.join(name).display());
+            }
+        }
+    }
+}
+
+/// The report's table, or one summary line per run if it cannot render.
+fn print_table(file: &RunsFile) {
+    let mut out = std::io::stdout().lock();
+    match iolab_report::render(file, Format::Table) {
+        Ok(bytes) => {
+            let _ = out.write_all(&bytes);
+        }
+        Err(_) => {
+            for r in &file.runs {
+                let _ = writeln!(out, "{:<32} {}", r.name, summary_line(r));
+            }
+        }
+    }
+}
+
+fn print_plan(plan: &ExperimentPlan) {
+    println!(
+        "{}: {}\n{} runs x {} reps, scale {}, warm-up {}, about {}",
+        plan.name,
+        plan.description,
+        plan.runs.len(),
+        plan.reps,
+        plan.scale,
+        iolab_model::format_duration(plan.warmup),
+        iolab_model::format_duration(Duration::from_secs(runner::estimate(plan).as_secs().max(1)))
+    );
+    for r in &plan.runs {
+        let what = match &r.work {
+            Work::Http(w) => {
+                let load = match w.driver.peak_rate() {
+                    Some(rate) => format!("{rate} req/s"),
+                    None => "closed loop".to_string(),
+                };
+                format!(
+                    "{}  {}  for {}  timeout {}",
+                    w.steps,
+                    load,
+                    w.driver
+                        .duration()
+                        .map_or("-".into(), iolab_model::format_duration),
+                    iolab_model::format_duration(w.timeout)
+                )
+            }
+            Work::Batch(b) => format!("batch {:?}", b.tasks),
+        };
+        println!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
+    }
 }

@@ -1,14 +1,59 @@
-//! `iolab verify`: not built yet (see the open issues).
+//! `iolab verify URL`: check that a target honours the contract before
+//! measuring it. One line per check; exit 0 only if all pass, 1 if any
+//! fails, 2 for a bad URL or nothing listening.
 
 use std::process::ExitCode;
+
+use iolab_model::parse_duration;
+use iolab_verify::{VerifyError, VerifyOptions};
 
 use crate::CliError;
 
 /// Flags of `iolab verify`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "Example:\n  iolab verify http://127.0.0.1:8080 --model pool")]
+pub struct Args {
+    /// Base URL of the target, e.g. http://127.0.0.1:8080.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// The model the target must name in its answers [default: whatever it names first].
+    #[arg(long, short = 'm', value_name = "MODEL")]
+    pub model: Option<String>,
+    /// Longest wait for one answer.
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub timeout: String,
+    /// Print the report as JSON instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Run `iolab verify`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage("'iolab verify' is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let timeout = parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let opts = VerifyOptions {
+        model: args.model.clone(),
+        timeout,
+    };
+    let report = iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{text}");
+    } else {
+        let width = report.checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
+        for c in &report.checks {
+            let mark = if c.passed { "ok  " } else { "FAIL" };
+            println!("{mark} {:width$}  {}", c.name, c.detail);
+        }
+        let failed = report.checks.iter().filter(|c| !c.passed).count();
+        println!(
+            "{}: {} passed, {failed} failed",
+            report.target,
+            report.checks.len() - failed
+        );
+    }
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

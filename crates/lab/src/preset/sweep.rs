@@ -16,7 +16,11 @@ impl Point {
     /// A numeric point, labelled without a needless `.0`.
     pub fn number(v: f64) -> Point {
         Point {
-            value: serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+            value: if v.fract() == 0.0 && v.abs() < 1e15 {
+                Value::from(v as i64)
+            } else {
+                serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+            },
             label: number_label(v),
         }
     }

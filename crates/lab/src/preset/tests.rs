@@ -212,23 +212,23 @@ model = "pool"
 #[test]
 fn bad_presets_name_file_line_and_field() {
     let e = err(&BASE.replace("threads = 20", "thread = 20"));
-    assert!(e.starts_with("t.toml:14: field 'targets.thread': unknown field `thread`"), "{e}");
+    assert!(e.starts_with("t.toml:13: field 'targets.thread': unknown field `thread`"), "{e}");
     let e = err(&BASE.replace("threads = 20", "threads = \"twenty\""));
-    assert!(e.starts_with("t.toml:14: field 'targets.threads': invalid type"), "{e}");
+    assert!(e.starts_with("t.toml:13: field 'targets.threads': invalid type"), "{e}");
     let e = err(&BASE.replace("threads = 20", "threads = 0"));
-    assert!(e.contains(":14: field 'targets.threads'") && e.contains("at least 1"), "{e}");
+    assert!(e.contains(":13: field 'targets.threads'") && e.contains("at least 1"), "{e}");
     let e = err(&BASE.replace("rate = 200", "rate = -5"));
-    assert!(e.contains(":8: field 'load.rate'") && e.contains("above zero"), "{e}");
+    assert!(e.contains(":7: field 'load.rate'") && e.contains("above zero"), "{e}");
     let e = err(&BASE.replace("\"sleep:100\"", "\"nap:3\""));
-    assert!(e.contains(":7: field 'load.steps'") && e.contains("unknown step"), "{e}");
+    assert!(e.contains(":6: field 'load.steps'") && e.contains("unknown step"), "{e}");
     let e = err(&BASE.replace("\"5s\"", "\"5\""));
-    assert!(e.contains(":9: field 'load.duration'") && e.contains("missing unit"), "{e}");
+    assert!(e.contains(":8: field 'load.duration'") && e.contains("missing unit"), "{e}");
     let e = err(&BASE.replace("\"pool\"", "\"fibers\""));
-    assert!(e.contains(":13: field 'targets.model'") && e.contains("unknown variant"), "{e}");
+    assert!(e.contains(":12: field 'targets.model'") && e.contains("unknown variant"), "{e}");
     let e = err(&BASE.replace("rate = 200\n", ""));
-    assert!(e.starts_with("t.toml:6: field 'load.rate': an open loop needs `rate`"), "{e}");
+    assert!(e.starts_with("t.toml:5: field 'load.rate': an open loop needs `rate`"), "{e}");
     let e = err(&BASE.replace("rate = 200", "rate = 200\nconcurrency = 3"));
-    assert!(e.starts_with("t.toml:9: field 'load.concurrency'"), "{e}");
+    assert!(e.starts_with("t.toml:8: field 'load.concurrency'"), "{e}");
     let e = err(&BASE.replace("name = \"x\"\n", ""));
     assert!(e.contains("missing field `name`"), "{e}");
     let e = err(&format!("{BASE}\n[[targets]]\nmodel = \"pool\"\nthreads = 20\n"));
@@ -236,7 +236,7 @@ fn bad_presets_name_file_line_and_field() {
     let e = err(&format!("{BASE}\n[[targets]]\nmodel = \"virtual\"\n"));
     assert!(e.starts_with("t.toml:16: field 'targets[1].model'"), "{e}");
     let e = err(&BASE.replace("description = \"d\"", "description = \"d\"\nscale = 2"));
-    assert!(e.contains(":3: field 'scale'") && e.contains("at most 1"), "{e}");
+    assert!(e.contains(":4: field 'scale'") && e.contains("at most 1"), "{e}");
     let e = err("name = \"x\"\ndescription = [\n");
     assert!(e.starts_with("t.toml:"), "{e}");
     assert!(!e.contains('\n'), "one line: {e}");

@@ -1,0 +1,79 @@
+//! Faults against real servers: stop memcached / PostgreSQL in the middle of
+//! use, calls fail with `backend_unavailable` (503), start the server again and
+//! the SAME `Backends` succeeds again (no target restart).
+
+mod support;
+
+use std::time::Duration;
+
+use iolab_backends::{mc, BackendConfig, Backends};
+use iolab_model::steps::IoCall;
+
+fn assert_unavailable(r: Result<(), iolab_backends::BackendError>) {
+    let e = r.expect_err("a call to a stopped server succeeded");
+    assert_eq!((e.status(), e.class()), (503, "backend_unavailable"), "{e}");
+}
+
+#[test]
+fn memcached_stopped_and_started_again() {
+    let mut server = support::Memcached::start();
+    let fill = |addr: &str| mc::set(addr, "test", &vec![b'x'; 100_000]).unwrap();
+    fill(&server.addr());
+    let b = Backends::new(BackendConfig {
+        mc: Some(server.addr()),
+        mc_pool: 2,
+        ..BackendConfig::default()
+    });
+    let call = IoCall::Mc { key: "test".into() };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    b.call_blocking(&call).unwrap();
+    rt.block_on(b.call_async(&call)).unwrap();
+
+    server.stop();
+    for _ in 0..3 {
+        assert_unavailable(b.call_blocking(&call));
+        assert_unavailable(rt.block_on(b.call_async(&call)));
+    }
+
+    server.restart();
+    fill(&server.addr()); // a restarted memcached is empty
+    for _ in 0..3 {
+        b.call_blocking(&call).unwrap();
+        rt.block_on(b.call_async(&call)).unwrap();
+    }
+    assert_eq!(b.errors()[3].1, [0, 6, 0, 0]);
+}
+
+#[test]
+fn postgres_stopped_and_started_again() {
+    let mut server = support::Postgres::start();
+    let b = Backends::new(BackendConfig {
+        pg: Some(server.url()),
+        pg_pool: 3,
+        pg_wait: Duration::from_secs(5),
+        ..BackendConfig::default()
+    });
+    let call = IoCall::Pg { micros: 1_000 };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    b.call_blocking(&call).unwrap();
+    rt.block_on(b.call_async(&call)).unwrap();
+
+    // Stop it while a call is running: that call fails too.
+    let long = std::thread::scope(|s| {
+        let running = s.spawn(|| b.call_blocking(&IoCall::Pg { micros: 5_000_000 }));
+        std::thread::sleep(Duration::from_millis(300));
+        server.stop();
+        running.join().unwrap()
+    });
+    assert_unavailable(long);
+    for _ in 0..3 {
+        assert_unavailable(b.call_blocking(&call));
+        assert_unavailable(rt.block_on(b.call_async(&call)));
+    }
+
+    server.restart();
+    for _ in 0..3 {
+        b.call_blocking(&call).unwrap();
+        rt.block_on(b.call_async(&call)).unwrap();
+    }
+}

@@ -1,0 +1,101 @@
+//! How numbers are written: short, fixed rules, so output is stable and
+//! readable (`101ms`, `1.13s`, `450/s`, `12.6%`, `38.2 MiB`).
+
+/// A latency in milliseconds: `0.85ms`, `4.21ms`, `101ms`, `1.13s`, `12.4s`.
+pub fn ms(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    if v < 10.0 {
+        format!("{v:.2}ms")
+    } else if v < 100.0 {
+        format!("{v:.1}ms")
+    } else if v < 1_000.0 {
+        format!("{v:.0}ms")
+    } else if v < 10_000.0 {
+        format!("{:.2}s", v / 1e3)
+    } else {
+        format!("{:.1}s", v / 1e3)
+    }
+}
+
+/// Seconds, as [`ms`] does.
+pub fn secs(v: f64) -> String {
+    ms(v * 1e3)
+}
+
+/// A rate in requests per second: `50`, `812`, `4,500`, `12.5`.
+pub fn rate(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    if v < 100.0 && v.fract().abs() > 1e-9 {
+        format!("{v:.1}")
+    } else {
+        count(v.round() as u64)
+    }
+}
+
+/// A whole count with thousands separators: `27,000`.
+pub fn count(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A ratio as a percentage: `100%`, `99.8%`, `12.6%`, `0.3%`, `0%`.
+pub fn percent(ratio: f64) -> String {
+    let p = ratio * 100.0;
+    if p >= 99.95 && p < 100.0 {
+        // Never round a loss away: 99.97% is not 100%.
+        format!("{p:.2}%")
+    } else if p == 0.0 || p >= 100.0 || (p - p.round()).abs() < 1e-9 {
+        format!("{:.0}%", p)
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// MiB: `7.5 MiB`, `212 MiB`.
+pub fn mib(v: f64) -> String {
+    if v < 100.0 {
+        format!("{v:.1} MiB")
+    } else {
+        format!("{v:.0} MiB")
+    }
+}
+
+/// A plain number with up to `d` decimals, trailing zeros dropped.
+pub fn num(v: f64, d: usize) -> String {
+    let s = format!("{v:.d$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(ms(0.853), "0.85ms");
+        assert_eq!(ms(101.2), "101ms");
+        assert_eq!(ms(1130.0), "1.13s");
+        assert_eq!(rate(4500.0), "4,500");
+        assert_eq!(rate(12.5), "12.5");
+        assert_eq!(percent(0.126), "12.6%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.9997), "99.97%");
+        assert_eq!(count(27_000), "27,000");
+        assert_eq!(num(2.50, 2), "2.5");
+    }
+}

@@ -1,0 +1,239 @@
+//! Line plots: series of points joined by lines, each point a marker with a
+//! native `<title>` tooltip; predictions are drawn dashed with hollow markers.
+
+use super::axis;
+use super::legend::{self, Entry};
+use super::palette::{colour, marker, Marker};
+use super::scale::{Kind, Scale};
+use super::{c, esc, Rect};
+
+/// One data point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// X in data units.
+    pub x: f64,
+    /// Y in data units.
+    pub y: f64,
+    /// Tooltip text.
+    pub tip: String,
+}
+
+/// One line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Palette index.
+    pub colour: usize,
+    /// Points (sorted by x when drawn).
+    pub points: Vec<Point>,
+    /// Dashed, hollow markers (a prediction).
+    pub dashed: bool,
+    /// Draw a marker on every point (off for dense time series).
+    pub markers: bool,
+}
+
+/// An axis: scale kind, title with unit, optional fixed ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    /// Mapping.
+    pub kind: Kind,
+    /// Title with unit, e.g. `offered rate (req/s)`.
+    pub label: String,
+    /// Fixed start (else from the data).
+    pub min: Option<f64>,
+    /// Fixed end (else from the data).
+    pub max: Option<f64>,
+}
+
+impl Axis {
+    /// An axis whose ends come from the data.
+    pub fn new(kind: Kind, label: &str) -> Self {
+        Axis {
+            kind,
+            label: label.to_string(),
+            min: None,
+            max: None,
+        }
+    }
+
+    /// The same axis with fixed ends.
+    pub fn fixed(mut self, min: f64, max: f64) -> Self {
+        self.min = Some(min);
+        self.max = Some(max);
+        self
+    }
+
+    /// Domain covering `values` (positive values only on log scales).
+    pub fn domain(&self, values: impl Iterator<Item = f64>) -> (f64, f64) {
+        let usable = |v: &f64| v.is_finite() && (self.kind != Kind::Log || *v > 0.0);
+        let (lo, hi) = values
+            .filter(usable)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (1.0, 10.0) };
+        let lo = if self.kind == Kind::Linear { lo.min(0.0) } else { lo };
+        let (a, b) = Scale::nice(self.kind, lo, hi);
+        (self.min.unwrap_or(a), self.max.unwrap_or(b))
+    }
+}
+
+/// SVG of one marker at `(x, y)`, with a tooltip when `tip` is not empty.
+pub fn marker_svg(m: Marker, x: f64, y: f64, fill: &str, hollow: bool, tip: &str) -> String {
+    let paint = if hollow {
+        format!("fill=\"#ffffff\" stroke=\"{fill}\" stroke-width=\"1.5\"")
+    } else {
+        format!("fill=\"{fill}\" stroke=\"#ffffff\" stroke-width=\"0.8\"")
+    };
+    let title = if tip.is_empty() {
+        String::new()
+    } else {
+        format!("<title>{}</title>", esc(tip))
+    };
+    let r = 4.0;
+    let shape = match m {
+        Marker::Circle => format!("<circle cx=\"{}\" cy=\"{}\" r=\"{r}\" {paint}>{title}</circle>", c(x), c(y)),
+        Marker::Square => format!(
+            "<rect x=\"{}\" y=\"{}\" width=\"7\" height=\"7\" {paint}>{title}</rect>",
+            c(x - 3.5),
+            c(y - 3.5)
+        ),
+        Marker::Triangle => poly(&[(x, y - r - 0.5), (x + r, y + r * 0.8), (x - r, y + r * 0.8)], &paint, &title),
+        Marker::Down => poly(&[(x, y + r + 0.5), (x + r, y - r * 0.8), (x - r, y - r * 0.8)], &paint, &title),
+        Marker::Diamond => poly(&[(x, y - r - 1.0), (x + r, y), (x, y + r + 1.0), (x - r, y)], &paint, &title),
+        Marker::Cross => format!(
+            "<path d=\"M{} {}h8v3h-8zM{} {}h3v8h-3z\" {paint}>{title}</path>",
+            c(x - 4.0),
+            c(y - 1.5),
+            c(x - 1.5),
+            c(y - 4.0)
+        ),
+    };
+    shape
+}
+
+fn poly(p: &[(f64, f64)], paint: &str, title: &str) -> String {
+    let pts: Vec<String> = p.iter().map(|(x, y)| format!("{},{}", c(*x), c(*y))).collect();
+    format!("<polygon points=\"{}\" {paint}>{title}</polygon>", pts.join(" "))
+}
+
+/// Draw series into a frame with both axes; returns the number of points drawn.
+pub fn plot(out: &mut String, f: Rect, xa: &Axis, ya: &Axis, series: &[Series], font: f64) -> usize {
+    let xd = xa.domain(series.iter().flat_map(|s| s.points.iter().map(|p| p.x)));
+    let yd = ya.domain(series.iter().flat_map(|s| s.points.iter().map(|p| p.y)));
+    let xs = Scale { kind: xa.kind, d0: xd.0, d1: xd.1, r0: f.x, r1: f.x + f.w };
+    let ys = Scale { kind: ya.kind, d0: yd.0, d1: yd.1, r0: f.y + f.h, r1: f.y };
+    plot_on(out, f, &xs, &ys, xa, ya, series, font)
+}
+
+/// Draw series on given scales (shared across small multiples).
+#[allow(clippy::too_many_arguments)]
+pub fn plot_on(
+    out: &mut String,
+    f: Rect,
+    xs: &Scale,
+    ys: &Scale,
+    xa: &Axis,
+    ya: &Axis,
+    series: &[Series],
+    font: f64,
+) -> usize {
+    axis::draw(out, f, xs, ys, &xa.label, &ya.label, font);
+    let valid = |v: f64, k: Kind| v.is_finite() && (k != Kind::Log || v > 0.0);
+    let mut n = 0;
+    for s in series {
+        let mut pts: Vec<&Point> = s
+            .points
+            .iter()
+            .filter(|p| valid(p.x, xa.kind) && valid(p.y, ya.kind))
+            .collect();
+        pts.sort_by(|a, b| a.x.total_cmp(&b.x));
+        if pts.is_empty() {
+            continue;
+        }
+        let col = colour(s.colour);
+        let clamp = |v: f64, lo: f64, hi: f64| v.max(lo.min(hi)).min(hi.max(lo));
+        let xy = |p: &Point| {
+            (
+                clamp(xs.map(p.x), f.x, f.x + f.w),
+                clamp(ys.map(p.y), f.y, f.y + f.h),
+            )
+        };
+        out.push_str(&format!("<g class=\"series\" data-name=\"{}\">", esc(&s.name)));
+        if pts.len() > 1 {
+            let line: Vec<String> = pts
+                .iter()
+                .map(|p| {
+                    let (x, y) = xy(p);
+                    format!("{},{}", c(x), c(y))
+                })
+                .collect();
+            let dash = if s.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+            let width = if s.markers { 2.0 } else { 1.5 };
+            out.push_str(&format!(
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"{width}\" stroke-linejoin=\"round\"{dash}/>",
+                line.join(" ")
+            ));
+        }
+        for p in &pts {
+            let (x, y) = xy(p);
+            if s.markers || pts.len() == 1 {
+                out.push_str(&marker_svg(marker(s.colour), x, y, col, s.dashed, &p.tip));
+            } else {
+                // Dense series: an invisible hit area still carries the value.
+                out.push_str(&format!(
+                    "<circle cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{col}\" fill-opacity=\"0\"><title>{}</title></circle>",
+                    c(x),
+                    c(y),
+                    esc(&p.tip)
+                ));
+            }
+            n += 1;
+        }
+        out.push_str("</g>");
+    }
+    n
+}
+
+/// A complete chart: title, one plot, legend under it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    /// Title.
+    pub title: String,
+    /// X axis.
+    pub x: Axis,
+    /// Y axis.
+    pub y: Axis,
+    /// Lines.
+    pub series: Vec<Series>,
+    /// Width, px.
+    pub width: f64,
+    /// Height of the plot area, px.
+    pub height: f64,
+}
+
+impl LineChart {
+    /// The SVG and the number of points drawn.
+    pub fn render(&self) -> (String, usize) {
+        let entries: Vec<Entry> = self
+            .series
+            .iter()
+            .filter(|s| !s.points.is_empty())
+            .map(|s| Entry { name: s.name.clone(), colour: s.colour, dashed: s.dashed })
+            .collect();
+        let (left, right, top) = (70.0, 20.0, 34.0);
+        let lw = self.width - left - right;
+        let lh = legend::height(&entries, lw);
+        let total = top + self.height + 48.0 + lh + 8.0;
+        let mut out = super::open(self.width, total, &self.title);
+        out.push_str(&format!(
+            "<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\" fill=\"#111111\">{}</text>",
+            c(left - 40.0),
+            esc(&self.title)
+        ));
+        let f = Rect { x: left, y: top, w: lw, h: self.height };
+        let n = plot(&mut out, f, &self.x, &self.y, &self.series, 11.0);
+        legend::draw(&mut out, left, top + self.height + 48.0, lw, &entries);
+        out.push_str(super::close());
+        (out, n)
+    }
+}

@@ -1,0 +1,139 @@
+//! The shared contract vectors (`vectors/contract.json`), embedded, and how
+//! one answer is judged against one expectation.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::client::HttpResponse;
+
+/// The vectors file as shipped in the repository.
+pub const CONTRACT_JSON: &str = include_str!("../../../vectors/contract.json");
+
+/// The whole vectors file.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Vectors {
+    /// Its schema tag, `iolab.vectors.contract/1`.
+    pub schema: String,
+    /// The cases, in the order to run them.
+    pub cases: Vec<Case>,
+}
+
+/// One request and what a target must answer.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Case {
+    /// Short name, used as the check's name.
+    pub name: String,
+    /// Path and query, e.g. `/work?steps=sleep:200`.
+    pub path: String,
+    /// The backend the request needs (`pg`, `mc`, `http`), if any.
+    #[serde(default)]
+    pub needs: Option<String>,
+    /// The answer of a target that has what it needs.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// The answer of a target without the backend it needs.
+    #[serde(default)]
+    pub unconfigured: Option<Expect>,
+}
+
+/// An expected answer.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Expect {
+    /// Status code.
+    pub status: u16,
+    /// Content-Type prefix.
+    #[serde(default)]
+    pub content_type: Option<String>,
+    /// JSON fields that must be equal (`"$model"` = the target's model).
+    #[serde(default)]
+    pub body: BTreeMap<String, Value>,
+    /// Substrings the body must contain.
+    #[serde(default)]
+    pub body_contains: Vec<String>,
+    /// Least wall time of the request, ms.
+    #[serde(default)]
+    pub min_ms: Option<f64>,
+    /// Most wall time of the request, ms.
+    #[serde(default)]
+    pub max_ms: Option<f64>,
+}
+
+/// The embedded vectors.
+pub fn contract() -> Vectors {
+    serde_json::from_str(CONTRACT_JSON).expect("vectors/contract.json is valid (tested)")
+}
+
+impl Expect {
+    /// `Ok(detail)` if `resp` matches, else `Err(reason)`.
+    pub fn judge(&self, resp: &HttpResponse, model: Option<&str>) -> Result<String, String> {
+        let ms = resp.elapsed.as_secs_f64() * 1e3;
+        let short = short_body(&resp.body);
+        if resp.status != self.status {
+            return Err(format!("expected status {}, got {} (body: {short})", self.status, resp.status));
+        }
+        let ctype = resp.header("content-type").unwrap_or("");
+        if let Some(want) = &self.content_type {
+            if !ctype.starts_with(want.as_str()) {
+                return Err(format!("expected Content-Type {want}, got '{ctype}'"));
+            }
+        }
+        if !self.body.is_empty() {
+            let json: Value = serde_json::from_str(&resp.body)
+                .map_err(|e| format!("body is not JSON ({e}): {short}"))?;
+            for (field, want) in &self.body {
+                let want = match (want, model) {
+                    (Value::String(s), Some(m)) if s == "$model" => Value::String(m.to_string()),
+                    (Value::String(s), None) if s == "$model" => {
+                        if json.get(field).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+                            continue;
+                        }
+                        return Err(format!("field '{field}' should name the model, body: {short}"));
+                    }
+                    _ => want.clone(),
+                };
+                if json.get(field) != Some(&want) {
+                    return Err(format!("field '{field}' should be {want}, body: {short}"));
+                }
+            }
+        }
+        for needle in &self.body_contains {
+            if !resp.body.contains(needle.as_str()) {
+                return Err(format!("body lacks {needle:?}: {short}"));
+            }
+        }
+        if let Some(min) = self.min_ms {
+            if ms < min {
+                return Err(format!("took {ms:.1} ms, at least {min} ms expected: the step was not run"));
+            }
+        }
+        if let Some(max) = self.max_ms {
+            if ms > max {
+                return Err(format!("took {ms:.1} ms, at most {max} ms expected"));
+            }
+        }
+        Ok(format!("{} {} {ms:.1} ms", resp.status, if ctype.is_empty() { "-" } else { ctype }))
+    }
+}
+
+/// The body cut to one readable line.
+pub fn short_body(body: &str) -> String {
+    let one_line: String = body.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if one_line.chars().count() > 120 {
+        one_line.chars().take(117).collect::<String>() + "..."
+    } else {
+        one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn embedded_vectors_parse() {
+        let v = super::contract();
+        assert_eq!(v.schema, "iolab.vectors.contract/1");
+        assert!(v.cases.len() >= 10);
+        assert!(v.cases.iter().all(|c| c.expect.is_some() || c.unconfigured.is_some()));
+    }
+}
