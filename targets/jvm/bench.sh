@@ -44,7 +44,7 @@ for m in "${models[@]}"; do
 
   # HOLD requests at once: each URL once, one connection each.
   for i in $(seq "$hold"); do echo "url = \"$url/work?steps=sleep:$hold_ms&i=$i\""; echo "output = /dev/null"; done >"$run/urls"
-  curl -s --parallel --parallel-immediate --parallel-max "$hold" --max-time 120 -K "$run/urls" -w '%{http_code}\n' >"$run/codes" &
+  curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max "$hold" --max-time 120 -K "$run/urls" -w '%{http_code}\n' >"$run/codes" &
   load=$!
   sleep "$(awk -v ms="$hold_ms" 'BEGIN {print ms / 1000 * 0.75}')"
   held=$(rss_mb "$pid")

@@ -1,8 +1,14 @@
 //! Open loop on one event loop: a dispatcher walks the computed schedule and
 //! queues each due request; a pool of workers (one connection each, grown on
-//! demand up to this thread's share of the cap) takes them in order. A request
-//! still queued when its deadline (intended time + timeout) passes, or when the
-//! run ends or is cancelled, is `not_sent`.
+//! demand up to this thread's share of the cap) takes them. A request still
+//! queued when its deadline (intended time + timeout) passes, or when the run
+//! is cancelled, is `not_sent`.
+//!
+//! Workers take the *newest* due request: when every connection is busy, the
+//! sends that do go out stay close to their schedule, and the backlog turns
+//! into `not_sent` instead of a train of stale sends that could only time out
+//! (with oldest-first, each freed connection would always find a request whose
+//! deadline had not quite passed, and nothing would ever be counted not_sent).
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -112,14 +118,10 @@ async fn worker(pool: Rc<Pool>) {
     let ctx = &pool.ctx;
     let mut conn = None;
     loop {
-        let item = pool.queue.borrow_mut().pop_front();
+        let item = take(&pool);
         match item {
             Some(at) => {
                 let deadline = (at + ctx.timeout_ns).min(ctx.hard_end_ns);
-                if ctx.cancelled() || now_ns() >= deadline {
-                    pool.rec.borrow_mut().not_sent(at);
-                    continue;
-                }
                 request(&mut conn, ctx, &pool.rec, at, deadline, true).await;
             }
             None if pool.done.get() => break,
@@ -129,4 +131,25 @@ async fn worker(pool: Rc<Pool>) {
             }
         }
     }
+}
+
+/// Count expired (or, once cancelled, all) queued requests as not_sent, then
+/// take the newest one left.
+fn take(pool: &Pool) -> Option<u64> {
+    let ctx = &pool.ctx;
+    let mut q = pool.queue.borrow_mut();
+    let now = now_ns();
+    let cancelled = ctx.cancelled();
+    let expired = |at: u64| cancelled || now >= (at + ctx.timeout_ns).min(ctx.hard_end_ns);
+    if q.front().is_some_and(|&at| expired(at)) {
+        let mut rec = pool.rec.borrow_mut();
+        while let Some(&at) = q.front() {
+            if !expired(at) {
+                break;
+            }
+            q.pop_front();
+            rec.not_sent(at);
+        }
+    }
+    q.pop_back()
 }

@@ -98,7 +98,11 @@ pub fn serve(ctx: Arc<Ctx>, listener: TcpListener) -> Result<(), ServeError> {
     }
     drop(listener);
     pool.ctx.drain(|| pool.lock().conns_waiting == 0);
-    pool.exit.store(true, Ordering::SeqCst);
+    {
+        // Set under the lock, so no worker can miss the wake-up below.
+        let _q = pool.lock();
+        pool.exit.store(true, Ordering::SeqCst);
+    }
     pool.ready.notify_all();
     let _ = poller.join();
     Ok(())
@@ -171,12 +175,9 @@ impl Pool {
                 q.threads -= 1;
                 return None;
             }
+            // No timeout: 10,000 idle workers must not wake for nothing.
             q.idle += 1;
-            q = self
-                .ready
-                .wait_timeout(q, Duration::from_millis(250))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            q = self.ready.wait(q).unwrap_or_else(|e| e.into_inner());
             q.idle -= 1;
         }
     }

@@ -54,7 +54,8 @@ impl Shutdown {
         let _ = rx.wait_for(|fired| *fired).await;
     }
 
-    /// Fire on SIGINT or SIGTERM (a background thread waits for them).
+    /// Fire on SIGINT or SIGTERM (a background thread waits for them); a
+    /// second signal exits at once (status 130), as people expect of Ctrl-C.
     pub fn on_signals(&self) -> std::io::Result<()> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
@@ -62,8 +63,12 @@ impl Shutdown {
         std::thread::Builder::new()
             .name("iolab-signals".into())
             .spawn(move || {
-                if signals.forever().next().is_some() {
+                let mut forever = signals.forever();
+                if forever.next().is_some() {
                     me.trigger();
+                }
+                if forever.next().is_some() {
+                    std::process::exit(130);
                 }
             })?;
         Ok(())

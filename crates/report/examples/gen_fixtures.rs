@@ -201,7 +201,8 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
 
     // Telemetry every 100 ms of the run's length (as the scale shrinks it).
     let step = (load.interval / 5.0).max(0.01);
-    let server_end = reqs.iter().map(|q| q.finish).fold(elapsed, f64::max);
+    // Telemetry stops with the attack: the target is stopped after each run.
+    let server_end = elapsed;
     let mut tel = Vec::new();
     let mut peak_busy = 0u64;
     let mut t = -2.0 * step;
@@ -365,6 +366,7 @@ fn predict(name: &str, model: ModelKind, p: &ModelParams, load: &Load) -> Predic
         capacity_rps: cap.map(|c| r(c, 2)),
         first_timeout_s: first,
         explanation: String::new(),
+        ..Default::default()
     }
 }
 
@@ -567,13 +569,14 @@ fn e1_workers() -> RunsFile {
                 failed: 0,
                 total_s: r(total, 3),
                 by_type: BTreeMap::from([
-                    ("cpu".to_string(), TaskTypeStats { count: 100, mean_ms: r(total * 520.0, 1), p99_ms: r(total * 980.0, 1), wait_mean_ms: r(total * 170.0, 1), service_mean_ms: r(350.0 * (1.0 + 0.2 * rng.next()), 1) }),
-                    ("io".to_string(), TaskTypeStats { count: 100, mean_ms: r(600.0 + io_wait, 1), p99_ms: r(700.0 + io_wait * 1.8, 1), wait_mean_ms: r(io_wait, 1), service_mean_ms: r(601.0 + rng.next(), 1) }),
+                    ("cpu".to_string(), TaskTypeStats { count: 100, mean_ms: r(total * 520.0, 1), p99_ms: r(total * 980.0, 1), wait_mean_ms: r(total * 170.0, 1), service_mean_ms: r(350.0 * (1.0 + 0.2 * rng.next()), 1), ..Default::default() }),
+                    ("io".to_string(), TaskTypeStats { count: 100, mean_ms: r(600.0 + io_wait, 1), p99_ms: r(700.0 + io_wait * 1.8, 1), wait_mean_ms: r(io_wait, 1), service_mean_ms: r(601.0 + rng.next(), 1), ..Default::default() }),
                 ]),
                 peak_threads: 3 + w as u64 + if kind == WorkerKind::SharedPool { 24 } else { 0 },
                 peak_rss_mb: r(7.5 + w as f64 * 0.1, 2),
                 cpu_utilisation: r((50.0 * scale / total).min(1.0) * 0.97, 3),
                 failure: None,
+                ..Default::default()
             };
             runs.push(batch_record(name, coords, model, ModelParams { threads: Some(w), ..Default::default() }, spec, scale, result));
         }
@@ -638,11 +641,13 @@ fn e3_calls() -> RunsFile {
                     p99_ms: r(total * 1e3 * 0.99, 2),
                     wait_mean_ms: r((total * 1e3 * 0.5 - 5.0).max(0.0), 2),
                     service_mean_ms: r(s * 1e3 + 0.08, 2),
+                    ..Default::default()
                 })]),
                 peak_threads: threads,
                 peak_rss_mb: r(5.0 + threads as f64 * 0.07 + n as f64 * 0.0004, 2),
                 cpu_utilisation: r(0.01 + 0.02 * rng.next(), 3),
                 failure: None,
+                ..Default::default()
             };
             let spec = BatchSpec { tasks: TaskMix::Calls { n, ms: s * 1e3 }, master: None, seed: 42 };
             runs.push(batch_record(name, coords, model, params.clone(), spec, scale, result));

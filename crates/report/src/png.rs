@@ -1,0 +1,67 @@
+//! `--png DIR`: every chart rasterised from its own SVG with resvg, text in
+//! the system's fonts (DejaVu Sans where installed).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use iolab_model::runs::RunsFile;
+use resvg::{tiny_skia, usvg};
+
+use crate::charts;
+use crate::RenderError;
+
+/// Pixels per SVG unit: crisp on high-density screens and in READMEs.
+const ZOOM: f32 = 2.0;
+
+fn options() -> usvg::Options<'static> {
+    let mut opt = usvg::Options::default();
+    let db = opt.fontdb_mut();
+    db.load_system_fonts();
+    db.set_sans_serif_family("DejaVu Sans");
+    opt
+}
+
+/// Rasterise one SVG document to PNG bytes.
+pub fn rasterise(id: &str, svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, RenderError> {
+    let err = |reason: String| RenderError::Raster { chart: id.to_string(), reason };
+    // Inline SVG in HTML needs no namespace; a standalone SVG document does.
+    let doc = svg.replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1);
+    let tree = usvg::Tree::from_str(&doc, opt).map_err(|e| err(e.to_string()))?;
+    let size = tree.size().to_int_size();
+    let (w, h) = (
+        (size.width() as f32 * ZOOM).ceil() as u32,
+        (size.height() as f32 * ZOOM).ceil() as u32,
+    );
+    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| err(format!("bad size {w}x{h}")))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::from_scale(ZOOM, ZOOM), &mut pixmap.as_mut());
+    pixmap.encode_png().map_err(|e| err(e.to_string()))
+}
+
+/// Write every chart as `<dir>/<chart id>.png`.
+pub fn render_all(file: &RunsFile, dir: &Path) -> Result<Vec<PathBuf>, RenderError> {
+    std::fs::create_dir_all(dir).map_err(|source| RenderError::Io { path: dir.to_path_buf(), source })?;
+    let opt = options();
+    let mut out = Vec::new();
+    for chart in charts::charts(file) {
+        let bytes = rasterise(&chart.id, &chart.svg, &opt)?;
+        let path = dir.join(format!("{}.png", chart.id));
+        std::fs::write(&path, bytes).map_err(|source| RenderError::Io { path: path.clone(), source })?;
+        out.push(path);
+    }
+    Ok(out)
+}
+
+/// Distinct colours in a PNG: a check that an image is not blank.
+pub fn distinct_colours(png: &[u8]) -> Result<usize, RenderError> {
+    let pixmap = tiny_skia::Pixmap::decode_png(png).map_err(|e| RenderError::Raster {
+        chart: "png".into(),
+        reason: e.to_string(),
+    })?;
+    let set: HashSet<[u8; 4]> = pixmap
+        .pixels()
+        .iter()
+        .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
+        .collect();
+    Ok(set.len())
+}

@@ -4,7 +4,7 @@
 use iolab_model::runs::RunsFile;
 
 use crate::groups::Group;
-use crate::numbers::{count, mib, ms, num, percent, rate, secs};
+use crate::numbers::{count, mib, ms, num, percent, rate};
 use crate::summary::RunRow;
 
 /// A table: header, rows, and which columns are numbers (right-aligned).
@@ -199,9 +199,4 @@ pub fn preamble(file: &RunsFile) -> Vec<String> {
     }
     lines.push(facts.join(" · "));
     lines
-}
-
-/// Latency helper re-exported for other renderers.
-pub fn fmt_secs(v: f64) -> String {
-    secs(v)
 }

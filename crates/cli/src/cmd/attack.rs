@@ -1,14 +1,310 @@
-//! `iolab attack`: not built yet (see the open issues).
+//! `iolab attack URL`: send HTTP load, open loop (`--rate`/`--phase`) or
+//! closed loop (`--concurrency`), and report what happened honestly. Flags
+//! become a validated [`AttackPlan`]; `iolab_loadgen::attack` does the work;
+//! the result is rendered as text (default) or `iolab.attack/1` JSON.
 
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use iolab_loadgen::{AttackError, Hooks};
+use iolab_model::attack::AttackPlan;
+use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
+use iolab_model::parse_duration;
 
 use crate::CliError;
 
+/// Arrival process of an open loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalArg {
+    /// Evenly spaced sends.
+    Constant,
+    /// Exponential gaps (seeded with --seed, so runs repeat).
+    Poisson,
+}
+
 /// Flags of `iolab attack`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  iolab attack http://127.0.0.1:8080/ --rate 500 --duration 30s
+  iolab attack http://127.0.0.1:8080/ --phase 10s:50..450 --phase 60s:450 --arrival poisson
+  iolab attack http://127.0.0.1:8080/ --concurrency 50 --requests 100000
+  iolab attack http://127.0.0.1:8080/ --rate 200 -d 1m --new-connection --json > run.json")]
+pub struct Args {
+    /// URL to attack (http:// only), e.g. http://127.0.0.1:8080/work?steps=sleep:100.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Open loop: requests per second, sent on schedule whatever the answers.
+    #[arg(long, short = 'r', value_name = "R")]
+    pub rate: Option<f64>,
+    /// Open loop: how long to send; closed loop: stop after this long (500ms, 3s, 1m).
+    #[arg(long, short = 'd', value_name = "D")]
+    pub duration: Option<String>,
+    /// Open loop in phases, in order: DUR:RATE (hold) or DUR:FROM..TO (linear
+    /// ramp); add @START to place a phase explicitly (gaps send nothing,
+    /// overlaps are refused). Repeat the flag: --phase 10s:50..450 --phase 60s:450.
+    #[arg(long = "phase", value_name = "SPEC")]
+    pub phases: Vec<String>,
+    /// Open loop: arrival process.
+    #[arg(long, value_enum, default_value = "constant")]
+    pub arrival: ArrivalArg,
+    /// Seed of the Poisson arrivals.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Closed loop: this many clients, each sending its next request when answered.
+    #[arg(long, short = 'c', value_name = "C")]
+    pub concurrency: Option<u32>,
+    /// Closed loop: stop after this many requests in all.
+    #[arg(long, short = 'n', value_name = "N")]
+    pub requests: Option<u64>,
+    /// Most connections open at once; the keep-alive pool grows to it as needed.
+    /// A request that cannot get one before its timeout is counted as not_sent.
+    #[arg(long, value_name = "MAX", default_value_t = ConnectionMode::DEFAULT_MAX)]
+    pub connections: u32,
+    /// Open a new TCP connection for every request (artillery's way) instead of keep-alive.
+    #[arg(long)]
+    pub new_connection: bool,
+    /// Per-request timeout, counted from the intended send time [default: 10s,
+    /// artillery's default].
+    #[arg(long, value_name = "T", default_value = "10s", hide_default_value = true)]
+    pub timeout: String,
+    /// Width of one series interval.
+    #[arg(long, value_name = "I", default_value = "1s")]
+    pub interval: String,
+    /// Generator event loops (threads) [default: one per available core, or per --cpus].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Pin the generator threads to these CPUs, e.g. 1 or 0,2-3.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Print one iolab.attack/1 JSON object instead of the text summary.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Write an HdrHistogram interval log of latency (microseconds) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub hdr: Option<PathBuf>,
+    /// Write one CSV row per request to FILE (intended_ms,sent_ms,latency_ms,status,error).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
+    parse_duration(s).map_err(|e| CliError::usage(format!("{flag}: {e}")))
+}
+
+/// Parse one `--phase`: `DUR:RATE` or `DUR:FROM..TO`, optionally `@START`.
+fn parse_phase(spec: &str) -> Result<(Option<Duration>, Phase), CliError> {
+    let bad = |why: &str| {
+        CliError::usage(format!(
+            "--phase '{spec}': {why} (use DUR:RATE or DUR:FROM..TO, e.g. 10s:50..450, optionally @START)"
+        ))
+    };
+    let (body, start) = match spec.split_once('@') {
+        Some((b, s)) => (b, Some(duration("--phase start", s)?)),
+        None => (spec, None),
+    };
+    let (dur, rates) = body.split_once(':').ok_or_else(|| bad("missing ':'"))?;
+    let dur = duration("--phase", dur)?;
+    let rate = |s: &str| -> Result<f64, CliError> {
+        let r: f64 = s.trim().parse().map_err(|_| bad("rate is not a number"))?;
+        if !r.is_finite() || r < 0.0 {
+            return Err(bad("rates must be >= 0"));
+        }
+        Ok(r)
+    };
+    let (from, to) = match rates.split_once("..") {
+        Some((a, b)) => (rate(a)?, rate(b)?),
+        None => {
+            let r = rate(rates)?;
+            (r, r)
+        }
+    };
+    if dur.is_zero() {
+        return Err(bad("duration must be > 0"));
+    }
+    Ok((start, Phase { duration: dur, from_rps: from, to_rps: to }))
+}
+
+/// Lay phases on one timeline: explicit starts may leave gaps (filled with a
+/// zero rate) but must not overlap the previous phase.
+fn phases(specs: &[String]) -> Result<Vec<Phase>, CliError> {
+    let mut out: Vec<Phase> = Vec::new();
+    let mut end = Duration::ZERO;
+    for (i, spec) in specs.iter().enumerate() {
+        let (start, phase) = parse_phase(spec)?;
+        if let Some(start) = start {
+            if start < end {
+                return Err(CliError::usage(format!(
+                    "--phase '{spec}' starts at {} but phase {} ends at {}: phases must not overlap",
+                    iolab_model::format_duration(start),
+                    i,
+                    iolab_model::format_duration(end)
+                )));
+            }
+            if start > end {
+                out.push(Phase::hold(0.0, start - end));
+            }
+            end = start;
+        }
+        end += phase.duration;
+        out.push(phase);
+    }
+    Ok(out)
+}
+
+/// Parse `1`, `0,2-3`.
+fn cpus(list: &str) -> Result<Vec<usize>, CliError> {
+    let bad = || CliError::usage(format!("--cpus '{list}': use a list like 1 or 0,2-3"));
+    let mut out = Vec::new();
+    for part in list.split(',') {
+        let part = part.trim();
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                if a > b {
+                    return Err(bad());
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(part.parse().map_err(|_| bad())?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// Turn the flags into a plan (validated by the library afterwards).
+pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
+    let dur = args.duration.as_deref().map(|d| duration("--duration", d)).transpose()?;
+    let driver = match (args.concurrency, args.rate, args.phases.is_empty()) {
+        (Some(_), Some(_), _) | (Some(_), _, false) => {
+            return Err(CliError::usage(
+                "--concurrency (closed loop) cannot be combined with --rate/--phase (open loop): pick one",
+            ))
+        }
+        (Some(c), None, true) => {
+            if args.requests.is_none() && dur.is_none() {
+                return Err(CliError::usage("closed loop needs --requests N and/or --duration D"));
+            }
+            Driver::Closed { concurrency: c, requests: args.requests, duration: dur }
+        }
+        (None, rate, no_phases) => {
+            if args.requests.is_some() {
+                return Err(CliError::usage("--requests bounds a closed loop: add --concurrency C, or use --rate with --duration"));
+            }
+            let phases = match (rate, no_phases) {
+                (Some(_), false) => {
+                    return Err(CliError::usage("give either --rate R --duration D or --phase specs, not both"))
+                }
+                (Some(r), true) => {
+                    let d = dur.ok_or_else(|| CliError::usage("--rate needs --duration D (e.g. --duration 30s)"))?;
+                    if !(r > 0.0 && r.is_finite()) {
+                        return Err(CliError::usage(format!("--rate {r}: must be > 0 requests/s")));
+                    }
+                    vec![Phase::hold(r, d)]
+                }
+                (None, false) => {
+                    if dur.is_some() {
+                        return Err(CliError::usage("--duration does not apply to --phase (each phase has its own)"));
+                    }
+                    phases(&args.phases)?
+                }
+                (None, true) => {
+                    return Err(CliError::usage(
+                        "say how to send: --rate R --duration D (open loop), --phase DUR:RATE, or --concurrency C --requests N (closed loop)",
+                    ))
+                }
+            };
+            let arrival = match args.arrival {
+                ArrivalArg::Constant => Arrival::Constant,
+                ArrivalArg::Poisson => Arrival::Poisson { seed: args.seed },
+            };
+            Driver::Open { phases, arrival }
+        }
+    };
+    let max = args.connections;
+    Ok(AttackPlan {
+        target: args.url.clone(),
+        driver,
+        connections: if args.new_connection {
+            ConnectionMode::NewPerRequest { max }
+        } else {
+            ConnectionMode::KeepAlive { max }
+        },
+        timeout: duration("--timeout", &args.timeout)?,
+        interval: duration("--interval", &args.interval)?,
+        threads: args.threads,
+        cpus: args.cpus.as_deref().map(cpus).transpose()?.unwrap_or_default(),
+        record_requests: args.csv.is_some(),
+    })
+}
 
 /// Run `iolab attack`.
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    Err(CliError::usage("'iolab attack' is not built yet"))
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let plan = plan(&args)?;
+    iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
+    let live = std::io::stdout().is_terminal() && !args.quiet;
+    let mut hooks = Hooks::default();
+    if live {
+        hooks.progress = Some(Arc::new(|p: &iolab_loadgen::Progress| {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r\x1b[K{}", iolab_loadgen::text::progress_line(p));
+            let _ = e.flush();
+        }));
+    }
+    let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
+        AttackError::Invalid(m) | AttackError::Setup(m) => CliError::usage(m),
+    })?;
+    if live {
+        eprint!("\r\x1b[K");
+    }
+    if let Some(path) = &args.hdr {
+        report
+            .write_hdr_log(path)
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write --hdr {}: {e}", path.display())))?;
+    }
+    if let Some(path) = &args.csv {
+        report
+            .write_csv(path)
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write --csv {}: {e}", path.display())))?;
+    }
+    if args.json {
+        let text = serde_json::to_string_pretty(&report.result).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{text}");
+    } else {
+        print!("{}", iolab_loadgen::text::render(&report.result));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phases_lay_out_in_order_with_gaps_and_refuse_overlaps() {
+        let p = phases(&["10s:50..450".into(), "60s:450".into()]).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!((p[0].from_rps, p[0].to_rps, p[1].from_rps), (50.0, 450.0, 450.0));
+        let p = phases(&["1s:10".into(), "1s:20@3s".into()]).unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[1].to_rps, 0.0);
+        assert_eq!(p[1].duration, Duration::from_secs(2));
+        assert!(phases(&["10s:5".into(), "1s:5@5s".into()]).is_err());
+        assert!(phases(&["10x:5".into()]).is_err());
+        assert!(phases(&["10s".into()]).is_err());
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(cpus("0,2-3").unwrap(), vec![0, 2, 3]);
+        assert!(cpus("3-1").is_err());
+        assert!(cpus("a").is_err());
+    }
 }

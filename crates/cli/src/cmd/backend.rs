@@ -9,6 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 
 use iolab_backends::{BackendConfig, BackendCounts};
+use iolab_model::steps::{IoCall, Step};
 
 use crate::cmd::backend_flags::BackendFlags;
 use crate::CliError;
@@ -91,9 +92,17 @@ fn http(a: HttpArgs) -> Result<ExitCode, CliError> {
 
 fn mc_fill(a: McFillArgs) -> Result<ExitCode, CliError> {
     iolab_backends::check_mc_addr(&a.mc).map_err(CliError::usage)?;
-    iolab_model::steps::parse(&format!("mc:{}", a.key)).map_err(|e| {
-        CliError::usage(format!("bad --key '{}': {e}", a.key))
-    })?;
+    // The key must be one that an `mc:KEY` step can name.
+    match iolab_model::steps::parse(&format!("mc:{}", a.key)) {
+        Ok(Step::Io(IoCall::Mc { key })) if key == a.key => {}
+        Ok(_) => {
+            return Err(CliError::usage(format!(
+                "bad --key '{}': use letters, digits and _ . : - only",
+                a.key
+            )))
+        }
+        Err(e) => return Err(CliError::usage(format!("bad --key '{}': {e}", a.key))),
+    }
     // A recognisable, incompressible-enough pattern: bytes cycle through a-z.
     let value: Vec<u8> = (0..a.size).map(|i| b'a' + (i % 26) as u8).collect();
     iolab_backends::mc::set(&a.mc, &a.key, &value).map_err(|e| {

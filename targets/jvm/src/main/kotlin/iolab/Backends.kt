@@ -1,8 +1,9 @@
-// Which backends this target can reach. Only the embedded `sleep` exists so far;
-// a step naming another backend is refused up front with the Rust targets' message.
+// Which backends this target can reach: the embedded `sleep`, and `http` when a delay
+// service is given. A step naming any other backend is refused up front, before any of
+// its work runs, with the Rust targets' message.
 package iolab
 
-object Backends {
+class Backends(val http: HttpBackend?) {
     /** The `iolab serve` flag that would configure [kind] (crates/backends `config_flag`). */
     private fun flag(kind: BackendKind) = when (kind) {
         BackendKind.SLEEP -> "nothing (sleep is embedded)"
@@ -10,6 +11,8 @@ object Backends {
         BackendKind.PG -> "--pg URL"
         BackendKind.MC -> "--mc HOST:PORT"
     }
+
+    private fun configured(kind: BackendKind) = kind == BackendKind.SLEEP || (kind == BackendKind.HTTP && http != null)
 
     fun notConfigured(kind: BackendKind) =
         "backend '${kind.label}' not configured: start the target with ${flag(kind)} (see `iolab serve --help`)"
@@ -23,7 +26,7 @@ object Backends {
             throw WorkError(400, e.message!!)
         }
         for (kind in BackendKind.entries) {
-            if (kind != BackendKind.SLEEP && kind in step.backends()) {
+            if (kind in step.backends() && !configured(kind)) {
                 Counters.backendCall(kind)
                 throw WorkError(400, notConfigured(kind))
             }

@@ -19,7 +19,7 @@ private inline fun answer(settings: Settings, steps: String?, body: (Step) -> Un
     Counters.track {
         val start = System.nanoTime()
         try {
-            val step = Backends.plan(steps)
+            val step = settings.backends.plan(steps)
             body(step)
             json(200, Answers.ok(settings.model, step.leafCount(), System.nanoTime() - start))
         } catch (e: WorkError) {
@@ -35,7 +35,7 @@ private fun metricsAnswer(): ResponseEntity<String> = ResponseEntity.ok().conten
 @RestController
 @ConditionalOnWebApplication(type = Type.SERVLET)
 class MvcEndpoints(private val settings: Settings) {
-    private val runner = BlockingRunner(settings.model == JvmModel.VIRTUAL, settings.pinned)
+    private val runner = BlockingRunner(settings.backends, settings.model == JvmModel.VIRTUAL, settings.pinned)
 
     @GetMapping("/work")
     fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.run(it) }
@@ -51,7 +51,7 @@ class MvcEndpoints(private val settings: Settings) {
 @RestController
 @ConditionalOnWebApplication(type = Type.REACTIVE)
 class FluxEndpoints(private val settings: Settings) {
-    private val runner = CoroutineRunner(settings.model)
+    private val runner = CoroutineRunner(settings.backends, settings.model)
 
     @GetMapping("/work")
     suspend fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.run(it) }

@@ -17,11 +17,11 @@ import kotlin.time.Duration.Companion.microseconds
  * child, and the handler joins them: that is what a servlet fanning out by hand costs.
  * With [pinned], every sleep sits inside a `synchronized` block, the classic Loom pinning case.
  */
-class BlockingRunner(private val virtual: Boolean, private val pinned: Boolean) {
+class BlockingRunner(private val backends: Backends, private val virtual: Boolean, private val pinned: Boolean) {
     fun run(step: Step) {
         when (step) {
             is Step.Cpu -> leibniz(step.terms)
-            is Step.Io -> sleep(step.micros)
+            is Step.Io -> if (step.kind == BackendKind.HTTP) backends.http!!.callBlocking(step.micros) else sleep(step.micros)
             is Step.Seq -> step.children.forEach(::run)
             is Step.Par -> fanOut(step.children)
         }
@@ -62,13 +62,23 @@ class BlockingRunner(private val virtual: Boolean, private val pinned: Boolean) 
  * model decides how it waits, exactly as the E2 article's endpoints did; `par` children are
  * `async` siblings, so they overlap only where the waiting style lets them.
  */
-class CoroutineRunner(private val model: JvmModel) {
+class CoroutineRunner(private val backends: Backends, private val model: JvmModel) {
     suspend fun run(step: Step) {
         when (step) {
             is Step.Cpu -> leibniz(step.terms)
-            is Step.Io -> wait(step.micros)
+            is Step.Io -> if (step.kind == BackendKind.HTTP) http(step.micros) else wait(step.micros)
             is Step.Seq -> for (c in step.children) run(c)
             is Step.Par -> coroutineScope { step.children.map { async { run(it) } }.awaitAll() }
+        }
+    }
+
+    /** RestClient where the model blocks (on the loop, or offloaded), WebClient for `loop-async`. */
+    private suspend fun http(micros: Long) {
+        val http = backends.http!!
+        when (model) {
+            JvmModel.LOOP_BLOCKING -> http.callBlocking(micros)
+            JvmModel.LOOP_OFFLOAD -> withContext(Dispatchers.IO) { http.callBlocking(micros) }
+            else -> http.callAsync(micros)
         }
     }
 

@@ -22,7 +22,12 @@ data class Settings(
     val offload: Int? = null,
     /** `pool`, `virtual`: every blocking sleep inside a `synchronized` block (Loom pinning). */
     val pinned: Boolean = false,
+    /** Base URL of iolab's HTTP delay service for `http:MS` steps (none: such steps are refused). */
+    val httpBackend: String? = null,
 ) {
+    /** The backends this target can call. */
+    val backends: Backends by lazy { Backends(httpBackend?.let(::HttpBackend)) }
+
     /** Spring properties that carry these settings (Tomcat knobs, virtual threads). */
     fun springProperties(): Map<String, Any> {
         val p = mutableMapOf<String, Any>(
@@ -47,7 +52,7 @@ data class Settings(
     }
 
     companion object {
-        private val OPTIONS = listOf("model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized")
+        private val OPTIONS = listOf("model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend")
 
         /** Options for embedding (tests), not shown in messages. */
         private val INTERNAL = listOf("print-url")
@@ -104,6 +109,7 @@ data class Settings(
                 workers = count("workers", 1),
                 offload = count("offload", 1),
                 pinned = pinned,
+                httpBackend = src.getProperty("iolab.http-backend")?.let(HttpBackend::checkUrl),
             )
         }
     }

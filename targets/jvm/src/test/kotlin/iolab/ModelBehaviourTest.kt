@@ -20,19 +20,22 @@ class ModelBehaviourTest {
 
     @Test
     fun `pool holds one platform thread per sleeping request, virtual does not`() {
-        fun threadsWhileHolding(model: String): Double = Target("--iolab.model=$model").use { t ->
-            val load = Thread.ofPlatform().start { t.burst("/work?steps=sleep:1500", 100) }
-            Thread.sleep(900)
+        /** Platform threads added while 100 requests sleep at once. */
+        fun threadsAdded(model: String): Double = Target("--iolab.model=$model").use { t ->
+            t.burst("/work?steps=sleep:1", 4)
+            val before = t.metric("iolab_threads")
+            val load = Thread.ofPlatform().start { t.burst("/work?steps=sleep:2000", 100) }
+            Thread.sleep(1200)
             val inFlight = t.metric("iolab_requests_in_flight")
             val threads = t.metric("iolab_threads")
             load.join()
             assertTrue(inFlight >= 50, "$model: $inFlight in flight")
-            threads
+            threads - before
         }
-        val pool = threadsWhileHolding("pool")
-        val virtual = threadsWhileHolding("virtual")
-        assertTrue(pool >= 100, "pool: $pool threads for 100 sleeping requests")
-        assertTrue(virtual < 50, "virtual: $virtual platform threads for 100 sleeping requests")
+        val virtual = threadsAdded("virtual")
+        val pool = threadsAdded("pool")
+        assertTrue(pool >= 50, "pool: $pool threads added for 100 sleeping requests")
+        assertTrue(virtual < 25, "virtual: $virtual platform threads added for 100 sleeping requests")
     }
 
     @Test
@@ -69,8 +72,12 @@ class ModelBehaviourTest {
             val done = t.metric("iolab_requests_completed_total")
             assertEquals(200, t.get("/work?steps=seq(sleep:1,sleep:1,par(sleep:1,sleep:1,cpu:10))").status)
             assertEquals(400, t.get("/work?steps=pg:1").status)
+            val http = t.get("/work?steps=seq(sleep:1,http:1)")
+            assertEquals(400, http.status)
+            assertTrue(http.body.contains("backend 'http' not configured: start the target with --http-backend URL"), http.body)
+            // Refused workloads do none of their work: only the 4 sleeps of the first request ran.
             assertEquals(sleeps + 4, t.metric("iolab_backend_calls_total{kind=\"sleep\"}"))
-            assertEquals(done + 2, t.metric("iolab_requests_completed_total"))
+            assertEquals(done + 3, t.metric("iolab_requests_completed_total"))
             assertEquals(0.0, t.metric("iolab_requests_in_flight"))
         }
     }
@@ -87,5 +94,6 @@ class ModelBehaviourTest {
         assertEquals("--threads must be a whole number >= 1, got 'many'", fault("--iolab.model=pool", "--iolab.threads=many"))
         assertTrue(fault("--iolab.model=pool", "--iolab.pg=x").startsWith("unknown option --pg"))
         assertEquals(8, Settings.fromArgs(arrayOf("--iolab.model=pool", "--iolab.threads=8")).threads)
+        assertTrue(fault("--iolab.model=pool", "--iolab.http-backend=https://x").contains("is not an http:// URL"))
     }
 }

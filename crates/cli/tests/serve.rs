@@ -1,0 +1,120 @@
+//! `iolab serve` as the experiment runner uses it: a separate process whose
+//! first stdout line is its URL, stopped with SIGTERM, exiting 0.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command as AssertCommand;
+use predicates::str::contains;
+
+fn spawn(args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line.trim_end().to_string())
+}
+
+/// GET over a raw socket; status line and body.
+fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")?;
+    let mut text = String::new();
+    s.read_to_string(&mut text)?;
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    Ok((head.lines().next().unwrap_or("").to_string(), body.to_string()))
+}
+
+fn sigterm(child: &Child) {
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("iolab serve did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn prints_its_url_first_serves_and_stops_on_sigterm() {
+    for model in ["pool", "loop-async"] {
+        let (mut child, url) = spawn(&["--model", model, "--port", "0"]);
+        assert!(url.starts_with("http://127.0.0.1:"), "first line: {url}");
+        let (status, _) = get(&url, "/health").unwrap();
+        assert!(status.contains("200"), "{status}");
+        let (status, body) = get(&url, "/work?steps=sleep:10").unwrap();
+        assert!(status.contains("200"), "{status}");
+        assert!(body.starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")), "{body}");
+        sigterm(&child);
+        assert!(wait(&mut child, Duration::from_secs(10)).success(), "{model} exits 0");
+    }
+}
+
+#[test]
+fn sigterm_lets_in_flight_requests_finish() {
+    let (mut child, url) = spawn(&["--model", "thread-per-request", "--port", "0", "--grace", "5s"]);
+    let u = url.clone();
+    let inflight = std::thread::spawn(move || get(&u, "/work?steps=sleep:500"));
+    std::thread::sleep(Duration::from_millis(200));
+    sigterm(&child);
+    let (status, _) = inflight.join().unwrap().unwrap();
+    assert!(status.contains("200"), "in-flight answered: {status}");
+    assert!(wait(&mut child, Duration::from_secs(10)).success());
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["--model", "fibers"], "unknown model 'fibers'"),
+        (&["--model", "virtual"], "JVM"),
+        (&["--model", "pool", "--threads", "0"], "--threads must be at least 1"),
+        (&["--model", "pool", "--grace", "5"], "--grace"),
+        (&["--model", "pool", "--cpus", "9-1"], "--cpus"),
+    ];
+    for (args, msg) in cases {
+        AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
+            .arg("serve")
+            .args(args)
+            .args(["--port", "0"])
+            .timeout(Duration::from_secs(10))
+            .assert()
+            .code(2)
+            .stderr(contains(msg));
+    }
+}
+
+#[test]
+fn a_taken_port_is_a_usage_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["serve", "--model", "pool", "--port", &port])
+        .timeout(Duration::from_secs(10))
+        .assert()
+        .code(2)
+        .stderr(contains("cannot listen"));
+}
