@@ -6,18 +6,20 @@
 #            requests the target itself reported in flight at that moment (/metrics)
 #   per1k    (held - idle) / in-flight x 1000: MiB per 1,000 requests in flight
 # Load is curl --parallel on loopback only, bounded in count and time.
-# Usage: targets/jvm/bench.sh [MODEL ...]   env: HOLD=1000 HOLD_MS=4000 REPEAT=1
+# Usage: targets/jvm/bench.sh [MODEL ...]   env: HOLD=1000 HOLD_MS=8000
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 hold=${HOLD:-1000}
-hold_ms=${HOLD_MS:-4000}
+hold_ms=${HOLD_MS:-8000}
 models=("$@")
 [ ${#models[@]} -gt 0 ] || models=(pool virtual loop-blocking loop-offload loop-async)
 
 "$root/scripts/jvm-target" --build
 run=$(mktemp -d)
 pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$run"' EXIT
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$run"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
 metric() { curl -s --max-time 5 "$1/metrics" | awk -v m="$2" '$1 == m {print $2}'; }

@@ -87,11 +87,16 @@ impl Target {
         stream.set_read_timeout(Some(timeout))?;
         stream.set_write_timeout(Some(timeout))?;
         let started = Instant::now();
-        write!(
-            stream,
+        let request = format!(
             "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: iolab-verify\r\nAccept: */*\r\nConnection: close\r\n\r\n",
             self.base, path, self.host
-        )?;
+        );
+        // One write: a target that answers before reading everything must
+        // not turn into a broken pipe here. If the write fails anyway, an
+        // answer may still be waiting: read it before giving up.
+        if let Err(e) = stream.write_all(request.as_bytes()) {
+            return read_response(&mut stream, started, timeout).map_err(|_| e);
+        }
         let resp = read_response(&mut stream, started, timeout)?;
         Ok(resp)
     }
