@@ -2,9 +2,11 @@
 # Footprint of each JVM model, printed as a markdown table (docs/jvm.md):
 #   startup  seconds from exec to the first 200 on /health (jar already built)
 #   idle     RSS after start plus 20 warm-up requests, MiB
-#   held     RSS with HOLD requests of sleep:HOLD_MS held open at once, MiB, and the
-#            requests the target itself reported in flight at that moment (/metrics)
-#   per1k    (held - idle) / in-flight x 1000: MiB per 1,000 requests in flight
+#   held     RSS with HOLD requests of sleep:HOLD_MS outstanding at once (client side), MiB
+#   served   requests the target reported in flight at that moment (/metrics; "queued"
+#            when /metrics itself waits behind the sleeping requests, as under `pool`)
+#   per1k    (held - idle) / HOLD x 1000: MiB per 1,000 outstanding requests
+#   threads  OS threads of the process at that moment (/proc)
 # Load is curl --parallel on loopback only, bounded in count and time.
 # Usage: targets/jvm/bench.sh [MODEL ...]   env: HOLD=1000 HOLD_MS=8000
 set -euo pipefail
@@ -22,10 +24,11 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 rss_mb() { awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$1/status"; }
-metric() { curl -s --max-time 5 "$1/metrics" | awk -v m="$2" '$1 == m {print $2}'; }
+metric() { curl -s --max-time 3 "$1/metrics" | awk -v m="$2" '$1 == m {print $2}' || true; }
+threads_of() { awk '/^Threads/ {print $2}' "/proc/$1/status"; }
 now() { date +%s.%N; }
 
-echo "| model | startup s | idle RSS MiB | RSS with $hold x sleep:$hold_ms MiB | in flight | MiB per 1,000 in flight | platform threads |"
+echo "| model | startup s | idle RSS MiB | RSS with $hold x sleep:$hold_ms outstanding, MiB | served in flight | MiB per 1,000 outstanding | OS threads |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for m in "${models[@]}"; do
   t0=$(now)
@@ -50,13 +53,14 @@ for m in "${models[@]}"; do
   load=$!
   sleep "$(awk -v ms="$hold_ms" 'BEGIN {print ms / 1000 * 0.75}')"
   held=$(rss_mb "$pid")
+  threads=$(threads_of "$pid")
   in_flight=$(metric "$url" iolab_requests_in_flight)
-  threads=$(metric "$url" iolab_threads)
+  in_flight=${in_flight:-queued}
   wait "$load" || true
-  per1k=$(awk -v a="$held" -v b="$idle" -v n="$in_flight" 'BEGIN {if (n > 0) printf "%.1f", (a - b) / n * 1000; else print "n/a"}')
+  per1k=$(awk -v a="$held" -v b="$idle" -v n="$hold" 'BEGIN {printf "%.0f", (a - b) / n * 1000}')
   ok=$(grep -c '^200$' "$run/codes" || true)
   printf '| %s | %.1f | %s | %s | %s | %s | %s |\n' "$m" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" \
-    "$idle" "$held" "${in_flight%.*}" "$per1k" "${threads%.*}"
+    "$idle" "$held" "${in_flight%.*}" "$per1k" "$threads"
   echo "$m: $ok of $hold answered 200" >&2
   kill "$pid"
   wait "$pid" 2>/dev/null || true

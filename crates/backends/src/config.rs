@@ -102,9 +102,13 @@ mod tests {
     #[test]
     fn addresses_are_checked_with_a_fix_in_the_message() {
         assert!(check_pg_url("postgres://postgres@127.0.0.1:5432/postgres").is_ok());
-        assert!(check_pg_url("mysql://x").unwrap_err().contains("postgres://"));
+        assert!(check_pg_url("mysql://x")
+            .unwrap_err()
+            .contains("postgres://"));
         assert!(check_mc_addr("127.0.0.1:11211").is_ok());
-        assert!(check_mc_addr("127.0.0.1").unwrap_err().contains("HOST:PORT"));
+        assert!(check_mc_addr("127.0.0.1")
+            .unwrap_err()
+            .contains("HOST:PORT"));
         assert!(check_mc_addr("h:0").is_err());
         assert!(check_http_url("http://127.0.0.1:8080").is_ok());
         assert!(check_http_url("https://x").is_err());

@@ -55,7 +55,8 @@ impl BackendCounts {
 
 /// memcached's `get_hits` counter.
 pub fn mc_get_hits(addr: &str) -> Result<u64, String> {
-    let stats = crate::mc::stats(addr).map_err(|e| format!("cannot read memcached stats at {addr}: {e}"))?;
+    let stats = crate::mc::stats(addr)
+        .map_err(|e| format!("cannot read memcached stats at {addr}: {e}"))?;
     stats
         .iter()
         .find(|(k, _)| k == "get_hits")

@@ -121,15 +121,25 @@ pub fn delay_hits(base: &str) -> Result<u64, String> {
         .map_err(|e| format!("cannot read {url}: {e}"))?
         .into_string()
         .map_err(|e| format!("cannot read {url}: {e}"))?;
-    crate::delay::parse_hits(&body)
-        .ok_or_else(|| format!("{url} has no {} line: is it iolab's delay service?", crate::delay::HITS_METRIC))
+    crate::delay::parse_hits(&body).ok_or_else(|| {
+        format!(
+            "{url} has no {} line: is it iolab's delay service?",
+            crate::delay::HITS_METRIC
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn delay_urls_keep_fractions_of_a_millisecond() {
-        assert_eq!(super::delay_url("http://h:1/", 500), "http://h:1/delay?ms=0.5");
-        assert_eq!(super::delay_url("http://h:1", 200_000), "http://h:1/delay?ms=200");
+        assert_eq!(
+            super::delay_url("http://h:1/", 500),
+            "http://h:1/delay?ms=0.5"
+        );
+        assert_eq!(
+            super::delay_url("http://h:1", 200_000),
+            "http://h:1/delay?ms=200"
+        );
     }
 }

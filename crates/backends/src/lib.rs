@@ -90,7 +90,11 @@ impl Backends {
         })
     }
 
-    fn record(&self, kind: BackendKind, result: Result<(), BackendError>) -> Result<(), BackendError> {
+    fn record(
+        &self,
+        kind: BackendKind,
+        result: Result<(), BackendError>,
+    ) -> Result<(), BackendError> {
         self.calls[kind as usize].fetch_add(1, Ordering::Relaxed);
         if let Err(e) = &result {
             self.errors[kind as usize][e.class_index()].fetch_add(1, Ordering::Relaxed);

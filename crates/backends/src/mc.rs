@@ -89,7 +89,10 @@ fn get_command(key: &str) -> Vec<u8> {
 }
 
 fn connect_std(addr: &str) -> io::Result<BufReader<TcpStream>> {
-    let mut last = io::Error::new(io::ErrorKind::InvalidInput, format!("'{addr}' resolves to nothing"));
+    let mut last = io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("'{addr}' resolves to nothing"),
+    );
     for sa in addr.to_socket_addrs()? {
         match TcpStream::connect_timeout(&sa, CONNECT_TIMEOUT) {
             Ok(s) => {
@@ -145,7 +148,12 @@ async fn get_tokio(
 fn classify(key: &str, e: McError) -> (BackendError, bool) {
     match e {
         McError::Miss => (
-            BackendError::failed(BackendKind::Mc, format!("key '{key}' not found (store it with `iolab backend mc-fill --key {key}`)")),
+            BackendError::failed(
+                BackendKind::Mc,
+                format!(
+                    "key '{key}' not found (store it with `iolab backend mc-fill --key {key}`)"
+                ),
+            ),
             true,
         ),
         McError::Broken(d) => (BackendError::unavailable(BackendKind::Mc, d), false),
@@ -185,8 +193,9 @@ impl Mc {
             let reused = pooled.is_some();
             let mut conn = match pooled.take() {
                 Some(c) => c,
-                None => connect_std(&self.addr)
-                    .map_err(|e| BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr)))?,
+                None => connect_std(&self.addr).map_err(|e| {
+                    BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr))
+                })?,
             };
             match get_std(&mut conn, key) {
                 Ok(v) => {
@@ -217,9 +226,9 @@ impl Mc {
             let reused = pooled.is_some();
             let mut conn = match pooled.take() {
                 Some(c) => c,
-                None => connect_tokio(&self.addr)
-                    .await
-                    .map_err(|e| BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr)))?,
+                None => connect_tokio(&self.addr).await.map_err(|e| {
+                    BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr))
+                })?,
             };
             match get_tokio(&mut conn, key).await {
                 Ok(v) => {
@@ -296,13 +305,25 @@ mod tests {
 
     #[test]
     fn headers_parse_to_a_size_a_miss_or_an_error() {
-        assert_eq!(parse_header("VALUE test 0 1024000\r\n").unwrap(), Some(1_024_000));
+        assert_eq!(
+            parse_header("VALUE test 0 1024000\r\n").unwrap(),
+            Some(1_024_000)
+        );
         assert_eq!(parse_header("VALUE k 5 3 99\r\n").unwrap(), Some(3));
         assert_eq!(parse_header("END\r\n").unwrap(), None);
-        assert!(matches!(parse_header("SERVER_ERROR out of memory\r\n"), Err(McError::Answer(_))));
-        assert!(matches!(parse_header("VALUE k 0 x\r\n"), Err(McError::Answer(_))));
+        assert!(matches!(
+            parse_header("SERVER_ERROR out of memory\r\n"),
+            Err(McError::Answer(_))
+        ));
+        assert!(matches!(
+            parse_header("VALUE k 0 x\r\n"),
+            Err(McError::Answer(_))
+        ));
         assert!(matches!(parse_header(""), Err(McError::Broken(_))));
-        assert!(matches!(parse_header("VALUE k 0 999999999999\r\n"), Err(McError::Answer(_))));
+        assert!(matches!(
+            parse_header("VALUE k 0 999999999999\r\n"),
+            Err(McError::Answer(_))
+        ));
     }
 
     #[test]

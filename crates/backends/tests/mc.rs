@@ -21,7 +21,10 @@ fn a_1mb_value_round_trips_through_both_clients() {
     let addr = support::env("IOLAB_MC");
     let value: Vec<u8> = (0..1_024_000).map(|i| (i % 251) as u8).collect();
     mc::set(&addr, "iolab-test-1mb", &value).unwrap();
-    assert_eq!(mc::get(&addr, "iolab-test-1mb").unwrap().as_deref(), Some(&value[..]));
+    assert_eq!(
+        mc::get(&addr, "iolab-test-1mb").unwrap().as_deref(),
+        Some(&value[..])
+    );
     let b = backends(1);
     let call = IoCall::Mc {
         key: "iolab-test-1mb".into(),
@@ -37,7 +40,10 @@ fn a_4mb_value_is_read_whole() {
     let addr = support::env("IOLAB_MC");
     let value = vec![7u8; 4 << 20];
     mc::set(&addr, "iolab-test-4mb", &value).unwrap();
-    assert_eq!(mc::get(&addr, "iolab-test-4mb").unwrap().map(|v| v.len()), Some(4 << 20));
+    assert_eq!(
+        mc::get(&addr, "iolab-test-4mb").unwrap().map(|v| v.len()),
+        Some(4 << 20)
+    );
     backends(1)
         .call_blocking(&IoCall::Mc {
             key: "iolab-test-4mb".into(),
@@ -103,7 +109,10 @@ fn many_callers_share_one_connection_and_get_hits_moves_by_n() {
     }
     // Other tests in this binary may hit other keys at the same time.
     let moved = mc_get_hits(&addr).unwrap() - before;
-    assert!(moved >= 60, "get_hits moved by {moved}, expected at least 60");
+    assert!(
+        moved >= 60,
+        "get_hits moved by {moved}, expected at least 60"
+    );
 }
 
 #[test]
@@ -121,7 +130,9 @@ fn a_pool_timeout_applies_to_memcached_too() {
         std::thread::spawn(move || b.call_blocking(&IoCall::Mc { key: "k".into() }))
     };
     std::thread::sleep(Duration::from_millis(200));
-    let e = b.call_blocking(&IoCall::Mc { key: "k".into() }).unwrap_err();
+    let e = b
+        .call_blocking(&IoCall::Mc { key: "k".into() })
+        .unwrap_err();
     assert_eq!(e.class(), "pool_timeout");
     drop(silent);
     drop(first); // the first call ends when its read times out; not waited for here

@@ -24,6 +24,14 @@ fn backends(pool: u32, wait: Duration) -> Arc<Backends> {
     }))
 }
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 const PG_200: IoCall = IoCall::Pg { micros: 200_000 };
 
 #[test]
@@ -42,28 +50,43 @@ fn blocking_pool_of_10_runs_20_calls_in_two_waves() {
     }
     let took = t.elapsed();
     // Two waves of 200 ms; 20 at once would be ~200 ms, one at a time 4 s.
-    assert!(took >= Duration::from_millis(390), "pool did not cap: {took:?}");
-    assert!(took < Duration::from_millis(2_000), "pool did not run in parallel: {took:?}");
+    assert!(
+        took >= Duration::from_millis(390),
+        "pool did not cap: {took:?}"
+    );
+    assert!(
+        took < Duration::from_millis(2_000),
+        "pool did not run in parallel: {took:?}"
+    );
     assert_eq!(b.calls()[2].1, 20);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn async_pool_of_10_runs_20_calls_in_two_waves() {
+#[test]
+fn async_pool_of_10_runs_20_calls_in_two_waves() {
     let _s = serial();
     let b = backends(10, Duration::from_secs(30));
+    let rt = runtime();
     let t = Instant::now();
-    let tasks: Vec<_> = (0..20)
-        .map(|_| {
-            let b = b.clone();
-            tokio::spawn(async move { b.call_async(&PG_200).await })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap().unwrap();
-    }
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..20)
+            .map(|_| {
+                let b = b.clone();
+                tokio::spawn(async move { b.call_async(&PG_200).await })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+    });
     let took = t.elapsed();
-    assert!(took >= Duration::from_millis(390), "pool did not cap: {took:?}");
-    assert!(took < Duration::from_millis(2_000), "pool did not run in parallel: {took:?}");
+    assert!(
+        took >= Duration::from_millis(390),
+        "pool did not cap: {took:?}"
+    );
+    assert!(
+        took < Duration::from_millis(2_000),
+        "pool did not run in parallel: {took:?}"
+    );
 }
 
 #[test]
@@ -98,18 +121,26 @@ fn a_full_pool_times_out_with_a_503_pool_timeout() {
         .collect();
     let errors: Vec<_> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     assert_eq!(errors.len(), 1, "{results:?}");
-    assert_eq!((errors[0].status(), errors[0].class()), (503, "pool_timeout"));
+    assert_eq!(
+        (errors[0].status(), errors[0].class()),
+        (503, "pool_timeout")
+    );
     assert_eq!(b.errors()[2].1, [0, 0, 1, 0]);
 }
 
-#[tokio::test]
-async fn a_full_async_pool_times_out_with_a_503_pool_timeout() {
+#[test]
+fn a_full_async_pool_times_out_with_a_503_pool_timeout() {
     let _s = serial();
     let b = backends(1, Duration::from_millis(100));
-    b.call_async(&IoCall::Pg { micros: 1_000 }).await.unwrap();
-    let call = IoCall::Pg { micros: 500_000 };
-    let (r1, r2) = tokio::join!(b.call_async(&call), b.call_async(&call));
-    let errors: Vec<_> = [&r1, &r2].into_iter().filter_map(|r| r.as_ref().err()).collect();
+    let (r1, r2) = runtime().block_on(async {
+        b.call_async(&IoCall::Pg { micros: 1_000 }).await.unwrap();
+        let call = IoCall::Pg { micros: 500_000 };
+        tokio::join!(b.call_async(&call), b.call_async(&call))
+    });
+    let errors: Vec<_> = [&r1, &r2]
+        .into_iter()
+        .filter_map(|r| r.as_ref().err())
+        .collect();
     assert_eq!(errors.len(), 1, "{r1:?} {r2:?}");
     assert_eq!(errors[0].class(), "pool_timeout");
 }
@@ -123,8 +154,7 @@ fn pg_stat_statements_counts_every_call() {
     for _ in 0..5 {
         b.call_blocking(&IoCall::Pg { micros: 1_000 }).unwrap();
     }
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
+    runtime().block_on(async {
         for _ in 0..4 {
             b.call_async(&IoCall::Pg { micros: 1_000 }).await.unwrap();
         }

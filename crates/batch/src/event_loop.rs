@@ -79,7 +79,7 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
         }
     });
     drop(rt);
-    Outcome::default().param("loop_threads", workers)
+    Outcome::default().param("workers", workers)
 }
 
 async fn one(sh: Arc<Shared>, i: usize, style: IoStyle) {

@@ -80,7 +80,7 @@ pub fn run(spec: &BatchSpec, model: ModelKind, params: &ModelParams, cancel: &At
         failure = Some(format!("cancelled: {skipped} of {n} tasks not run"));
     }
 
-    let mut all_params = spec_params(spec, params, model);
+    let mut all_params = spec_params(spec);
     all_params.extend(outcome.params);
     BatchResult {
         model: Some(model),
@@ -174,7 +174,7 @@ pub fn cores() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
-fn spec_params(spec: &BatchSpec, params: &ModelParams, model: ModelKind) -> BTreeMap<String, Value> {
+fn spec_params(spec: &BatchSpec) -> BTreeMap<String, Value> {
     let mut p = BTreeMap::new();
     p.insert("seed".into(), Value::from(spec.seed));
     match &spec.tasks {
@@ -190,10 +190,8 @@ fn spec_params(spec: &BatchSpec, params: &ModelParams, model: ModelKind) -> BTre
     if let Some(m) = &spec.master {
         p.insert("workers".into(), Value::from(m.workers));
         p.insert("worker".into(), Value::from(m.worker.as_str()));
-    } else if let Ok(Value::Object(knobs)) = serde_json::to_value(params) {
-        p.extend(knobs);
     }
-    let _ = model;
+    // The executor adds the knobs it used, defaults resolved.
     p
 }
 

@@ -21,7 +21,9 @@ fn server() -> String {
                 loop {
                     while let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                         buf.drain(..i + 4);
-                        if s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").is_err() {
+                        if s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                            .is_err()
+                        {
                             return;
                         }
                     }
@@ -41,7 +43,11 @@ fn iolab() -> Command {
 }
 
 fn json_of(out: &std::process::Output) -> Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
 }
 
@@ -49,7 +55,17 @@ fn json_of(out: &std::process::Output) -> Value {
 fn json_output_is_one_attack_document_with_honest_books() {
     let url = server();
     let out = iolab()
-        .args(["attack", &url, "--rate", "100", "--duration", "500ms", "--threads", "1", "--json"])
+        .args([
+            "attack",
+            &url,
+            "--rate",
+            "100",
+            "--duration",
+            "500ms",
+            "--threads",
+            "1",
+            "--json",
+        ])
         .output()
         .unwrap();
     let v = json_of(&out);
@@ -59,12 +75,31 @@ fn json_output_is_one_attack_document_with_honest_books() {
     assert_eq!(v["driver"]["timeout_s"], 10.0);
     let r = &v["requests"];
     assert_eq!(r["planned"], 50);
-    assert_eq!(r["sent"].as_u64().unwrap() + r["not_sent"].as_u64().unwrap(), 50);
-    let errors: u64 = v["errors"].as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum();
-    assert_eq!(r["sent"].as_u64().unwrap(), r["ok"].as_u64().unwrap() + r["non_2xx"].as_u64().unwrap() + errors);
+    assert_eq!(
+        r["sent"].as_u64().unwrap() + r["not_sent"].as_u64().unwrap(),
+        50
+    );
+    let errors: u64 = v["errors"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        r["sent"].as_u64().unwrap(),
+        r["ok"].as_u64().unwrap() + r["non_2xx"].as_u64().unwrap() + errors
+    );
     assert_eq!(r["ok"], 50);
     assert_eq!(v["status_codes"]["200"], 50);
-    for key in ["latency_ms", "service_ms", "throughput_rps", "series", "generator", "spectrum", "histogram"] {
+    for key in [
+        "latency_ms",
+        "service_ms",
+        "throughput_rps",
+        "series",
+        "generator",
+        "spectrum",
+        "histogram",
+    ] {
         assert!(!v[key].is_null(), "missing {key}");
     }
     for key in ["min", "mean", "p50", "p90", "p95", "p99", "p999", "max"] {
@@ -85,13 +120,32 @@ fn closed_loop_text_summary_and_files() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Requests      [planned, sent, not_sent]        30, 30, 0"), "{text}");
-    assert!(text.contains("Latencies") && text.contains("Status Codes") && text.contains("200:30"), "{text}");
-    assert!(!text.contains('\r'), "no progress line when stdout is not a TTY");
+    assert!(
+        text.contains("Requests      [planned, sent, not_sent]        30, 30, 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Latencies") && text.contains("Status Codes") && text.contains("200:30"),
+        "{text}"
+    );
+    assert!(
+        !text.contains('\r'),
+        "no progress line when stdout is not a TTY"
+    );
     let log = std::fs::read_to_string(&hdr).unwrap();
-    assert!(log.contains("#[StartTime:") && log.lines().any(|l| l.starts_with("Tag=") || l.starts_with("0.")), "{log}");
+    assert!(
+        log.contains("#[StartTime:")
+            && log
+                .lines()
+                .any(|l| l.starts_with("Tag=") || l.starts_with("0.")),
+        "{log}"
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(rows.lines().count(), 31);
     assert!(rows.lines().skip(1).all(|l| l.ends_with(",200,")), "{rows}");
@@ -99,9 +153,23 @@ fn closed_loop_text_summary_and_files() {
 
 #[test]
 fn a_closed_port_is_data_not_a_failure() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let out = iolab()
-        .args(["attack", &format!("http://127.0.0.1:{port}/"), "-r", "20", "-d", "250ms", "--json", "--threads", "1"])
+        .args([
+            "attack",
+            &format!("http://127.0.0.1:{port}/"),
+            "-r",
+            "20",
+            "-d",
+            "250ms",
+            "--json",
+            "--threads",
+            "1",
+        ])
         .output()
         .unwrap();
     let v = json_of(&out);
@@ -116,14 +184,23 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["https://127.0.0.1/", "-r", "1", "-d", "1s"], "https"),
         (vec![&url, "--rate", "0", "-d", "1s"], "> 0"),
         (vec![&url, "--rate", "-5", "-d", "1s"], "> 0"),
-        (vec![&url, "--rate", "10", "--duration", "3x"], "unknown unit"),
+        (
+            vec![&url, "--rate", "10", "--duration", "3x"],
+            "unknown unit",
+        ),
         (vec![&url, "--rate", "10"], "--duration"),
-        (vec![&url, "--phase", "10s:5", "--phase", "1s:5@5s"], "overlap"),
+        (
+            vec![&url, "--phase", "10s:5", "--phase", "1s:5@5s"],
+            "overlap",
+        ),
         (vec![&url, "--phase", "10s"], "--phase"),
         (vec![&url], "--rate"),
         (vec![&url, "-c", "2", "-r", "5", "-d", "1s"], "pick one"),
         (vec![&url, "-c", "2"], "--requests"),
-        (vec![&url, "-r", "5", "-d", "1s", "--timeout", "0s"], "--timeout"),
+        (
+            vec![&url, "-r", "5", "-d", "1s", "--timeout", "0s"],
+            "--timeout",
+        ),
         (vec![&url, "-r", "5", "-d", "1s", "--cpus", "x"], "--cpus"),
     ];
     for (args, needle) in cases {
@@ -131,6 +208,9 @@ fn bad_input_is_one_line_and_exit_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(needle),
+            "{args:?}: {err}"
+        );
     }
 }

@@ -29,7 +29,10 @@ fn get(base: &str, path: &str) -> (u16, String) {
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     let status = text[9..12].parse().unwrap();
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
     (status, body)
 }
 
@@ -83,11 +86,22 @@ fn the_delay_service_prints_its_url_first_and_counts_hits() {
 fn mc_fill_stores_a_1mb_value_that_reads_back_whole() {
     let mc = env("IOLAB_MC");
     iolab()
-        .args(["backend", "mc-fill", "--mc", &mc, "--key", "iolab-cli-test", "--size", "1024000"])
+        .args([
+            "backend",
+            "mc-fill",
+            "--mc",
+            &mc,
+            "--key",
+            "iolab-cli-test",
+            "--size",
+            "1024000",
+        ])
         .assert()
         .success()
         .stderr(predicate::str::contains("1024000 bytes"));
-    let v = iolab_backends::mc::get(&mc, "iolab-cli-test").unwrap().unwrap();
+    let v = iolab_backends::mc::get(&mc, "iolab-cli-test")
+        .unwrap()
+        .unwrap();
     assert_eq!(v.len(), 1_024_000);
     assert_eq!(&v[..3], b"abc");
 }
@@ -100,7 +114,11 @@ fn counts_reads_every_configured_backend() {
         .env_remove("IOLAB_HTTP_BACKEND")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["pg_sleep_calls"].is_u64(), "{v}");
     assert!(v["mc_get_hits"].is_u64(), "{v}");
@@ -118,7 +136,14 @@ fn counts_reads_every_configured_backend() {
 fn bad_input_is_a_one_line_error_and_exit_2() {
     let cases: [&[&str]; 4] = [
         &["backend", "mc-fill", "--mc", "nowhere"],
-        &["backend", "mc-fill", "--mc", "127.0.0.1:1", "--key", "has space"],
+        &[
+            "backend",
+            "mc-fill",
+            "--mc",
+            "127.0.0.1:1",
+            "--key",
+            "has space",
+        ],
         &["backend", "counts", "--pg", "mysql://x"],
         &["backend", "http", "--port", "99999"],
     ];
@@ -141,7 +166,11 @@ fn bad_input_is_a_one_line_error_and_exit_2() {
 
 #[test]
 fn a_memcached_that_is_down_fails_mc_fill_with_exit_1() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     iolab()
         .args(["backend", "mc-fill", "--mc", &format!("127.0.0.1:{port}")])
         .assert()

@@ -15,7 +15,10 @@ fn iolab() -> Command {
 }
 
 fn preset(name: &str) -> String {
-    format!("{}/../../presets/test/{name}.toml", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../../presets/test/{name}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn runs_json(dir: &Path) -> Value {
@@ -32,7 +35,11 @@ fn check_accounting(a: &Value) {
     let r = &a["requests"];
     let errors: u64 = a["errors"].as_object().unwrap().values().map(u).sum();
     assert_eq!(u(&r["planned"]), u(&r["sent"]) + u(&r["not_sent"]), "{r}");
-    assert_eq!(u(&r["sent"]), u(&r["ok"]) + u(&r["non_2xx"]) + errors, "{a}");
+    assert_eq!(
+        u(&r["sent"]),
+        u(&r["ok"]) + u(&r["non_2xx"]) + errors,
+        "{a}"
+    );
 }
 
 #[test]
@@ -55,7 +62,12 @@ fn a_tiny_preset_runs_end_to_end() {
     let names: Vec<&str> = runs.iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["pool-rate=20", "pool-rate=80", "loop-async-rate=20", "loop-async-rate=80"]
+        [
+            "pool-rate=20",
+            "pool-rate=80",
+            "loop-async-rate=20",
+            "loop-async-rate=80"
+        ]
     );
     for r in runs {
         assert_eq!(r["outcome"]["status"], "completed", "{}", r["outcome"]);
@@ -64,14 +76,26 @@ fn a_tiny_preset_runs_end_to_end() {
         let rate = r["coordinates"]["rate"].as_f64().unwrap();
         // 1 s at `rate`: the schedule plans rate requests (give or take one).
         let planned = u(&a["requests"]["planned"]) as f64;
-        assert!((planned - rate).abs() <= 2.0, "planned {planned} at rate {rate}");
+        assert!(
+            (planned - rate).abs() <= 2.0,
+            "planned {planned} at rate {rate}"
+        );
         // Both models serve this load easily (capacity >= 100/s): generous margin.
         assert!(u(&a["requests"]["ok"]) as f64 >= planned * 0.5, "{a}");
         let series = r["telemetry"]["series"].as_array().unwrap();
-        assert!(series.len() >= 3, "telemetry every 100 ms: {}", series.len());
+        assert!(
+            series.len() >= 3,
+            "telemetry every 100 ms: {}",
+            series.len()
+        );
         assert!(series.iter().all(|p| p["threads"].as_u64().unwrap() >= 1));
-        assert!(series.iter().any(|p| p["completed"].is_number()), "scraped /metrics");
-        assert!(r["verify"]["checks"].as_array().is_some_and(|c| !c.is_empty()));
+        assert!(
+            series.iter().any(|p| p["completed"].is_number()),
+            "scraped /metrics"
+        );
+        assert!(r["verify"]["checks"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()));
         assert_eq!(r["spec"]["scale"], 1.0);
     }
 }
@@ -92,7 +116,10 @@ fn a_crashing_target_is_recorded_and_the_experiment_goes_on() {
     assert_eq!(runs[0]["name"], "crasher");
     assert_eq!(runs[0]["outcome"]["status"], "start-failed");
     let detail = runs[0]["outcome"]["detail"].as_str().unwrap();
-    assert!(detail.contains("exit status 3") && detail.contains("dying"), "{detail}");
+    assert!(
+        detail.contains("exit status 3") && detail.contains("dying"),
+        "{detail}"
+    );
     assert!(runs[0].get("attack").is_none());
     assert_eq!(runs[1]["outcome"]["status"], "completed");
     check_accounting(&runs[1]["attack"]);
@@ -153,7 +180,9 @@ fn presets_lists_the_showdown_and_dry_run_expands_it() {
         .args(["run", "--dry-run"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("pool-rate=200").and(predicate::str::contains("loop-async")));
+        .stdout(
+            predicate::str::contains("pool-rate=200").and(predicate::str::contains("loop-async")),
+        );
 }
 
 /// Children of `pid` (from /proc/*/stat).
@@ -179,7 +208,10 @@ fn children(pid: u32) -> Vec<u32> {
 
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map(|s| !s.lines().any(|l| l.starts_with("State:") && l.contains('Z')))
+        .map(|s| {
+            !s.lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+        })
         .unwrap_or(false)
 }
 
@@ -214,7 +246,10 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        assert!(t1.elapsed() < Duration::from_secs(20), "iolab run did not stop");
+        assert!(
+            t1.elapsed() < Duration::from_secs(20),
+            "iolab run did not stop"
+        );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(status.code(), Some(130));

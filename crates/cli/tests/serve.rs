@@ -29,11 +29,17 @@ fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
     let addr = url.strip_prefix("http://").unwrap();
     let mut s = TcpStream::connect(addr)?;
     s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
     let mut text = String::new();
     s.read_to_string(&mut text)?;
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    Ok((head.lines().next().unwrap_or("").to_string(), body.to_string()))
+    Ok((
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    ))
 }
 
 fn sigterm(child: &Child) {
@@ -68,15 +74,28 @@ fn prints_its_url_first_serves_and_stops_on_sigterm() {
         assert!(status.contains("200"), "{status}");
         let (status, body) = get(&url, "/work?steps=sleep:10").unwrap();
         assert!(status.contains("200"), "{status}");
-        assert!(body.starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")), "{body}");
+        assert!(
+            body.starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")),
+            "{body}"
+        );
         sigterm(&child);
-        assert!(wait(&mut child, Duration::from_secs(10)).success(), "{model} exits 0");
+        assert!(
+            wait(&mut child, Duration::from_secs(10)).success(),
+            "{model} exits 0"
+        );
     }
 }
 
 #[test]
 fn sigterm_lets_in_flight_requests_finish() {
-    let (mut child, url) = spawn(&["--model", "thread-per-request", "--port", "0", "--grace", "5s"]);
+    let (mut child, url) = spawn(&[
+        "--model",
+        "thread-per-request",
+        "--port",
+        "0",
+        "--grace",
+        "5s",
+    ]);
     let u = url.clone();
     let inflight = std::thread::spawn(move || get(&u, "/work?steps=sleep:500"));
     std::thread::sleep(Duration::from_millis(200));
@@ -91,7 +110,10 @@ fn bad_flags_are_usage_errors() {
     let cases: [(&[&str], &str); 5] = [
         (&["--model", "fibers"], "unknown model 'fibers'"),
         (&["--model", "virtual"], "JVM"),
-        (&["--model", "pool", "--threads", "0"], "--threads must be at least 1"),
+        (
+            &["--model", "pool", "--threads", "0"],
+            "--threads must be at least 1",
+        ),
         (&["--model", "pool", "--grace", "5"], "--grace"),
         (&["--model", "pool", "--cpus", "9-1"], "--cpus"),
     ];

@@ -43,7 +43,8 @@ fn fails_with_one_line_per_check_against_a_broken_target() {
         for mut s in listener.incoming().flatten() {
             let mut buf = [0u8; 2048];
             let _ = s.read(&mut buf);
-            let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi");
+            let _ =
+                s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi");
         }
     });
     AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
@@ -57,7 +58,11 @@ fn fails_with_one_line_per_check_against_a_broken_target() {
 
 #[test]
 fn bad_url_or_nothing_listening_exits_2() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["verify", &format!("http://127.0.0.1:{port}")])
         .timeout(Duration::from_secs(20))

@@ -49,6 +49,12 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
             if requests.is_none() && duration.is_none() {
                 return bad("closed loop needs --requests N and/or --duration D");
             }
+            if *concurrency > plan.connections.max() {
+                return bad(format!(
+                    "--concurrency {concurrency} needs as many connections, but --connections is {}: raise it",
+                    plan.connections.max()
+                ));
+            }
             if *requests == Some(0) {
                 return bad("--requests must be >= 1");
             }

@@ -44,7 +44,12 @@ impl Ctx {
     }
 
     /// Answer one request on this thread; `run` executes a parsed workload.
-    pub fn answer(&self, method: &str, target: &str, run: impl FnOnce(&Step) -> StepResult) -> Reply {
+    pub fn answer(
+        &self,
+        method: &str,
+        target: &str,
+        run: impl FnOnce(&Step) -> StepResult,
+    ) -> Reply {
         match self.quick(route(method, target)) {
             Ok(reply) => reply,
             Err(step) => {
@@ -74,7 +79,13 @@ impl Ctx {
 
     /// The answer of a workload that ran since `started`; counts it as
     /// completed before anyone can see the answer.
-    pub fn finish(&self, step: &Step, result: StepResult, started: Instant, guard: InFlight<'_>) -> Reply {
+    pub fn finish(
+        &self,
+        step: &Step,
+        result: StepResult,
+        started: Instant,
+        guard: InFlight<'_>,
+    ) -> Reply {
         let reply = Reply::work(self.model, step, result, started.elapsed());
         self.metrics.complete();
         drop(guard);

@@ -43,9 +43,18 @@ pub trait AsyncSteps: Send + Sync + 'static {
 }
 
 /// Serve until shutdown with `exec` running the steps.
-pub fn serve<E: AsyncSteps>(ctx: Arc<Ctx>, listener: TcpListener, exec: E) -> Result<(), ServeError> {
+pub fn serve<E: AsyncSteps>(
+    ctx: Arc<Ctx>,
+    listener: TcpListener,
+    exec: E,
+) -> Result<(), ServeError> {
     socket2::SockRef::from(&listener)
-        .listen(ctx.params.backlog.unwrap_or(LOOP_BACKLOG).min(i32::MAX as u32) as i32)
+        .listen(
+            ctx.params
+                .backlog
+                .unwrap_or(LOOP_BACKLOG)
+                .min(i32::MAX as u32) as i32,
+        )
         .map_err(ServeError::io("setting the listen backlog"))?;
     listener
         .set_nonblocking(true)
@@ -66,7 +75,11 @@ pub fn serve<E: AsyncSteps>(ctx: Arc<Ctx>, listener: TcpListener, exec: E) -> Re
     result
 }
 
-async fn accept_loop<E: AsyncSteps>(ctx: Arc<Ctx>, listener: TcpListener, exec: Arc<E>) -> Result<(), ServeError> {
+async fn accept_loop<E: AsyncSteps>(
+    ctx: Arc<Ctx>,
+    listener: TcpListener,
+    exec: Arc<E>,
+) -> Result<(), ServeError> {
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(ServeError::io("registering the listener"))?;
     let graceful = GracefulShutdown::new();
@@ -120,10 +133,12 @@ async fn handle<E: AsyncSteps>(
 
 fn to_response(reply: Reply) -> Response<Full<Bytes>> {
     let mut resp = Response::new(Full::new(Bytes::from(reply.body)));
-    *resp.status_mut() =
-        hyper::StatusCode::from_u16(reply.status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    resp.headers_mut()
-        .insert(CONTENT_TYPE, hyper::header::HeaderValue::from_static(reply.content_type));
+    *resp.status_mut() = hyper::StatusCode::from_u16(reply.status)
+        .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut().insert(
+        CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(reply.content_type),
+    );
     resp
 }
 

@@ -98,7 +98,12 @@ fn fill(
                 buf.extend_from_slice(&chunk[..n]);
                 return Ok(true);
             }
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
                 if !keep_waiting(started.elapsed()) {
                     return Ok(false);
                 }
@@ -114,7 +119,8 @@ fn find_head_end(buf: &[u8]) -> Option<usize> {
 }
 
 fn parse_head(head: &[u8]) -> Result<(Request, usize), Reply> {
-    let text = std::str::from_utf8(head).map_err(|_| Reply::error(400, "request head is not UTF-8"))?;
+    let text =
+        std::str::from_utf8(head).map_err(|_| Reply::error(400, "request head is not UTF-8"))?;
     let mut lines = text.split("\r\n");
     let line = lines.next().unwrap_or_default();
     let mut parts = line.split(' ');
@@ -175,7 +181,11 @@ pub fn write_reply(
         reason(reply.status),
         reply.content_type,
         reply.body.len(),
-        if keep_alive { "" } else { "Connection: close\r\n" },
+        if keep_alive {
+            ""
+        } else {
+            "Connection: close\r\n"
+        },
     );
     if !head_only {
         out.extend_from_slice(reply.body.as_bytes());

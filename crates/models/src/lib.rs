@@ -117,7 +117,11 @@ pub fn validate(model: ModelKind, params: &ModelParams) -> Result<(), ServeError
 /// Serve the contract on `listener` under `config.model` until `shutdown`
 /// fires, then stop accepting, let in-flight requests finish within
 /// `config.grace`, and return.
-pub fn serve(config: ServeConfig, listener: TcpListener, shutdown: Shutdown) -> Result<(), ServeError> {
+pub fn serve(
+    config: ServeConfig,
+    listener: TcpListener,
+    shutdown: Shutdown,
+) -> Result<(), ServeError> {
     validate(config.model, &config.params)?;
     let ctx = Arc::new(ctx::Ctx::new(&config, shutdown));
     match config.model {

@@ -38,7 +38,9 @@ impl AsyncSteps for LoopAsync {
                     }
                     Ok(())
                 }
-                Step::Par(children) => join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await,
+                Step::Par(children) => {
+                    join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await
+                }
             }
         })
     }

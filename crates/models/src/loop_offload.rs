@@ -64,7 +64,9 @@ impl AsyncSteps for LoopOffload {
                     }
                     Ok(())
                 }
-                Step::Par(children) => join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await,
+                Step::Par(children) => {
+                    join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await
+                }
             }
         })
     }

@@ -60,7 +60,12 @@ impl Drop for Slot {
 
 impl ConnLimit {
     /// Wait (in ticks of `tick`, while `go_on()` holds) for a free slot and take it.
-    pub fn take(self: &Arc<Self>, max: usize, tick: Duration, go_on: impl Fn() -> bool) -> Option<Slot> {
+    pub fn take(
+        self: &Arc<Self>,
+        max: usize,
+        tick: Duration,
+        go_on: impl Fn() -> bool,
+    ) -> Option<Slot> {
         let mut open = self.open.lock().ok()?;
         while *open >= max {
             if !go_on() {
@@ -110,7 +115,10 @@ impl Poller {
         };
         conn.registered = true;
         conn.since = Instant::now();
-        let mut idle = self.idle.lock().map_err(|_| io::Error::other("poller lock"))?;
+        let mut idle = self
+            .idle
+            .lock()
+            .map_err(|_| io::Error::other("poller lock"))?;
         idle.insert(fd, conn);
         let mut ev = libc::epoll_event {
             events: (libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLONESHOT) as u32,
@@ -146,7 +154,10 @@ impl Poller {
             };
         }
         let conns: Vec<Conn> = {
-            let mut idle = self.idle.lock().map_err(|_| io::Error::other("poller lock"))?;
+            let mut idle = self
+                .idle
+                .lock()
+                .map_err(|_| io::Error::other("poller lock"))?;
             events[..n as usize]
                 .iter()
                 .filter_map(|ev| idle.remove(&(ev.u64 as RawFd)))

@@ -77,7 +77,8 @@ pub fn serve(ctx: Arc<Ctx>, listener: TcpListener) -> Result<(), ServeError> {
     });
     for _ in 0..MIN_SPARE.min(pool.max_threads) {
         pool.lock().threads += 1;
-        pool.spawn_worker().map_err(ServeError::io("starting pool threads"))?;
+        pool.spawn_worker()
+            .map_err(ServeError::io("starting pool threads"))?;
     }
     let poller = std::thread::Builder::new()
         .name("iolab-poller".into())
@@ -154,7 +155,11 @@ impl Pool {
                 Job::Conn(conn) => self.serve_conn(conn),
                 Job::Child(child) => {
                     if child.claim() {
-                        child.finish(run_blocking(&child.step, &self.ctx.backends, &PoolFanout(&self)));
+                        child.finish(run_blocking(
+                            &child.step,
+                            &self.ctx.backends,
+                            &PoolFanout(&self),
+                        ));
                     }
                 }
             }
@@ -217,9 +222,9 @@ impl Pool {
         let mut swept = std::time::Instant::now();
         while !self.exit.load(Ordering::SeqCst) {
             let me = &self;
-            let _ = self
-                .poller
-                .wait(Duration::from_millis(100), &mut |conn| me.push(Job::Conn(conn)));
+            let _ = self.poller.wait(Duration::from_millis(100), &mut |conn| {
+                me.push(Job::Conn(conn))
+            });
             if self.ctx.shutdown.is_triggered() {
                 // Idle keep-alive connections have nothing in flight: close them.
                 self.poller.close_idle(Duration::ZERO);

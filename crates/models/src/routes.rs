@@ -131,7 +131,12 @@ impl Reply {
 
     /// The answer to a finished `/work`: 200 with the contract body, or the
     /// step's error with its status.
-    pub fn work(model: ModelKind, step: &Step, result: Result<(), StepError>, took: Duration) -> Reply {
+    pub fn work(
+        model: ModelKind,
+        step: &Step,
+        result: Result<(), StepError>,
+        took: Duration,
+    ) -> Reply {
         match result {
             Ok(()) => Reply {
                 status: 200,
@@ -190,7 +195,10 @@ mod tests {
     #[test]
     fn routes_and_decodes() {
         assert!(matches!(route("GET", "/health"), Route::Health));
-        assert!(matches!(route("POST", "/health"), Route::MethodNotAllowed(_)));
+        assert!(matches!(
+            route("POST", "/health"),
+            Route::MethodNotAllowed(_)
+        ));
         assert!(matches!(route("GET", "/nope"), Route::NotFound(p) if p == "/nope"));
         match route("GET", "/work?x=1&steps=par%28sleep%3A10%2Csleep%3A10%29") {
             Route::Work(Ok(s)) => assert_eq!(s.to_string(), "par(sleep:10,sleep:10)"),
@@ -207,10 +215,21 @@ mod tests {
     #[test]
     fn bodies_are_byte_exact() {
         let step = steps::parse("par(sleep:1,sleep:2,cpu:3)").unwrap();
-        let r = Reply::work(ModelKind::Pool, &step, Ok(()), Duration::from_micros(12_300));
-        assert_eq!(r.body, "{\"ok\":true,\"model\":\"pool\",\"steps\":3,\"elapsed_ms\":12.300}");
+        let r = Reply::work(
+            ModelKind::Pool,
+            &step,
+            Ok(()),
+            Duration::from_micros(12_300),
+        );
+        assert_eq!(
+            r.body,
+            "{\"ok\":true,\"model\":\"pool\",\"steps\":3,\"elapsed_ms\":12.300}"
+        );
         let e = Reply::error(400, "steps: expected ')' at 21");
-        assert_eq!(e.body, "{\"ok\":false,\"error\":\"steps: expected ')' at 21\"}");
+        assert_eq!(
+            e.body,
+            "{\"ok\":false,\"error\":\"steps: expected ')' at 21\"}"
+        );
         assert_eq!(e.content_type, "application/json");
     }
 }

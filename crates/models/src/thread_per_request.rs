@@ -23,7 +23,11 @@ pub fn serve(ctx: Arc<Ctx>, listener: TcpListener) -> Result<(), ServeError> {
     let live = Arc::new(AtomicUsize::new(0));
     while let Some(stream) = accept::next(&listener, &ctx.shutdown) {
         if live.load(Ordering::SeqCst) >= cap {
-            reject(&ctx, stream, &format!("thread-per-request: --max-threads {cap} reached"));
+            reject(
+                &ctx,
+                stream,
+                &format!("thread-per-request: --max-threads {cap} reached"),
+            );
             continue;
         }
         live.fetch_add(1, Ordering::SeqCst);
@@ -94,6 +98,8 @@ fn reject(ctx: &Ctx, mut stream: TcpStream, why: &str) {
     ctx.metrics.reject();
     let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
     let mut buf = Vec::new();
-    let _ = read_request(&mut stream, &mut buf, &|waited, _| waited < Duration::from_millis(500));
+    let _ = read_request(&mut stream, &mut buf, &|waited, _| {
+        waited < Duration::from_millis(500)
+    });
     let _ = write_reply(&mut stream, &Reply::overloaded(why), false, false);
 }

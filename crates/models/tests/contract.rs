@@ -24,7 +24,11 @@ fn every_model_passes_verify() {
             .filter(|c| !c.passed)
             .map(|c| format!("{}: {}", c.name, c.detail))
             .collect();
-        assert!(report.passed(), "{model} fails the contract:\n{}", failed.join("\n"));
+        assert!(
+            report.passed(),
+            "{model} fails the contract:\n{}",
+            failed.join("\n")
+        );
         assert!(report.checks.len() >= 17, "{model}: every vector ran");
         server.stop().unwrap();
     }
@@ -32,6 +36,10 @@ fn every_model_passes_verify() {
 
 #[test]
 fn virtual_has_no_rust_target() {
-    let err = start(ServeConfig::new(ModelKind::Virtual), "127.0.0.1:0".parse().unwrap()).unwrap_err();
+    let err = start(
+        ServeConfig::new(ModelKind::Virtual),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("JVM"));
 }

@@ -48,7 +48,9 @@ fn signature(model: ModelKind, params: ModelParams, expected_ms: u64) {
     let (answers, took) = burst(&target(&server), "/work?steps=sleep:300", 8);
     for a in &answers {
         assert_eq!(a.status, 200, "{model}: {}", a.body);
-        assert!(a.body.starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")));
+        assert!(a
+            .body
+            .starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")));
     }
     assert_about(&format!("{model}: 8 x sleep:300"), took, expected_ms);
     server.stop().unwrap();
@@ -60,7 +62,14 @@ fn p() -> ModelParams {
 
 #[test]
 fn pool_of_4_takes_two_rounds() {
-    signature(ModelKind::Pool, ModelParams { threads: Some(4), ..p() }, 600);
+    signature(
+        ModelKind::Pool,
+        ModelParams {
+            threads: Some(4),
+            ..p()
+        },
+        600,
+    );
 }
 
 #[test]
@@ -70,7 +79,14 @@ fn loop_async_holds_all_at_once() {
 
 #[test]
 fn loop_blocking_with_one_worker_serializes() {
-    signature(ModelKind::LoopBlocking, ModelParams { workers: Some(1), ..p() }, 2400);
+    signature(
+        ModelKind::LoopBlocking,
+        ModelParams {
+            workers: Some(1),
+            ..p()
+        },
+        2400,
+    );
 }
 
 #[test]
@@ -99,12 +115,40 @@ fn thread_per_request_holds_all_at_once() {
 fn par_runs_the_way_each_model_can() {
     let cases = [
         (ModelKind::Sequential, p(), 900),
-        (ModelKind::LoopBlocking, ModelParams { workers: Some(1), ..p() }, 900),
-        (ModelKind::Pool, ModelParams { threads: Some(4), ..p() }, 300),
+        (
+            ModelKind::LoopBlocking,
+            ModelParams {
+                workers: Some(1),
+                ..p()
+            },
+            900,
+        ),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(4),
+                ..p()
+            },
+            300,
+        ),
         // One thread: the parent takes back the children nobody started, no deadlock.
-        (ModelKind::Pool, ModelParams { threads: Some(1), ..p() }, 900),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(1),
+                ..p()
+            },
+            900,
+        ),
         (ModelKind::ThreadPerRequest, p(), 300),
-        (ModelKind::LoopOffload, ModelParams { offload: Some(2), ..p() }, 600),
+        (
+            ModelKind::LoopOffload,
+            ModelParams {
+                offload: Some(2),
+                ..p()
+            },
+            600,
+        ),
         (ModelKind::LoopAsync, p(), 300),
     ];
     let servers: Vec<_> = cases
@@ -117,7 +161,10 @@ fn par_runs_the_way_each_model_can() {
             let (t, m, ms) = (target(s), *m, *ms);
             std::thread::spawn(move || {
                 let a = t
-                    .get("/work?steps=par(sleep:300,sleep:300,sleep:300)", Duration::from_secs(20))
+                    .get(
+                        "/work?steps=par(sleep:300,sleep:300,sleep:300)",
+                        Duration::from_secs(20),
+                    )
                     .unwrap();
                 assert_eq!(a.status, 200, "{m}: {}", a.body);
                 assert_about(&format!("{m}: par of 3 x sleep:300"), a.elapsed, ms);
@@ -149,11 +196,47 @@ fn metric(t: &Target, name: &str) -> f64 {
 fn ten_x_overload_leaves_every_model_alive() {
     let cases = [
         (ModelKind::Sequential, p(), 10),
-        (ModelKind::Pool, ModelParams { threads: Some(4), ..p() }, 40),
-        (ModelKind::ThreadPerRequest, ModelParams { max_threads: Some(4), ..p() }, 40),
-        (ModelKind::LoopBlocking, ModelParams { workers: Some(1), ..p() }, 10),
-        (ModelKind::LoopOffload, ModelParams { workers: Some(1), offload: Some(4), ..p() }, 40),
-        (ModelKind::LoopAsync, ModelParams { workers: Some(1), ..p() }, 400),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(4),
+                ..p()
+            },
+            40,
+        ),
+        (
+            ModelKind::ThreadPerRequest,
+            ModelParams {
+                max_threads: Some(4),
+                ..p()
+            },
+            40,
+        ),
+        (
+            ModelKind::LoopBlocking,
+            ModelParams {
+                workers: Some(1),
+                ..p()
+            },
+            10,
+        ),
+        (
+            ModelKind::LoopOffload,
+            ModelParams {
+                workers: Some(1),
+                offload: Some(4),
+                ..p()
+            },
+            40,
+        ),
+        (
+            ModelKind::LoopAsync,
+            ModelParams {
+                workers: Some(1),
+                ..p()
+            },
+            400,
+        ),
     ];
     for (model, params, n) in cases {
         let server = serve(model, params);
@@ -161,13 +244,25 @@ fn ten_x_overload_leaves_every_model_alive() {
         let (answers, _) = burst(&t, "/work?steps=sleep:100", n);
         let ok = answers.iter().filter(|a| a.status == 200).count();
         let refused = answers.iter().filter(|a| a.status == 503).count();
-        assert_eq!(ok + refused, n, "{model}: every request answered 200 or 503");
+        assert_eq!(
+            ok + refused,
+            n,
+            "{model}: every request answered 200 or 503"
+        );
         assert!(ok >= 1, "{model}: some requests served");
         if model != ModelKind::ThreadPerRequest {
             assert_eq!(refused, 0, "{model} queues rather than refuses");
         }
-        assert_eq!(metric(&t, "iolab_requests_completed_total") as usize, ok, "{model}");
-        assert_eq!(metric(&t, "iolab_requests_rejected_total") as usize, refused, "{model}");
+        assert_eq!(
+            metric(&t, "iolab_requests_completed_total") as usize,
+            ok,
+            "{model}"
+        );
+        assert_eq!(
+            metric(&t, "iolab_requests_rejected_total") as usize,
+            refused,
+            "{model}"
+        );
         assert_eq!(metric(&t, "iolab_requests_in_flight"), 0.0, "{model}");
         let health = t.get("/health", Duration::from_secs(5)).unwrap();
         assert_eq!(health.status, 200, "{model}: /health after overload");
@@ -194,15 +289,27 @@ fn pool_at_max_connections_leaves_the_rest_in_the_backlog() {
 /// Shutdown stops accepting but lets a request in flight finish.
 #[test]
 fn shutdown_finishes_in_flight_work() {
-    for model in [ModelKind::Pool, ModelKind::ThreadPerRequest, ModelKind::LoopAsync, ModelKind::LoopOffload] {
+    for model in [
+        ModelKind::Pool,
+        ModelKind::ThreadPerRequest,
+        ModelKind::LoopAsync,
+        ModelKind::LoopOffload,
+    ] {
         let server = serve(model, p());
         let t = target(&server);
-        let inflight = std::thread::spawn(move || t.get("/work?steps=sleep:400", Duration::from_secs(10)));
+        let inflight =
+            std::thread::spawn(move || t.get("/work?steps=sleep:400", Duration::from_secs(10)));
         std::thread::sleep(Duration::from_millis(150));
         let t = target(&server);
         server.stop().unwrap();
-        let a = inflight.join().unwrap().expect("in-flight request answered");
+        let a = inflight
+            .join()
+            .unwrap()
+            .expect("in-flight request answered");
         assert_eq!(a.status, 200, "{model}: {}", a.body);
-        assert!(t.get("/health", Duration::from_secs(1)).is_err(), "{model}: stopped accepting");
+        assert!(
+            t.get("/health", Duration::from_secs(1)).is_err(),
+            "{model}: stopped accepting"
+        );
     }
 }

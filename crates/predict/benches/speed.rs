@@ -28,34 +28,65 @@ fn main() {
             "loop-async sleep:1000 100k/s 60s",
             ModelKind::LoopAsync,
             ModelParams::default(),
-            work("sleep:1000", 100_000.0, 60, ConnectionMode::KeepAlive { max: 1_000_000 }),
+            work(
+                "sleep:1000",
+                100_000.0,
+                60,
+                ConnectionMode::KeepAlive { max: 1_000_000 },
+            ),
         ),
         (
             "loop-async par(3 calls)+cpu 100k/s 60s",
             ModelKind::LoopAsync,
             ModelParams::default(),
-            work("par(sleep:200,sleep:500,sleep:300),cpu:1000", 100_000.0, 60, ConnectionMode::KeepAlive { max: 1_000_000 }),
+            work(
+                "par(sleep:200,sleep:500,sleep:300),cpu:1000",
+                100_000.0,
+                60,
+                ConnectionMode::KeepAlive { max: 1_000_000 },
+            ),
         ),
         (
             "pool 200 sleep:1000 100k/s 60s (overload)",
             ModelKind::Pool,
             ModelParams::default(),
-            work("sleep:1000", 100_000.0, 60, ConnectionMode::NewPerRequest { max: 1_000_000 }),
+            work(
+                "sleep:1000",
+                100_000.0,
+                60,
+                ConnectionMode::NewPerRequest { max: 1_000_000 },
+            ),
         ),
         (
             "pool 2000 sleep:10 100k/s 60s",
             ModelKind::Pool,
-            ModelParams { threads: Some(2_000), ..Default::default() },
-            work("sleep:10", 100_000.0, 60, ConnectionMode::KeepAlive { max: 10_000 }),
+            ModelParams {
+                threads: Some(2_000),
+                ..Default::default()
+            },
+            work(
+                "sleep:10",
+                100_000.0,
+                60,
+                ConnectionMode::KeepAlive { max: 10_000 },
+            ),
         ),
         (
             "loop-offload 64 sleep:1 1M/s 10s",
             ModelKind::LoopOffload,
             ModelParams::default(),
-            work("sleep:1", 1_000_000.0, 10, ConnectionMode::KeepAlive { max: 1_000_000 }),
+            work(
+                "sleep:1",
+                1_000_000.0,
+                10,
+                ConnectionMode::KeepAlive { max: 1_000_000 },
+            ),
         ),
     ];
-    println!("{:<42} {:>10} {:>10} {:>11} {:>9} {:>6}", "case", "offered", "ok", "events", "time", "<5s");
+    println!(
+        "{:<42} {:>10} {:>10} {:>11} {:>9} {:>6}",
+        "case", "offered", "ok", "events", "time", "<5s"
+    );
     for (name, model, params, w) in cases {
         let t = Instant::now();
         let shape = Shape::of(model, &params, 2);

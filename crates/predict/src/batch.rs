@@ -21,7 +21,12 @@ pub fn parallelism(model: ModelKind, params: &ModelParams, cores: u32) -> u64 {
 }
 
 /// Predict a batch's total time (and per-task completion spread).
-pub fn predict_batch(spec: &BatchSpec, model: ModelKind, params: &ModelParams, cores: u32) -> Prediction {
+pub fn predict_batch(
+    spec: &BatchSpec,
+    model: ModelKind,
+    params: &ModelParams,
+    cores: u32,
+) -> Prediction {
     let cores = cores.max(1) as u64;
     let p = parallelism(model, params, cores as u32);
     let (tasks, total_s, p50, p99, threads, why) = match &spec.tasks {
@@ -51,7 +56,16 @@ pub fn predict_batch(spec: &BatchSpec, model: ModelKind, params: &ModelParams, c
             io,
             cpu_terms,
             io_ms,
-        } => mixed(*cpu, *io, cpu_terms, io_ms, spec.master.as_ref(), model, p, cores),
+        } => mixed(
+            *cpu,
+            *io,
+            cpu_terms,
+            io_ms,
+            spec.master.as_ref(),
+            model,
+            p,
+            cores,
+        ),
     };
     Prediction {
         name: String::new(),

@@ -44,7 +44,12 @@ pub fn queue_growth_rps(rate_rps: f64, capacity_rps: f64) -> f64 {
 /// S + t (rho - 1) > T, i.e. after (T - S) / (rho - 1) seconds, with
 /// rho = rate / capacity. `None` at or below capacity (no timeouts from
 /// queueing); 0 when S alone exceeds T.
-pub fn first_timeout_s(rate_rps: f64, capacity_rps: f64, service_s: f64, timeout_s: f64) -> Option<f64> {
+pub fn first_timeout_s(
+    rate_rps: f64,
+    capacity_rps: f64,
+    service_s: f64,
+    timeout_s: f64,
+) -> Option<f64> {
     if service_s >= timeout_s {
         return Some(0.0);
     }
@@ -57,7 +62,13 @@ pub fn first_timeout_s(rate_rps: f64, capacity_rps: f64, service_s: f64, timeout
 
 /// Requests that succeed in a constant overload of length `duration_s`:
 /// those sent before the first timeout.
-pub fn ok_under_overload(rate_rps: f64, capacity_rps: f64, service_s: f64, timeout_s: f64, duration_s: f64) -> f64 {
+pub fn ok_under_overload(
+    rate_rps: f64,
+    capacity_rps: f64,
+    service_s: f64,
+    timeout_s: f64,
+    duration_s: f64,
+) -> f64 {
     match first_timeout_s(rate_rps, capacity_rps, service_s, timeout_s) {
         Some(t) => rate_rps * t.min(duration_s),
         None => rate_rps * duration_s,

@@ -45,11 +45,25 @@ pub fn secs(s: f64) -> String {
 pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
     let s = out.unloaded_ns as f64 / 1e9;
     let held = match shape.request_threads {
-        Some(rt) if rt.cap != u32::MAX => format!("{} {} each hold a request for {}", thousands(rt.cap as u64), shape.holder, secs(s)),
+        Some(rt) if rt.cap == 1 => format!("{} holds each request for {}", shape.holder, secs(s)),
+        Some(rt) if rt.cap != u32::MAX => format!(
+            "{} {} each hold a request for {}",
+            thousands(rt.cap as u64),
+            shape.holder,
+            secs(s)
+        ),
         Some(_) => format!("a new thread holds each request for {}", secs(s)),
         None => match shape.offload {
-            Some(n) => format!("{n} {} hold its IO ({} per request)", shape.holder, secs(out.work_ns.1 as f64 / 1e9)),
-            None => format!("{} holds a request during its {} of IO", shape.holder, secs(s)),
+            Some(n) => format!(
+                "{n} {} hold its IO ({} per request)",
+                shape.holder,
+                secs(out.work_ns.1 as f64 / 1e9)
+            ),
+            None => format!(
+                "{} holds a request during its {} of IO",
+                shape.holder,
+                secs(s)
+            ),
         },
     };
     let cap = match p.capacity_rps {
@@ -80,7 +94,9 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
                 None => format!("{} req/s offered", num(rate)),
             }
         }
-        Driver::Closed { concurrency, .. } => format!("{concurrency} clients keep one request each in flight"),
+        Driver::Closed { concurrency, .. } => {
+            format!("{concurrency} clients keep one request each in flight")
+        }
     };
     let mut sentence = format!(
         "{held}, so {cap}; {load}: {} of {} ok ({:.0}%), p50 {}",
@@ -91,11 +107,16 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
     );
     let resets = out.errors.get("reset").copied().unwrap_or(0);
     if resets > 0 {
-        if let Admission::Limited { max_connections, backlog } = shape.admission {
+        if let Admission::Limited {
+            max_connections,
+            backlog,
+        } = shape.admission
+        {
             sentence += &format!(
-                "; {} reset once {} connections and the backlog of {} were full",
+                "; {} reset once {} connection{} and the backlog of {} were full",
                 thousands(resets),
                 thousands(max_connections as u64),
+                if max_connections == 1 { "" } else { "s" },
                 thousands(backlog as u64)
             );
         }
@@ -117,7 +138,11 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
             num(little_in_flight(p.throughput_rps, s))
         );
     } else {
-        let lat = if p.latency_ms.p50 > 0.0 { p.latency_ms.p50 / 1e3 } else { s };
+        let lat = if p.latency_ms.p50 > 0.0 {
+            p.latency_ms.p50 / 1e3
+        } else {
+            s
+        };
         sentence += &format!(
             ". Little's law: {} req/s x {} = {} in flight.",
             num(p.goodput_rps),

@@ -20,7 +20,11 @@ fn dd_c_below_capacity_every_request_takes_exactly_s() {
     assert!((5..=6).contains(&p.peak_in_flight), "{p:?}");
     assert_eq!(p.capacity_rps, Some(100.0));
     assert_eq!(p.first_timeout_s, None);
-    assert!(p.explanation.contains("capacity is 100 req/s"), "{}", p.explanation);
+    assert!(
+        p.explanation.contains("capacity is 100 req/s"),
+        "{}",
+        p.explanation
+    );
 }
 
 #[test]
@@ -34,16 +38,30 @@ fn dd_c_above_capacity_queue_grows_and_timeouts_start_on_time() {
     // Threads are taken in whole waves of c, so the simulation may be later
     // than the fluid formula by at most one wave: S / (rho - 1) = 0.1 s.
     let first = out.first_timeout_sent_s.expect("timeouts happen");
-    assert!(first >= expected - 0.01 && first <= expected + 0.11, "first timeout sent at {first}");
+    assert!(
+        first >= expected - 0.01 && first <= expected + 0.11,
+        "first timeout sent at {first}"
+    );
     let ok_cf = closed_form::ok_under_overload(200.0, 100.0, 0.1, 1.0, 10.0);
     assert_eq!(ok_cf, 180.0);
     assert!((178..=202).contains(&out.ok), "ok {} vs {ok_cf}", out.ok);
     // the server keeps working on abandoned requests: throughput = capacity
-    assert!(near(out.throughput_rps(), 100.0, 0.02), "{}", out.throughput_rps());
+    assert!(
+        near(out.throughput_rps(), 100.0, 0.02),
+        "{}",
+        out.throughput_rps()
+    );
     assert!(out.goodput_rps() < 20.0);
     // in the server at the end: (200 - 100) x 10 s queued + 10 running
-    assert!(near(out.peak_in_flight as f64, 1_010.0, 0.03), "{}", out.peak_in_flight);
-    assert_eq!(out.errors.get("timeout").copied(), Some(out.offered - out.ok));
+    assert!(
+        near(out.peak_in_flight as f64, 1_010.0, 0.03),
+        "{}",
+        out.peak_in_flight
+    );
+    assert_eq!(
+        out.errors.get("timeout").copied(),
+        Some(out.offered - out.ok)
+    );
 }
 
 #[test]
@@ -52,10 +70,17 @@ fn closed_loop_gives_min_n_c_over_s() {
         let w = work("sleep:100", closed(clients, 10.0), KEEP, 5.0);
         let out = sim(ModelKind::Pool, &pool(threads), &w, 2);
         let x = closed_form::closed_loop_rps(clients, threads, 0.1);
-        assert!(near(out.throughput_rps(), x, 0.02), "N={clients} c={threads}: {} vs {x}", out.throughput_rps());
+        assert!(
+            near(out.throughput_rps(), x, 0.02),
+            "N={clients} c={threads}: {} vs {x}",
+            out.throughput_rps()
+        );
         // Little: latency = N / X
         let lat_ms = out.latency.quantile(0.5) as f64 / 1e3;
-        assert!(near(lat_ms, clients as f64 / x * 1e3, 0.02), "N={clients}: p50 {lat_ms}");
+        assert!(
+            near(lat_ms, clients as f64 / x * 1e3, 0.02),
+            "N={clients}: p50 {lat_ms}"
+        );
     }
 }
 
@@ -66,7 +91,11 @@ fn poisson_arrivals_add_waiting_below_capacity() {
     let out = sim(ModelKind::Pool, &pool(10), &w, 2);
     assert!(near(out.offered as f64, 5_400.0, 0.05), "{}", out.offered);
     assert_eq!(out.ok, out.offered);
-    assert!(out.latency.quantile(0.99) > 120_000, "p99 {}", out.latency.quantile(0.99));
+    assert!(
+        out.latency.quantile(0.99) > 120_000,
+        "p99 {}",
+        out.latency.quantile(0.99)
+    );
     assert!(out.latency.quantile(0.5) >= 99_000);
 }
 
@@ -78,7 +107,11 @@ fn non_blocking_io_holds_no_thread() {
     assert!(near(p.latency_ms.p99, 1_000.0, 0.01));
     assert_eq!(p.capacity_rps, None);
     // Little: 5,000 req/s x 1 s
-    assert!(near(p.peak_in_flight as f64, 5_000.0, 0.01), "{}", p.peak_in_flight);
+    assert!(
+        near(p.peak_in_flight as f64, 5_000.0, 0.01),
+        "{}",
+        p.peak_in_flight
+    );
     assert_eq!(p.peak_threads, Some(2));
 }
 
@@ -113,12 +146,20 @@ fn pg_pool_caps_concurrency_and_its_wait_fails_requests() {
     // 10 connections x 100 ms = 100 req/s, whatever the 50 threads could do.
     let w = work("pg:100", open(200.0, 40.0), KEEP, 60.0);
     let out = sim(ModelKind::Pool, &pool(50), &w, 2);
-    assert!(near(out.throughput_rps(), 100.0, 0.03), "{}", out.throughput_rps());
+    assert!(
+        near(out.throughput_rps(), 100.0, 0.03),
+        "{}",
+        out.throughput_rps()
+    );
     // async: the queue for connections grows 100/s; waits pass 30 s at t = 30 s
     let a = sim(ModelKind::LoopAsync, &Default::default(), &w, 2);
     let backend = a.errors.get("backend").copied().unwrap_or(0);
     assert!(backend > 500, "{a:?}");
-    assert!(near(a.throughput_rps(), 100.0, 0.03), "{}", a.throughput_rps());
+    assert!(
+        near(a.throughput_rps(), 100.0, 0.03),
+        "{}",
+        a.throughput_rps()
+    );
 }
 
 #[test]
@@ -157,7 +198,11 @@ fn cpu_steps_share_the_cores() {
     assert_eq!(p.ok, p.offered);
     let w = work("cpu:1000000", open(cap * 2.0, 5.0), KEEP, 1.0);
     let q = sim(ModelKind::LoopAsync, &Default::default(), &w, 2);
-    assert!(near(q.throughput_rps(), cap, 0.02), "{} vs {cap}", q.throughput_rps());
+    assert!(
+        near(q.throughput_rps(), cap, 0.02),
+        "{} vs {cap}",
+        q.throughput_rps()
+    );
 }
 
 #[test]
@@ -166,7 +211,11 @@ fn ramps_and_phases_are_followed() {
     use std::time::Duration;
     let d = Driver::Open {
         phases: vec![
-            Phase { duration: Duration::from_secs(10), from_rps: 0.0, to_rps: 100.0 },
+            Phase {
+                duration: Duration::from_secs(10),
+                from_rps: 0.0,
+                to_rps: 100.0,
+            },
             Phase::hold(100.0, Duration::from_secs(10)),
         ],
         arrival: Arrival::Constant,

@@ -45,7 +45,11 @@ impl HttpResponse {
 impl Target {
     /// Read `http://HOST:PORT[/PREFIX]`.
     pub fn parse(url: &str) -> Result<Target, VerifyError> {
-        let bad = |why: &str| VerifyError::BadUrl(format!("bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080)"));
+        let bad = |why: &str| {
+            VerifyError::BadUrl(format!(
+                "bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080)"
+            ))
+        };
         let rest = url
             .strip_prefix("http://")
             .ok_or_else(|| bad("only http:// targets can be verified"))?;
@@ -106,7 +110,11 @@ fn invalid(msg: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, msg.into())
 }
 
-fn read_response(stream: &mut TcpStream, started: Instant, timeout: Duration) -> io::Result<HttpResponse> {
+fn read_response(
+    stream: &mut TcpStream,
+    started: Instant,
+    timeout: Duration,
+) -> io::Result<HttpResponse> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_end = loop {
@@ -124,16 +132,23 @@ fn read_response(stream: &mut TcpStream, started: Instant, timeout: Duration) ->
             return Err(invalid(if buf.is_empty() {
                 "connection closed without an answer".to_string()
             } else {
-                format!("answer is not HTTP: {:?}", String::from_utf8_lossy(&buf[..buf.len().min(60)]))
+                format!(
+                    "answer is not HTTP: {:?}",
+                    String::from_utf8_lossy(&buf[..buf.len().min(60)])
+                )
             }));
         }
         buf.extend_from_slice(&chunk[..n]);
     };
-    let head = std::str::from_utf8(&buf[..head_end]).map_err(|_| invalid("response head is not UTF-8"))?;
+    let head =
+        std::str::from_utf8(&buf[..head_end]).map_err(|_| invalid("response head is not UTF-8"))?;
     let mut lines = head.split("\r\n");
     let status_line = lines.next().unwrap_or_default();
     let mut parts = status_line.splitn(3, ' ');
-    let (version, code) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    let (version, code) = (
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    );
     if !version.starts_with("HTTP/1.") {
         return Err(invalid(format!("answer is not HTTP/1.x: {status_line:?}")));
     }
@@ -148,25 +163,33 @@ fn read_response(stream: &mut TcpStream, started: Instant, timeout: Duration) ->
         headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
     }
     let mut rest = buf[head_end..].to_vec();
-    let find = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-    let body = if find("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
-        read_to_end(stream, &mut rest, started, timeout)?;
-        dechunk(&rest)?
-    } else if let Some(len) = find("content-length") {
-        let len: usize = len.parse().map_err(|_| invalid(format!("bad Content-Length {len:?}")))?;
-        while rest.len() < len {
-            let n = stream.read(&mut chunk)?;
-            if n == 0 {
-                return Err(invalid(format!("body shorter than Content-Length {len}")));
-            }
-            rest.extend_from_slice(&chunk[..n]);
-        }
-        rest.truncate(len);
-        rest
-    } else {
-        read_to_end(stream, &mut rest, started, timeout)?;
-        rest
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
     };
+    let body =
+        if find("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
+            read_to_end(stream, &mut rest, started, timeout)?;
+            dechunk(&rest)?
+        } else if let Some(len) = find("content-length") {
+            let len: usize = len
+                .parse()
+                .map_err(|_| invalid(format!("bad Content-Length {len:?}")))?;
+            while rest.len() < len {
+                let n = stream.read(&mut chunk)?;
+                if n == 0 {
+                    return Err(invalid(format!("body shorter than Content-Length {len}")));
+                }
+                rest.extend_from_slice(&chunk[..n]);
+            }
+            rest.truncate(len);
+            rest
+        } else {
+            read_to_end(stream, &mut rest, started, timeout)?;
+            rest
+        };
     Ok(HttpResponse {
         status,
         headers,
@@ -175,11 +198,19 @@ fn read_response(stream: &mut TcpStream, started: Instant, timeout: Duration) ->
     })
 }
 
-fn read_to_end(stream: &mut TcpStream, out: &mut Vec<u8>, started: Instant, timeout: Duration) -> io::Result<()> {
+fn read_to_end(
+    stream: &mut TcpStream,
+    out: &mut Vec<u8>,
+    started: Instant,
+    timeout: Duration,
+) -> io::Result<()> {
     let mut chunk = [0u8; 8192];
     loop {
         if started.elapsed() > timeout {
-            return Err(io::Error::new(io::ErrorKind::TimedOut, "body did not end in time"));
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "body did not end in time",
+            ));
         }
         let n = stream.read(&mut chunk)?;
         if n == 0 {
@@ -199,7 +230,8 @@ fn dechunk(mut data: &[u8]) -> io::Result<Vec<u8>> {
             .windows(2)
             .position(|w| w == b"\r\n")
             .ok_or_else(|| invalid("bad chunked body"))?;
-        let size_text = std::str::from_utf8(&data[..line_end]).map_err(|_| invalid("bad chunk size"))?;
+        let size_text =
+            std::str::from_utf8(&data[..line_end]).map_err(|_| invalid("bad chunk size"))?;
         let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
             .map_err(|_| invalid("bad chunk size"))?;
         data = &data[line_end + 2..];
@@ -234,7 +266,10 @@ mod tests {
 
     #[test]
     fn dechunks() {
-        assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(), b"abcde");
+        assert_eq!(
+            dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(),
+            b"abcde"
+        );
         assert!(dechunk(b"zz\r\n").is_err());
     }
 }

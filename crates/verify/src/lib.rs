@@ -141,22 +141,41 @@ fn judge(case: &Case, resp: &HttpResponse, model: Option<&str>) -> Check {
     };
     let unconfigured = case.unconfigured.as_ref().map(|u| u.judge(resp, model));
     if let Some(Ok(d)) = unconfigured {
-        return pass(name, format!("{d} (backend '{needs}' not configured on the target)"));
+        return pass(
+            name,
+            format!("{d} (backend '{needs}' not configured on the target)"),
+        );
     }
     match &case.expect {
         Some(e) => match e.judge(resp, model) {
             Ok(d) => pass(name, d),
-            Err(r) => fail(name, format!("{r} (nor is it the 'backend not configured' answer)")),
+            Err(r) => fail(
+                name,
+                format!("{r} (nor is it the 'backend not configured' answer)"),
+            ),
         },
         None => {
             // Configured but nothing fixed to expect (e.g. a memcached key
             // that may be absent): any answer in the contract's shape.
             let json: Option<Value> = serde_json::from_str(&resp.body).ok();
-            let ok = json.as_ref().and_then(|j| j.get("ok")).and_then(Value::as_bool);
+            let ok = json
+                .as_ref()
+                .and_then(|j| j.get("ok"))
+                .and_then(Value::as_bool);
             match (resp.status, ok) {
                 (200, Some(true)) => pass(name, format!("200 with backend '{needs}'")),
-                (s, Some(false)) if s >= 400 => pass(name, format!("{s} from backend '{needs}': {}", short_body(&resp.body))),
-                _ => fail(name, format!("not a contract answer: {} {}", resp.status, short_body(&resp.body))),
+                (s, Some(false)) if s >= 400 => pass(
+                    name,
+                    format!("{s} from backend '{needs}': {}", short_body(&resp.body)),
+                ),
+                _ => fail(
+                    name,
+                    format!(
+                        "not a contract answer: {} {}",
+                        resp.status,
+                        short_body(&resp.body)
+                    ),
+                ),
             }
         }
     }
@@ -181,7 +200,12 @@ fn metrics(target: &Target, timeout: Duration) -> Result<Samples, String> {
     Ok(samples)
 }
 
-fn metric_checks(before: &Result<Samples, String>, after: &Result<Samples, String>, work: u64, sleeps: u64) -> Vec<Check> {
+fn metric_checks(
+    before: &Result<Samples, String>,
+    after: &Result<Samples, String>,
+    work: u64,
+    sleeps: u64,
+) -> Vec<Check> {
     let (before, after) = match (before, after) {
         (Ok(b), Ok(a)) => (b, a),
         (Err(e), _) | (_, Err(e)) => {
@@ -198,9 +222,15 @@ fn metric_checks(before: &Result<Samples, String>, after: &Result<Samples, Strin
     )];
     let completed = delta("iolab_requests_completed_total");
     checks.push(if completed == work as f64 {
-        pass("metrics-count-work", format!("completed_total moved by {work}, the /work requests sent"))
+        pass(
+            "metrics-count-work",
+            format!("completed_total moved by {work}, the /work requests sent"),
+        )
     } else {
-        fail("metrics-count-work", format!("completed_total moved by {completed}, but {work} /work requests were sent"))
+        fail(
+            "metrics-count-work",
+            format!("completed_total moved by {completed}, but {work} /work requests were sent"),
+        )
     });
     let calls = delta("iolab_backend_calls_total{kind=\"sleep\"}");
     checks.push(if calls == sleeps as f64 {
@@ -210,9 +240,15 @@ fn metric_checks(before: &Result<Samples, String>, after: &Result<Samples, Strin
     });
     let idle = after["iolab_requests_in_flight"];
     checks.push(if idle == 0.0 {
-        pass("metrics-idle-in-flight", "in_flight is 0 once every answer is in".into())
+        pass(
+            "metrics-idle-in-flight",
+            "in_flight is 0 once every answer is in".into(),
+        )
     } else {
-        fail("metrics-idle-in-flight", format!("in_flight is {idle} with no request outstanding"))
+        fail(
+            "metrics-idle-in-flight",
+            format!("in_flight is {idle} with no request outstanding"),
+        )
     });
     checks
 }
@@ -259,7 +295,10 @@ fn percent_decode(raw: &str) -> String {
 mod tests {
     #[test]
     fn counts_sleep_leaves() {
-        assert_eq!(super::sleep_leaves("/work?steps=par%28sleep%3A10%2Csleep%3A10%29"), 2);
+        assert_eq!(
+            super::sleep_leaves("/work?steps=par%28sleep%3A10%2Csleep%3A10%29"),
+            2
+        );
         assert_eq!(super::sleep_leaves("/work?steps=nap:3"), 0);
         assert_eq!(super::sleep_leaves("/health"), 0);
     }

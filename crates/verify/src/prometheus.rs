@@ -28,8 +28,11 @@ pub fn parse(text: &str) -> Result<Samples, String> {
             let close = rest.find('}').ok_or_else(|| bad("unclosed '{'"))?;
             let labels = &rest[1..close];
             for pair in labels.split(',').filter(|p| !p.trim().is_empty()) {
-                let (k, v) = pair.split_once('=').ok_or_else(|| bad("label without '='"))?;
-                if k.trim().is_empty() || !(v.starts_with('"') && v.ends_with('"') && v.len() >= 2) {
+                let (k, v) = pair
+                    .split_once('=')
+                    .ok_or_else(|| bad("label without '='"))?;
+                if k.trim().is_empty() || !(v.starts_with('"') && v.ends_with('"') && v.len() >= 2)
+                {
                     return Err(bad("bad label"));
                 }
             }
@@ -59,7 +62,8 @@ pub fn parse(text: &str) -> Result<Samples, String> {
 mod tests {
     #[test]
     fn parses_and_refuses() {
-        let s = super::parse("# HELP a b\n# TYPE a counter\na 3\nb{kind=\"sleep\"} 4.5 123\n").unwrap();
+        let s =
+            super::parse("# HELP a b\n# TYPE a counter\na 3\nb{kind=\"sleep\"} 4.5 123\n").unwrap();
         assert_eq!(s["a"], 3.0);
         assert_eq!(s["b{kind=\"sleep\"}"], 4.5);
         assert!(super::parse("a\n").is_err());

@@ -71,7 +71,10 @@ impl Expect {
         let ms = resp.elapsed.as_secs_f64() * 1e3;
         let short = short_body(&resp.body);
         if resp.status != self.status {
-            return Err(format!("expected status {}, got {} (body: {short})", self.status, resp.status));
+            return Err(format!(
+                "expected status {}, got {} (body: {short})",
+                self.status, resp.status
+            ));
         }
         let ctype = resp.header("content-type").unwrap_or("");
         if let Some(want) = &self.content_type {
@@ -86,10 +89,16 @@ impl Expect {
                 let want = match (want, model) {
                     (Value::String(s), Some(m)) if s == "$model" => Value::String(m.to_string()),
                     (Value::String(s), None) if s == "$model" => {
-                        if json.get(field).and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+                        if json
+                            .get(field)
+                            .and_then(Value::as_str)
+                            .is_some_and(|s| !s.is_empty())
+                        {
                             continue;
                         }
-                        return Err(format!("field '{field}' should name the model, body: {short}"));
+                        return Err(format!(
+                            "field '{field}' should name the model, body: {short}"
+                        ));
                     }
                     _ => want.clone(),
                 };
@@ -105,7 +114,9 @@ impl Expect {
         }
         if let Some(min) = self.min_ms {
             if ms < min {
-                return Err(format!("took {ms:.1} ms, at least {min} ms expected: the step was not run"));
+                return Err(format!(
+                    "took {ms:.1} ms, at least {min} ms expected: the step was not run"
+                ));
             }
         }
         if let Some(max) = self.max_ms {
@@ -113,13 +124,20 @@ impl Expect {
                 return Err(format!("took {ms:.1} ms, at most {max} ms expected"));
             }
         }
-        Ok(format!("{} {} {ms:.1} ms", resp.status, if ctype.is_empty() { "-" } else { ctype }))
+        Ok(format!(
+            "{} {} {ms:.1} ms",
+            resp.status,
+            if ctype.is_empty() { "-" } else { ctype }
+        ))
     }
 }
 
 /// The body cut to one readable line.
 pub fn short_body(body: &str) -> String {
-    let one_line: String = body.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one_line: String = body
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if one_line.chars().count() > 120 {
         one_line.chars().take(117).collect::<String>() + "..."
     } else {
@@ -134,6 +152,9 @@ mod tests {
         let v = super::contract();
         assert_eq!(v.schema, "iolab.vectors.contract/1");
         assert!(v.cases.len() >= 10);
-        assert!(v.cases.iter().all(|c| c.expect.is_some() || c.unconfigured.is_some()));
+        assert!(v
+            .cases
+            .iter()
+            .all(|c| c.expect.is_some() || c.unconfigured.is_some()));
     }
 }

@@ -34,7 +34,12 @@ fn opts() -> VerifyOptions {
 }
 
 fn failed(report: &iolab_model::verify::VerifyReport) -> Vec<String> {
-    report.checks.iter().filter(|c| !c.passed).map(|c| c.name.clone()).collect()
+    report
+        .checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| c.name.clone())
+        .collect()
 }
 
 #[test]
@@ -42,8 +47,16 @@ fn garbage_fails_every_check() {
     let url = fake(|_| "hello there\r\n\r\n".to_string());
     let report = verify(&url, &opts()).unwrap();
     assert!(!report.passed());
-    assert!(report.checks.iter().all(|c| !c.passed), "{:?}", report.checks);
-    assert!(report.checks[0].detail.contains("not HTTP"), "{}", report.checks[0].detail);
+    assert!(
+        report.checks.iter().all(|c| !c.passed),
+        "{:?}",
+        report.checks
+    );
+    assert!(
+        report.checks[0].detail.contains("not HTTP"),
+        "{}",
+        report.checks[0].detail
+    );
 }
 
 #[test]
@@ -58,10 +71,23 @@ fn a_target_that_ignores_steps_is_caught() {
     });
     let report = verify(&url, &opts()).unwrap();
     let failed = failed(&report);
-    for name in ["sleep-200", "bad-steps-unclosed", "missing-steps", "unknown-path", "metrics-parse"] {
-        assert!(failed.iter().any(|f| f == name), "{name} should fail: {failed:?}");
+    for name in [
+        "sleep-200",
+        "bad-steps-unclosed",
+        "missing-steps",
+        "unknown-path",
+        "metrics-parse",
+    ] {
+        assert!(
+            failed.iter().any(|f| f == name),
+            "{name} should fail: {failed:?}"
+        );
     }
-    let sleep = report.checks.iter().find(|c| c.name == "sleep-200").unwrap();
+    let sleep = report
+        .checks
+        .iter()
+        .find(|c| c.name == "sleep-200")
+        .unwrap();
     assert!(sleep.detail.contains("at least 200 ms"), "{}", sleep.detail);
 }
 
@@ -89,6 +115,12 @@ fn nothing_listening_and_bad_urls_are_errors() {
     };
     let e = verify(&format!("http://127.0.0.1:{port}"), &opts()).unwrap_err();
     assert!(matches!(e, VerifyError::Unreachable { .. }), "{e}");
-    assert!(matches!(verify("ftp://127.0.0.1:1", &opts()).unwrap_err(), VerifyError::BadUrl(_)));
-    assert!(matches!(verify("127.0.0.1:8080", &opts()).unwrap_err(), VerifyError::BadUrl(_)));
+    assert!(matches!(
+        verify("ftp://127.0.0.1:1", &opts()).unwrap_err(),
+        VerifyError::BadUrl(_)
+    ));
+    assert!(matches!(
+        verify("127.0.0.1:8080", &opts()).unwrap_err(),
+        VerifyError::BadUrl(_)
+    ));
 }

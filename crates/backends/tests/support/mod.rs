@@ -34,7 +34,10 @@ pub fn free_port() -> u16 {
 fn wait_until(what: &str, limit: Duration, mut ok: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ok() {
-        assert!(start.elapsed() < limit, "{what} did not come up within {limit:?}");
+        assert!(
+            start.elapsed() < limit,
+            "{what} did not come up within {limit:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -50,13 +53,22 @@ fn is_root() -> bool {
 fn need(bin: &str) -> PathBuf {
     let path = PathBuf::from(bin);
     if path.is_absolute() {
-        assert!(path.exists(), "{bin} not found: run scripts/test (scripts/install-deps installs it)");
+        assert!(
+            path.exists(),
+            "{bin} not found: run scripts/test (scripts/install-deps installs it)"
+        );
         return path;
     }
     let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(bin)).find(|f| f.exists()))
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(bin))
+                .find(|f| f.exists())
+        })
         .unwrap_or(None);
-    found.unwrap_or_else(|| panic!("{bin} not found on PATH: run scripts/test (scripts/install-deps installs it)"))
+    found.unwrap_or_else(|| {
+        panic!("{bin} not found on PATH: run scripts/test (scripts/install-deps installs it)")
+    })
 }
 
 /// A private memcached on a free port.
@@ -86,12 +98,25 @@ impl Memcached {
         if is_root() {
             cmd.args(["-u", "nobody"]);
         }
-        cmd.args(["-l", "127.0.0.1", "-p", &self.port.to_string(), "-U", "0", "-m", "64", "-I", "8m"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+        cmd.args([
+            "-l",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "0",
+            "-m",
+            "64",
+            "-I",
+            "8m",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
         self.child = Some(cmd.spawn().expect("cannot start memcached"));
         let addr = self.addr();
-        wait_until("memcached", Duration::from_secs(10), || TcpStream::connect(&addr).is_ok());
+        wait_until("memcached", Duration::from_secs(10), || {
+            TcpStream::connect(&addr).is_ok()
+        });
     }
 
     /// Kill it (SIGKILL: the harshest stop a backend can suffer).
@@ -127,7 +152,8 @@ fn pg_tool(name: &str, args: &[&str]) -> std::process::Output {
         Command::new(&bin)
     };
     cmd.args(args).stdin(Stdio::null());
-    cmd.output().unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
 }
 
 /// A private throwaway PostgreSQL cluster on a free port.
@@ -139,7 +165,10 @@ pub struct Postgres {
 
 impl Postgres {
     pub fn start() -> Self {
-        let dir = tempfile::Builder::new().prefix("iolab-pg-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("iolab-pg-")
+            .tempdir()
+            .unwrap();
         let data = dir.path().join("data");
         if is_root() {
             let ok = Command::new("chown")
@@ -151,9 +180,21 @@ impl Postgres {
         }
         let out = pg_tool(
             "initdb",
-            &["-D", &data.display().to_string(), "-U", "postgres", "-A", "trust", "--no-sync"],
+            &[
+                "-D",
+                &data.display().to_string(),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "--no-sync",
+            ],
         );
-        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let port = free_port();
         let conf = format!(
             "listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{}'\n\
@@ -184,7 +225,10 @@ impl Postgres {
     /// Start (again) on the same port.
     pub fn restart(&mut self) {
         let log = self.dir.path().join("server.log").display().to_string();
-        let out = pg_tool("pg_ctl", &["-D", &self.data(), "-l", &log, "-w", "-t", "60", "start"]);
+        let out = pg_tool(
+            "pg_ctl",
+            &["-D", &self.data(), "-l", &log, "-w", "-t", "60", "start"],
+        );
         assert!(
             out.status.success(),
             "pg_ctl start failed: {}",
@@ -205,7 +249,10 @@ impl Postgres {
 impl Drop for Postgres {
     fn drop(&mut self) {
         if self.running {
-            let _ = pg_tool("pg_ctl", &["-D", &self.data(), "-m", "immediate", "-w", "stop"]);
+            let _ = pg_tool(
+                "pg_ctl",
+                &["-D", &self.data(), "-m", "immediate", "-w", "stop"],
+            );
         }
     }
 }

@@ -68,7 +68,12 @@ pub struct Args {
     pub new_connection: bool,
     /// Per-request timeout, counted from the intended send time [default: 10s,
     /// artillery's default].
-    #[arg(long, value_name = "T", default_value = "10s", hide_default_value = true)]
+    #[arg(
+        long,
+        value_name = "T",
+        default_value = "10s",
+        hide_default_value = true
+    )]
     pub timeout: String,
     /// Width of one series interval.
     #[arg(long, value_name = "I", default_value = "1s")]
@@ -127,7 +132,14 @@ fn parse_phase(spec: &str) -> Result<(Option<Duration>, Phase), CliError> {
     if dur.is_zero() {
         return Err(bad("duration must be > 0"));
     }
-    Ok((start, Phase { duration: dur, from_rps: from, to_rps: to }))
+    Ok((
+        start,
+        Phase {
+            duration: dur,
+            from_rps: from,
+            to_rps: to,
+        },
+    ))
 }
 
 /// Lay phases on one timeline: explicit starts may leave gaps (filled with a
@@ -165,7 +177,8 @@ fn cpus(list: &str) -> Result<Vec<usize>, CliError> {
         let part = part.trim();
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+                let (a, b): (usize, usize) =
+                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
                 if a > b {
                     return Err(bad());
                 }
@@ -181,7 +194,11 @@ fn cpus(list: &str) -> Result<Vec<usize>, CliError> {
 
 /// Turn the flags into a plan (validated by the library afterwards).
 pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
-    let dur = args.duration.as_deref().map(|d| duration("--duration", d)).transpose()?;
+    let dur = args
+        .duration
+        .as_deref()
+        .map(|d| duration("--duration", d))
+        .transpose()?;
     let driver = match (args.concurrency, args.rate, args.phases.is_empty()) {
         (Some(_), Some(_), _) | (Some(_), _, false) => {
             return Err(CliError::usage(
@@ -240,7 +257,12 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         timeout: duration("--timeout", &args.timeout)?,
         interval: duration("--interval", &args.interval)?,
         threads: args.threads,
-        cpus: args.cpus.as_deref().map(cpus).transpose()?.unwrap_or_default(),
+        cpus: args
+            .cpus
+            .as_deref()
+            .map(cpus)
+            .transpose()?
+            .unwrap_or_default(),
         record_requests: args.csv.is_some(),
     })
 }
@@ -265,17 +287,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         eprint!("\r\x1b[K");
     }
     if let Some(path) = &args.hdr {
-        report
-            .write_hdr_log(path)
-            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write --hdr {}: {e}", path.display())))?;
+        report.write_hdr_log(path).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --hdr {}: {e}",
+                path.display()
+            ))
+        })?;
     }
     if let Some(path) = &args.csv {
-        report
-            .write_csv(path)
-            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write --csv {}: {e}", path.display())))?;
+        report.write_csv(path).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --csv {}: {e}",
+                path.display()
+            ))
+        })?;
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&report.result).map_err(|e| CliError::Failed(e.into()))?;
+        let text =
+            serde_json::to_string_pretty(&report.result).map_err(|e| CliError::Failed(e.into()))?;
         println!("{text}");
     } else {
         print!("{}", iolab_loadgen::text::render(&report.result));
@@ -291,7 +320,10 @@ mod tests {
     fn phases_lay_out_in_order_with_gaps_and_refuse_overlaps() {
         let p = phases(&["10s:50..450".into(), "60s:450".into()]).unwrap();
         assert_eq!(p.len(), 2);
-        assert_eq!((p[0].from_rps, p[0].to_rps, p[1].from_rps), (50.0, 450.0, 450.0));
+        assert_eq!(
+            (p[0].from_rps, p[0].to_rps, p[1].from_rps),
+            (50.0, 450.0, 450.0)
+        );
         let p = phases(&["1s:10".into(), "1s:20@3s".into()]).unwrap();
         assert_eq!(p.len(), 3);
         assert_eq!(p[1].to_rps, 0.0);

@@ -84,7 +84,9 @@ fn http(a: HttpArgs) -> Result<ExitCode, CliError> {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{url}");
         let _ = out.flush();
-        eprintln!("delay service: GET {url}/delay?ms=MS, {url}/health, {url}/metrics (Ctrl-C stops)");
+        eprintln!(
+            "delay service: GET {url}/delay?ms=MS, {url}/health, {url}/metrics (Ctrl-C stops)"
+        );
     })
     .map_err(|e| CliError::usage(format!("cannot serve on {bind}: {e} (pick another --port)")))?;
     Ok(ExitCode::SUCCESS)
@@ -112,7 +114,10 @@ fn mc_fill(a: McFillArgs) -> Result<ExitCode, CliError> {
             a.mc
         ))
     })?;
-    eprintln!("stored '{}' ({} bytes) in memcached at {}", a.key, a.size, a.mc);
+    eprintln!(
+        "stored '{}' ({} bytes) in memcached at {}",
+        a.key, a.size, a.mc
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use iolab_model::batch::{BatchFile, BatchResult, BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED};
+use iolab_model::batch::{
+    BatchFile, BatchResult, BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED,
+};
 use iolab_model::experiment::Work;
 use iolab_model::{parse_duration, ModelKind, ModelParams};
 
@@ -84,26 +86,28 @@ const MAX_CALLS: u64 = 10_000_000;
 
 /// Run `iolab batch`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let max_time = parse_duration(&args.max_time)
-        .map_err(|e| CliError::usage(format!("--max-time '{}': {e} (e.g. 90s, 15m)", args.max_time)))?;
+    let max_time = parse_duration(&args.max_time).map_err(|e| {
+        CliError::usage(format!(
+            "--max-time '{}': {e} (e.g. 90s, 15m)",
+            args.max_time
+        ))
+    })?;
     let runs = plan(&args)?;
     let mut results = Vec::with_capacity(runs.len());
     for (k, r) in runs.iter().enumerate() {
         if !args.json {
-            eprintln!(
-                "run {}/{}: {} {}",
-                k + 1,
-                runs.len(),
-                r.model,
-                describe(r)
-            );
+            eprintln!("run {}/{}: {} {}", k + 1, runs.len(), r.model, describe(r));
         }
-        let mut res = with_deadline(max_time, |cancel| iolab_batch::run(&r.spec, r.model, &r.params, cancel));
-        res.params.insert("scale".into(), serde_json::Value::from(r.scale));
+        let mut res = with_deadline(max_time, |cancel| {
+            iolab_batch::run(&r.spec, r.model, &r.params, cancel)
+        });
+        res.params
+            .insert("scale".into(), serde_json::Value::from(r.scale));
         results.push(res);
     }
     if args.json {
-        let doc = serde_json::to_string_pretty(&BatchFile::new(results)).map_err(anyhow::Error::from)?;
+        let doc =
+            serde_json::to_string_pretty(&BatchFile::new(results)).map_err(anyhow::Error::from)?;
         println!("{doc}");
     } else {
         print!("{}", iolab_batch::table::render(&results));
@@ -115,7 +119,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
     let scale = match args.scale {
         Some(f) if !(f > 0.0 && f <= 1.0) => {
-            return Err(CliError::usage(format!("--scale {f}: must be in (0, 1], e.g. 0.01")))
+            return Err(CliError::usage(format!(
+                "--scale {f}: must be in (0, 1], e.g. 0.01"
+            )))
         }
         s => s,
     };
@@ -152,18 +158,26 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
     }
     let mixes: Vec<TaskMix> = match &mix_base {
         TaskMix::Calls { ms, .. } => {
-            let calls = if args.calls.is_empty() { vec![100] } else { args.calls.clone() };
+            let calls = if args.calls.is_empty() {
+                vec![100]
+            } else {
+                args.calls.clone()
+            };
             calls
                 .into_iter()
                 .map(|n| match n {
                     1..=MAX_CALLS => Ok(TaskMix::Calls { n, ms: *ms }),
-                    _ => Err(CliError::usage(format!("--calls {n}: must be 1..={MAX_CALLS}"))),
+                    _ => Err(CliError::usage(format!(
+                        "--calls {n}: must be 1..={MAX_CALLS}"
+                    ))),
                 })
                 .collect::<Result<_, _>>()?
         }
         mixed => {
             if !args.calls.is_empty() || args.ms.is_some() {
-                return Err(CliError::usage("--calls/--ms apply to --tasks calls; E1 tasks use E1's own lists"));
+                return Err(CliError::usage(
+                    "--calls/--ms apply to --tasks calls; E1 tasks use E1's own lists",
+                ));
             }
             vec![mixed.clone()]
         }
@@ -182,7 +196,10 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
         } else {
             args.worker
                 .iter()
-                .map(|w| w.parse().map_err(|e| CliError::usage(format!("--worker: {e}"))))
+                .map(|w| {
+                    w.parse()
+                        .map_err(|e| CliError::usage(format!("--worker: {e}")))
+                })
                 .collect::<Result<_, _>>()?
         };
         for kind in kinds {
@@ -207,18 +224,25 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
         }
     } else {
         if args.shared_pool.is_some() {
-            return Err(CliError::usage("--shared-pool applies to --worker shared-pool"));
+            return Err(CliError::usage(
+                "--shared-pool applies to --worker shared-pool",
+            ));
         }
         let models: Vec<ModelKind> = if args.model.is_empty() {
             ModelKind::BUILT_IN.to_vec()
         } else {
             args.model
                 .iter()
-                .map(|m| m.parse::<ModelKind>().map_err(|e| CliError::usage(format!("--model: {e}"))))
+                .map(|m| {
+                    m.parse::<ModelKind>()
+                        .map_err(|e| CliError::usage(format!("--model: {e}")))
+                })
                 .collect::<Result<_, _>>()?
         };
         if models.contains(&ModelKind::Virtual) {
-            return Err(CliError::usage("--model virtual needs a JVM target; batches run the built-in models"));
+            return Err(CliError::usage(
+                "--model virtual needs a JVM target; batches run the built-in models",
+            ));
         }
         for model in models {
             for w in workers_list(None)? {
@@ -275,10 +299,21 @@ fn tasks_spec(args: &Args) -> Result<(TaskMix, bool), CliError> {
         },
         _ => return Err(CliError::usage(format!("--tasks '{spec}': expected e1 or e1:CPU:IO"))),
     };
-    let TaskMix::Mixed { cpu_terms, io_ms, .. } = TaskMix::e1() else {
+    let TaskMix::Mixed {
+        cpu_terms, io_ms, ..
+    } = TaskMix::e1()
+    else {
         unreachable!("e1 is a mixed batch")
     };
-    Ok((TaskMix::Mixed { cpu, io, cpu_terms, io_ms }, true))
+    Ok((
+        TaskMix::Mixed {
+            cpu,
+            io,
+            cpu_terms,
+            io_ms,
+        },
+        true,
+    ))
 }
 
 /// The model a worker kind stands for, for the report: blocking workers are a
@@ -343,7 +378,9 @@ fn describe(r: &BatchRun) -> String {
         Some(m) => format!("worker={} workers={}", m.worker, m.workers),
         None => r.params.label().replace(',', " "),
     };
-    format!("{tasks} {who} scale={}", r.scale).trim().to_string()
+    format!("{tasks} {who} scale={}", r.scale)
+        .trim()
+        .to_string()
 }
 
 /// Run `f` with a cancel flag that is raised after `limit`.
@@ -368,7 +405,10 @@ fn with_deadline(limit: Duration, f: impl FnOnce(&AtomicBool) -> BatchResult) ->
     over.1.notify_all();
     let _ = watchdog.join();
     if cancel.load(Ordering::Relaxed) {
-        let note = format!("stopped by --max-time {}", iolab_model::format_duration(limit));
+        let note = format!(
+            "stopped by --max-time {}",
+            iolab_model::format_duration(limit)
+        );
         res.failure = Some(match res.failure.take() {
             Some(f) => format!("{note}: {f}"),
             None => note,

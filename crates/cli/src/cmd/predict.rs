@@ -19,7 +19,9 @@ use crate::CliError;
 
 /// Flags of `iolab predict`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  iolab predict showdown\n  iolab predict --model pool --threads 200 --steps sleep:1000 --rate 450 --duration 60s --timeout 10s --new-connection\n  iolab predict --steps 'par(sleep:200,sleep:500,sleep:300)' --rate 1000000 --duration 10s --json")]
+#[command(
+    after_help = "Examples:\n  iolab predict showdown\n  iolab predict --model pool --threads 200 --steps sleep:1000 --rate 450 --duration 60s --timeout 10s --new-connection\n  iolab predict --steps 'par(sleep:200,sleep:500,sleep:300)' --rate 1000000 --duration 10s --json"
+)]
 pub struct Args {
     /// A preset name (e.g. `showdown`) or a preset TOML file. Without one,
     /// the run is built from the flags below.
@@ -98,7 +100,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "cores": cores,
             "runs": predictions,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).map_err(anyhow::Error::from)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).map_err(anyhow::Error::from)?
+        );
     } else {
         print!("{}", table(&plan, cores, &predictions));
     }
@@ -111,17 +116,24 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     let models = args
         .model
         .iter()
-        .map(|m| m.parse::<ModelKind>().map_err(|e| CliError::usage(format!("--model: {e}"))))
+        .map(|m| {
+            m.parse::<ModelKind>()
+                .map_err(|e| CliError::usage(format!("--model: {e}")))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(r) = args.rate {
         if !(r.is_finite() && r > 0.0) {
-            return Err(CliError::usage(format!("--rate: {r} is not a positive number of requests per second")));
+            return Err(CliError::usage(format!(
+                "--rate: {r} is not a positive number of requests per second"
+            )));
         }
     }
     let mut plan = match &args.preset {
         Some(name) => {
             if args.steps.is_some() {
-                return Err(CliError::usage("--steps builds an ad-hoc run: drop it or drop the preset"));
+                return Err(CliError::usage(
+                    "--steps builds an ad-hoc run: drop it or drop the preset",
+                ));
             }
             iolab_lab::preset::load_plan(name, args.scale).map_err(CliError::usage)?
         }
@@ -130,7 +142,9 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     if !models.is_empty() {
         plan.runs.retain(|r| models.contains(&r.model));
         if plan.runs.is_empty() {
-            return Err(CliError::usage("--model: no run of this preset uses that model (see `iolab presets`)"));
+            return Err(CliError::usage(
+                "--model: no run of this preset uses that model (see `iolab presets`)",
+            ));
         }
     }
     if let Some(rate) = args.rate {
@@ -152,16 +166,23 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             "give a preset (e.g. `iolab predict showdown`) or --steps with --rate or --concurrency (e.g. --steps sleep:1000 --rate 450)",
         ));
     };
-    let steps = iolab_model::steps::parse(steps).map_err(|e| CliError::usage(format!("--steps: {e}")))?;
-    let duration = parse_duration(&args.duration).map_err(|e| CliError::usage(format!("--duration: {e}")))?;
-    let timeout = parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let steps =
+        iolab_model::steps::parse(steps).map_err(|e| CliError::usage(format!("--steps: {e}")))?;
+    let duration =
+        parse_duration(&args.duration).map_err(|e| CliError::usage(format!("--duration: {e}")))?;
+    let timeout =
+        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     if duration.is_zero() || timeout.is_zero() {
-        return Err(CliError::usage("--duration and --timeout must be above zero"));
+        return Err(CliError::usage(
+            "--duration and --timeout must be above zero",
+        ));
     }
     let driver = match (args.rate, args.concurrency) {
         (Some(rate), None) => Driver::Open {
             phases: vec![Phase::hold(rate, duration)],
-            arrival: args.poisson.map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
+            arrival: args
+                .poisson
+                .map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
         },
         (None, Some(0)) => return Err(CliError::usage("--concurrency: give at least 1 client")),
         (None, Some(c)) => Driver::Closed {
@@ -169,15 +190,23 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             requests: None,
             duration: Some(duration),
         },
-        _ => return Err(CliError::usage("give --rate R (open loop) or --concurrency C (closed loop)")),
+        _ => {
+            return Err(CliError::usage(
+                "give --rate R (open loop) or --concurrency C (closed loop)",
+            ))
+        }
     };
     if args.max_client_connections == 0 {
         return Err(CliError::usage("--max-client-connections: give at least 1"));
     }
     let connections = if args.new_connection {
-        ConnectionMode::NewPerRequest { max: args.max_client_connections }
+        ConnectionMode::NewPerRequest {
+            max: args.max_client_connections,
+        }
     } else {
-        ConnectionMode::KeepAlive { max: args.max_client_connections }
+        ConnectionMode::KeepAlive {
+            max: args.max_client_connections,
+        }
     };
     let params = ModelParams {
         threads: args.threads,
@@ -187,12 +216,22 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         offload: args.offload,
         max_threads: args.max_threads,
     };
-    for (flag, v) in [("--threads", args.threads), ("--workers", args.workers), ("--offload", args.offload), ("--max-threads", args.max_threads), ("--max-connections", args.max_connections)] {
+    for (flag, v) in [
+        ("--threads", args.threads),
+        ("--workers", args.workers),
+        ("--offload", args.offload),
+        ("--max-threads", args.max_threads),
+        ("--max-connections", args.max_connections),
+    ] {
         if v == Some(0) {
             return Err(CliError::usage(format!("{flag}: give at least 1")));
         }
     }
-    let models: Vec<ModelKind> = if models.is_empty() { ModelKind::BUILT_IN.to_vec() } else { models.to_vec() };
+    let models: Vec<ModelKind> = if models.is_empty() {
+        ModelKind::BUILT_IN.to_vec()
+    } else {
+        models.to_vec()
+    };
     let runs = models
         .iter()
         .map(|&model| RunSpec {
@@ -227,6 +266,8 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
 fn ms(x: f64) -> String {
     if x >= 10_000.0 {
         format!("{:.1}s", x / 1e3)
+    } else if x >= 1_000.0 {
+        format!("{:.2}s", x / 1e3)
     } else if x >= 100.0 {
         format!("{x:.0}ms")
     } else {
@@ -236,7 +277,18 @@ fn ms(x: f64) -> String {
 
 /// The predictions as a plain-text table, then one explanation per run.
 pub fn table(plan: &ExperimentPlan, cores: u32, preds: &[Prediction]) -> String {
-    let head = ["run", "model", "offered", "ok", "success", "goodput/s", "p50", "p99", "in flight", "threads"];
+    let head = [
+        "run",
+        "model",
+        "offered",
+        "ok",
+        "success",
+        "goodput/s",
+        "p50",
+        "p99",
+        "in flight",
+        "threads",
+    ];
     let rows: Vec<[String; 10]> = preds
         .iter()
         .map(|p| {
@@ -260,7 +312,11 @@ pub fn table(plan: &ExperimentPlan, cores: u32, preds: &[Prediction]) -> String 
             *w = (*w).max(c.chars().count());
         }
     }
-    let mut out = format!("prediction: {} ({} runs, {cores} cores, simulated)\n", plan.name, preds.len());
+    let mut out = format!(
+        "prediction: {} ({} runs, {cores} cores, simulated)\n",
+        plan.name,
+        preds.len()
+    );
     let line = |cells: &[String]| {
         let mut s = String::new();
         for (i, (c, w)) in cells.iter().zip(&width).enumerate() {

@@ -21,7 +21,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let all = preset::list(&args.dir);
     let width = all.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
-    println!("{:<width$}  {:>5}  {:>8}  DESCRIPTION", "NAME", "RUNS", "TIME");
+    println!(
+        "{:<width$}  {:>5}  {:>8}  DESCRIPTION",
+        "NAME", "RUNS", "TIME"
+    );
     let mut broken = 0;
     for p in &all {
         match &p.plan {
@@ -31,7 +34,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     "{:<width$}  {:>5}  {:>8}  {}",
                     p.name,
                     plan.runs.len() * plan.reps as usize,
-                    format!("~{}", iolab_model::format_duration(Duration::from_secs(secs))),
+                    format!(
+                        "~{}",
+                        iolab_model::format_duration(Duration::from_secs(secs))
+                    ),
                     plan.description
                 );
             }
@@ -41,7 +47,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         }
     }
-    println!("\nrun one with `iolab run NAME` (default: {})", preset::DEFAULT_PRESET);
+    println!(
+        "\nrun one with `iolab run NAME` (default: {})",
+        preset::DEFAULT_PRESET
+    );
     Ok(if broken > 0 {
         ExitCode::from(1)
     } else {

@@ -45,9 +45,8 @@ pub fn load(results: &Path) -> Result<RunsFile, CliError> {
             file.display()
         ))
     })?;
-    let head: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        CliError::usage(format!("{} is not valid JSON: {e}", file.display()))
-    })?;
+    let head: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("{} is not valid JSON: {e}", file.display())))?;
     let schema = head.get("schema").and_then(|s| s.as_str()).unwrap_or("");
     if schema != RUNS_SCHEMA {
         return Err(CliError::usage(format!(
@@ -69,9 +68,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let bytes = iolab_report::render(&runs, args.format)
         .map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
     match &args.output {
-        Some(path) => std::fs::write(path, &bytes).map_err(|e| {
-            CliError::usage(format!("cannot write {}: {e}", path.display()))
-        })?,
+        Some(path) => std::fs::write(path, &bytes)
+            .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?,
         None => {
             let mut out = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.

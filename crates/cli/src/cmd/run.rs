@@ -84,7 +84,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         println!("{}", out_dir.display());
     } else {
         print_table(&file);
-        let failed = file.runs.iter().filter(|r| !r.outcome.is_completed()).count();
+        let failed = file
+            .runs
+            .iter()
+            .filter(|r| !r.outcome.is_completed())
+            .count();
         if failed > 0 {
             eprintln!(
                 "note: {failed} of {} runs did not complete (see their outcome in runs.json)",
@@ -92,7 +96,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             );
         }
         if !file.complete {
-            eprintln!("interrupted: kept {} measured runs, marked incomplete", file.runs.len());
+            eprintln!(
+                "interrupted: kept {} measured runs, marked incomplete",
+                file.runs.len()
+            );
         }
         eprintln!("results: {}/", out_dir.display());
     }
@@ -106,7 +113,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// `report.md` and `report.html` beside `runs.json`; a renderer that fails
 /// leaves its file out (the results can be re-rendered with `iolab report`).
 fn write_reports(file: &RunsFile, dir: &Path) {
-    for (format, name) in [(Format::Markdown, "report.md"), (Format::Html, "report.html")] {
+    for (format, name) in [
+        (Format::Markdown, "report.md"),
+        (Format::Html, "report.html"),
+    ] {
         if let Ok(bytes) = iolab_report::render(file, format) {
             if let Err(e) = results::write_atomic(&dir.join(name), &bytes) {
                 eprintln!("warning: cannot write {}: {e}", dir.join(name).display());

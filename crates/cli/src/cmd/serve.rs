@@ -19,7 +19,9 @@ use crate::CliError;
 
 /// Flags of `iolab serve`. Defaults follow the real systems each model stands for.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000")]
+#[command(
+    after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000"
+)]
 pub struct Args {
     /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async.
     #[arg(long, short = 'm', value_name = "MODEL")]
@@ -71,7 +73,8 @@ impl Args {
             max_threads: self.max_threads,
         };
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
-        let grace: Duration = parse_duration(&self.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
+        let grace: Duration =
+            parse_duration(&self.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
         Ok(ServeConfig {
             model,
             params,
@@ -84,18 +87,23 @@ impl Args {
 /// Run `iolab serve`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let config = args.config()?;
-    let ip: IpAddr = args
-        .bind
-        .parse()
-        .map_err(|_| CliError::usage(format!("--bind: '{}' is not an IP address (e.g. 127.0.0.1)", args.bind)))?;
+    let ip: IpAddr = args.bind.parse().map_err(|_| {
+        CliError::usage(format!(
+            "--bind: '{}' is not an IP address (e.g. 127.0.0.1)",
+            args.bind
+        ))
+    })?;
     if let Some(list) = &args.cpus {
-        let cpus = iolab_models::parse_cpu_list(list).map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
+        let cpus = iolab_models::parse_cpu_list(list)
+            .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
         iolab_models::pin_to_cpus(&cpus)
             .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
     }
     let addr = SocketAddr::new(ip, args.port);
     let listener = TcpListener::bind(addr).map_err(|e| {
-        CliError::usage(format!("cannot listen on {addr}: {e} (pick another --port, or --port 0 for a free one)"))
+        CliError::usage(format!(
+            "cannot listen on {addr}: {e} (pick another --port, or --port 0 for a free one)"
+        ))
     })?;
     let local = listener
         .local_addr()
@@ -113,7 +121,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     eprintln!(
         "iolab serve: model {}{} on http://{local} (SIGINT/SIGTERM stops, grace {})",
         config.model,
-        if knobs.is_empty() { String::new() } else { format!(" ({knobs})") },
+        if knobs.is_empty() {
+            String::new()
+        } else {
+            format!(" ({knobs})")
+        },
         args.grace
     );
     match iolab_models::serve(config, listener, shutdown) {

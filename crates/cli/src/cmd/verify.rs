@@ -29,17 +29,24 @@ pub struct Args {
 
 /// Run `iolab verify`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let timeout = parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let timeout =
+        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let opts = VerifyOptions {
         model: args.model.clone(),
         timeout,
     };
-    let report = iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
+    let report =
+        iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
     if args.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
         println!("{text}");
     } else {
-        let width = report.checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
+        let width = report
+            .checks
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(0);
         for c in &report.checks {
             let mark = if c.passed { "ok  " } else { "FAIL" };
             println!("{mark} {:width$}  {}", c.name, c.detail);

@@ -124,8 +124,11 @@ mod tests {
 
     #[test]
     fn constant_is_evenly_spaced_and_counts_match_the_plan() {
-        let a: Vec<u64> =
-            Arrivals::new(&[Phase::hold(10.0, Duration::from_secs(2))], Arrival::Constant).collect();
+        let a: Vec<u64> = Arrivals::new(
+            &[Phase::hold(10.0, Duration::from_secs(2))],
+            Arrival::Constant,
+        )
+        .collect();
         assert_eq!(a.len(), 20);
         assert_eq!(a[0], 0);
         assert_eq!(a[1], 100_000_000);

@@ -101,7 +101,10 @@ mod tests {
     fn buckets_are_tight() {
         for us in [0, 1, 1023, 1024, 1_000_000, 1_002_000, 60_000_000_000] {
             let v = value(index(us));
-            assert!((v as f64 - us as f64).abs() <= us as f64 * 0.002 + 1.0, "{us} -> {v}");
+            assert!(
+                (v as f64 - us as f64).abs() <= us as f64 * 0.002 + 1.0,
+                "{us} -> {v}"
+            );
         }
         let mut h = Histogram::default();
         for us in 1..=1000u64 {

@@ -61,14 +61,22 @@ pub fn sim(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> 
         timeout: w.timeout,
     });
     let failed: u64 = out.errors.values().sum();
-    assert_eq!(out.ok + failed, out.offered, "every request accounted for: {out:?}");
+    assert_eq!(
+        out.ok + failed,
+        out.offered,
+        "every request accounted for: {out:?}"
+    );
     out
 }
 
 pub fn predict(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> Prediction {
     let p = predict_http(model, params, w, cores);
     let failed: u64 = p.errors.values().sum();
-    assert_eq!(p.ok + failed, p.offered, "every request accounted for: {p:?}");
+    assert_eq!(
+        p.ok + failed,
+        p.offered,
+        "every request accounted for: {p:?}"
+    );
     p
 }
 

@@ -1,0 +1,115 @@
+//! `iolab report` end to end: formats on a fixture results folder, bad input
+//! (exit 2, one line), `--png`, and a headless-Chromium screenshot of the HTML.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use predicates::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../report/tests/fixtures/{name}.json"))
+}
+
+/// A results folder holding the fixture as `runs.json`.
+fn results(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixture(name), dir.path().join("runs.json")).unwrap();
+    dir
+}
+
+fn iolab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+}
+
+#[test]
+fn table_is_the_default() {
+    let dir = results("showdown");
+    iolab()
+        .args(["report"])
+        .arg(dir.path())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("offered 400 req/s · sleep:100"))
+        .stdout(predicate::str::contains("pool(threads=20) saturated: 400 req/s x 100ms = 40 in flight needed > 20 threads"))
+        .stdout(predicate::str::contains("★"));
+}
+
+#[test]
+fn every_format_renders_and_is_stable() {
+    let dir = results("e2-scaled-failed");
+    for f in ["table", "md", "html", "json", "csv"] {
+        let run = || iolab().arg("report").arg(dir.path()).args(["--format", f]).output().unwrap();
+        let (a, b) = (run(), run());
+        assert!(a.status.success(), "{f}: {}", String::from_utf8_lossy(&a.stderr));
+        assert!(!a.stdout.is_empty(), "{f}: empty");
+        assert_eq!(a.stdout, b.stdout, "{f}: not byte-identical");
+    }
+}
+
+#[test]
+fn writes_to_a_file_and_pngs() {
+    let dir = results("e1-workers");
+    let out = dir.path().join("report.html");
+    let png = dir.path().join("png");
+    iolab()
+        .arg("report")
+        .arg(dir.path())
+        .args(["--format", "html", "-o"])
+        .arg(&out)
+        .arg("--png")
+        .arg(&png)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_empty())
+        .stderr(predicate::str::contains("wrote"));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    let pngs: Vec<_> = std::fs::read_dir(&png).unwrap().collect();
+    assert!(!pngs.is_empty());
+    assert!(png.join("batch-time-vs-workers.png").exists());
+}
+
+#[test]
+fn bad_input_is_a_one_line_usage_error() {
+    let empty = tempfile::tempdir().unwrap();
+    let check = |args: &[&str], dir: &Path, needle: &str| {
+        let out = iolab().arg("report").arg(dir).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(err.contains(needle), "{err}");
+    };
+    check(&[], empty.path(), "cannot read");
+    std::fs::write(empty.path().join("runs.json"), "{not json").unwrap();
+    check(&[], empty.path(), "is not valid JSON");
+    std::fs::write(empty.path().join("runs.json"), r#"{"schema":"iolab.attack/1"}"#).unwrap();
+    check(&[], empty.path(), "expected 'iolab.runs/1'");
+    std::fs::write(empty.path().join("runs.json"), r#"{"schema":"iolab.runs/1","runs":3}"#).unwrap();
+    check(&[], empty.path(), "does not match iolab.runs/1");
+    let good = results("showdown");
+    let out = iolab().arg("report").arg(good.path()).args(["--format", "pdf"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format 'pdf'"));
+}
+
+/// Headless Chromium opens the HTML report from disk; the screenshot is not blank.
+/// Installs chromium through scripts/install-deps the first time (about 30 s+).
+#[test]
+fn chromium_screenshot_is_not_blank() {
+    let dir = results("showdown");
+    let out = dir.path().join("shot.png");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/screenshot-report");
+    let status = Command::new(script)
+        .arg(dir.path())
+        .arg(&out)
+        .arg("1400,2400")
+        .env("IOLAB", env!("CARGO_BIN_EXE_iolab"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "screenshot-report failed");
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"));
+    let colours = iolab_report::distinct_colours(&bytes).unwrap();
+    assert!(colours >= 16, "screenshot looks blank: {colours} colours");
+}
