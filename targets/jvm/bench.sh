@@ -47,21 +47,29 @@ for m in "${models[@]}"; do
   sleep 2
   idle=$(rss_mb "$pid")
 
-  # HOLD requests at once: each URL once, one connection each.
-  for i in $(seq "$hold"); do echo "url = \"$url/work?steps=sleep:$hold_ms&i=$i\""; echo "output = /dev/null"; done >"$run/urls"
-  curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max "$hold" --max-time 120 -K "$run/urls" -w '%{http_code}\n' >"$run/codes" &
-  load=$!
-  sleep "$(awk -v ms="$hold_ms" 'BEGIN {print ms / 1000 * 0.75}')"
+  # HOLD requests outstanding, opened 100 at a time every 250 ms (all at once would overflow
+  # the listen backlog and leave most clients in SYN retry), each URL once, one connection each.
+  batches=$(( (hold + 99) / 100 ))
+  loads=()
+  for b in $(seq "$batches"); do
+    n=$(( b < batches ? 100 : hold - 100 * (batches - 1) ))
+    for i in $(seq "$n"); do echo "url = \"$url/work?steps=sleep:$hold_ms&b=$b&i=$i\""; echo "output = /dev/null"; done >"$run/urls$b"
+    curl -s --no-progress-meter --parallel --parallel-immediate --parallel-max 100 \
+      --max-time $(( hold_ms / 1000 + 10 )) -K "$run/urls$b" -w '%{http_code}\n' >"$run/codes$b" &
+    loads+=($!)
+    sleep 0.25
+  done
+  sleep "$(awk -v ms="$hold_ms" -v r="$batches" 'BEGIN {t = ms / 1000 * 0.6 - r * 0.25; print (t < 0.5 ? 0.5 : t)}')"
   held=$(rss_mb "$pid")
   threads=$(threads_of "$pid")
   in_flight=$(metric "$url" iolab_requests_in_flight)
   in_flight=${in_flight:-queued}
-  wait "$load" || true
+  for l in "${loads[@]}"; do wait "$l" || true; done
   per1k=$(awk -v a="$held" -v b="$idle" -v n="$hold" 'BEGIN {printf "%.0f", (a - b) / n * 1000}')
-  ok=$(grep -c '^200$' "$run/codes" || true)
+  ok=$(cat "$run"/codes* | grep -c '^200$' || true)
   printf '| %s | %.1f | %s | %s | %s | %s | %s |\n' "$m" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" \
     "$idle" "$held" "${in_flight%.*}" "$per1k" "$threads"
-  echo "$m: $ok of $hold answered 200" >&2
+  echo "$m: $ok of $hold answered 200 within $(( hold_ms / 1000 + 10 )) s" >&2
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   pid=""

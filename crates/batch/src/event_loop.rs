@@ -56,20 +56,24 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
         if n == 0 {
             return;
         }
-        // Spawn from a loop thread, in chunks, so new tasks land on its local
-        // queue (cheap) and the cancel flag is looked at between chunks.
-        const CHUNK: usize = 16_384;
+        // Spawn from the loop threads, in chunks spawned all at once, so new
+        // tasks land on local queues (cheap) and every loop thread spawns in
+        // parallel; the cancel flag is looked at between chunks.
+        const CHUNK: usize = 8_192;
         let mut spawned = 0;
+        let mut spawners = Vec::new();
         while spawned < n && !ctx.cancelled() {
             let (from, to) = (spawned, (spawned + CHUNK).min(n));
             let sh = shared.clone();
-            let _ = tokio::spawn(async move {
+            spawners.push(tokio::spawn(async move {
                 for i in from..to {
                     tokio::spawn(one(sh.clone(), i, style));
                 }
-            })
-            .await;
+            }));
             spawned = to;
+        }
+        for s in spawners {
+            let _ = s.await;
         }
         if spawned < n {
             shared.finished(n - spawned);

@@ -9,8 +9,8 @@
 pub mod master;
 pub mod master_timer;
 pub mod measure;
-pub mod tasks;
 pub mod table;
+pub mod tasks;
 
 mod event_loop;
 mod loop_async;
@@ -36,7 +36,12 @@ use crate::tasks::TaskList;
 ///
 /// With `spec.master` set, the E1 master/worker runs and `model` is only
 /// recorded; otherwise `model` picks the executor and `params` its knobs.
-pub fn run(spec: &BatchSpec, model: ModelKind, params: &ModelParams, cancel: &AtomicBool) -> BatchResult {
+pub fn run(
+    spec: &BatchSpec,
+    model: ModelKind,
+    params: &ModelParams,
+    cancel: &AtomicBool,
+) -> BatchResult {
     let tasks = Arc::new(TaskList::draw(&spec.tasks, spec.seed));
     let n = tasks.len();
     let probe = Probe::start();

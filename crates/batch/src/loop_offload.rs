@@ -9,5 +9,6 @@ use crate::{Ctx, Outcome};
 
 pub(crate) fn run(ctx: &Ctx, params: &ModelParams) -> Outcome {
     let offload = params.offload().max(1);
-    event_loop::run(ctx, params.workers(ctx.cores), offload, IoStyle::Offload).param("offload", offload)
+    event_loop::run(ctx, params.workers(ctx.cores), offload, IoStyle::Offload)
+        .param("offload", offload)
 }

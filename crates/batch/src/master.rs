@@ -46,7 +46,11 @@ pub(crate) struct Handout {
 
 impl Handout {
     pub fn new(n: usize) -> Self {
-        Handout { n, next: 0, done: 0 }
+        Handout {
+            n,
+            next: 0,
+            done: 0,
+        }
     }
 
     /// The next untaken task, unless none are left or the batch is cancelled.
@@ -97,7 +101,11 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
         for id in 0..workers as usize {
             let (tx, rx) = mpsc::channel::<ToWorker>();
             let (to_master, pool_tx) = (to_master.clone(), pool_tx.clone());
-            let kind = if started_pool == 0 { WorkerKind::Blocking } else { m.worker };
+            let kind = if started_pool == 0 {
+                WorkerKind::Blocking
+            } else {
+                m.worker
+            };
             let spawned = std::thread::Builder::new()
                 .name(format!("iolab-worker-{id}"))
                 .spawn_scoped(s, move || worker(ctx, id, kind, rx, to_master, pool_tx));

@@ -23,7 +23,13 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
         let outs: Vec<UnboundedSender<ToWorker>> = (0..m.workers.max(1) as usize)
             .map(|id| {
                 let (tx, rx) = unbounded_channel();
-                tokio::spawn(worker(ctx.tasks.clone(), ctx.timings.clone(), id, rx, to_master.clone()));
+                tokio::spawn(worker(
+                    ctx.tasks.clone(),
+                    ctx.timings.clone(),
+                    id,
+                    rx,
+                    to_master.clone(),
+                ));
                 tx
             })
             .collect();

@@ -97,7 +97,10 @@ pub fn task_stats(
         let ms = |ns: u64| ns as f64 / 1e6;
         let mut done: Vec<f64> = spans.iter().map(|&(_, e)| ms(e)).collect();
         let mut wait: Vec<f64> = spans.iter().map(|&(s, _)| ms(s)).collect();
-        let mut service: Vec<f64> = spans.iter().map(|&(s, e)| ms(e.saturating_sub(s))).collect();
+        let mut service: Vec<f64> = spans
+            .iter()
+            .map(|&(s, e)| ms(e.saturating_sub(s)))
+            .collect();
         by_type.insert(
             name.to_string(),
             TaskTypeStats {
@@ -110,7 +113,10 @@ pub fn task_stats(
                 service_p99_ms: p99(&mut service),
             },
         );
-        counters.insert(format!("peak_{name}_in_service"), peak_overlap(&spans) as f64);
+        counters.insert(
+            format!("peak_{name}_in_service"),
+            peak_overlap(&spans) as f64,
+        );
     }
     (by_type, counters)
 }
@@ -227,7 +233,11 @@ impl Probe {
             threads_before: self.before.threads,
             rss_mb: rss_kb.max(hwm).max(after.rss_kb) as f64 / 1024.0,
             rss_before_mb: self.before.rss_kb as f64 / 1024.0,
-            cpu_utilisation: if wall > 0.0 { cpu / (wall * cores) } else { 0.0 },
+            cpu_utilisation: if wall > 0.0 {
+                cpu / (wall * cores)
+            } else {
+                0.0
+            },
         }
     }
 }

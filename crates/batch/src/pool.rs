@@ -46,6 +46,7 @@ pub(crate) fn run(ctx: &Ctx, params: &ModelParams) -> Outcome {
         ..Default::default()
     }
     .param("threads", threads);
-    out.counters.insert("threads_started".into(), f64::from(started));
+    out.counters
+        .insert("threads_started".into(), f64::from(started));
     out
 }

@@ -24,14 +24,28 @@ const SHOWN: [&str; 11] = [
 /// Render `runs` as an aligned table.
 pub fn render(runs: &[BatchResult]) -> String {
     let header = [
-        "model", "params", "tasks", "failed", "total", "cpu mean", "cpu p99", "io mean", "io p99",
-        "io wait", "io in svc", "threads", "rss MiB", "cpu util",
+        "model",
+        "params",
+        "tasks",
+        "failed",
+        "total",
+        "cpu mean",
+        "cpu p99",
+        "io mean",
+        "io p99",
+        "io wait",
+        "io in svc",
+        "threads",
+        "rss MiB",
+        "cpu util",
     ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
     for r in runs {
         let cpu = r.by_type.get("cpu");
         let io = r.by_type.get("io");
-        let stat = |s: Option<&TaskTypeStats>, f: fn(&TaskTypeStats) -> f64| s.map_or("-".into(), |s| fmt_ms(f(s)));
+        let stat = |s: Option<&TaskTypeStats>, f: fn(&TaskTypeStats) -> f64| {
+            s.map_or("-".into(), |s| fmt_ms(f(s)))
+        };
         rows.push(vec![
             r.model.map_or("-".into(), |m| m.to_string()),
             params_label(r),

@@ -185,7 +185,10 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(a.len(), 200);
-        assert_eq!(a.iter().filter(|t| matches!(t, Task::Cpu { .. })).count(), 100);
+        assert_eq!(
+            a.iter().filter(|t| matches!(t, Task::Cpu { .. })).count(),
+            100
+        );
         for t in &a {
             match t {
                 Task::Cpu { terms } => assert!(iolab_model::batch::E1_CPU_TERMS.contains(terms)),
@@ -199,9 +202,20 @@ mod tests {
 
     #[test]
     fn calls_are_uniform() {
-        let l = TaskList::draw(&TaskMix::Calls { n: 1_000_000, ms: 1000.0 }, 1);
+        let l = TaskList::draw(
+            &TaskMix::Calls {
+                n: 1_000_000,
+                ms: 1000.0,
+            },
+            1,
+        );
         assert_eq!(l.len(), 1_000_000);
-        assert_eq!(l.get(999_999), Task::Io { dur: Duration::from_secs(1) });
+        assert_eq!(
+            l.get(999_999),
+            Task::Io {
+                dur: Duration::from_secs(1)
+            }
+        );
         assert_eq!(l.types_present(), [false, true]);
     }
 }

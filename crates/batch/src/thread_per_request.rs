@@ -66,7 +66,10 @@ pub(crate) fn run(ctx: &Ctx, params: &ModelParams) -> Outcome {
     c.insert("peak_alive_threads".into(), gauge.peak() as f64);
     c.insert("cap_waits".into(), gauge.waits() as f64);
     if spawned > 0 {
-        c.insert("spawn_us_mean".into(), spawn_total.as_secs_f64() * 1e6 / spawned as f64);
+        c.insert(
+            "spawn_us_mean".into(),
+            spawn_total.as_secs_f64() * 1e6 / spawned as f64,
+        );
         c.insert("spawn_us_max".into(), spawn_max.as_secs_f64() * 1e6);
     }
     out

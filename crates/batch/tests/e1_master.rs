@@ -14,10 +14,19 @@ fn e1(mix: TaskMix, workers: u32, worker: WorkerKind, shared_pool: Option<u32>) 
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let spec = BatchSpec {
         tasks: mix.scaled(0.01),
-        master: Some(MasterSpec { workers, worker, shared_pool }),
+        master: Some(MasterSpec {
+            workers,
+            worker,
+            shared_pool,
+        }),
         seed: 42,
     };
-    let r = iolab_batch::run(&spec, ModelKind::Pool, &ModelParams::default(), &AtomicBool::new(false));
+    let r = iolab_batch::run(
+        &spec,
+        ModelKind::Pool,
+        &ModelParams::default(),
+        &AtomicBool::new(false),
+    );
     assert_eq!(r.failed, 0, "{r:?}");
     assert!(r.failure.is_none(), "{r:?}");
     r
@@ -28,7 +37,12 @@ fn e1(mix: TaskMix, workers: u32, worker: WorkerKind, shared_pool: Option<u32>) 
 /// (IO-heavy at few workers) instead of becoming all CPU.
 fn e1_light_cpu() -> TaskMix {
     match TaskMix::e1() {
-        TaskMix::Mixed { cpu, io, cpu_terms, io_ms } => TaskMix::Mixed {
+        TaskMix::Mixed {
+            cpu,
+            io,
+            cpu_terms,
+            io_ms,
+        } => TaskMix::Mixed {
             cpu,
             io,
             cpu_terms: cpu_terms.iter().map(|t| t / 20).collect(),
@@ -49,7 +63,12 @@ fn blocking_loses_to_timer_at_4_workers_and_converges() {
     }
     // IO alone needs 100 x 60 ms / 4 = 1.5 s of blocked workers at W = 4.
     assert!(b4.total_s > 1.4, "{b4:?}");
-    assert!(b4.total_s > 1.3 * t4.total_s, "blocking {} vs timer {}", b4.total_s, t4.total_s);
+    assert!(
+        b4.total_s > 1.3 * t4.total_s,
+        "blocking {} vs timer {}",
+        b4.total_s,
+        t4.total_s
+    );
     let (gap4, gap24) = (b4.total_s / t4.total_s, b24.total_s / t24.total_s);
     assert!(gap24 < gap4, "gap at W=4 {gap4:.2}, at W=24 {gap24:.2}");
     // Blocking workers hold at most W IO tasks; timers hold far more.

@@ -38,13 +38,19 @@ fn sequential_takes_n_times_s() {
     assert_eq!(in_service(&r), 1.0);
     // The last call waited for the 19 before it.
     let io = &r.by_type["io"];
-    assert!(io.wait_p99_ms >= 1800.0 && io.service_mean_ms >= 99.0, "{io:?}");
+    assert!(
+        io.wait_p99_ms >= 1800.0 && io.service_mean_ms >= 99.0,
+        "{io:?}"
+    );
     assert!(r.failure.is_none());
 }
 
 #[test]
 fn fixed_pool_of_8_takes_ceil_n_over_8_times_s() {
-    let params = ModelParams { threads: Some(8), ..Default::default() };
+    let params = ModelParams {
+        threads: Some(8),
+        ..Default::default()
+    };
     let r = calls(20, ModelKind::Pool, params);
     // ceil(20 / 8) = 3 rounds of 100 ms.
     assert!((0.29..0.6).contains(&r.total_s), "{r:?}");
@@ -65,7 +71,10 @@ fn thread_per_request_takes_about_s_for_100_calls() {
 
 #[test]
 fn thread_per_request_with_a_cap_waits_and_records_the_cap() {
-    let params = ModelParams { max_threads: Some(10), ..Default::default() };
+    let params = ModelParams {
+        max_threads: Some(10),
+        ..Default::default()
+    };
     let r = calls(30, ModelKind::ThreadPerRequest, params);
     // 30 calls through at most 10 threads: 3 rounds.
     assert!((0.29..0.7).contains(&r.total_s), "{r:?}");
@@ -77,7 +86,10 @@ fn thread_per_request_with_a_cap_waits_and_records_the_cap() {
 
 #[test]
 fn loop_async_takes_about_s_for_100_calls_on_two_threads() {
-    let params = ModelParams { workers: Some(2), ..Default::default() };
+    let params = ModelParams {
+        workers: Some(2),
+        ..Default::default()
+    };
     let r = calls(100, ModelKind::LoopAsync, params);
     assert!((0.099..0.35).contains(&r.total_s), "{r:?}");
     assert_eq!(in_service(&r), 100.0);
@@ -87,7 +99,10 @@ fn loop_async_takes_about_s_for_100_calls_on_two_threads() {
 
 #[test]
 fn loop_blocking_is_capped_by_its_loop_threads() {
-    let params = ModelParams { workers: Some(2), ..Default::default() };
+    let params = ModelParams {
+        workers: Some(2),
+        ..Default::default()
+    };
     let r = calls(10, ModelKind::LoopBlocking, params);
     // 10 calls, 2 at a time.
     assert!((0.49..1.0).contains(&r.total_s), "{r:?}");
@@ -96,7 +111,11 @@ fn loop_blocking_is_capped_by_its_loop_threads() {
 
 #[test]
 fn loop_offload_is_capped_by_its_pool() {
-    let params = ModelParams { workers: Some(1), offload: Some(5), ..Default::default() };
+    let params = ModelParams {
+        workers: Some(1),
+        offload: Some(5),
+        ..Default::default()
+    };
     let r = calls(20, ModelKind::LoopOffload, params);
     assert!((0.39..0.8).contains(&r.total_s), "{r:?}");
     assert_eq!(in_service(&r), 5.0, "{r:?}");
@@ -106,12 +125,24 @@ fn loop_offload_is_capped_by_its_pool() {
 #[test]
 fn cancelled_batches_skip_and_say_so() {
     let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let spec = BatchSpec { tasks: TaskMix::Calls { n: 50, ms: 100.0 }, master: None, seed: 1 };
+    let spec = BatchSpec {
+        tasks: TaskMix::Calls { n: 50, ms: 100.0 },
+        master: None,
+        seed: 1,
+    };
     for model in ModelKind::BUILT_IN {
-        let r = iolab_batch::run(&spec, model, &ModelParams::default(), &AtomicBool::new(true));
+        let r = iolab_batch::run(
+            &spec,
+            model,
+            &ModelParams::default(),
+            &AtomicBool::new(true),
+        );
         assert!(r.total_s < 1.0, "{model}: {r:?}");
         assert_eq!(r.counters["skipped"], 50.0, "{model}: {r:?}");
-        assert!(r.failure.as_deref().unwrap_or("").contains("cancelled"), "{model}: {r:?}");
+        assert!(
+            r.failure.as_deref().unwrap_or("").contains("cancelled"),
+            "{model}: {r:?}"
+        );
     }
 }
 

@@ -183,7 +183,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["ftp://127.0.0.1/", "-r", "1", "-d", "1s"], "http://"),
         (vec!["https://127.0.0.1/", "-r", "1", "-d", "1s"], "https"),
         (vec![&url, "--rate", "0", "-d", "1s"], "> 0"),
-        (vec![&url, "--rate", "-5", "-d", "1s"], "> 0"),
+        (vec![&url, "--rate=-5", "-d", "1s"], "> 0"),
         (
             vec![&url, "--rate", "10", "--duration", "3x"],
             "unknown unit",

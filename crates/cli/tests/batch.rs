@@ -12,8 +12,17 @@ fn iolab() -> Command {
 }
 
 fn batch_json(args: &[&str]) -> Value {
-    let out = iolab().arg("batch").arg("--json").args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = iolab()
+        .arg("batch")
+        .arg("--json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["schema"], "iolab.batch/1");
     doc
@@ -21,7 +30,16 @@ fn batch_json(args: &[&str]) -> Value {
 
 #[test]
 fn pool_run_prints_the_batch_document() {
-    let doc = batch_json(&["--model", "pool", "--threads", "4", "--calls", "8", "--ms", "50"]);
+    let doc = batch_json(&[
+        "--model",
+        "pool",
+        "--threads",
+        "4",
+        "--calls",
+        "8",
+        "--ms",
+        "50",
+    ]);
     let run = &doc["runs"][0];
     assert_eq!(run["model"], "pool");
     assert_eq!(run["tasks"], 8);
@@ -39,29 +57,62 @@ fn pool_run_prints_the_batch_document() {
 
 #[test]
 fn calls_and_models_sweep_one_run_per_value() {
-    let doc = batch_json(&["--model", "sequential,loop-async", "--calls", "1,3", "--ms", "20"]);
+    let doc = batch_json(&[
+        "--model",
+        "sequential,loop-async",
+        "--calls",
+        "1,3",
+        "--ms",
+        "20",
+    ]);
     let runs = doc["runs"].as_array().unwrap();
     let got: Vec<(String, u64)> = runs
         .iter()
-        .map(|r| (r["model"].as_str().unwrap().to_string(), r["tasks"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["model"].as_str().unwrap().to_string(),
+                r["tasks"].as_u64().unwrap(),
+            )
+        })
         .collect();
-    let want = [("sequential", 1), ("sequential", 3), ("loop-async", 1), ("loop-async", 3)];
+    let want = [
+        ("sequential", 1),
+        ("sequential", 3),
+        ("loop-async", 1),
+        ("loop-async", 3),
+    ];
     assert_eq!(got, want.map(|(m, n)| (m.to_string(), n)));
     // Sequential pays 3 x 20 ms for 3 calls; loop-async about 20 ms.
     assert!(runs[1]["total_s"].as_f64().unwrap() >= 0.059);
-    assert!(runs[3]["total_s"].as_f64().unwrap() < 0.059 * 2.0, "{}", runs[3]);
+    assert!(
+        runs[3]["total_s"].as_f64().unwrap() < 0.059 * 2.0,
+        "{}",
+        runs[3]
+    );
 }
 
 #[test]
 fn e1_master_sweeps_workers_and_worker_kinds() {
     let doc = batch_json(&[
-        "--tasks", "e1:10:10", "--scale", "0.001", "--workers", "2,4", "--worker", "blocking,timer",
+        "--tasks",
+        "e1:10:10",
+        "--scale",
+        "0.001",
+        "--workers",
+        "2,4",
+        "--worker",
+        "blocking,timer",
     ]);
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
     let coords: Vec<(String, u64)> = runs
         .iter()
-        .map(|r| (r["params"]["worker"].as_str().unwrap().into(), r["params"]["workers"].as_u64().unwrap()))
+        .map(|r| {
+            (
+                r["params"]["worker"].as_str().unwrap().into(),
+                r["params"]["workers"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(coords[0], ("blocking".into(), 2));
     assert_eq!(coords[3], ("timer".into(), 4));
@@ -78,11 +129,24 @@ fn e1_master_sweeps_workers_and_worker_kinds() {
 #[test]
 fn table_is_the_default_output() {
     iolab()
-        .args(["batch", "--model", "thread-per-request", "--max-threads", "3", "--calls", "6", "--ms", "10"])
+        .args([
+            "batch",
+            "--model",
+            "thread-per-request",
+            "--max-threads",
+            "3",
+            "--calls",
+            "6",
+            "--ms",
+            "10",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("model").and(predicate::str::contains("total")))
-        .stdout(predicate::str::contains("thread-per-request").and(predicate::str::contains("max_threads=3")));
+        .stdout(
+            predicate::str::contains("thread-per-request")
+                .and(predicate::str::contains("max_threads=3")),
+        );
 }
 
 #[test]
@@ -111,21 +175,43 @@ fn bad_input_is_one_line_and_exit_2() {
 
 #[test]
 fn max_time_stops_a_long_batch_and_says_so() {
-    let doc = batch_json(&["--model", "sequential", "--calls", "1000", "--ms", "10", "--max-time", "200ms"]);
+    let doc = batch_json(&[
+        "--model",
+        "sequential",
+        "--calls",
+        "1000",
+        "--ms",
+        "10",
+        "--max-time",
+        "200ms",
+    ]);
     let run = &doc["runs"][0];
     assert!(run["total_s"].as_f64().unwrap() < 2.0, "{run}");
-    assert!(run["counters"]["skipped"].as_f64().unwrap() > 500.0, "{run}");
-    assert!(run["failure"].as_str().unwrap().contains("--max-time"), "{run}");
+    assert!(
+        run["counters"]["skipped"].as_f64().unwrap() > 500.0,
+        "{run}"
+    );
+    assert!(
+        run["failure"].as_str().unwrap().contains("--max-time"),
+        "{run}"
+    );
 }
 
 /// The OS refusing threads is an outcome, not a crash. Run as user `nobody`
 /// with RLIMIT_NPROC = 100 so no other process on the machine loses PIDs.
 #[test]
 fn thread_limit_is_recorded_and_the_batch_completes() {
-    let root = Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
-    let tools = ["setpriv", "prlimit"]
-        .iter()
-        .all(|t| Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success()));
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout == b"0\n")
+        .unwrap_or(false);
+    let tools = ["setpriv", "prlimit"].iter().all(|t| {
+        Command::new(t)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     if !(root && tools) {
         eprintln!("skipped: needs root, setpriv and prlimit to lower the thread limit safely");
         return;
@@ -142,17 +228,41 @@ fn thread_limit_is_recorded_and_the_batch_completes() {
         }
     }
     let out = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "prlimit", "--nproc=100:100", "--"])
-        .args([bin, "batch", "--json", "--model", "thread-per-request", "--calls", "300", "--ms", "300"])
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "prlimit",
+            "--nproc=100:100",
+            "--",
+        ])
+        .args([
+            bin,
+            "batch",
+            "--json",
+            "--model",
+            "thread-per-request",
+            "--calls",
+            "300",
+            "--ms",
+            "300",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = &doc["runs"][0];
     let failed = run["failed"].as_u64().unwrap();
     let done = run["by_type"]["io"]["count"].as_u64().unwrap();
     assert!(failed > 0, "{run}");
     assert_eq!(failed + done, 300, "{run}");
-    assert!(run["failure"].as_str().unwrap().contains("refused"), "{run}");
+    assert!(
+        run["failure"].as_str().unwrap().contains("refused"),
+        "{run}"
+    );
     assert!(run["peak_threads"].as_u64().unwrap() <= 110, "{run}");
 }

@@ -31,7 +31,9 @@ fn table_is_the_default() {
         .assert()
         .success()
         .stdout(predicate::str::contains("offered 400 req/s · sleep:100"))
-        .stdout(predicate::str::contains("pool(threads=20) saturated: 400 req/s x 100ms = 40 in flight needed > 20 threads"))
+        .stdout(predicate::str::contains(
+            "pool(threads=20) saturated: 400 req/s x 100ms = 40 in flight needed > 20 threads",
+        ))
         .stdout(predicate::str::contains("★"));
 }
 
@@ -39,9 +41,20 @@ fn table_is_the_default() {
 fn every_format_renders_and_is_stable() {
     let dir = results("e2-scaled-failed");
     for f in ["table", "md", "html", "json", "csv"] {
-        let run = || iolab().arg("report").arg(dir.path()).args(["--format", f]).output().unwrap();
+        let run = || {
+            iolab()
+                .arg("report")
+                .arg(dir.path())
+                .args(["--format", f])
+                .output()
+                .unwrap()
+        };
         let (a, b) = (run(), run());
-        assert!(a.status.success(), "{f}: {}", String::from_utf8_lossy(&a.stderr));
+        assert!(
+            a.status.success(),
+            "{f}: {}",
+            String::from_utf8_lossy(&a.stderr)
+        );
         assert!(!a.stdout.is_empty(), "{f}: empty");
         assert_eq!(a.stdout, b.stdout, "{f}: not byte-identical");
     }
@@ -83,12 +96,25 @@ fn bad_input_is_a_one_line_usage_error() {
     check(&[], empty.path(), "cannot read");
     std::fs::write(empty.path().join("runs.json"), "{not json").unwrap();
     check(&[], empty.path(), "is not valid JSON");
-    std::fs::write(empty.path().join("runs.json"), r#"{"schema":"iolab.attack/1"}"#).unwrap();
+    std::fs::write(
+        empty.path().join("runs.json"),
+        r#"{"schema":"iolab.attack/1"}"#,
+    )
+    .unwrap();
     check(&[], empty.path(), "expected 'iolab.runs/1'");
-    std::fs::write(empty.path().join("runs.json"), r#"{"schema":"iolab.runs/1","runs":3}"#).unwrap();
+    std::fs::write(
+        empty.path().join("runs.json"),
+        r#"{"schema":"iolab.runs/1","runs":3}"#,
+    )
+    .unwrap();
     check(&[], empty.path(), "does not match iolab.runs/1");
     let good = results("showdown");
-    let out = iolab().arg("report").arg(good.path()).args(["--format", "pdf"]).output().unwrap();
+    let out = iolab()
+        .arg("report")
+        .arg(good.path())
+        .args(["--format", "pdf"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown format 'pdf'"));
 }

@@ -10,7 +10,11 @@ use iolab_model::environment::Environment;
 
 /// Collect the environment; `command` is the command line that ran.
 pub fn collect(command: &str) -> Environment {
-    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+    };
     let num = |p: &str| read(p).and_then(|s| s.parse::<u64>().ok());
     let port_range = read("/proc/sys/net/ipv4/ip_local_port_range")
         .and_then(|s| {
@@ -77,7 +81,9 @@ pub fn pinning(enabled: bool) -> (Vec<usize>, Vec<usize>) {
 fn cpu_model() -> Option<String> {
     let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
     info.lines()
-        .find(|l| l.starts_with("model name") || l.starts_with("Model") || l.starts_with("Hardware"))
+        .find(|l| {
+            l.starts_with("model name") || l.starts_with("Model") || l.starts_with("Hardware")
+        })
         .and_then(|l| l.split_once(':'))
         .map(|(_, v)| v.trim().to_string())
 }
@@ -95,7 +101,11 @@ fn nofile() -> (u64, u64) {
 
 fn tool_version(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
-    let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
+    let text = if out.stdout.is_empty() {
+        out.stderr
+    } else {
+        out.stdout
+    };
     String::from_utf8_lossy(&text)
         .lines()
         .next()

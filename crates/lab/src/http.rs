@@ -31,10 +31,7 @@ fn split(url: &str) -> Option<(SocketAddr, String, String)> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, "/"),
     };
-    let addr: SocketAddr = hostport
-        .replace("localhost", "127.0.0.1")
-        .parse()
-        .ok()?;
+    let addr: SocketAddr = hostport.replace("localhost", "127.0.0.1").parse().ok()?;
     Some((addr, hostport.to_string(), path.to_string()))
 }
 
@@ -44,7 +41,11 @@ pub fn get(url: &str, timeout: Duration) -> std::io::Result<Response> {
     let (addr, host, path) = split(url).ok_or_else(bad)?;
     let deadline = Instant::now() + timeout;
     let mut s = TcpStream::connect_timeout(&addr, timeout)?;
-    let left = || deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+    let left = || {
+        deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(1))
+    };
     s.set_write_timeout(Some(left()))?;
     s.set_nodelay(true)?;
     write!(
@@ -70,7 +71,9 @@ pub fn get(url: &str, timeout: Duration) -> std::io::Result<Response> {
             return Err(std::io::ErrorKind::TimedOut.into());
         }
     }
-    parse(&buf).ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "malformed HTTP answer"))
+    parse(&buf).ok_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidData, "malformed HTTP answer")
+    })
 }
 
 /// Headers end and Content-Length bytes have arrived.

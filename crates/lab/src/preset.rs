@@ -22,10 +22,8 @@ pub use expand::{FieldError, Overrides};
 pub struct PresetError(pub String);
 
 /// Presets built into the binary: (name, TOML text).
-pub const EMBEDDED: &[(&str, &str)] = &[(
-    "showdown",
-    include_str!("../../../presets/showdown.toml"),
-)];
+pub const EMBEDDED: &[(&str, &str)] =
+    &[("showdown", include_str!("../../../presets/showdown.toml"))];
 
 /// The preset run when none is named.
 pub const DEFAULT_PRESET: &str = "showdown";
@@ -83,7 +81,11 @@ fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
 }
 
 /// Parse preset text; `origin` names it in messages.
-pub fn parse_plan(text: &str, origin: &str, over: Overrides) -> Result<ExperimentPlan, PresetError> {
+pub fn parse_plan(
+    text: &str,
+    origin: &str,
+    over: Overrides,
+) -> Result<ExperimentPlan, PresetError> {
     let file: file::PresetFile = toml::from_str(text).map_err(|e| toml_error(text, origin, &e))?;
     expand::expand(file, Some(origin.to_string()), over).map_err(|e| field_error(text, origin, &e))
 }
@@ -152,7 +154,11 @@ fn field_error(text: &str, origin: &str, e: &FieldError) -> PresetError {
 fn line_of(text: &str, field: &str) -> Option<usize> {
     let (table, index, key) = match field.split_once('.') {
         Some((head, key)) => match head.split_once('[') {
-            Some((t, rest)) => (Some(t), rest.trim_end_matches(']').parse().unwrap_or(0), Some(key)),
+            Some((t, rest)) => (
+                Some(t),
+                rest.trim_end_matches(']').parse().unwrap_or(0),
+                Some(key),
+            ),
             None => (Some(head), 0, Some(key)),
         },
         None => (None, 0, Some(field)),
@@ -183,7 +189,11 @@ fn line_of(text: &str, field: &str) -> Option<usize> {
             current = Some(name);
             continue;
         }
-        let in_scope = if table.is_none() { current.is_none() } else { wanted };
+        let in_scope = if table.is_none() {
+            current.is_none()
+        } else {
+            wanted
+        };
         if in_scope {
             if let Some((k, _)) = l.split_once('=') {
                 if Some(k.trim().trim_matches('"')) == key {

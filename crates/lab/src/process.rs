@@ -189,7 +189,10 @@ impl Target {
 
     /// The last bytes the target wrote on stderr.
     pub fn stderr_tail(&self) -> String {
-        let buf = self.stderr.lock().map(|b| b.iter().copied().collect::<Vec<u8>>());
+        let buf = self
+            .stderr
+            .lock()
+            .map(|b| b.iter().copied().collect::<Vec<u8>>());
         String::from_utf8_lossy(&buf.unwrap_or_default())
             .trim()
             .to_string()
@@ -266,7 +269,13 @@ fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
     // raise) between fork and exec; the CPU set is built from copied data.
     unsafe {
         c.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
             if libc::getppid() != parent {
                 // The parent died before prctl took effect.
                 libc::raise(libc::SIGKILL);
@@ -319,7 +328,9 @@ fn truncate(s: &str, n: usize) -> String {
 
 /// A free loopback port for a custom command's `{port}` (bound then released).
 pub fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 #[cfg(test)]
@@ -337,8 +348,12 @@ mod tests {
     #[test]
     fn a_crashing_target_fails_to_start_with_its_status_and_stderr() {
         let no = AtomicBool::new(false);
-        let e = Target::start(&sh("echo boom >&2; exit 3", None), Duration::from_secs(5), &no)
-            .unwrap_err();
+        let e = Target::start(
+            &sh("echo boom >&2; exit 3", None),
+            Duration::from_secs(5),
+            &no,
+        )
+        .unwrap_err();
         assert!(e.0.contains("exit status 3"), "{e}");
         assert!(e.0.contains("boom"), "{e}");
     }
@@ -346,8 +361,12 @@ mod tests {
     #[test]
     fn garbage_on_stdout_is_refused() {
         let no = AtomicBool::new(false);
-        let e = Target::start(&sh("echo hello; sleep 5", None), Duration::from_secs(5), &no)
-            .unwrap_err();
+        let e = Target::start(
+            &sh("echo hello; sleep 5", None),
+            Duration::from_secs(5),
+            &no,
+        )
+        .unwrap_err();
         assert!(e.0.contains("is not a URL"), "{e}");
     }
 
@@ -378,6 +397,9 @@ mod tests {
             cpus: vec![],
         };
         let e = Target::start(&cmd, Duration::from_secs(1), &no).unwrap_err();
-        assert!(e.0.contains("cannot start '/nonexistent/iolab-target'"), "{e}");
+        assert!(
+            e.0.contains("cannot start '/nonexistent/iolab-target'"),
+            "{e}"
+        );
     }
 }

@@ -113,7 +113,9 @@ impl Console {
                 .progress_chars("=> "),
             );
             let line = multi.add(ProgressBar::new_spinner());
-            line.set_style(ProgressStyle::with_template("  {spinner} {wide_msg}").expect("valid template"));
+            line.set_style(
+                ProgressStyle::with_template("  {spinner} {wide_msg}").expect("valid template"),
+            );
             line.enable_steady_tick(Duration::from_millis(120));
             Mode::Bars {
                 _multi: multi,
@@ -210,7 +212,11 @@ impl Observer for Console {
                 index + 1,
                 total,
                 spec.name,
-                if rep > 0 { format!(" (rep {})", rep + 1) } else { String::new() }
+                if rep > 0 {
+                    format!(" (rep {})", rep + 1)
+                } else {
+                    String::new()
+                }
             )),
         }
     }
@@ -238,7 +244,13 @@ impl Observer for Console {
     }
 
     fn run_finished(&self, index: usize, total: usize, r: &RunRecord) {
-        let msg = format!("[{}/{}] {:<28} {}", index + 1, total, r.name, summary_line(r));
+        let msg = format!(
+            "[{}/{}] {:<28} {}",
+            index + 1,
+            total,
+            r.name,
+            summary_line(r)
+        );
         match &self.mode {
             Mode::Bars { bar, .. } => {
                 bar.println(msg);

@@ -15,7 +15,10 @@ pub const ENVIRONMENT_JSON: &str = "environment.json";
 
 /// Write `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -107,7 +110,9 @@ mod tests {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
         assert_eq!(compact_utc(leap), "20000229T000000Z");
-        assert!(default_dir("showdown").to_string_lossy().starts_with("results/showdown-"));
+        assert!(default_dir("showdown")
+            .to_string_lossy()
+            .starts_with("results/showdown-"));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::runs::{Outcome, RunRecord, RunsFile, Spread, RUNS_SCHEMA};
 use iolab_model::telemetry::Telemetry;
 use iolab_model::verify::VerifyReport;
-use iolab_model::{Driver, Phase};
+use iolab_model::Driver;
 
 use crate::process::{StartError, Target, TargetCommand};
 use crate::progress::{Live, Observer, Stage};
@@ -91,9 +91,11 @@ pub enum LabError {
 
 /// Per-run overhead (start, verify, stop, drain) used in time estimates.
 const OVERHEAD: Duration = Duration::from_millis(700);
-/// Warm-up load as a share of the run's own rate: enough to open
-/// connections and start threads without leaving a backlog behind.
-const WARMUP_SHARE: f64 = 0.25;
+/// Clients of the warm-up load of an open-loop run: a closed loop of a few
+/// clients opens connections and starts threads, but can never leave a
+/// backlog behind (a slow model at a high rate would carry one into the
+/// measured run).
+const WARMUP_CLIENTS: u32 = 4;
 
 /// About how long a plan takes to run.
 pub fn estimate(plan: &ExperimentPlan) -> Duration {
@@ -183,7 +185,10 @@ fn save(dir: &Path, file: &RunsFile) -> Result<(), LabError> {
 /// Refuse what cannot work before anything starts.
 fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
     if plan.runs.is_empty() {
-        return Err(LabError::Invalid(format!("preset '{}' has no runs", plan.name)));
+        return Err(LabError::Invalid(format!(
+            "preset '{}' has no runs",
+            plan.name
+        )));
     }
     for spec in &plan.runs {
         if let Work::Http(w) = &spec.work {
@@ -224,26 +229,21 @@ fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usize]) -> Atta
     }
 }
 
-/// A gentle version of the run's load for warming up: a quarter of the
-/// rate (or of the clients) for the warm-up time.
+/// The warm-up load: a few clients in a closed loop for the warm-up time
+/// (a closed-loop run keeps its own clients).
 fn warmup_driver(d: &Driver, warmup: Duration) -> Option<Driver> {
     if warmup.is_zero() {
         return None;
     }
-    match d {
-        Driver::Open { arrival, .. } => {
-            let rate = d.peak_rate()? * WARMUP_SHARE;
-            (rate * warmup.as_secs_f64() >= 1.0).then(|| Driver::Open {
-                phases: vec![Phase::hold(rate, warmup)],
-                arrival: *arrival,
-            })
-        }
-        Driver::Closed { concurrency, .. } => Some(Driver::Closed {
-            concurrency: ((*concurrency as f64 * WARMUP_SHARE).ceil() as u32).max(1),
-            requests: None,
-            duration: Some(warmup),
-        }),
-    }
+    let concurrency = match d {
+        Driver::Open { .. } => WARMUP_CLIENTS,
+        Driver::Closed { concurrency, .. } => *concurrency,
+    };
+    Some(Driver::Closed {
+        concurrency,
+        requests: None,
+        duration: Some(warmup),
+    })
 }
 
 struct Ctx<'a> {
@@ -290,7 +290,8 @@ impl Ctx<'_> {
             if self.opts.cancelled() {
                 break;
             }
-            self.observer.run_started(index, self.plan.runs.len(), spec, rep);
+            self.observer
+                .run_started(index, self.plan.runs.len(), spec, rep);
             let r = self.http_rep(spec, w);
             let stop = !r.outcome.is_completed();
             reps.push(r);
@@ -309,7 +310,9 @@ impl Ctx<'_> {
             .find(|o| !o.is_completed())
             .unwrap_or(Outcome::Completed);
         record.verify = reps.iter().find_map(|r| r.verify.clone());
-        let measured: Vec<usize> = (0..reps.len()).filter(|&i| reps[i].attack.is_some()).collect();
+        let measured: Vec<usize> = (0..reps.len())
+            .filter(|&i| reps[i].attack.is_some())
+            .collect();
         if measured.is_empty() {
             record.telemetry = std::mem::take(&mut reps[0].telemetry);
             return record;
@@ -324,8 +327,10 @@ impl Ctx<'_> {
         order.sort_by(|a, b| goodput(*a).total_cmp(&goodput(*b)));
         let median = order[(order.len() - 1) / 2];
         if measured.len() > 1 {
-            let attacks: Vec<&AttackResult> =
-                measured.iter().filter_map(|&i| reps[i].attack.as_ref()).collect();
+            let attacks: Vec<&AttackResult> = measured
+                .iter()
+                .filter_map(|&i| reps[i].attack.as_ref())
+                .collect();
             record.spread = Some(spread(&attacks));
             record.reps = attacks.into_iter().cloned().collect();
         }
@@ -340,16 +345,14 @@ impl Ctx<'_> {
             Some(argv) => {
                 let needs_port = argv.iter().any(|a| a.contains("{port}"));
                 let port = if needs_port {
-                    Some(crate::process::free_port().map_err(|e| {
-                        StartError(format!("no free port for {{port}}: {e}"))
-                    })?)
+                    Some(
+                        crate::process::free_port()
+                            .map_err(|e| StartError(format!("no free port for {{port}}: {e}")))?,
+                    )
                 } else {
                     None
                 };
-                let argv = argv
-                    .iter()
-                    .map(|a| substitute(a, spec, port))
-                    .collect();
+                let argv = argv.iter().map(|a| substitute(a, spec, port)).collect();
                 Ok(TargetCommand { argv, port, cpus })
             }
             None => {
@@ -360,6 +363,9 @@ impl Ctx<'_> {
                     spec.model.as_str().into(),
                     "--port".into(),
                     "0".into(),
+                    // The runner does not wait for abandoned work at the end.
+                    "--grace".into(),
+                    "250ms".into(),
                 ];
                 let p = &spec.params;
                 for (flag, v) in [
@@ -441,7 +447,8 @@ impl Ctx<'_> {
             }
         }
 
-        let sampler = telemetry::Sampler::start(target.pid(), Some(format!("{}/metrics", target.url)));
+        let sampler =
+            telemetry::Sampler::start(target.pid(), Some(format!("{}/metrics", target.url)));
 
         // Warm-up: not recorded.
         if let Some(driver) = warmup_driver(&w.driver, self.plan.warmup) {
@@ -499,7 +506,8 @@ impl Ctx<'_> {
             model: Some(spec.model.as_str().to_string()),
             timeout: Duration::from_secs(10),
         };
-        let r = iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;
+        let r =
+            iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;
         if r.passed() {
             if let Ok(mut m) = self.verified.lock() {
                 m.insert(key, r.clone());
@@ -550,10 +558,13 @@ impl Ctx<'_> {
     }
 
     /// After warm-up, wait until the target has no request in flight or
-    /// queued (read from `/metrics`), at most the timeout plus a second.
+    /// queued (read from `/metrics`), at most the timeout (capped at 1 s)
+    /// plus half a second.
     fn settle(&self, target: &Target, timeout: Duration) {
         let url = format!("{}/metrics", target.url);
-        let deadline = std::time::Instant::now() + timeout + Duration::from_secs(1);
+        let deadline = std::time::Instant::now()
+            + timeout.min(Duration::from_secs(1))
+            + Duration::from_millis(500);
         while std::time::Instant::now() < deadline && !self.opts.cancelled() {
             match crate::http::get(&url, Duration::from_millis(200)) {
                 Ok(r) if r.status == 200 => {
@@ -578,15 +589,26 @@ impl Ctx<'_> {
         drain::wait(port, self.ephemeral, self.opts.drain_max);
     }
 
-    fn batch_run(&self, index: usize, spec: &RunSpec, b: &iolab_model::batch::BatchSpec) -> RunRecord {
+    fn batch_run(
+        &self,
+        index: usize,
+        spec: &RunSpec,
+        b: &iolab_model::batch::BatchSpec,
+    ) -> RunRecord {
         let mut results: Vec<BatchResult> = Vec::new();
         for rep in 0..self.plan.reps.max(1) {
             if self.opts.cancelled() {
                 break;
             }
-            self.observer.run_started(index, self.plan.runs.len(), spec, rep);
+            self.observer
+                .run_started(index, self.plan.runs.len(), spec, rep);
             self.observer.stage(spec, Stage::Batch);
-            results.push(iolab_batch::run(b, spec.model, &spec.params, &self.opts.cancel));
+            results.push(iolab_batch::run(
+                b,
+                spec.model,
+                &spec.params,
+                &self.opts.cancel,
+            ));
         }
         let mut record = self.record(spec, Outcome::Completed);
         if self.opts.cancelled() {
@@ -631,9 +653,12 @@ fn substitute(arg: &str, spec: &RunSpec, port: Option<u16>) -> String {
 /// Min and max of the key figures over repetitions.
 fn spread(attacks: &[&AttackResult]) -> Spread {
     let range = |f: &dyn Fn(&AttackResult) -> f64| {
-        attacks.iter().map(|a| f(a)).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        })
+        attacks
+            .iter()
+            .map(|a| f(a))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                (lo.min(v), hi.max(v))
+            })
     };
     Spread {
         reps: attacks.len() as u32,
@@ -660,15 +685,18 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn warmup_is_a_quarter_of_the_load() {
-        let d = Driver::constant(200.0, Duration::from_secs(5));
+    fn warmup_is_a_few_clients_that_leave_no_backlog() {
+        let d = Driver::constant(800.0, Duration::from_secs(5));
         let w = warmup_driver(&d, Duration::from_secs(1)).unwrap();
-        assert_eq!(w.peak_rate(), Some(50.0));
-        assert_eq!(w.duration(), Some(Duration::from_secs(1)));
+        assert_eq!(
+            w,
+            Driver::Closed {
+                concurrency: WARMUP_CLIENTS,
+                requests: None,
+                duration: Some(Duration::from_secs(1))
+            }
+        );
         assert!(warmup_driver(&d, Duration::ZERO).is_none());
-        // Too little to send even one request: no warm-up.
-        let slow = Driver::constant(2.0, Duration::from_secs(5));
-        assert!(warmup_driver(&slow, Duration::from_millis(500)).is_none());
         let c = Driver::Closed {
             concurrency: 10,
             requests: Some(100),
@@ -678,7 +706,7 @@ mod tests {
         assert_eq!(
             w,
             Driver::Closed {
-                concurrency: 3,
+                concurrency: 10,
                 requests: None,
                 duration: Some(Duration::from_millis(300))
             }
@@ -703,6 +731,9 @@ mod tests {
     fn estimates_the_showdown_under_two_minutes() {
         let p = crate::preset::load_plan("showdown", None).unwrap();
         let e = estimate(&p);
-        assert!(e > Duration::from_secs(30) && e < Duration::from_secs(120), "{e:?}");
+        assert!(
+            e > Duration::from_secs(30) && e < Duration::from_secs(120),
+            "{e:?}"
+        );
     }
 }

@@ -122,7 +122,10 @@ pub fn sample_proc(pid: u32) -> Option<TelemetryPoint> {
             .and_then(|v| v.parse().ok())
     };
     // A zombie has no memory and no threads to speak of: treat it as gone.
-    if status.lines().any(|l| l.starts_with("State:") && l.contains('Z')) {
+    if status
+        .lines()
+        .any(|l| l.starts_with("State:") && l.contains('Z'))
+    {
         return None;
     }
     let threads = field("Threads:").unwrap_or(0);
@@ -228,7 +231,10 @@ mod tests {
 
     #[test]
     fn samples_a_real_child_process() {
-        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
         let s = Sampler::start(child.id(), None);
         thread::sleep(Duration::from_millis(350));
         let start = unix_ms();
@@ -239,7 +245,10 @@ mod tests {
         let p = &t.series[0];
         assert!(p.threads >= 1 && p.rss_mb > 0.0 && p.fds >= 3, "{p:?}");
         assert!(p.t_s < 0.0, "samples before the zero are negative");
-        assert!(sample_proc(child.id()).is_none(), "a reaped process is gone");
+        assert!(
+            sample_proc(child.id()).is_none(),
+            "a reaped process is gone"
+        );
         assert!(proc_cpu_seconds(std::process::id()).is_some());
     }
 }

@@ -9,10 +9,15 @@
 mod server;
 
 fn main() {
-    let port: u16 = std::env::args().nth(1).map_or(0, |p| p.parse().expect("PORT must be a number"));
+    let port: u16 = std::env::args()
+        .nth(1)
+        .map_or(0, |p| p.parse().expect("PORT must be a number"));
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).expect("bind 127.0.0.1");
     listener.set_nonblocking(true).expect("nonblocking");
-    println!("listening on {}", listener.local_addr().expect("local addr"));
+    println!(
+        "listening on {}",
+        listener.local_addr().expect("local addr")
+    );
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

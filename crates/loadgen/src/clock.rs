@@ -58,7 +58,10 @@ impl PreciseTimer {
     pub fn new() -> io::Result<Self> {
         // SAFETY: plain syscall; the result is checked before use.
         let fd = unsafe {
-            libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC)
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
         };
         if fd < 0 {
             return Err(io::Error::last_os_error());

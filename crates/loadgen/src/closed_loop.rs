@@ -39,7 +39,8 @@ pub async fn run(
     for h in handles {
         let _ = h.await;
     }
-    let shared = Rc::try_unwrap(shared).map_err(|_| std::io::Error::other("closed loop: a client outlived the run"))?;
+    let shared = Rc::try_unwrap(shared)
+        .map_err(|_| std::io::Error::other("closed loop: a client outlived the run"))?;
     Ok(shared.rec.into_inner())
 }
 

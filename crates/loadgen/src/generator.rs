@@ -94,14 +94,21 @@ pub fn run(
         + Duration::from_nanos(START_DELAY_NS))
     .as_millis() as u64;
     let bound_ns = match &plan.driver {
-        Driver::Open { .. } => plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns,
+        Driver::Open { .. } => {
+            plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns
+        }
         Driver::Closed {
             concurrency,
             requests,
             duration,
         } => match duration {
             Some(d) => d.as_nanos() as u64 + timeout_ns,
-            None => requests.unwrap_or(1).div_ceil(u64::from(*concurrency).max(1)) * timeout_ns.max(1),
+            None => {
+                requests
+                    .unwrap_or(1)
+                    .div_ceil(u64::from(*concurrency).max(1))
+                    * timeout_ns.max(1)
+            }
         },
     };
     let ctx = Arc::new(RunCtx {
@@ -110,7 +117,9 @@ pub fn run(
         timeout_ns,
         new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
         start_ns,
-        hard_end_ns: start_ns.saturating_add(bound_ns).saturating_add(HARD_CAP_SLACK_NS),
+        hard_end_ns: start_ns
+            .saturating_add(bound_ns)
+            .saturating_add(HARD_CAP_SLACK_NS),
         clock,
         cancel: hooks.cancel.clone(),
     });
@@ -149,7 +158,11 @@ pub fn run(
     let cpus = if plan.cpus.is_empty() {
         Vec::new()
     } else {
-        (0..threads).map(|i| plan.cpus[i % plan.cpus.len()]).collect::<std::collections::BTreeSet<_>>().into_iter().collect()
+        (0..threads)
+            .map(|i| plan.cpus[i % plan.cpus.len()])
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
     };
     Ok(RunOutput {
         threads: outputs,
@@ -172,7 +185,9 @@ fn watch(
     let mut next_report = start_ns + 250_000_000;
     while !handles.iter().all(|h| h.is_finished()) {
         std::thread::sleep(Duration::from_millis(10));
-        let Some(progress) = &hooks.progress else { continue };
+        let Some(progress) = &hooks.progress else {
+            continue;
+        };
         let now = now_ns();
         if now < next_report {
             continue;
@@ -182,9 +197,17 @@ fn watch(
         let sent = sum(|l| l.sent.load(Relaxed));
         let ok = sum(|l| l.ok.load(Relaxed));
         let errors = sum(|l| l.errors.load(Relaxed));
-        let p99_us = lives.iter().map(|l| l.p99_us.load(Relaxed)).max().unwrap_or(0);
+        let p99_us = lives
+            .iter()
+            .map(|l| l.p99_us.load(Relaxed))
+            .max()
+            .unwrap_or(0);
         let dt = (now - last_t) as f64 / 1e9;
-        let rps = if dt > 0.0 { (ok + errors - last_done) as f64 / dt } else { 0.0 };
+        let rps = if dt > 0.0 {
+            (ok + errors - last_done) as f64 / dt
+        } else {
+            0.0
+        };
         last_t = now;
         last_done = ok + errors;
         progress(&Progress {
@@ -205,7 +228,10 @@ fn pin(cpu: usize) -> Result<(), String> {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!("cannot pin to CPU {cpu}: {}", std::io::Error::last_os_error()));
+            return Err(format!(
+                "cannot pin to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            ));
         }
     }
     Ok(())

@@ -64,7 +64,9 @@ pub struct Answer {
 impl Conn {
     /// Open a connection (TCP_NODELAY on).
     pub async fn connect(addr: SocketAddr) -> Result<Conn, ErrorClass> {
-        let stream = TcpStream::connect(addr).await.map_err(|e| connect_class(&e))?;
+        let stream = TcpStream::connect(addr)
+            .await
+            .map_err(|e| connect_class(&e))?;
         let _ = stream.set_nodelay(true);
         Ok(Conn {
             stream,
@@ -74,7 +76,10 @@ impl Conn {
 
     /// Send `request` and read one complete answer.
     pub async fn exchange(&mut self, request: &[u8]) -> Result<Answer, ErrorClass> {
-        self.stream.write_all(request).await.map_err(|e| io_class(&e))?;
+        self.stream
+            .write_all(request)
+            .await
+            .map_err(|e| io_class(&e))?;
         self.read_answer().await
     }
 
@@ -82,7 +87,10 @@ impl Conn {
         if at == self.buf.len() {
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        self.stream.read(&mut self.buf[at..]).await.map_err(|e| io_class(&e))
+        self.stream
+            .read(&mut self.buf[at..])
+            .await
+            .map_err(|e| io_class(&e))
     }
 
     async fn read_answer(&mut self) -> Result<Answer, ErrorClass> {
@@ -125,7 +133,9 @@ impl Conn {
             }
             Framing::Chunked => {
                 let mut dec = Chunked::default();
-                let mut done = dec.feed(&self.buf[head_len..len]).map_err(|_| ErrorClass::Read)?;
+                let mut done = dec
+                    .feed(&self.buf[head_len..len])
+                    .map_err(|_| ErrorClass::Read)?;
                 while done.is_none() {
                     let n = self.fill(0).await?;
                     if n == 0 {

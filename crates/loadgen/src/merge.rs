@@ -19,8 +19,8 @@ use crate::{AttackReport, IntervalHistogram};
 
 /// Percentiles of the spectrum (HdrHistogram-style, denser in the tail).
 const SPECTRUM: [f64; 18] = [
-    0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.5, 99.0, 99.5,
-    99.9, 99.99, 100.0,
+    0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 75.0, 80.0, 90.0, 95.0, 97.5, 99.0, 99.5, 99.9,
+    99.99, 100.0,
 ];
 
 /// Schedule lag past which the generator, not the target, is suspect.
@@ -89,7 +89,10 @@ fn driver_summary(plan: &AttackPlan) -> DriverSummary {
 
 /// Build the report from the threads' outputs.
 pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
-    let highest = run.threads.first().map_or(1_000_000, |t| t.rec.latency.high());
+    let highest = run
+        .threads
+        .first()
+        .map_or(1_000_000, |t| t.rec.latency.high());
     let mut latency = new_histogram(highest);
     let mut service = new_histogram(highest);
     let mut lag = new_histogram(highest);
@@ -160,14 +163,26 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
         .filter(|(_, &n)| n > 0)
         .map(|(code, &n)| (code.to_string(), n))
         .collect();
-    let per_s = |n: u64| if elapsed_s > 0.0 { n as f64 / elapsed_s } else { 0.0 };
+    let per_s = |n: u64| {
+        if elapsed_s > 0.0 {
+            n as f64 / elapsed_s
+        } else {
+            0.0
+        }
+    };
     let offered = match (&plan.driver, plan.driver.duration()) {
-        (Driver::Open { .. }, Some(d)) if d > Duration::ZERO => requests.planned as f64 / d.as_secs_f64(),
+        (Driver::Open { .. }, Some(d)) if d > Duration::ZERO => {
+            requests.planned as f64 / d.as_secs_f64()
+        }
         _ => per_s(requests.planned),
     };
     let lag_p99_ms = ms(lag.value_at_quantile(0.99));
     let lag_max_ms = ms(lag.max());
-    let cpu_share = if elapsed_s > 0.0 { cpu_s / (elapsed_s * threads as f64) } else { 0.0 };
+    let cpu_share = if elapsed_s > 0.0 {
+        cpu_s / (elapsed_s * threads as f64)
+    } else {
+        0.0
+    };
     let spectrum = if latency.is_empty() {
         Vec::new()
     } else {

@@ -110,7 +110,8 @@ pub async fn run(
         rec.not_sent(at);
     }
     drop(rec);
-    let pool = Rc::try_unwrap(pool).map_err(|_| std::io::Error::other("open loop: a worker outlived the run"))?;
+    let pool = Rc::try_unwrap(pool)
+        .map_err(|_| std::io::Error::other("open loop: a worker outlived the run"))?;
     Ok(pool.rec.into_inner())
 }
 

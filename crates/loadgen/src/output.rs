@@ -13,12 +13,19 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use crate::AttackReport;
 
 /// Write through `fill` into `path.tmp-PID`, then rename over `path`.
-fn atomic_write(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>) -> io::Result<()> {
+fn atomic_write(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
     let mut tmp: PathBuf = path.to_path_buf();
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-    tmp.set_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    tmp.set_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = (|| {
         let mut w = BufWriter::new(File::create(&tmp)?);
         fill(&mut w)?;

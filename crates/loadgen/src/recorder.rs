@@ -99,7 +99,13 @@ pub fn new_histogram(highest_us: u64) -> Histogram<u64> {
 }
 
 impl Recorder {
-    pub fn new(start_ns: u64, interval_ns: u64, highest_us: u64, rows: bool, live: Arc<Live>) -> Self {
+    pub fn new(
+        start_ns: u64,
+        interval_ns: u64,
+        highest_us: u64,
+        rows: bool,
+        live: Arc<Live>,
+    ) -> Self {
         Recorder {
             start_ns,
             interval_ns: interval_ns.max(1),
@@ -169,7 +175,13 @@ impl Recorder {
     }
 
     /// A request finished: an HTTP status or an error class.
-    pub fn done(&mut self, intended_ns: u64, sent_ns: u64, done_ns: u64, outcome: Result<u16, ErrorClass>) {
+    pub fn done(
+        &mut self,
+        intended_ns: u64,
+        sent_ns: u64,
+        done_ns: u64,
+        outcome: Result<u16, ErrorClass>,
+    ) {
         self.last_done_ns = self.last_done_ns.max(done_ns);
         let latency = Self::us(done_ns.saturating_sub(intended_ns));
         let service = Self::us(done_ns.saturating_sub(sent_ns));

@@ -46,5 +46,6 @@ pub async fn request(
             Err(ErrorClass::Timeout)
         }
     };
-    rec.borrow_mut().done(intended_ns, sent_ns, now_ns(), outcome);
+    rec.borrow_mut()
+        .done(intended_ns, sent_ns, now_ns(), outcome);
 }

@@ -152,7 +152,11 @@ mod tests {
 
     #[test]
     fn constant_spacing_and_count() {
-        let v: Vec<u64> = Schedule::new(&[Phase::hold(100.0, Duration::from_secs(2))], Arrival::Constant).collect();
+        let v: Vec<u64> = Schedule::new(
+            &[Phase::hold(100.0, Duration::from_secs(2))],
+            Arrival::Constant,
+        )
+        .collect();
         assert_eq!(v.len(), 200);
         assert_eq!(v[0], 0);
         assert_eq!(v[1], 10_000_000);

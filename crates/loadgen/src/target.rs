@@ -107,19 +107,32 @@ mod tests {
     #[test]
     fn parses_the_usual_forms() {
         let t = Target::parse("http://127.0.0.1:8080/work?steps=sleep:100").unwrap();
-        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("127.0.0.1", 8080, "/work?steps=sleep:100"));
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("127.0.0.1", 8080, "/work?steps=sleep:100")
+        );
         let t = Target::parse("http://localhost").unwrap();
         assert_eq!((t.port, t.path.as_str()), (80, "/"));
         let t = Target::parse("http://[::1]:9/x").unwrap();
         assert_eq!((t.host.as_str(), t.port), ("::1", 9));
-        assert!(String::from_utf8(t.request_bytes()).unwrap().contains("Host: [::1]:9\r\n"));
+        assert!(String::from_utf8(t.request_bytes())
+            .unwrap()
+            .contains("Host: [::1]:9\r\n"));
         let t = Target::parse("http://h:1?q=1").unwrap();
         assert_eq!(t.path, "/?q=1");
     }
 
     #[test]
     fn refuses_what_it_cannot_send() {
-        for bad in ["https://x/", "ftp://x", "127.0.0.1:80", "http://", "http://x:0/", "http://x:99999/", "http://x/a b"] {
+        for bad in [
+            "https://x/",
+            "ftp://x",
+            "127.0.0.1:80",
+            "http://",
+            "http://x:0/",
+            "http://x:99999/",
+            "http://x/a b",
+        ] {
             let e = Target::parse(bad).unwrap_err();
             assert!(e.starts_with("bad URL") && !e.contains('\n'), "{bad}: {e}");
         }

@@ -33,26 +33,85 @@ pub fn render(r: &AttackResult) -> String {
     let q = &r.requests;
     let l = &r.latency_ms;
     let t = &r.throughput_rps;
-    let _ = writeln!(s, "Target        {} ({how}, {}, max {} connections)", r.target, d.connections, d.max_connections);
-    let _ = writeln!(s, "Requests      [planned, sent, not_sent]        {}, {}, {}", q.planned, q.sent, q.not_sent);
-    let _ = writeln!(s, "Answers       [ok, non_2xx, errors]            {}, {}, {}", q.ok, q.non_2xx, r.errors.total());
-    let _ = writeln!(s, "Rate          [offered, achieved, goodput]     {:.2}, {:.2}, {:.2} req/s", t.offered, t.achieved, t.goodput);
-    let _ = writeln!(s, "Duration      [elapsed, timeout]               {:.3}s, {}s", r.elapsed_s, d.timeout_s);
+    let _ = writeln!(
+        s,
+        "Target        {} ({how}, {}, max {} connections)",
+        r.target, d.connections, d.max_connections
+    );
+    let _ = writeln!(
+        s,
+        "Requests      [planned, sent, not_sent]        {}, {}, {}",
+        q.planned, q.sent, q.not_sent
+    );
+    let _ = writeln!(
+        s,
+        "Answers       [ok, non_2xx, errors]            {}, {}, {}",
+        q.ok,
+        q.non_2xx,
+        r.errors.total()
+    );
+    let _ = writeln!(
+        s,
+        "Rate          [offered, achieved, goodput]     {:.2}, {:.2}, {:.2} req/s",
+        t.offered, t.achieved, t.goodput
+    );
+    let _ = writeln!(
+        s,
+        "Duration      [elapsed, timeout]               {:.3}s, {}s",
+        r.elapsed_s, d.timeout_s
+    );
     let _ = writeln!(
         s,
         "Latencies     [min, mean, 50, 90, 95, 99, 99.9, max]  {}, {}, {}, {}, {}, {}, {}, {}",
-        ms(l.min), ms(l.mean), ms(l.p50), ms(l.p90), ms(l.p95), ms(l.p99), ms(l.p999), ms(l.max)
+        ms(l.min),
+        ms(l.mean),
+        ms(l.p50),
+        ms(l.p90),
+        ms(l.p95),
+        ms(l.p99),
+        ms(l.p999),
+        ms(l.max)
     );
     let _ = writeln!(
         s,
         "Service time  [50, 99, max]                    {}, {}, {}  (from actual send; latencies count from intended send)",
         ms(r.service_ms.p50), ms(r.service_ms.p99), ms(r.service_ms.max)
     );
-    let _ = writeln!(s, "Success       [ratio]                          {:.2}%", r.success_ratio() * 100.0);
-    let codes: Vec<String> = r.status_codes.iter().map(|(c, n)| format!("{c}:{n}")).collect();
-    let _ = writeln!(s, "Status Codes  [code:count]                     {}", if codes.is_empty() { "-".into() } else { codes.join("  ") });
-    let errs: Vec<String> = r.errors.classes().iter().filter(|(_, n)| *n > 0).map(|(c, n)| format!("{c}:{n}")).collect();
-    let _ = writeln!(s, "Error Set     [class:count]                    {}", if errs.is_empty() { "-".into() } else { errs.join("  ") });
+    let _ = writeln!(
+        s,
+        "Success       [ratio]                          {:.2}%",
+        r.success_ratio() * 100.0
+    );
+    let codes: Vec<String> = r
+        .status_codes
+        .iter()
+        .map(|(c, n)| format!("{c}:{n}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "Status Codes  [code:count]                     {}",
+        if codes.is_empty() {
+            "-".into()
+        } else {
+            codes.join("  ")
+        }
+    );
+    let errs: Vec<String> = r
+        .errors
+        .classes()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(c, n)| format!("{c}:{n}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "Error Set     [class:count]                    {}",
+        if errs.is_empty() {
+            "-".into()
+        } else {
+            errs.join("  ")
+        }
+    );
     let g = &r.generator;
     let _ = writeln!(
         s,
@@ -61,7 +120,11 @@ pub fn render(r: &AttackResult) -> String {
         ms(g.lag_p99_ms),
         ms(g.lag_max_ms),
         g.threads,
-        if g.cpus.is_empty() { String::new() } else { format!(" (pinned to CPUs {:?})", g.cpus) }
+        if g.cpus.is_empty() {
+            String::new()
+        } else {
+            format!(" (pinned to CPUs {:?})", g.cpus)
+        }
     );
     if g.saturated {
         let _ = writeln!(

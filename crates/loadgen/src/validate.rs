@@ -18,7 +18,9 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     match &plan.driver {
         Driver::Open { phases, .. } => {
             if phases.is_empty() {
-                return bad("open loop has no phases (give --rate R --duration D or --phase DUR:RATE)");
+                return bad(
+                    "open loop has no phases (give --rate R --duration D or --phase DUR:RATE)",
+                );
             }
             for (i, p) in phases.iter().enumerate() {
                 let n = i + 1;
@@ -27,7 +29,9 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
                 }
                 for r in [p.from_rps, p.to_rps] {
                     if !r.is_finite() || r < 0.0 {
-                        return bad(format!("phase {n} has rate {r}; rates must be >= 0 requests/s"));
+                        return bad(format!(
+                            "phase {n} has rate {r}; rates must be >= 0 requests/s"
+                        ));
                     }
                 }
             }
@@ -82,7 +86,10 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
     let limit = online.min(libc::CPU_SETSIZE as usize);
     if let Some(&cpu) = plan.cpus.iter().find(|&&c| c >= limit) {
-        return bad(format!("CPU {cpu} does not exist (this machine has CPUs 0-{})", limit - 1));
+        return bad(format!(
+            "CPU {cpu} does not exist (this machine has CPUs 0-{})",
+            limit - 1
+        ));
     }
     Ok(())
 }
@@ -121,9 +128,20 @@ mod tests {
             plan(Driver::constant(0.0, Duration::from_secs(1))),
             plan(Driver::constant(-1.0, Duration::from_secs(1))),
             plan(Driver::constant(10.0, Duration::ZERO)),
-            plan(Driver::Open { phases: vec![], arrival: iolab_model::Arrival::Constant }),
-            plan(Driver::Closed { concurrency: 0, requests: Some(1), duration: None }),
-            plan(Driver::Closed { concurrency: 1, requests: None, duration: None }),
+            plan(Driver::Open {
+                phases: vec![],
+                arrival: iolab_model::Arrival::Constant,
+            }),
+            plan(Driver::Closed {
+                concurrency: 0,
+                requests: Some(1),
+                duration: None,
+            }),
+            plan(Driver::Closed {
+                concurrency: 1,
+                requests: None,
+                duration: None,
+            }),
         ];
         let mut p = plan(Driver::constant(10.0, Duration::from_secs(1)));
         p.target = "https://x/".into();
@@ -135,7 +153,11 @@ mod tests {
         p.cpus = vec![100_000];
         cases.push(p);
         let mut ramp = plan(Driver::Open {
-            phases: vec![Phase { duration: Duration::from_secs(1), from_rps: 0.0, to_rps: 0.0 }],
+            phases: vec![Phase {
+                duration: Duration::from_secs(1),
+                from_rps: 0.0,
+                to_rps: 0.0,
+            }],
             arrival: iolab_model::Arrival::Constant,
         });
         cases.push(ramp.clone());

@@ -18,13 +18,24 @@ fn open_loop_sends_the_planned_rate() {
     let r = run(&open(&srv.url("/"), 200.0, 2.0)).result;
     assert_eq!(r.requests.planned, 400);
     let sent = r.requests.sent as f64;
-    assert!((sent - 400.0).abs() <= 4.0, "sent {sent} not within 1% of 400");
-    assert!(r.requests.ok as f64 >= 0.99 * 400.0, "{:?} {:?}", r.requests, r.errors);
+    assert!(
+        (sent - 400.0).abs() <= 4.0,
+        "sent {sent} not within 1% of 400"
+    );
+    assert!(
+        r.requests.ok as f64 >= 0.99 * 400.0,
+        "{:?} {:?}",
+        r.requests,
+        r.errors
+    );
     assert_eq!(r.status_codes.get("200").copied(), Some(r.requests.ok));
     assert!(r.elapsed_s >= 1.9 && r.elapsed_s < 4.0, "{}", r.elapsed_s);
     assert!((r.throughput_rps.offered - 200.0).abs() < 1.0);
     // Series: every request sent lands in exactly one interval.
-    assert_eq!(r.series.iter().map(|p| p.sent).sum::<u64>(), r.requests.sent);
+    assert_eq!(
+        r.series.iter().map(|p| p.sent).sum::<u64>(),
+        r.requests.sent
+    );
     assert_eq!(r.series.iter().map(|p| p.ok).sum::<u64>(), r.requests.ok);
     assert!(r.series.len() >= 8, "{} intervals of 250ms", r.series.len());
     assert_eq!(r.generator.threads, 2);
@@ -41,15 +52,26 @@ fn poisson_and_ramps_plan_the_area_under_the_rate() {
     let mut plan = open(&srv.url("/"), 1.0, 1.0);
     plan.driver = Driver::Open {
         phases: vec![
-            Phase { duration: Duration::from_millis(500), from_rps: 0.0, to_rps: 400.0 },
+            Phase {
+                duration: Duration::from_millis(500),
+                from_rps: 0.0,
+                to_rps: 400.0,
+            },
             Phase::hold(400.0, Duration::from_millis(500)),
         ],
         arrival: Arrival::Poisson { seed: 42 },
     };
     let r = run(&plan).result;
     let planned = r.requests.planned as f64;
-    assert!((planned - 300.0).abs() < 60.0, "planned {planned}, expected ~300");
-    assert_eq!(r.requests.planned, run(&plan).result.requests.planned, "same seed, same schedule");
+    assert!(
+        (planned - 300.0).abs() < 60.0,
+        "planned {planned}, expected ~300"
+    );
+    assert_eq!(
+        r.requests.planned,
+        run(&plan).result.requests.planned,
+        "same seed, same schedule"
+    );
     assert_eq!(r.driver.arrival.as_deref(), Some("poisson"));
 }
 
@@ -64,12 +86,20 @@ fn a_target_slower_than_the_timeout_is_all_timeouts() {
     assert_eq!(r.errors.timeout, 20, "{:?}", r.errors);
     assert_eq!(r.requests.ok, 0);
     assert_eq!(r.throughput_rps.goodput, 0.0);
-    assert!(t.elapsed() < Duration::from_secs(5), "bounded by schedule + timeout");
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "bounded by schedule + timeout"
+    );
 }
 
 #[test]
 fn a_closed_port_is_refused() {
-    let r = run(&open(&format!("http://127.0.0.1:{}/", closed_port()), 50.0, 0.5)).result;
+    let r = run(&open(
+        &format!("http://127.0.0.1:{}/", closed_port()),
+        50.0,
+        0.5,
+    ))
+    .result;
     assert_eq!(r.requests.sent, 25);
     assert_eq!(r.errors.refused, 25, "{:?}", r.errors);
 }
@@ -104,7 +134,11 @@ fn a_connection_cap_turns_late_requests_into_not_sent() {
     assert_eq!(r.requests.planned, 50);
     assert!(r.requests.not_sent >= 20, "{:?} {:?}", r.requests, r.errors);
     assert!(r.requests.ok >= 4, "{:?} {:?}", r.requests, r.errors);
-    assert!(r.errors.timeout <= 4, "sends stay fresh, so few time out: {:?}", r.errors);
+    assert!(
+        r.errors.timeout <= 4,
+        "sends stay fresh, so few time out: {:?}",
+        r.errors
+    );
     assert!(srv.stats.accepted.load(Ordering::Relaxed) <= 2 + r.errors.total());
 }
 
@@ -123,14 +157,25 @@ fn new_connection_mode_opens_one_connection_per_request() {
 fn closed_loop_sends_exactly_the_requests_asked() {
     let srv = server::spawn(0);
     let mut plan = open(&srv.url("/"), 1.0, 1.0);
-    plan.driver = Driver::Closed { concurrency: 4, requests: Some(301), duration: None };
+    plan.driver = Driver::Closed {
+        concurrency: 4,
+        requests: Some(301),
+        duration: None,
+    };
     let r = run(&plan).result;
-    assert_eq!((r.requests.planned, r.requests.sent, r.requests.ok), (301, 301, 301));
+    assert_eq!(
+        (r.requests.planned, r.requests.sent, r.requests.ok),
+        (301, 301, 301)
+    );
     assert_eq!(r.requests.not_sent, 0);
     assert!(srv.stats.accepted.load(Ordering::Relaxed) <= 4);
     assert_eq!(r.driver.kind, "closed");
 
-    plan.driver = Driver::Closed { concurrency: 3, requests: None, duration: Some(Duration::from_millis(500)) };
+    plan.driver = Driver::Closed {
+        concurrency: 3,
+        requests: None,
+        duration: Some(Duration::from_millis(500)),
+    };
     let t = Instant::now();
     let r = run(&plan).result;
     assert!(r.requests.sent > 10, "{:?}", r.requests);
@@ -176,20 +221,34 @@ fn files_hdr_log_and_csv() {
     let mut total = 0;
     for item in hdrhistogram::serialization::interval_log::IntervalLogIterator::new(&log) {
         if let hdrhistogram::serialization::interval_log::LogEntry::Interval(h) = item.unwrap() {
-            let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, h.encoded_histogram()).unwrap();
-            let h: hdrhistogram::Histogram<u64> =
-                hdrhistogram::serialization::Deserializer::new().deserialize(&mut &bytes[..]).unwrap();
+            let bytes = base64::Engine::decode(
+                &base64::engine::general_purpose::STANDARD,
+                h.encoded_histogram(),
+            )
+            .unwrap();
+            let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+                .deserialize(&mut &bytes[..])
+                .unwrap();
             total += h.len();
         }
     }
     assert_eq!(total, rep.result.requests.ok + rep.result.requests.non_2xx);
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("intended_ms,sent_ms,latency_ms,status,error"));
+    assert_eq!(
+        lines.next(),
+        Some("intended_ms,sent_ms,latency_ms,status,error")
+    );
     assert_eq!(lines.count() as u64, rep.result.requests.planned);
     // The merged histogram in the JSON decodes to the same count.
-    let b = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, rep.result.histogram.as_ref().unwrap()).unwrap();
-    let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new().deserialize(&mut &b[..]).unwrap();
+    let b = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        rep.result.histogram.as_ref().unwrap(),
+    )
+    .unwrap();
+    let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &b[..])
+        .unwrap();
     assert_eq!(h.len(), rep.result.requests.ok);
 }
 

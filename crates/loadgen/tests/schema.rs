@@ -5,8 +5,12 @@ mod common;
 use common::{open, run, server};
 
 fn schema() -> serde_json::Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schema/attack.schema.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("schema file")).expect("schema is JSON")
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../schema/attack.schema.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).expect("schema file"))
+        .expect("schema is JSON")
 }
 
 #[test]
@@ -17,10 +21,18 @@ fn results_match_the_schema() {
     plan.cpus = vec![0];
     for r in [
         run(&plan).result,
-        run(&open(&format!("http://127.0.0.1:{}/", common::closed_port()), 20.0, 0.25)).result,
+        run(&open(
+            &format!("http://127.0.0.1:{}/", common::closed_port()),
+            20.0,
+            0.25,
+        ))
+        .result,
     ] {
         let doc = serde_json::to_value(&r).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path)).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
         assert!(errors.is_empty(), "{errors:#?}");
     }
     // And the schema bites: a wrong tag or a missing key is refused.

@@ -248,7 +248,9 @@ impl std::str::FromStr for WorkerKind {
         Self::ALL
             .into_iter()
             .find(|w| w.as_str() == s)
-            .ok_or_else(|| format!("unknown worker '{s}' (expected one of: blocking, shared-pool, timer)"))
+            .ok_or_else(|| {
+                format!("unknown worker '{s}' (expected one of: blocking, shared-pool, timer)")
+            })
     }
 }
 
@@ -256,7 +258,8 @@ impl MasterSpec {
     /// Shared dispatcher threads, defaulted like Akka's default dispatcher:
     /// 3 x cores, at least 8, at most 64 (24 on E1's 8-thread machine).
     pub fn shared_pool(&self, cores: u32) -> u32 {
-        self.shared_pool.unwrap_or_else(|| default_shared_pool(cores))
+        self.shared_pool
+            .unwrap_or_else(|| default_shared_pool(cores))
     }
 }
 
@@ -293,7 +296,9 @@ mod tests {
         let mix = TaskMix::e1().scaled(0.01);
         assert_eq!(mix.len(), 200);
         match mix {
-            TaskMix::Mixed { cpu_terms, io_ms, .. } => {
+            TaskMix::Mixed {
+                cpu_terms, io_ms, ..
+            } => {
                 assert_eq!(cpu_terms[0], 3_088_365);
                 assert!((io_ms[0] - 50.0).abs() < 1e-9);
             }

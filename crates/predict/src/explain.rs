@@ -12,14 +12,13 @@ use crate::sim::{Shape, SimOutcome};
 /// Thousands separated by commas.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let groups: Vec<&str> = s
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|g| std::str::from_utf8(g).expect("digits"))
+        .collect();
+    groups.join(",")
 }
 
 /// A rate or count with sensible precision.

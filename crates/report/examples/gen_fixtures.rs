@@ -5,8 +5,8 @@
 //!
 //! `cargo run -p iolab-report --example gen_fixtures -- crates/report/tests/fixtures`
 
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::path::Path;
 use std::time::Duration;
 
@@ -26,7 +26,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
 }
@@ -101,7 +104,13 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             waiting.pop_front();
         }
         if srv.queue_cap.is_some_and(|cap| waiting.len() >= cap) {
-            reqs.push(Req { arrive: a, start: a, finish: a, fate: Fate::Refused, done: a + 0.0005 });
+            reqs.push(Req {
+                arrive: a,
+                start: a,
+                finish: a,
+                fate: Fate::Refused,
+                done: a + 0.0005,
+            });
             continue;
         }
         let start = match srv.c {
@@ -126,7 +135,13 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         } else {
             (Fate::Ok, finish)
         };
-        reqs.push(Req { arrive: a, start, finish, fate, done });
+        reqs.push(Req {
+            arrive: a,
+            start,
+            finish,
+            fate,
+            done,
+        });
     }
     // The last timeouts become EADDRNOTAVAIL: the ports ran out late in the run.
     let mut left = load.addr_unavailable;
@@ -158,7 +173,11 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         .collect();
     lat.sort_by(f64::total_cmp);
     let elapsed = reqs.iter().map(|q| q.done).fold(0.0, f64::max);
-    let mean = if lat.is_empty() { 0.0 } else { lat.iter().sum::<f64>() / lat.len() as f64 };
+    let mean = if lat.is_empty() {
+        0.0
+    } else {
+        lat.iter().sum::<f64>() / lat.len() as f64
+    };
     let latency = LatencySummary {
         min: r(lat.first().copied().unwrap_or(0.0), 3),
         mean: r(mean, 3),
@@ -173,9 +192,15 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
     if !lat.is_empty() {
         for k in 0..=14 {
             let p = 100.0 * (1.0 - 0.5f64.powi(k));
-            spectrum.push(SpectrumPoint { percentile: r(p, 6), latency_ms: r(pct(&lat, p), 3) });
+            spectrum.push(SpectrumPoint {
+                percentile: r(p, 6),
+                latency_ms: r(pct(&lat, p), 3),
+            });
         }
-        spectrum.push(SpectrumPoint { percentile: 100.0, latency_ms: latency.max });
+        spectrum.push(SpectrumPoint {
+            percentile: 100.0,
+            latency_ms: latency.max,
+        });
     }
 
     let n_iv = (elapsed / load.interval).ceil() as usize;
@@ -192,8 +217,14 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         series.push(SeriesPoint {
             t_s: r(t0, 3),
             sent: reqs.iter().filter(|q| inside(q.arrive)).count() as u64,
-            ok: reqs.iter().filter(|q| q.fate == Fate::Ok && inside(q.done)).count() as u64,
-            errors: reqs.iter().filter(|q| q.fate != Fate::Ok && inside(q.done)).count() as u64,
+            ok: reqs
+                .iter()
+                .filter(|q| q.fate == Fate::Ok && inside(q.done))
+                .count() as u64,
+            errors: reqs
+                .iter()
+                .filter(|q| q.fate != Fate::Ok && inside(q.done))
+                .count() as u64,
             p50_ms: r(pct(&l, 50.0), 3),
             p99_ms: r(pct(&l, 99.0), 3),
         });
@@ -232,7 +263,11 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             in_flight: Some(in_flight as f64),
             queued: Some(queued as f64),
             completed: Some(completed as f64),
-            rejected: Some(reqs.iter().filter(|q| q.fate == Fate::Refused && q.done <= t).count() as f64),
+            rejected: Some(
+                reqs.iter()
+                    .filter(|q| q.fate == Fate::Refused && q.done <= t)
+                    .count() as f64,
+            ),
         });
         t += step;
     }
@@ -250,10 +285,24 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             connections: "keep-alive".into(),
             max_connections: 10_000,
         },
-        requests: RequestCounts { planned, sent: sent_n, not_sent: load.not_sent, ok, non_2xx: 0 },
+        requests: RequestCounts {
+            planned,
+            sent: sent_n,
+            not_sent: load.not_sent,
+            ok,
+            non_2xx: 0,
+        },
         errors,
-        status_codes: if ok > 0 { BTreeMap::from([("200".to_string(), ok)]) } else { BTreeMap::new() },
-        service_ms: ServiceSummary { p50: latency.p50, p99: latency.p99, max: latency.max },
+        status_codes: if ok > 0 {
+            BTreeMap::from([("200".to_string(), ok)])
+        } else {
+            BTreeMap::new()
+        },
+        service_ms: ServiceSummary {
+            p50: latency.p50,
+            p99: latency.p99,
+            max: latency.max,
+        },
         latency_ms: latency,
         throughput_rps: Throughput {
             offered: r(planned as f64 / load.dur, 3),
@@ -275,7 +324,13 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         histogram: None,
     };
     attack.check_accounting().expect("fixture accounting");
-    (attack, Telemetry { pid: Some(4000 + load.seed as u32), series: tel })
+    (
+        attack,
+        Telemetry {
+            pid: Some(4000 + load.seed as u32),
+            series: tel,
+        },
+    )
 }
 
 fn env(command: &str) -> Environment {
@@ -295,13 +350,24 @@ fn env(command: &str) -> Environment {
             ("rustc".to_string(), "1.95.0".to_string()),
         ]),
         git_commit: Some("3f2c9e1".into()),
-        pinning: BTreeMap::from([("generator".to_string(), vec![1]), ("target".to_string(), vec![0])]),
+        pinning: BTreeMap::from([
+            ("generator".to_string(), vec![1]),
+            ("target".to_string(), vec![0]),
+        ]),
         command: command.into(),
     }
 }
 
-fn http_spec(name: &str, model: ModelKind, params: ModelParams, load: &Load, scale: f64, coords: BTreeMap<String, serde_json::Value>) -> RunSpec {
-    let steps = iolab_model::steps::parse("sleep:100").unwrap().scaled(scale);
+fn http_spec(
+    steps: &str,
+    name: &str,
+    model: ModelKind,
+    params: ModelParams,
+    load: &Load,
+    scale: f64,
+    coords: BTreeMap<String, serde_json::Value>,
+) -> RunSpec {
+    let steps = iolab_model::steps::parse(steps).unwrap().scaled(scale);
     RunSpec {
         name: name.into(),
         coordinates: coords,
@@ -322,12 +388,42 @@ fn http_spec(name: &str, model: ModelKind, params: ModelParams, load: &Load, sca
 
 fn server_of(model: ModelKind, p: &ModelParams) -> Server {
     match model {
-        ModelKind::Sequential => Server { c: Some(1), queue_cap: Some(p.backlog() as usize), base_threads: 2, threads_follow_load: false },
-        ModelKind::Pool => Server { c: Some(p.threads() as usize), queue_cap: None, base_threads: 3, threads_follow_load: false },
-        ModelKind::ThreadPerRequest => Server { c: None, queue_cap: None, base_threads: 2, threads_follow_load: true },
-        ModelKind::LoopBlocking => Server { c: Some(p.workers(2) as usize), queue_cap: None, base_threads: 1, threads_follow_load: false },
-        ModelKind::LoopOffload => Server { c: Some(p.offload() as usize), queue_cap: None, base_threads: 1 + p.workers(2) as u64, threads_follow_load: true },
-        ModelKind::LoopAsync | ModelKind::Virtual => Server { c: None, queue_cap: None, base_threads: 1 + p.workers(2) as u64, threads_follow_load: false },
+        ModelKind::Sequential => Server {
+            c: Some(1),
+            queue_cap: Some(p.backlog() as usize),
+            base_threads: 2,
+            threads_follow_load: false,
+        },
+        ModelKind::Pool => Server {
+            c: Some(p.threads() as usize),
+            queue_cap: None,
+            base_threads: 3,
+            threads_follow_load: false,
+        },
+        ModelKind::ThreadPerRequest => Server {
+            c: None,
+            queue_cap: None,
+            base_threads: 2,
+            threads_follow_load: true,
+        },
+        ModelKind::LoopBlocking => Server {
+            c: Some(p.workers(2) as usize),
+            queue_cap: None,
+            base_threads: 1,
+            threads_follow_load: false,
+        },
+        ModelKind::LoopOffload => Server {
+            c: Some(p.offload() as usize),
+            queue_cap: None,
+            base_threads: 1 + p.workers(2) as u64,
+            threads_follow_load: true,
+        },
+        ModelKind::LoopAsync | ModelKind::Virtual => Server {
+            c: None,
+            queue_cap: None,
+            base_threads: 1 + p.workers(2) as u64,
+            threads_follow_load: false,
+        },
     }
 }
 
@@ -347,11 +443,17 @@ fn predict(name: &str, model: ModelKind, p: &ModelParams, load: &Load) -> Predic
     };
     let ok = ok.min(offered);
     let ok = match srv.queue_cap {
-        Some(q) if cap.is_some_and(|c| load.rate > c) => ((cap.unwrap() * load.dur) as u64 + q as u64).min(offered),
+        Some(q) if cap.is_some_and(|c| load.rate > c) => {
+            ((cap.unwrap() * load.dur) as u64 + q as u64).min(offered)
+        }
         _ => ok,
     };
     let sr = ok as f64 / offered as f64;
-    let p50 = if sr > 0.999 { load.s * 1e3 } else { load.timeout * 1e3 * 0.55 };
+    let p50 = if sr > 0.999 {
+        load.s * 1e3
+    } else {
+        load.timeout * 1e3 * 0.55
+    };
     Prediction {
         name: name.into(),
         model: model.as_str().into(),
@@ -360,7 +462,17 @@ fn predict(name: &str, model: ModelKind, p: &ModelParams, load: &Load) -> Predic
         success_ratio: r(sr, 4),
         goodput_rps: r(ok as f64 / load.dur, 2),
         throughput_rps: r(cap.map_or(load.rate, |c| c.min(load.rate)), 2),
-        latency_ms: PredictedLatency { p50: r(p50, 1), p99: r(if sr > 0.999 { load.s * 1e3 * 1.02 } else { load.timeout * 1e3 * 0.98 }, 1) },
+        latency_ms: PredictedLatency {
+            p50: r(p50, 1),
+            p99: r(
+                if sr > 0.999 {
+                    load.s * 1e3 * 1.02
+                } else {
+                    load.timeout * 1e3 * 0.98
+                },
+                1,
+            ),
+        },
         peak_in_flight: cap.map_or((load.rate * load.s).ceil() as u64, |c| (c * load.s) as u64),
         peak_threads: srv.c.map(|c| c as u64),
         capacity_rps: cap.map(|c| r(c, 2)),
@@ -373,11 +485,36 @@ fn predict(name: &str, model: ModelKind, p: &ModelParams, load: &Load) -> Predic
 fn models_showdown() -> Vec<(ModelKind, ModelParams)> {
     vec![
         (ModelKind::Sequential, ModelParams::default()),
-        (ModelKind::Pool, ModelParams { threads: Some(20), ..Default::default() }),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(20),
+                ..Default::default()
+            },
+        ),
         (ModelKind::ThreadPerRequest, ModelParams::default()),
-        (ModelKind::LoopBlocking, ModelParams { workers: Some(2), ..Default::default() }),
-        (ModelKind::LoopOffload, ModelParams { workers: Some(2), offload: Some(20), ..Default::default() }),
-        (ModelKind::LoopAsync, ModelParams { workers: Some(2), ..Default::default() }),
+        (
+            ModelKind::LoopBlocking,
+            ModelParams {
+                workers: Some(2),
+                ..Default::default()
+            },
+        ),
+        (
+            ModelKind::LoopOffload,
+            ModelParams {
+                workers: Some(2),
+                offload: Some(20),
+                ..Default::default()
+            },
+        ),
+        (
+            ModelKind::LoopAsync,
+            ModelParams {
+                workers: Some(2),
+                ..Default::default()
+            },
+        ),
     ]
 }
 
@@ -388,10 +525,31 @@ fn showdown() -> RunsFile {
     for rate in [50.0, 100.0, 200.0, 400.0, 800.0] {
         for (model, params) in models_showdown() {
             let name = format!("{model}-rate={rate}");
-            let load = Load { rate, dur: 5.0, s: 0.1, timeout: 2.0, interval: 0.5, seed, not_sent: 0, addr_unavailable: 0, saturated: false };
+            let load = Load {
+                rate,
+                dur: 5.0,
+                s: 0.1,
+                timeout: 2.0,
+                interval: 0.5,
+                seed,
+                not_sent: 0,
+                addr_unavailable: 0,
+                saturated: false,
+            };
             seed += 1;
-            let coords = BTreeMap::from([("model".to_string(), json!(model.as_str())), ("rate".to_string(), json!(rate as u64))]);
-            let spec = http_spec(&name, model, params.clone(), &load, 1.0, coords.clone());
+            let coords = BTreeMap::from([
+                ("model".to_string(), json!(model.as_str())),
+                ("rate".to_string(), json!(rate as u64)),
+            ]);
+            let spec = http_spec(
+                "sleep:100",
+                &name,
+                model,
+                params.clone(),
+                &load,
+                1.0,
+                coords.clone(),
+            );
             let (attack, telemetry) = simulate(server_of(model, &params), &load);
             specs.push(spec.clone());
             runs.push(RunRecord {
@@ -407,7 +565,11 @@ fn showdown() -> RunsFile {
                 telemetry,
                 verify: Some(VerifyReport {
                     target: "http://127.0.0.1:41234".into(),
-                    checks: vec![Check { name: "work-sleep-takes-its-time".into(), passed: true, detail: "101 ms".into() }],
+                    checks: vec![Check {
+                        name: "work-sleep-takes-its-time".into(),
+                        passed: true,
+                        detail: "101 ms".into(),
+                    }],
                 }),
                 prediction: Some(predict(&name, model, &params, &load)),
             });
@@ -451,9 +613,30 @@ fn e2_scaled() -> RunsFile {
     ];
     for (i, (model, params, not_sent, addr, sat, outcome)) in cases.into_iter().enumerate() {
         let name = format!("{model}-rate=450");
-        let load = Load { rate, dur, s, timeout, interval: 1.0 * scale, seed: 100 + i as u64, not_sent, addr_unavailable: addr, saturated: sat };
-        let coords = BTreeMap::from([("model".to_string(), json!(model.as_str())), ("rate".to_string(), json!(450))]);
-        let mut spec = http_spec(&name, model, params.clone(), &load, scale, coords.clone());
+        let load = Load {
+            rate,
+            dur,
+            s,
+            timeout,
+            interval: 1.0 * scale,
+            seed: 100 + i as u64,
+            not_sent,
+            addr_unavailable: addr,
+            saturated: sat,
+        };
+        let coords = BTreeMap::from([
+            ("model".to_string(), json!(model.as_str())),
+            ("rate".to_string(), json!(450)),
+        ]);
+        let mut spec = http_spec(
+            "sleep:1000",
+            &name,
+            model,
+            params.clone(),
+            &load,
+            scale,
+            coords.clone(),
+        );
         if let Work::Http(w) = &mut spec.work {
             w.connections = ConnectionMode::NewPerRequest { max: 10_000 };
         }
@@ -486,7 +669,9 @@ fn e2_scaled() -> RunsFile {
             batch: None,
             telemetry,
             verify: None,
-            prediction: outcome.is_completed().then(|| predict(&name, model, &params, &load)),
+            prediction: outcome
+                .is_completed()
+                .then(|| predict(&name, model, &params, &load)),
         });
     }
     RunsFile {
@@ -520,8 +705,24 @@ fn e2_scaled() -> RunsFile {
     }
 }
 
-fn batch_record(name: String, coords: BTreeMap<String, serde_json::Value>, model: ModelKind, params: ModelParams, spec: BatchSpec, scale: f64, result: BatchResult) -> RunRecord {
-    let run_spec = RunSpec { name: name.clone(), coordinates: coords.clone(), model, runtime: Default::default(), params, scale, work: Work::Batch(spec) };
+fn batch_record(
+    name: String,
+    coords: BTreeMap<String, serde_json::Value>,
+    model: ModelKind,
+    params: ModelParams,
+    spec: BatchSpec,
+    scale: f64,
+    result: BatchResult,
+) -> RunRecord {
+    let run_spec = RunSpec {
+        name: name.clone(),
+        coordinates: coords.clone(),
+        model,
+        runtime: Default::default(),
+        params,
+        scale,
+        work: Work::Batch(spec),
+    };
     RunRecord {
         name,
         model,
@@ -542,15 +743,30 @@ fn e1_workers() -> RunsFile {
     let scale = 0.1;
     let mut rng = Lcg(7);
     let mut runs = Vec::new();
-    let kinds = [(WorkerKind::Blocking, 950.0), (WorkerKind::SharedPool, 350.0), (WorkerKind::Timer, 240.0)];
+    let kinds = [
+        (WorkerKind::Blocking, 950.0),
+        (WorkerKind::SharedPool, 350.0),
+        (WorkerKind::Timer, 240.0),
+    ];
     for (kind, k) in kinds {
         for w in [4u32, 8, 12, 16, 20, 24] {
-            let model = if kind == WorkerKind::Timer { ModelKind::LoopAsync } else { ModelKind::Pool };
+            let model = if kind == WorkerKind::Timer {
+                ModelKind::LoopAsync
+            } else {
+                ModelKind::Pool
+            };
             let kind_s = serde_json::to_value(kind).unwrap();
             let name = format!("{}-workers={w}", kind_s.as_str().unwrap());
-            let coords = BTreeMap::from([("worker".to_string(), kind_s.clone()), ("workers".to_string(), json!(w))]);
+            let coords = BTreeMap::from([
+                ("worker".to_string(), kind_s.clone()),
+                ("workers".to_string(), json!(w)),
+            ]);
             let total = (k / w as f64).max(50.0) * scale * (1.0 + 0.03 * rng.next());
-            let master = MasterSpec { workers: w, worker: kind, shared_pool: (kind == WorkerKind::SharedPool).then_some(24) };
+            let master = MasterSpec {
+                workers: w,
+                worker: kind,
+                shared_pool: (kind == WorkerKind::SharedPool).then_some(24),
+            };
             let spec = BatchSpec {
                 tasks: TaskMix::Mixed {
                     cpu: 100,
@@ -564,21 +780,61 @@ fn e1_workers() -> RunsFile {
             let io_wait = ((total - 0.6) * 1e3 * 0.4).max(0.0);
             let result = BatchResult {
                 model: Some(model),
-                params: BTreeMap::from([("workers".to_string(), json!(w)), ("worker".to_string(), kind_s.clone())]),
+                params: BTreeMap::from([
+                    ("workers".to_string(), json!(w)),
+                    ("worker".to_string(), kind_s.clone()),
+                ]),
                 tasks: 200,
                 failed: 0,
                 total_s: r(total, 3),
                 by_type: BTreeMap::from([
-                    ("cpu".to_string(), TaskTypeStats { count: 100, mean_ms: r(total * 520.0, 1), p99_ms: r(total * 980.0, 1), wait_mean_ms: r(total * 170.0, 1), service_mean_ms: r(350.0 * (1.0 + 0.2 * rng.next()), 1), ..Default::default() }),
-                    ("io".to_string(), TaskTypeStats { count: 100, mean_ms: r(600.0 + io_wait, 1), p99_ms: r(700.0 + io_wait * 1.8, 1), wait_mean_ms: r(io_wait, 1), service_mean_ms: r(601.0 + rng.next(), 1), ..Default::default() }),
+                    (
+                        "cpu".to_string(),
+                        TaskTypeStats {
+                            count: 100,
+                            mean_ms: r(total * 520.0, 1),
+                            p99_ms: r(total * 980.0, 1),
+                            wait_mean_ms: r(total * 170.0, 1),
+                            service_mean_ms: r(350.0 * (1.0 + 0.2 * rng.next()), 1),
+                            ..Default::default()
+                        },
+                    ),
+                    (
+                        "io".to_string(),
+                        TaskTypeStats {
+                            count: 100,
+                            mean_ms: r(600.0 + io_wait, 1),
+                            p99_ms: r(700.0 + io_wait * 1.8, 1),
+                            wait_mean_ms: r(io_wait, 1),
+                            service_mean_ms: r(601.0 + rng.next(), 1),
+                            ..Default::default()
+                        },
+                    ),
                 ]),
-                peak_threads: 3 + w as u64 + if kind == WorkerKind::SharedPool { 24 } else { 0 },
+                peak_threads: 3
+                    + w as u64
+                    + if kind == WorkerKind::SharedPool {
+                        24
+                    } else {
+                        0
+                    },
                 peak_rss_mb: r(7.5 + w as f64 * 0.1, 2),
                 cpu_utilisation: r((50.0 * scale / total).min(1.0) * 0.97, 3),
                 failure: None,
                 ..Default::default()
             };
-            runs.push(batch_record(name, coords, model, ModelParams { threads: Some(w), ..Default::default() }, spec, scale, result));
+            runs.push(batch_record(
+                name,
+                coords,
+                model,
+                ModelParams {
+                    threads: Some(w),
+                    ..Default::default()
+                },
+                spec,
+                scale,
+                result,
+            ));
         }
     }
     RunsFile {
@@ -615,19 +871,55 @@ fn e3_calls() -> RunsFile {
     let mut runs = Vec::new();
     let execs: [(ModelKind, ModelParams, Option<u64>); 5] = [
         (ModelKind::Sequential, ModelParams::default(), Some(1)),
-        (ModelKind::Pool, ModelParams { threads: Some(8), ..Default::default() }, Some(8)),
-        (ModelKind::Pool, ModelParams { threads: Some(16), ..Default::default() }, Some(16)),
-        (ModelKind::ThreadPerRequest, ModelParams { max_threads: Some(272), ..Default::default() }, Some(272)),
-        (ModelKind::LoopAsync, ModelParams { workers: Some(8), ..Default::default() }, None),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(8),
+                ..Default::default()
+            },
+            Some(8),
+        ),
+        (
+            ModelKind::Pool,
+            ModelParams {
+                threads: Some(16),
+                ..Default::default()
+            },
+            Some(16),
+        ),
+        (
+            ModelKind::ThreadPerRequest,
+            ModelParams {
+                max_threads: Some(272),
+                ..Default::default()
+            },
+            Some(272),
+        ),
+        (
+            ModelKind::LoopAsync,
+            ModelParams {
+                workers: Some(8),
+                ..Default::default()
+            },
+            None,
+        ),
     ];
     for (model, params, c) in execs {
         for n in [1u64, 10, 100, 1_000, 10_000] {
             let label = params.label();
-            let exec = if label.is_empty() { model.to_string() } else { format!("{model}({label})") };
+            let exec = if label.is_empty() {
+                model.to_string()
+            } else {
+                format!("{model}({label})")
+            };
             let name = format!("{exec}-calls={n}");
-            let coords = BTreeMap::from([("executor".to_string(), json!(exec)), ("calls".to_string(), json!(n))]);
+            let coords = BTreeMap::from([
+                ("executor".to_string(), json!(exec)),
+                ("calls".to_string(), json!(n)),
+            ]);
             let rounds = c.map_or(1, |c| n.div_ceil(c));
-            let total = rounds as f64 * s * (1.0 + 0.01 * rng.next()) + 0.0004 * (n as f64).sqrt() + 0.002;
+            let total =
+                rounds as f64 * s * (1.0 + 0.01 * rng.next()) + 0.0004 * (n as f64).sqrt() + 0.002;
             let threads = c.map_or(9, |c| c.min(n) + 1);
             let result = BatchResult {
                 model: Some(model),
@@ -635,29 +927,45 @@ fn e3_calls() -> RunsFile {
                 tasks: n,
                 failed: 0,
                 total_s: r(total, 4),
-                by_type: BTreeMap::from([("io".to_string(), TaskTypeStats {
-                    count: n,
-                    mean_ms: r(total * 1e3 * 0.5 + 5.0, 2),
-                    p99_ms: r(total * 1e3 * 0.99, 2),
-                    wait_mean_ms: r((total * 1e3 * 0.5 - 5.0).max(0.0), 2),
-                    service_mean_ms: r(s * 1e3 + 0.08, 2),
-                    ..Default::default()
-                })]),
+                by_type: BTreeMap::from([(
+                    "io".to_string(),
+                    TaskTypeStats {
+                        count: n,
+                        mean_ms: r(total * 1e3 * 0.5 + 5.0, 2),
+                        p99_ms: r(total * 1e3 * 0.99, 2),
+                        wait_mean_ms: r((total * 1e3 * 0.5 - 5.0).max(0.0), 2),
+                        service_mean_ms: r(s * 1e3 + 0.08, 2),
+                        ..Default::default()
+                    },
+                )]),
                 peak_threads: threads,
                 peak_rss_mb: r(5.0 + threads as f64 * 0.07 + n as f64 * 0.0004, 2),
                 cpu_utilisation: r(0.01 + 0.02 * rng.next(), 3),
                 failure: None,
                 ..Default::default()
             };
-            let spec = BatchSpec { tasks: TaskMix::Calls { n, ms: s * 1e3 }, master: None, seed: 42 };
-            runs.push(batch_record(name, coords, model, params.clone(), spec, scale, result));
+            let spec = BatchSpec {
+                tasks: TaskMix::Calls { n, ms: s * 1e3 },
+                master: None,
+                seed: 42,
+            };
+            runs.push(batch_record(
+                name,
+                coords,
+                model,
+                params.clone(),
+                spec,
+                scale,
+                result,
+            ));
         }
     }
     RunsFile {
         schema: RUNS_SCHEMA.into(),
         plan: ExperimentPlan {
             name: "e3-futures".into(),
-            description: "E3: n calls of a 1 s blocking service through executors of different sizes".into(),
+            description:
+                "E3: n calls of a 1 s blocking service through executors of different sizes".into(),
             source: Some("presets/e3-futures.toml".into()),
             scale,
             reps: 1,
@@ -683,7 +991,9 @@ fn e3_calls() -> RunsFile {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "crates/report/tests/fixtures".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "crates/report/tests/fixtures".into());
     let dir = Path::new(&dir);
     std::fs::create_dir_all(dir).unwrap();
     for (file, runs) in [

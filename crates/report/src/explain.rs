@@ -23,11 +23,7 @@ pub(crate) enum Capacity {
 
 /// The capacity of a model for blocking IO; `None` when it depends on a
 /// number that was not recorded (the core count for event-loop workers).
-pub(crate) fn capacity(
-    model: ModelKind,
-    p: &ModelParams,
-    cores: Option<u32>,
-) -> Option<Capacity> {
+pub(crate) fn capacity(model: ModelKind, p: &ModelParams, cores: Option<u32>) -> Option<Capacity> {
     use Capacity::*;
     Some(match model {
         ModelKind::Sequential => Bounded {
@@ -187,12 +183,12 @@ fn http(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> String
                         let first = (t - s) / (rho - 1.0);
                         if dur.is_some_and(|d| first >= d) {
                             q += &format!(
-                                "; first timeouts due after about {}, past the run's end",
+                                "; requests sent after about {} would time out, past the run's end",
                                 clock.secs(first)
                             );
                         } else {
                             q += &format!(
-                                "; first timeouts due after about {} (timeout {})",
+                                "; requests sent after about {} time out (timeout {})",
                                 clock.secs(first),
                                 clock.secs(t)
                             );
@@ -234,10 +230,7 @@ fn http(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> String
         errs.push(format!("{} timed out", count(e.timeout)));
     }
     if e.refused > 0 {
-        errs.push(format!(
-            "{} refused (accept queue full)",
-            count(e.refused)
-        ));
+        errs.push(format!("{} refused (accept queue full)", count(e.refused)));
     }
     if e.reset > 0 {
         errs.push(format!("{} reset", count(e.reset)));
@@ -318,7 +311,11 @@ fn batch(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> Strin
                     clock.secs(call),
                     clock.secs(call)
                 ),
-                None => format!("{who} ran {} calls of {}: {measured}", count(*n), clock.secs(call)),
+                None => format!(
+                    "{who} ran {} calls of {}: {measured}",
+                    count(*n),
+                    clock.secs(call)
+                ),
             }
         }
         (TaskMix::Mixed { io, io_ms, .. }, Some(master)) => {

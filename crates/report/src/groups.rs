@@ -14,6 +14,8 @@ use crate::numbers;
 pub struct Group {
     /// Heading, e.g. `offered 400 req/s · sleep:100 · 5s, timeout 2s`.
     pub title: String,
+    /// A short heading for narrow places, e.g. `400 req/s`.
+    pub short: String,
     /// Indices into `RunsFile::runs`.
     pub runs: Vec<usize>,
     /// The best run of the group, when it has two or more measured runs.
@@ -47,7 +49,9 @@ fn title(run: &RunRecord) -> String {
                     "offered {} req/s",
                     numbers::rate(h.driver.peak_rate().unwrap_or(0.0))
                 ),
-                Driver::Closed { concurrency, .. } => format!("{concurrency} clients (closed loop)"),
+                Driver::Closed { concurrency, .. } => {
+                    format!("{concurrency} clients (closed loop)")
+                }
             };
             let dur = h
                 .driver
@@ -71,6 +75,30 @@ fn title(run: &RunRecord) -> String {
             };
             match &b.master {
                 Some(m) => format!("{tasks} · {} workers", m.workers),
+                None => tasks,
+            }
+        }
+    }
+}
+
+fn short(run: &RunRecord) -> String {
+    match &run.spec.work {
+        Work::Http(h) => match &h.driver {
+            Driver::Open { .. } => format!(
+                "{} req/s",
+                numbers::rate(h.driver.peak_rate().unwrap_or(0.0))
+            ),
+            Driver::Closed { concurrency, .. } => format!("{concurrency} clients"),
+        },
+        Work::Batch(b) => {
+            let tasks = match &b.tasks {
+                iolab_model::batch::TaskMix::Calls { n, .. } => {
+                    format!("{} calls", numbers::count(*n))
+                }
+                iolab_model::batch::TaskMix::Mixed { cpu, io, .. } => format!("{} tasks", cpu + io),
+            };
+            match &b.master {
+                Some(m) => format!("W={}", m.workers),
                 None => tasks,
             }
         }
@@ -101,6 +129,7 @@ pub fn groups(file: &RunsFile) -> Vec<Group> {
                 keys.push(k);
                 out.push(Group {
                     title: title(run),
+                    short: short(run),
                     runs: vec![i],
                     best: None,
                     batch: matches!(run.spec.work, Work::Batch(_)),

@@ -23,7 +23,11 @@ pub fn render(file: &RunsFile) -> String {
         out.push(String::new());
         out.push(format!(
             "| {} |",
-            grid.header.iter().map(|h| cell(h)).collect::<Vec<_>>().join(" | ")
+            grid.header
+                .iter()
+                .map(|h| cell(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
         ));
         out.push(format!(
             "|{}|",

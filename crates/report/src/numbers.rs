@@ -6,13 +6,15 @@ pub fn ms(v: f64) -> String {
     if !v.is_finite() {
         return "-".into();
     }
-    if v < 10.0 {
+    if v == 0.0 {
+        "0s".into()
+    } else if v < 9.995 {
         format!("{v:.2}ms")
-    } else if v < 100.0 {
+    } else if v < 99.95 {
         format!("{v:.1}ms")
-    } else if v < 1_000.0 {
+    } else if v < 999.5 {
         format!("{v:.0}ms")
-    } else if v < 10_000.0 {
+    } else if v < 9_995.0 {
         format!("{:.2}s", v / 1e3)
     } else {
         format!("{:.1}s", v / 1e3)

@@ -23,7 +23,10 @@ fn options() -> usvg::Options<'static> {
 
 /// Rasterise one SVG document to PNG bytes.
 pub fn rasterise(id: &str, svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, RenderError> {
-    let err = |reason: String| RenderError::Raster { chart: id.to_string(), reason };
+    let err = |reason: String| RenderError::Raster {
+        chart: id.to_string(),
+        reason,
+    };
     // Inline SVG in HTML needs no namespace; a standalone SVG document does.
     let doc = svg.replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1);
     let tree = usvg::Tree::from_str(&doc, opt).map_err(|e| err(e.to_string()))?;
@@ -32,21 +35,32 @@ pub fn rasterise(id: &str, svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, Re
         (size.width() as f32 * ZOOM).ceil() as u32,
         (size.height() as f32 * ZOOM).ceil() as u32,
     );
-    let mut pixmap = tiny_skia::Pixmap::new(w, h).ok_or_else(|| err(format!("bad size {w}x{h}")))?;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(w, h).ok_or_else(|| err(format!("bad size {w}x{h}")))?;
     pixmap.fill(tiny_skia::Color::WHITE);
-    resvg::render(&tree, tiny_skia::Transform::from_scale(ZOOM, ZOOM), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(ZOOM, ZOOM),
+        &mut pixmap.as_mut(),
+    );
     pixmap.encode_png().map_err(|e| err(e.to_string()))
 }
 
 /// Write every chart as `<dir>/<chart id>.png`.
 pub fn render_all(file: &RunsFile, dir: &Path) -> Result<Vec<PathBuf>, RenderError> {
-    std::fs::create_dir_all(dir).map_err(|source| RenderError::Io { path: dir.to_path_buf(), source })?;
+    std::fs::create_dir_all(dir).map_err(|source| RenderError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let opt = options();
     let mut out = Vec::new();
     for chart in charts::charts(file) {
         let bytes = rasterise(&chart.id, &chart.svg, &opt)?;
         let path = dir.join(format!("{}.png", chart.id));
-        std::fs::write(&path, bytes).map_err(|source| RenderError::Io { path: path.clone(), source })?;
+        std::fs::write(&path, bytes).map_err(|source| RenderError::Io {
+            path: path.clone(),
+            source,
+        })?;
         out.push(path);
     }
     Ok(out)

@@ -30,7 +30,11 @@ pub struct Row {
 /// The published block, if the plan has one in the documented shape.
 pub fn rows(file: &RunsFile) -> Option<(String, Vec<Row>)> {
     let p = file.plan.published.as_ref()?;
-    let source = p.get("source").and_then(Value::as_str).unwrap_or("").to_string();
+    let source = p
+        .get("source")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     let rows = p
         .get("rows")?
         .as_array()?
@@ -50,7 +54,11 @@ pub fn rows(file: &RunsFile) -> Option<(String, Vec<Row>)> {
                 ours: ours.map_or("-".into(), |v| fmt(&metric, v)),
                 ratio: ours.filter(|_| value != 0.0).map(|o| o / value),
                 metric,
-                note: r.get("note").and_then(Value::as_str).unwrap_or("").to_string(),
+                note: r
+                    .get("note")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
             })
         })
         .collect();
@@ -61,10 +69,12 @@ fn matches(run: &RunRecord, sel: &Value) -> bool {
     match sel {
         Value::String(s) => run.name == *s,
         Value::Object(m) => m.iter().all(|(k, v)| {
-            run.coordinates.get(k).is_some_and(|c| match (c.as_f64(), v.as_f64()) {
-                (Some(a), Some(b)) => a == b,
-                _ => c == v,
-            })
+            run.coordinates
+                .get(k)
+                .is_some_and(|c| match (c.as_f64(), v.as_f64()) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => c == v,
+                })
         }),
         _ => false,
     }

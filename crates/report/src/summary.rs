@@ -151,10 +151,12 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
     let b = run.batch.as_ref();
     let e = a.map(|a| &a.errors);
     let tel = &run.telemetry;
-    let offered = a.map(|a| a.throughput_rps.offered).or_else(|| match &run.spec.work {
-        Work::Http(h) => h.driver.peak_rate(),
-        Work::Batch(_) => None,
-    });
+    let offered = a
+        .map(|a| a.throughput_rps.offered)
+        .or_else(|| match &run.spec.work {
+            Work::Http(h) => h.driver.peak_rate(),
+            Work::Batch(_) => None,
+        });
     RunRow {
         experiment: file.plan.name.clone(),
         name: run.name.clone(),

@@ -112,7 +112,9 @@ pub fn grid(file: &RunsFile, rows: &[RunRow], g: &Group) -> Grid {
                 ]
             })
             .collect();
-        let numeric = vec![false, false, true, true, true, true, true, true, true, true, true];
+        let numeric = vec![
+            false, false, true, true, true, true, true, true, true, true, true,
+        ];
         return Grid {
             header,
             rows: body,

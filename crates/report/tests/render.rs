@@ -33,7 +33,10 @@ fn table_snapshots() {
 #[test]
 fn markdown_snapshots() {
     for name in FIXTURES {
-        insta::assert_snapshot!(format!("markdown-{name}"), text(&load(name), Format::Markdown));
+        insta::assert_snapshot!(
+            format!("markdown-{name}"),
+            text(&load(name), Format::Markdown)
+        );
     }
 }
 
@@ -46,7 +49,11 @@ fn rerendering_is_byte_identical() {
         for f in Format::ALL {
             let a = render(&runs, f).unwrap();
             assert_eq!(a, render(&runs, f).unwrap(), "{name} {f}");
-            assert_eq!(a, render(&again, f).unwrap(), "{name} {f} after a round trip");
+            assert_eq!(
+                a,
+                render(&again, f).unwrap(),
+                "{name} {f} after a round trip"
+            );
         }
     }
 }
@@ -56,7 +63,10 @@ fn html_is_well_formed_and_self_contained() {
     for name in FIXTURES {
         let runs = load(name);
         let html = text(&runs, Format::Html);
-        let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+        let opts = roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        };
         let doc = roxmltree::Document::parse_with_options(&html, opts)
             .unwrap_or_else(|e| panic!("{name}: HTML is not well-formed: {e}"));
         let names: Vec<&str> = doc.descendants().map(|n| n.tag_name().name()).collect();
@@ -65,14 +75,23 @@ fn html_is_well_formed_and_self_contained() {
         }
         for n in doc.descendants() {
             for a in n.attributes() {
-                assert!(!matches!(a.name(), "src" | "href"), "{name}: {}= on <{}>", a.name(), n.tag_name().name());
+                assert!(
+                    !matches!(a.name(), "src" | "href"),
+                    "{name}: {}= on <{}>",
+                    a.name(),
+                    n.tag_name().name()
+                );
             }
         }
         assert!(!html.contains("url("), "{name}: CSS url()");
         assert!(!html.contains("@import"), "{name}: CSS @import");
         for (i, _) in html.match_indices("://") {
             let rest = &html[i..];
-            assert!(rest.starts_with("://127.0.0.1"), "{name}: network reference near {}", &html[i.saturating_sub(20)..i + 30]);
+            assert!(
+                rest.starts_with("://127.0.0.1"),
+                "{name}: network reference near {}",
+                &html[i.saturating_sub(20)..i + 30]
+            );
         }
         // Every chart is inlined, and has data points with tooltips.
         let svgs = doc.descendants().filter(|n| n.has_tag_name("svg")).count();
@@ -86,8 +105,16 @@ fn html_is_well_formed_and_self_contained() {
                 .filter(|n| matches!(n.tag_name().name(), "circle" | "rect" | "polygon" | "path"))
                 .filter(|n| n.children().any(|k| k.has_tag_name("title")))
                 .count();
-            assert!(tipped > 0 && c.points > 0, "{name}/{}: no data points", c.id);
-            assert_eq!(tipped, c.points, "{name}/{}: every point has a tooltip", c.id);
+            assert!(
+                tipped > 0 && c.points > 0,
+                "{name}/{}: no data points",
+                c.id
+            );
+            assert_eq!(
+                tipped, c.points,
+                "{name}/{}: every point has a tooltip",
+                c.id
+            );
         }
     }
 }
@@ -95,8 +122,19 @@ fn html_is_well_formed_and_self_contained() {
 #[test]
 fn html_has_every_section_the_data_supports() {
     let sd = text(&load("showdown"), Format::Html);
-    for id in ["glance", "table", "sweep", "predictions", "spectrum", "series", "environment"] {
-        assert!(sd.contains(&format!("<section id=\"{id}\"")), "showdown lacks {id}");
+    for id in [
+        "glance",
+        "table",
+        "sweep",
+        "predictions",
+        "spectrum",
+        "series",
+        "environment",
+    ] {
+        assert!(
+            sd.contains(&format!("<section id=\"{id}\"")),
+            "showdown lacks {id}"
+        );
     }
     assert!(sd.contains("iolab run showdown"), "rerun command");
     let e2 = text(&load("e2-scaled-failed"), Format::Html);
@@ -113,7 +151,8 @@ fn html_has_every_section_the_data_supports() {
 fn flat_exports_have_one_row_per_run() {
     for name in FIXTURES {
         let runs = load(name);
-        let json: serde_json::Value = serde_json::from_slice(&render(&runs, Format::Json).unwrap()).unwrap();
+        let json: serde_json::Value =
+            serde_json::from_slice(&render(&runs, Format::Json).unwrap()).unwrap();
         let rows = json.as_array().expect("array");
         assert_eq!(rows.len(), runs.runs.len());
         for r in rows {
@@ -127,13 +166,24 @@ fn flat_exports_have_one_row_per_run() {
         let mut lines = csv.lines();
         assert_eq!(lines.next().unwrap(), summary::COLUMNS.join(","));
         // Explanations contain commas, so count records by run names at line starts.
-        let records = csv.lines().skip(1).filter(|l| l.starts_with(&format!("{},", runs.plan.name))).count();
+        let records = csv
+            .lines()
+            .skip(1)
+            .filter(|l| l.starts_with(&format!("{},", runs.plan.name)))
+            .count();
         assert_eq!(records, runs.runs.len(), "{name}: CSV records");
     }
     let sd = load("showdown");
     let rows = summary::rows(&sd);
     let pool = rows.iter().find(|r| r.name == "pool-rate=400").unwrap();
-    let a = sd.runs.iter().find(|r| r.name == "pool-rate=400").unwrap().attack.clone().unwrap();
+    let a = sd
+        .runs
+        .iter()
+        .find(|r| r.name == "pool-rate=400")
+        .unwrap()
+        .attack
+        .clone()
+        .unwrap();
     assert_eq!(pool.ok, Some(a.requests.ok));
     assert_eq!(pool.err_timeout, Some(a.errors.timeout));
     assert_eq!(pool.p99_ms, Some(a.latency_ms.p99));
@@ -155,12 +205,20 @@ fn best_is_highest_goodput_then_lowest_p99() {
         let b = best[0];
         for r in &group {
             let (g, bg) = (r.goodput_rps.unwrap(), b.goodput_rps.unwrap());
-            assert!(bg > g || (bg == g && b.p99_ms.unwrap() <= r.p99_ms.unwrap()), "rate {rate}: {} beats {}", r.name, b.name);
+            assert!(
+                bg > g || (bg == g && b.p99_ms.unwrap() <= r.p99_ms.unwrap()),
+                "rate {rate}: {} beats {}",
+                r.name,
+                b.name
+            );
         }
     }
     // Failed runs are never best.
     let e2 = summary::rows(&load("e2-scaled-failed"));
-    assert!(e2.iter().filter(|r| r.best).all(|r| r.outcome == "completed"));
+    assert!(e2
+        .iter()
+        .filter(|r| r.best)
+        .all(|r| r.outcome == "completed"));
 }
 
 #[test]
@@ -170,28 +228,68 @@ fn explanations_do_the_arithmetic() {
     let pool = iolab_report::explain_in(&sd, by("pool-rate=400"));
     // 400 req/s x 100 ms = 40 in flight > 20 threads; 20/0.1 = 200 req/s; queue +200/s;
     // first timeouts after (2 - 0.1) / (2 - 1) = 1.9 s.
-    assert!(pool.starts_with("pool(threads=20) saturated: 400 req/s x 100ms = 40 in flight needed > 20 threads"), "{pool}");
-    assert!(pool.contains("capacity 20/100ms = 200 req/s, so the queue grew 200/s"), "{pool}");
-    assert!(pool.contains("first timeouts due after about 1.90s"), "{pool}");
+    assert!(
+        pool.starts_with(
+            "pool(threads=20) saturated: 400 req/s x 100ms = 40 in flight needed > 20 threads"
+        ),
+        "{pool}"
+    );
+    assert!(
+        pool.contains("capacity 20/100ms = 200 req/s, so the queue grew 200/s"),
+        "{pool}"
+    );
+    assert!(
+        pool.contains("requests sent after about 1.90s time out (timeout 2.00s)"),
+        "{pool}"
+    );
     let fast = iolab_report::explain_in(&sd, by("loop-async-rate=800"));
     assert!(fast.starts_with("loop-async(workers=2) held up: 800 req/s x 100ms = 80 in flight needed (no thread held while waiting)"), "{fast}");
     let lb = iolab_report::explain(by("loop-blocking-rate=50"));
     assert!(lb.contains("> 2 event-loop threads"), "{lb}");
 
     let e2 = load("e2-scaled-failed");
-    let off = e2.runs.iter().find(|r| r.name == "loop-offload-rate=450").unwrap();
+    let off = e2
+        .runs
+        .iter()
+        .find(|r| r.name == "loop-offload-rate=450")
+        .unwrap();
     let s = iolab_report::explain_in(&e2, off);
     assert!(s.contains("4,500 req/s (450 unscaled) x 100ms (1.00s unscaled) = 450 in flight needed > 64 offload threads"), "{s}");
-    assert!(s.contains("EADDRNOTAVAIL (the client ran out of ephemeral ports)"), "{s}");
-    let sat = iolab_report::explain_in(&e2, e2.runs.iter().find(|r| r.name == "loop-async-rate=450").unwrap());
-    assert!(sat.contains("never sent") && sat.contains("generator was saturated"), "{sat}");
-    let skipped = iolab_report::explain_in(&e2, e2.runs.iter().find(|r| r.name == "virtual-rate=450").unwrap());
+    assert!(
+        s.contains("EADDRNOTAVAIL (the client ran out of ephemeral ports)"),
+        "{s}"
+    );
+    let sat = iolab_report::explain_in(
+        &e2,
+        e2.runs
+            .iter()
+            .find(|r| r.name == "loop-async-rate=450")
+            .unwrap(),
+    );
+    assert!(
+        sat.contains("never sent") && sat.contains("generator was saturated"),
+        "{sat}"
+    );
+    let skipped = iolab_report::explain_in(
+        &e2,
+        e2.runs
+            .iter()
+            .find(|r| r.name == "virtual-rate=450")
+            .unwrap(),
+    );
     assert_eq!(skipped, "virtual was skipped (runtime jvm not available: java not found on PATH); nothing measured.");
 
     let e3 = load("e3-calls");
-    let p8 = e3.runs.iter().find(|r| r.name == "pool(threads=8)-calls=100").unwrap();
+    let p8 = e3
+        .runs
+        .iter()
+        .find(|r| r.name == "pool(threads=8)-calls=100")
+        .unwrap();
     let s = iolab_report::explain_in(&e3, p8);
-    assert!(s.contains("ceil(100/8) = 13 rounds x 10.0ms = 130ms (13.0s unscaled) expected"), "{s}");
+    assert!(
+        s.contains("ceil(100/8) = 13 rounds x 10.0ms = 130ms (13.0s unscaled) expected"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -210,16 +308,24 @@ fn pngs_are_written_for_every_chart() {
 
 #[test]
 fn schema_validates_the_fixtures() {
-    let schema_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schema/runs.schema.json");
-    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let schema_path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schema/runs.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
     let v = jsonschema::validator_for(&schema).expect("schema compiles");
     for name in FIXTURES {
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap();
-        let errors: Vec<String> = v.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path)).take(5).collect();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path(name)).unwrap()).unwrap();
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path))
+            .take(5)
+            .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
     // And it rejects what is not a runs file.
-    let mut bad: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path("e3-calls")).unwrap()).unwrap();
+    let mut bad: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("e3-calls")).unwrap()).unwrap();
     bad["schema"] = "iolab.attack/1".into();
     assert!(!v.is_valid(&bad));
     bad["schema"] = "iolab.runs/1".into();

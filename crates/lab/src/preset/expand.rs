@@ -9,8 +9,8 @@ use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::{Arrival, ConnectionMode, Driver, ModelKind, ModelParams, Runtime};
 
 use super::file::{
-    ArrivalKind, BatchSection, ConnectionKind, DriverKind, LoadSection, PresetFile,
-    TargetSection, TasksKind, WorkKind,
+    ArrivalKind, BatchSection, ConnectionKind, DriverKind, LoadSection, PresetFile, TargetSection,
+    TasksKind, WorkKind,
 };
 use super::sweep::{self, Axis, Point};
 use super::values::{Count, OneOrMany};
@@ -66,10 +66,7 @@ pub fn expand(
     if file.targets.is_empty() {
         return Err(fault("targets", "add at least one [[targets]] table"));
     }
-    let scale = over
-        .scale
-        .or(file.scale.map(|s| s.0))
-        .unwrap_or(1.0);
+    let scale = over.scale.or(file.scale.map(|s| s.0)).unwrap_or(1.0);
     let reps = over.reps.or(file.reps.map(Count::u32)).unwrap_or(1);
     let warmup = file.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
 
@@ -134,13 +131,12 @@ pub fn expand(
                 }
             }
             let work = match file.kind {
-                WorkKind::Http => Work::Http(http_work(
-                    file.load.as_ref().unwrap(),
-                    target,
-                    &pick,
-                    scale,
-                )),
-                WorkKind::Batch => Work::Batch(batch_spec(file.batch.as_ref().unwrap(), &pick, scale)),
+                WorkKind::Http => {
+                    Work::Http(http_work(file.load.as_ref().unwrap(), target, &pick, scale))
+                }
+                WorkKind::Batch => {
+                    Work::Batch(batch_spec(file.batch.as_ref().unwrap(), &pick, scale))
+                }
             };
             runs.push(RunSpec {
                 name,
@@ -187,18 +183,18 @@ fn swept(name: &str, targets: &[TargetSection], common: &[Axis]) -> bool {
 }
 
 fn counts(name: &'static str, v: &Option<OneOrMany<Count>>) -> Option<Axis> {
-    v.as_ref().map(|v| {
-        Axis::new(
-            name,
-            v.values().iter().map(|c| Point::count(c.0)).collect(),
-        )
-    })
+    v.as_ref()
+        .map(|v| Axis::new(name, v.values().iter().map(|c| Point::count(c.0)).collect()))
 }
 
 fn target_axes(t: &TargetSection) -> Vec<Axis> {
     let mut axes = vec![Axis::new(
         "model",
-        t.model.values().iter().map(|m| Point::text(m.as_str())).collect(),
+        t.model
+            .values()
+            .iter()
+            .map(|m| Point::text(m.as_str()))
+            .collect(),
     )];
     for (name, v) in [
         ("threads", &t.threads),
@@ -217,16 +213,25 @@ fn check_target(i: usize, t: &TargetSection, kind: WorkKind) -> Result<(), Field
     let field = |f: &str| format!("targets[{i}].{f}");
     if let Some(cmd) = &t.command {
         if cmd.is_empty() || cmd[0].trim().is_empty() {
-            return Err(fault(field("command"), "give the program and its arguments, e.g. [\"java\", \"-jar\", \"t.jar\"]"));
+            return Err(fault(
+                field("command"),
+                "give the program and its arguments, e.g. [\"java\", \"-jar\", \"t.jar\"]",
+            ));
         }
         if kind == WorkKind::Batch {
-            return Err(fault(field("command"), "batch runs happen in process; remove `command`"));
+            return Err(fault(
+                field("command"),
+                "batch runs happen in process; remove `command`",
+            ));
         }
     }
     if t.runtime != Runtime::Rust && t.command.is_none() {
         return Err(fault(
             field("runtime"),
-            format!("runtime '{}' has no built-in target: give a `command`", t.runtime),
+            format!(
+                "runtime '{}' has no built-in target: give a `command`",
+                t.runtime
+            ),
         ));
     }
     if t.command.is_none() && t.model.values().contains(&ModelKind::Virtual) {
@@ -237,7 +242,10 @@ fn check_target(i: usize, t: &TargetSection, kind: WorkKind) -> Result<(), Field
     }
     if let Some(label) = &t.label {
         if label.trim().is_empty() || label.contains(['/', ' ']) {
-            return Err(fault(field("label"), "a label is one word without spaces or slashes"));
+            return Err(fault(
+                field("label"),
+                "a label is one word without spaces or slashes",
+            ));
         }
     }
     Ok(())
@@ -255,16 +263,26 @@ fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
     match load.driver {
         DriverKind::Open => {
             let rate = load.rate.as_ref().ok_or_else(|| {
-                fault("load.rate", "an open loop needs `rate` (requests per second), e.g. rate = 200")
+                fault(
+                    "load.rate",
+                    "an open loop needs `rate` (requests per second), e.g. rate = 200",
+                )
             })?;
             if load.concurrency.is_some() || load.requests.is_some() {
                 return Err(fault(
-                    if load.concurrency.is_some() { "load.concurrency" } else { "load.requests" },
+                    if load.concurrency.is_some() {
+                        "load.concurrency"
+                    } else {
+                        "load.requests"
+                    },
                     "applies to a closed loop: set driver = \"closed\" or remove it",
                 ));
             }
             if load.duration.is_none() {
-                return Err(fault("load.duration", "an open loop needs `duration`, e.g. \"5s\""));
+                return Err(fault(
+                    "load.duration",
+                    "an open loop needs `duration`, e.g. \"5s\"",
+                ));
             }
             axes.push(Axis::new(
                 "rate",
@@ -273,13 +291,22 @@ fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
         }
         DriverKind::Closed => {
             let c = load.concurrency.as_ref().ok_or_else(|| {
-                fault("load.concurrency", "a closed loop needs `concurrency` (clients), e.g. 50")
+                fault(
+                    "load.concurrency",
+                    "a closed loop needs `concurrency` (clients), e.g. 50",
+                )
             })?;
             if load.rate.is_some() {
-                return Err(fault("load.rate", "applies to an open loop: set driver = \"open\" or use `concurrency`"));
+                return Err(fault(
+                    "load.rate",
+                    "applies to an open loop: set driver = \"open\" or use `concurrency`",
+                ));
             }
             if load.duration.is_none() && load.requests.is_none() {
-                return Err(fault("load.duration", "a closed loop needs `duration` or `requests`"));
+                return Err(fault(
+                    "load.duration",
+                    "a closed loop needs `duration` or `requests`",
+                ));
             }
             axes.push(Axis::new(
                 "concurrency",
@@ -291,13 +318,19 @@ fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
     if let Some(d) = &load.duration {
         axes.push(Axis::new(
             "duration",
-            d.values().iter().map(|d| Point::text(d.to_string())).collect(),
+            d.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
         ));
     }
     if let Some(t) = &load.timeout {
         axes.push(Axis::new(
             "timeout",
-            t.values().iter().map(|d| Point::text(d.to_string())).collect(),
+            t.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
         ));
     }
     if let Some(c) = &load.connections {
@@ -315,7 +348,10 @@ fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
         ));
     }
     if load.seed.is_some() && load.arrival != ArrivalKind::Poisson {
-        return Err(fault("load.seed", "a seed applies to arrival = \"poisson\""));
+        return Err(fault(
+            "load.seed",
+            "a seed applies to arrival = \"poisson\"",
+        ));
     }
     Ok(axes)
 }
@@ -327,7 +363,10 @@ fn batch_axes(b: &BatchSection) -> Result<Vec<Axis>, FieldError> {
             let n = counts("n", &b.n)
                 .ok_or_else(|| fault("batch.n", "tasks = \"calls\" needs `n` (number of calls)"))?;
             let ms = b.ms.as_ref().ok_or_else(|| {
-                fault("batch.ms", "tasks = \"calls\" needs `ms` (service time of one call)")
+                fault(
+                    "batch.ms",
+                    "tasks = \"calls\" needs `ms` (service time of one call)",
+                )
             })?;
             axes.push(n);
             axes.push(Axis::new(
@@ -339,20 +378,36 @@ fn batch_axes(b: &BatchSection) -> Result<Vec<Axis>, FieldError> {
             for (f, missing) in [
                 ("batch.cpu", b.cpu.is_none()),
                 ("batch.io", b.io.is_none()),
-                ("batch.cpu_terms", b.cpu_terms.as_ref().is_none_or(|v| v.is_empty())),
+                (
+                    "batch.cpu_terms",
+                    b.cpu_terms.as_ref().is_none_or(|v| v.is_empty()),
+                ),
                 ("batch.io_ms", b.io_ms.as_ref().is_none_or(|v| v.is_empty())),
             ] {
                 if missing {
-                    return Err(fault(f, "tasks = \"mixed\" needs cpu, io, cpu_terms and io_ms"));
+                    return Err(fault(
+                        f,
+                        "tasks = \"mixed\" needs cpu, io, cpu_terms and io_ms",
+                    ));
                 }
             }
-            if b.io_ms.iter().flatten().any(|m| !(m.is_finite() && *m >= 0.0)) {
-                return Err(fault("batch.io_ms", "sleeps are milliseconds, zero or more"));
+            if b.io_ms
+                .iter()
+                .flatten()
+                .any(|m| !(m.is_finite() && *m >= 0.0))
+            {
+                return Err(fault(
+                    "batch.io_ms",
+                    "sleeps are milliseconds, zero or more",
+                ));
             }
         }
     }
     if b.workers.is_none() && (b.worker.is_some() || b.shared_pool.is_some()) {
-        return Err(fault("batch.workers", "a master/worker set-up needs `workers` (W)"));
+        return Err(fault(
+            "batch.workers",
+            "a master/worker set-up needs `workers` (W)",
+        ));
     }
     axes.extend(counts("workers", &b.workers));
     if let Some(w) = &b.worker {
@@ -487,7 +542,9 @@ fn toml_to_json(v: toml::Value) -> serde_json::Value {
     match v {
         toml::Value::String(s) => s.into(),
         toml::Value::Integer(i) => i.into(),
-        toml::Value::Float(f) => serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, Into::into),
+        toml::Value::Float(f) => {
+            serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, Into::into)
+        }
         toml::Value::Boolean(b) => b.into(),
         toml::Value::Datetime(d) => d.to_string().into(),
         toml::Value::Array(a) => a.into_iter().map(toml_to_json).collect(),

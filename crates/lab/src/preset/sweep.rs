@@ -105,7 +105,10 @@ mod tests {
     fn product_is_cartesian_last_fastest() {
         let axes = vec![
             Axis::new("model", vec![Point::text("a"), Point::text("b")]),
-            Axis::new("rate", vec![Point::number(1.0), Point::number(2.5), Point::number(4.0)]),
+            Axis::new(
+                "rate",
+                vec![Point::number(1.0), Point::number(2.5), Point::number(4.0)],
+            ),
         ];
         let p = product(&axes);
         assert_eq!(p.len(), 6);

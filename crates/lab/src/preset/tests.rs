@@ -34,26 +34,26 @@ threads = 20
 "#;
 
 #[test]
-fn showdown_is_every_built_in_model_at_five_rates() {
+fn showdown_is_every_built_in_model_at_four_rates() {
     let p = load_plan("showdown", None).unwrap();
     assert_eq!(p.name, "showdown");
-    assert_eq!(p.runs.len(), 30);
+    assert_eq!(p.runs.len(), 24);
     let models: std::collections::BTreeSet<_> = p.runs.iter().map(|r| r.model).collect();
     assert_eq!(models.len(), ModelKind::BUILT_IN.len());
     assert_eq!(p.runs[0].name, "sequential-rate=50");
-    assert_eq!(p.runs[6].name, "pool-rate=100");
-    assert_eq!(p.runs[6].params.threads, Some(20));
-    assert_eq!(p.runs[6].coordinates["rate"], 100);
-    assert_eq!(p.runs[6].coordinates["model"], "pool");
+    assert_eq!(p.runs[5].name, "pool-rate=200");
+    assert_eq!(p.runs[5].params.threads, Some(20));
+    assert_eq!(p.runs[5].coordinates["rate"], 200);
+    assert_eq!(p.runs[5].coordinates["model"], "pool");
     assert_eq!(p.scale, 1.0);
     assert_eq!(p.reps, 1);
-    let Work::Http(w) = &p.runs[6].work else {
+    let Work::Http(w) = &p.runs[5].work else {
         panic!("http")
     };
     assert_eq!(w.steps.to_string(), "sleep:100");
-    assert_eq!(w.timeout, Duration::from_secs(2));
+    assert_eq!(w.timeout, Duration::from_secs(1));
     assert!(matches!(w.connections, ConnectionMode::KeepAlive { .. }));
-    assert_eq!(w.driver.duration(), Some(Duration::from_secs(5)));
+    assert_eq!(w.driver.duration(), Some(Duration::from_secs(2)));
 }
 
 #[test]
@@ -87,7 +87,15 @@ fn scale_shrinks_durations_and_raises_rates() {
 fn file_scale_is_the_default_and_flag_wins() {
     let text = BASE.replace("description = \"d\"", "description = \"d\"\nscale = 0.5");
     assert_eq!(plan(&text).scale, 0.5);
-    let p = parse_plan(&text, "t", Overrides { scale: Some(0.2), reps: None }).unwrap();
+    let p = parse_plan(
+        &text,
+        "t",
+        Overrides {
+            scale: Some(0.2),
+            reps: None,
+        },
+    )
+    .unwrap();
     assert_eq!(p.scale, 0.2);
 }
 
@@ -114,7 +122,11 @@ model = "loop-async"
     assert_eq!(names[1], "pool-threads=2-steps=sleep:10-rate=20.5");
     assert!(names.contains(&"loop-async-steps=par(sleep:10,sleep:20)-rate=20.5"));
     // A swept knob is a coordinate of every run; loop-async has none.
-    let la = p.runs.iter().find(|r| r.model == ModelKind::LoopAsync).unwrap();
+    let la = p
+        .runs
+        .iter()
+        .find(|r| r.model == ModelKind::LoopAsync)
+        .unwrap();
     assert!(!la.coordinates.contains_key("threads"));
     let tpr = p
         .runs
@@ -143,7 +155,9 @@ model = "sequential"
     let p = plan(text);
     assert_eq!(p.runs.len(), 2);
     assert_eq!(p.runs[1].name, "sequential-concurrency=8");
-    let Work::Http(w) = &p.runs[1].work else { panic!() };
+    let Work::Http(w) = &p.runs[1].work else {
+        panic!()
+    };
     assert_eq!(
         w.driver,
         Driver::Closed {
@@ -175,10 +189,20 @@ model = "sequential"
 sequential_ms = 100122
 pool8_ms = 13057
 "#;
-    let p = parse_plan(text, "t", Overrides { scale: Some(0.01), reps: None }).unwrap();
+    let p = parse_plan(
+        text,
+        "t",
+        Overrides {
+            scale: Some(0.01),
+            reps: None,
+        },
+    )
+    .unwrap();
     assert_eq!(p.runs.len(), 4);
     assert_eq!(p.runs[0].name, "pool-n=10");
-    let Work::Batch(b) = &p.runs[1].work else { panic!() };
+    let Work::Batch(b) = &p.runs[1].work else {
+        panic!()
+    };
     assert_eq!(b.tasks, TaskMix::Calls { n: 100, ms: 10.0 });
     assert!(b.master.is_none());
     assert_eq!(p.published.as_ref().unwrap()["pool8_ms"], 13057);
@@ -203,40 +227,74 @@ model = "pool"
     let p = plan(text);
     assert_eq!(p.runs.len(), 4);
     assert_eq!(p.runs[3].name, "pool-workers=8-worker=shared-pool");
-    let Work::Batch(b) = &p.runs[3].work else { panic!() };
+    let Work::Batch(b) = &p.runs[3].work else {
+        panic!()
+    };
     let m = b.master.as_ref().unwrap();
-    assert_eq!((m.workers, m.worker, m.shared_pool), (8, WorkerKind::SharedPool, Some(3)));
+    assert_eq!(
+        (m.workers, m.worker, m.shared_pool),
+        (8, WorkerKind::SharedPool, Some(3))
+    );
     assert_eq!(b.seed, 7);
 }
 
 #[test]
 fn bad_presets_name_file_line_and_field() {
     let e = err(&BASE.replace("threads = 20", "thread = 20"));
-    assert!(e.starts_with("t.toml:13: field 'targets.thread': unknown field `thread`"), "{e}");
+    assert!(
+        e.starts_with("t.toml:13: field 'targets.thread': unknown field `thread`"),
+        "{e}"
+    );
     let e = err(&BASE.replace("threads = 20", "threads = \"twenty\""));
-    assert!(e.starts_with("t.toml:13: field 'targets.threads': invalid type"), "{e}");
+    assert!(
+        e.starts_with("t.toml:13: field 'targets.threads': invalid type"),
+        "{e}"
+    );
     let e = err(&BASE.replace("threads = 20", "threads = 0"));
-    assert!(e.contains(":13: field 'targets.threads'") && e.contains("at least 1"), "{e}");
+    assert!(
+        e.contains(":13: field 'targets.threads'") && e.contains("at least 1"),
+        "{e}"
+    );
     let e = err(&BASE.replace("rate = 200", "rate = -5"));
-    assert!(e.contains(":7: field 'load.rate'") && e.contains("above zero"), "{e}");
+    assert!(
+        e.contains(":7: field 'load.rate'") && e.contains("above zero"),
+        "{e}"
+    );
     let e = err(&BASE.replace("\"sleep:100\"", "\"nap:3\""));
-    assert!(e.contains(":6: field 'load.steps'") && e.contains("unknown step"), "{e}");
+    assert!(
+        e.contains(":6: field 'load.steps'") && e.contains("unknown step"),
+        "{e}"
+    );
     let e = err(&BASE.replace("\"5s\"", "\"5\""));
-    assert!(e.contains(":8: field 'load.duration'") && e.contains("missing unit"), "{e}");
+    assert!(
+        e.contains(":8: field 'load.duration'") && e.contains("missing unit"),
+        "{e}"
+    );
     let e = err(&BASE.replace("\"pool\"", "\"fibers\""));
-    assert!(e.contains(":12: field 'targets.model'") && e.contains("unknown variant"), "{e}");
+    assert!(
+        e.contains(":12: field 'targets.model'") && e.contains("unknown variant"),
+        "{e}"
+    );
     let e = err(&BASE.replace("rate = 200\n", ""));
-    assert!(e.starts_with("t.toml:5: field 'load.rate': an open loop needs `rate`"), "{e}");
+    assert!(
+        e.starts_with("t.toml:5: field 'load.rate': an open loop needs `rate`"),
+        "{e}"
+    );
     let e = err(&BASE.replace("rate = 200", "rate = 200\nconcurrency = 3"));
     assert!(e.starts_with("t.toml:8: field 'load.concurrency'"), "{e}");
     let e = err(&BASE.replace("name = \"x\"\n", ""));
     assert!(e.contains("missing field `name`"), "{e}");
-    let e = err(&format!("{BASE}\n[[targets]]\nmodel = \"pool\"\nthreads = 20\n"));
+    let e = err(&format!(
+        "{BASE}\n[[targets]]\nmodel = \"pool\"\nthreads = 20\n"
+    ));
     assert!(e.contains("both be named 'pool'"), "{e}");
     let e = err(&format!("{BASE}\n[[targets]]\nmodel = \"virtual\"\n"));
     assert!(e.starts_with("t.toml:16: field 'targets[1].model'"), "{e}");
     let e = err(&BASE.replace("description = \"d\"", "description = \"d\"\nscale = 2"));
-    assert!(e.contains(":4: field 'scale'") && e.contains("at most 1"), "{e}");
+    assert!(
+        e.contains(":4: field 'scale'") && e.contains("at most 1"),
+        "{e}"
+    );
     let e = err("name = \"x\"\ndescription = [\n");
     assert!(e.starts_with("t.toml:"), "{e}");
     assert!(!e.contains('\n'), "one line: {e}");
@@ -260,10 +318,17 @@ fn custom_commands_and_labels() {
     let p = plan(&text);
     assert_eq!(p.runs[1].name, "tomcat");
     assert_eq!(p.runs[1].coordinates["target"], "tomcat");
-    let Work::Http(w) = &p.runs[1].work else { panic!() };
+    let Work::Http(w) = &p.runs[1].work else {
+        panic!()
+    };
     assert_eq!(w.command.as_ref().unwrap()[3], "--port={port}");
-    let e = err(&format!("{BASE}\n[[targets]]\nmodel = \"pool\"\nruntime = \"jvm\"\n"));
-    assert!(e.contains("field 'targets[1].runtime'") && e.contains("give a `command`"), "{e}");
+    let e = err(&format!(
+        "{BASE}\n[[targets]]\nmodel = \"pool\"\nruntime = \"jvm\"\n"
+    ));
+    assert!(
+        e.contains("field 'targets[1].runtime'") && e.contains("give a `command`"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -82,7 +82,9 @@ impl<'de> Deserialize<'de> for Dur {
             .map_err(|_| de::Error::custom("expected a duration string such as \"5s\""))?;
         let v = iolab_model::parse_duration(&s).map_err(de::Error::custom)?;
         if v.is_zero() {
-            return Err(de::Error::custom(format!("duration '{s}' must be above zero")));
+            return Err(de::Error::custom(format!(
+                "duration '{s}' must be above zero"
+            )));
         }
         Ok(Dur(v))
     }
@@ -115,7 +117,9 @@ impl<'de> Deserialize<'de> for Positive {
         if v.is_finite() && v > 0.0 {
             Ok(Positive(v))
         } else {
-            Err(de::Error::custom(format!("{v} must be a number above zero")))
+            Err(de::Error::custom(format!(
+                "{v} must be a number above zero"
+            )))
         }
     }
 }
@@ -130,7 +134,9 @@ impl<'de> Deserialize<'de> for Count {
         if v >= 1 {
             Ok(Count(v as u64))
         } else {
-            Err(de::Error::custom(format!("{v} must be a whole number of at least 1")))
+            Err(de::Error::custom(format!(
+                "{v} must be a whole number of at least 1"
+            )))
         }
     }
 }

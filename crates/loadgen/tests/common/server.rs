@@ -41,7 +41,10 @@ pub fn spawn(port: u16) -> Server {
     let stats = Arc::new(Stats::default());
     let s = stats.clone();
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(serve(std_listener, s));
     });
     Server { addr, stats }
@@ -51,7 +54,9 @@ pub fn spawn(port: u16) -> Server {
 pub async fn serve(listener: std::net::TcpListener, stats: Arc<Stats>) {
     let listener = TcpListener::from_std(listener).unwrap();
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         stats.accepted.fetch_add(1, Ordering::Relaxed);
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(stream, stats.clone()));
@@ -60,7 +65,8 @@ pub async fn serve(listener: std::net::TcpListener, stats: Arc<Stats>) {
 
 fn query_u64(path: &str, key: &str) -> Option<u64> {
     let q = path.split_once('?')?.1;
-    q.split('&').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+    q.split('&')
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
 }
 
 async fn connection(mut stream: TcpStream, stats: Arc<Stats>) {
@@ -89,7 +95,8 @@ async fn connection(mut stream: TcpStream, stats: Arc<Stats>) {
             "/delay" => {
                 let ms = query_u64(&path, "ms").unwrap_or(0);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
-                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello".to_vec()
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello"
+                    .to_vec()
             }
             "/status" => {
                 let code = query_u64(&path, "code").unwrap_or(200);
@@ -98,10 +105,13 @@ async fn connection(mut stream: TcpStream, stats: Arc<Stats>) {
             "/garbage" => b"THIS IS NOT HTTP\r\n\r\n".to_vec(),
             "/close" => return,
             "/eof" => {
-                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close").await;
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil close")
+                    .await;
                 return;
             }
-            _ => b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello".to_vec(),
+            _ => b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello"
+                .to_vec(),
         };
         if stream.write_all(&reply).await.is_err() {
             return;

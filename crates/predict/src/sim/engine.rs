@@ -15,7 +15,7 @@ use iolab_model::driver::{ConnectionMode, Driver};
 use super::arrivals::Arrivals;
 use super::histogram::Histogram;
 use super::program::{Op, Program, NO_PARENT};
-use super::queue::{Event, EventQueue};
+use super::queue::{Event, EventQueue, Lane};
 use super::resource::{Resource, Then, Waiter};
 use super::server::{Admission, Shape};
 use super::{SimInput, SimOutcome};
@@ -43,7 +43,7 @@ struct Req {
 }
 
 enum Source {
-    Open(Arrivals),
+    Open(Box<Arrivals>),
     Closed {
         requests: Option<u64>,
         until: Option<u64>,
@@ -61,6 +61,11 @@ pub(super) struct Engine<'a> {
     shape: &'a Shape,
     prog: Program,
     q: EventQueue,
+    /// Lane of each node's "done" events (by its duration).
+    node_lane: Vec<Lane>,
+    arrival_lane: Lane,
+    retry_lane: Lane,
+    pg_wait_lane: Lane,
     now: u64,
     reqs: Vec<Req>,
     free: Vec<u32>,
@@ -101,7 +106,7 @@ impl<'a> Engine<'a> {
             Driver::Open { phases, arrival } => {
                 let d: std::time::Duration = phases.iter().map(|p| p.duration).sum();
                 (
-                    Source::Open(Arrivals::new(phases, *arrival)),
+                    Source::Open(Box::new(Arrivals::new(phases, *arrival))),
                     d.as_nanos() as u64,
                 )
             }
@@ -118,14 +123,30 @@ impl<'a> Engine<'a> {
                 )
             }
         };
+        let mut q = EventQueue::default();
+        let node_lane = prog
+            .nodes
+            .iter()
+            .map(|n| match n.op {
+                Op::Cpu { ns } | Op::Io { ns, .. } => q.lane_for_delay(ns),
+                _ => 0,
+            })
+            .collect();
+        let arrival_lane = q.own_lane();
+        let retry_lane = q.lane_for_delay(RETRY_NS);
+        let pg_wait_lane = q.lane_for_delay(PG_WAIT_NS);
         Engine {
             shape,
+            node_lane,
+            arrival_lane,
+            retry_lane,
+            pg_wait_lane,
             threads: shape.request_threads.map(|t| Resource::new(t.cap)),
             cpu: Resource::new(shape.cpu_servers),
             offload: shape.offload.map(Resource::new),
             pg: Resource::new(PG_POOL),
             prog,
-            q: EventQueue::default(),
+            q,
             now: 0,
             reqs: Vec::new(),
             free: Vec::new(),
@@ -161,7 +182,7 @@ impl<'a> Engine<'a> {
         let horizon = match &mut self.source {
             Source::Open(arrivals) => {
                 if let Some(t) = arrivals.next() {
-                    self.q.push(t, Event::Arrival);
+                    self.q.push(self.arrival_lane, t, Event::Arrival);
                 }
                 self.window_ns + self.timeout_ns
             }
@@ -232,7 +253,7 @@ impl<'a> Engine<'a> {
                 self.send();
                 if let Source::Open(a) = &mut self.source {
                     if let Some(t) = a.next() {
-                        self.q.push(t, Event::Arrival);
+                        self.q.push(self.arrival_lane, t, Event::Arrival);
                     }
                 }
             }
@@ -359,7 +380,7 @@ impl<'a> Engine<'a> {
                     node,
                     then: Then::Cpu,
                 }) {
-                    self.q.push(self.now + ns, Event::LeafDone { slot, node });
+                    self.leaf_at(slot, node, ns);
                 }
             }
             Op::Io { .. } => {
@@ -404,12 +425,22 @@ impl<'a> Engine<'a> {
                 then: Then::Pg { id },
             }) {
                 self.pg_waiting.insert(id);
-                self.q
-                    .push(self.now + PG_WAIT_NS, Event::PgWaitOver { id, slot });
+                self.q.push(
+                    self.pg_wait_lane,
+                    self.now + PG_WAIT_NS,
+                    Event::PgWaitOver { id, slot },
+                );
                 return;
             }
         }
-        self.q.push(self.now + ns, Event::LeafDone { slot, node });
+        self.leaf_at(slot, node, ns);
+    }
+
+    /// Schedule the end of leaf `node` of `slot`, `ns` from now.
+    fn leaf_at(&mut self, slot: u32, node: u32, ns: u64) {
+        let lane = self.node_lane[node as usize];
+        self.q
+            .push(lane, self.now + ns, Event::LeafDone { slot, node });
     }
 
     fn leaf_done(&mut self, slot: u32, node: u32) {
@@ -419,13 +450,7 @@ impl<'a> Engine<'a> {
                     let Op::Cpu { ns } = self.prog.nodes[w.node as usize].op else {
                         unreachable!()
                     };
-                    self.q.push(
-                        self.now + ns,
-                        Event::LeafDone {
-                            slot: w.slot,
-                            node: w.node,
-                        },
-                    );
+                    self.leaf_at(w.slot, w.node, ns);
                 }
             }
             Op::Io { pg, .. } => {
@@ -453,13 +478,7 @@ impl<'a> Engine<'a> {
                 let Op::Io { ns, .. } = self.prog.nodes[w.node as usize].op else {
                     unreachable!()
                 };
-                self.q.push(
-                    self.now + ns,
-                    Event::LeafDone {
-                        slot: w.slot,
-                        node: w.node,
-                    },
-                );
+                self.leaf_at(w.slot, w.node, ns);
                 return;
             }
             // that waiter gave up already: hand the connection on
@@ -565,7 +584,8 @@ impl<'a> Engine<'a> {
     fn client_free_again(&mut self, failed_at_once: bool) {
         if let Source::Closed { .. } = self.source {
             if failed_at_once {
-                self.q.push(self.now + RETRY_NS, Event::Send);
+                self.q
+                    .push(self.retry_lane, self.now + RETRY_NS, Event::Send);
             } else if self.may_send() {
                 self.send();
             }

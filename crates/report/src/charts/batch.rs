@@ -21,7 +21,12 @@ fn worker_name(k: WorkerKind) -> &'static str {
 fn tip(r: &RunRecord, total: f64) -> String {
     let scale = r.spec.scale;
     if (scale - 1.0).abs() > 1e-12 {
-        format!("{}: {} ({} unscaled)", r.name, secs(total), secs(total / scale))
+        format!(
+            "{}: {} ({} unscaled)",
+            r.name,
+            secs(total),
+            secs(total / scale)
+        )
     } else {
         format!("{}: {}", r.name, secs(total))
     }
@@ -35,7 +40,10 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
         .collect();
     let scaled = (file.plan.scale - 1.0).abs() > 1e-12;
     let ylabel = if scaled {
-        format!("total time (s, as run; x{} unscaled)", crate::numbers::num(1.0 / file.plan.scale, 2))
+        format!(
+            "total time (s, as run; x{} unscaled)",
+            crate::numbers::num(1.0 / file.plan.scale, 2)
+        )
     } else {
         "total time (s)".to_string()
     };
@@ -62,10 +70,16 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
                 points: done
                     .iter()
                     .filter_map(|r| {
-                        let Work::Batch(b) = &r.spec.work else { return None };
+                        let Work::Batch(b) = &r.spec.work else {
+                            return None;
+                        };
                         let m = b.master.as_ref().filter(|m| m.worker == *k)?;
                         let t = r.batch.as_ref()?.total_s;
-                        Some(Point { x: m.workers as f64, y: t, tip: tip(r, t) })
+                        Some(Point {
+                            x: m.workers as f64,
+                            y: t,
+                            tip: tip(r, t),
+                        })
                     })
                     .collect(),
                 dashed: false,
@@ -81,13 +95,20 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             height: 280.0,
         };
         let (svg, points) = chart.render();
-        out.push(Chart { id: "batch-time-vs-workers".into(), section: Section::Batch, svg, points });
+        out.push(Chart {
+            id: "batch-time-vs-workers".into(),
+            section: Section::Batch,
+            svg,
+            points,
+        });
     }
 
     // E3: one line per executor, x = calls (log).
     let calls: Vec<&&RunRecord> = done
         .iter()
-        .filter(|r| matches!(&r.spec.work, Work::Batch(b) if matches!(b.tasks, TaskMix::Calls { .. })))
+        .filter(
+            |r| matches!(&r.spec.work, Work::Batch(b) if matches!(b.tasks, TaskMix::Calls { .. })),
+        )
         .collect();
     if !calls.is_empty() {
         let runs: Vec<&RunRecord> = calls.iter().map(|r| **r).collect();
@@ -102,10 +123,18 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
                     .iter()
                     .filter(|r| crate::summary::label(r) == *l)
                     .filter_map(|r| {
-                        let Work::Batch(b) = &r.spec.work else { return None };
-                        let TaskMix::Calls { n, .. } = b.tasks else { return None };
+                        let Work::Batch(b) = &r.spec.work else {
+                            return None;
+                        };
+                        let TaskMix::Calls { n, .. } = b.tasks else {
+                            return None;
+                        };
                         let t = r.batch.as_ref()?.total_s;
-                        Some(Point { x: n as f64, y: t, tip: format!("{} calls: {}", count(n), tip(r, t)) })
+                        Some(Point {
+                            x: n as f64,
+                            y: t,
+                            tip: format!("{} calls: {}", count(n), tip(r, t)),
+                        })
                     })
                     .collect(),
                 dashed: false,
@@ -121,7 +150,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             height: 280.0,
         };
         let (svg, points) = chart.render();
-        out.push(Chart { id: "batch-time-vs-calls".into(), section: Section::Batch, svg, points });
+        out.push(Chart {
+            id: "batch-time-vs-calls".into(),
+            section: Section::Batch,
+            svg,
+            points,
+        });
     }
     out
 }

@@ -48,7 +48,13 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
 /// Make a run name safe for a file name.
 pub(crate) fn slug(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 

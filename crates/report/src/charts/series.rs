@@ -6,7 +6,7 @@ use iolab_model::runs::{RunRecord, RunsFile};
 
 use super::{slug, Chart, Section};
 use crate::numbers::{ms, num};
-use crate::svg::line::{plot_on, Axis, Series, Point};
+use crate::svg::line::{plot_on, Axis, Point, Series};
 use crate::svg::scale::{Kind, Scale};
 use crate::svg::{self, c, esc, Rect};
 
@@ -31,13 +31,31 @@ fn panels() -> Vec<Panel> {
             title: "requests per second",
             axis: Axis::new(Kind::Linear, "req/s"),
             lines: |r| {
-                let a = r.attack.as_ref().map(|a| a.series.as_slice()).unwrap_or(&[]);
+                let a = r
+                    .attack
+                    .as_ref()
+                    .map(|a| a.series.as_slice())
+                    .unwrap_or(&[]);
                 let iv = interval(r);
                 let mid = |t: f64| t + iv / 2.0;
                 vec![
-                    ("sent", 0, a.iter().map(|p| (mid(p.t_s), p.sent as f64 / iv)).collect()),
-                    ("ok", 2, a.iter().map(|p| (mid(p.t_s), p.ok as f64 / iv)).collect()),
-                    ("errors", 3, a.iter().map(|p| (mid(p.t_s), p.errors as f64 / iv)).collect()),
+                    (
+                        "sent",
+                        0,
+                        a.iter().map(|p| (mid(p.t_s), p.sent as f64 / iv)).collect(),
+                    ),
+                    (
+                        "ok",
+                        2,
+                        a.iter().map(|p| (mid(p.t_s), p.ok as f64 / iv)).collect(),
+                    ),
+                    (
+                        "errors",
+                        3,
+                        a.iter()
+                            .map(|p| (mid(p.t_s), p.errors as f64 / iv))
+                            .collect(),
+                    ),
                 ]
             },
             unit: |v| format!("{}/s", num(v, 1)),
@@ -46,22 +64,53 @@ fn panels() -> Vec<Panel> {
             title: "p99 latency",
             axis: Axis::new(Kind::Log, "ms, log"),
             lines: |r| {
-                let a = r.attack.as_ref().map(|a| a.series.as_slice()).unwrap_or(&[]);
+                let a = r
+                    .attack
+                    .as_ref()
+                    .map(|a| a.series.as_slice())
+                    .unwrap_or(&[]);
                 let iv = interval(r);
-                vec![("p99", 1, a.iter().filter(|p| p.ok > 0).map(|p| (p.t_s + iv / 2.0, p.p99_ms)).collect())]
+                vec![(
+                    "p99",
+                    1,
+                    a.iter()
+                        .filter(|p| p.ok > 0)
+                        .map(|p| (p.t_s + iv / 2.0, p.p99_ms))
+                        .collect(),
+                )]
             },
             unit: ms,
         },
         Panel {
             title: "target threads",
             axis: Axis::new(Kind::Linear, "threads"),
-            lines: |r| vec![("threads", 4, r.telemetry.series.iter().map(|p| (p.t_s, p.threads as f64)).collect())],
+            lines: |r| {
+                vec![(
+                    "threads",
+                    4,
+                    r.telemetry
+                        .series
+                        .iter()
+                        .map(|p| (p.t_s, p.threads as f64))
+                        .collect(),
+                )]
+            },
             unit: |v| num(v, 0),
         },
         Panel {
             title: "RSS",
             axis: Axis::new(Kind::Linear, "MiB"),
-            lines: |r| vec![("RSS", 5, r.telemetry.series.iter().map(|p| (p.t_s, p.rss_mb)).collect())],
+            lines: |r| {
+                vec![(
+                    "RSS",
+                    5,
+                    r.telemetry
+                        .series
+                        .iter()
+                        .map(|p| (p.t_s, p.rss_mb))
+                        .collect(),
+                )]
+            },
             unit: |v| format!("{} MiB", num(v, 1)),
         },
         Panel {
@@ -71,7 +120,11 @@ fn panels() -> Vec<Panel> {
                 vec![(
                     "in flight",
                     6,
-                    r.telemetry.series.iter().filter_map(|p| Some((p.t_s, p.in_flight?))).collect(),
+                    r.telemetry
+                        .series
+                        .iter()
+                        .filter_map(|p| Some((p.t_s, p.in_flight?)))
+                        .collect(),
                 )]
             },
             unit: |v| num(v, 0),
@@ -83,7 +136,10 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     let runs: Vec<&RunRecord> = file
         .runs
         .iter()
-        .filter(|r| r.attack.as_ref().is_some_and(|a| !a.series.is_empty()) || !r.telemetry.series.is_empty())
+        .filter(|r| {
+            r.attack.as_ref().is_some_and(|a| !a.series.is_empty())
+                || !r.telemetry.series.is_empty()
+        })
         .collect();
     if runs.is_empty() {
         return vec![];
@@ -91,7 +147,11 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     let panels = panels();
     // One clock and one y scale per column for every run.
     let all_x = runs.iter().flat_map(|r| {
-        panels.iter().flat_map(move |p| (p.lines)(r).into_iter().flat_map(|l| l.2.into_iter().map(|v| v.0)))
+        panels.iter().flat_map(move |p| {
+            (p.lines)(r)
+                .into_iter()
+                .flat_map(|l| l.2.into_iter().map(|v| v.0))
+        })
     });
     let (x0, x1) = all_x.fold((0.0f64, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
     let xaxis = Axis::new(Kind::Linear, "time since start (s, as run)");
@@ -99,7 +159,11 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     let ydomains: Vec<(f64, f64)> = panels
         .iter()
         .map(|p| {
-            p.axis.domain(runs.iter().flat_map(|r| (p.lines)(r).into_iter().flat_map(|l| l.2.into_iter().map(|v| v.1))))
+            p.axis.domain(runs.iter().flat_map(|r| {
+                (p.lines)(r)
+                    .into_iter()
+                    .flat_map(|l| l.2.into_iter().map(|v| v.1))
+            }))
         })
         .collect();
 
@@ -116,7 +180,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
         ));
         let mut points = 0;
         for (i, p) in panels.iter().enumerate() {
-            let f = Rect { x: left + i as f64 * (pw + gap), y: top, w: pw, h: ph };
+            let f = Rect {
+                x: left + i as f64 * (pw + gap),
+                y: top,
+                w: pw,
+                h: ph,
+            };
             s.push_str(&format!(
                 "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333333\">{}</text>",
                 c(f.x),
@@ -130,17 +199,43 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
                     colour: slot,
                     points: pts
                         .into_iter()
-                        .map(|(x, y)| Point { x, y, tip: format!("{name} at {} s: {}", num(x, 2), (p.unit)(y)) })
+                        .map(|(x, y)| Point {
+                            x,
+                            y,
+                            tip: format!("{name} at {} s: {}", num(x, 2), (p.unit)(y)),
+                        })
                         .collect(),
                     dashed: false,
                     markers: false,
                 })
                 .collect();
-            let xs = Scale { kind: Kind::Linear, d0: xd0, d1: xd1, r0: f.x, r1: f.x + f.w };
+            let xs = Scale {
+                kind: Kind::Linear,
+                d0: xd0,
+                d1: xd1,
+                r0: f.x,
+                r1: f.x + f.w,
+            };
             let yd = ydomains[i];
-            let ys = Scale { kind: p.axis.kind, d0: yd.0, d1: yd.1, r0: f.y + f.h, r1: f.y };
-            let xa = Axis { label: if i == 2 { xaxis.label.clone() } else { String::new() }, ..xaxis.clone() };
-            let ya = Axis { label: p.axis.label.clone(), ..p.axis.clone() };
+            let ys = Scale {
+                kind: p.axis.kind,
+                d0: yd.0,
+                d1: yd.1,
+                r0: f.y + f.h,
+                r1: f.y,
+            };
+            let xa = Axis {
+                label: if i == 2 {
+                    xaxis.label.clone()
+                } else {
+                    String::new()
+                },
+                ..xaxis.clone()
+            };
+            let ya = Axis {
+                label: p.axis.label.clone(),
+                ..p.axis.clone()
+            };
             points += plot_on(&mut s, f, &xs, &ys, &xa, &ya, &series, 9.0);
             if series.iter().all(|s| s.points.is_empty()) {
                 s.push_str(&format!(
@@ -164,7 +259,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             kx += 60.0;
         }
         s.push_str(svg::close());
-        out.push(Chart { id: format!("series-{}", slug(&r.name)), section: Section::Series, svg: s, points });
+        out.push(Chart {
+            id: format!("series-{}", slug(&r.name)),
+            section: Section::Series,
+            svg: s,
+            points,
+        });
     }
     out
 }

@@ -44,7 +44,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             continue;
         }
         let chart = LineChart {
-            title: format!("Latency by percentile · {}", g.title),
+            title: format!("Latency by percentile · {}", g.short),
             x: Axis::new(Kind::Percentile, "percentile (scale 1/(1-p))"),
             y: Axis::new(Kind::Log, "latency (ms, log)"),
             series,
@@ -52,7 +52,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             height: 240.0,
         };
         let (svg, points) = chart.render();
-        out.push(Chart { id: format!("spectrum-{}", gi + 1), section: Section::Spectrum, svg, points });
+        out.push(Chart {
+            id: format!("spectrum-{}", gi + 1),
+            section: Section::Spectrum,
+            svg,
+            points,
+        });
     }
     out
 }

@@ -31,7 +31,11 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
         return vec![];
     }
     let open = runs.iter().all(|r| x_of(r).is_some_and(|x| x.1));
-    let xlabel = if open { "offered rate (req/s, as run)" } else { "clients (closed loop)" };
+    let xlabel = if open {
+        "offered rate (req/s, as run)"
+    } else {
+        "clients (closed loop)"
+    };
     let labels = slots(&runs);
     let scaled = (file.plan.scale - 1.0).abs() > 1e-12;
     let note = if scaled {
@@ -41,60 +45,87 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     };
     type Get = fn(&RunRecord) -> Option<f64>;
     type GetPred = fn(&iolab_model::predict::Prediction) -> f64;
-    let make = |id: &str, title: String, y: Axis, get: Get, pred: GetPred, fmt: fn(f64) -> String| {
-        let mut series = Vec::new();
-        for (slot, l) in labels.iter().enumerate() {
-            let mine: Vec<&&RunRecord> =
-                runs.iter().filter(|r| crate::summary::label(r) == *l).collect();
-            let pts: Vec<Point> = mine
-                .iter()
-                .filter_map(|r| {
-                    let x = x_of(r)?.0;
-                    let y = get(r)?;
-                    Some(Point { x, y, tip: format!("{l} at {}: {}", rate(x), fmt(y)) })
-                })
-                .collect();
-            series.push(Series { name: l.clone(), colour: slot, points: pts, dashed: false, markers: true });
-            let pp: Vec<Point> = mine
-                .iter()
-                .filter_map(|r| {
-                    let p = r.prediction.as_ref()?;
-                    let x = x_of(r)?.0;
-                    let y = pred(p);
-                    let err = get(r)
-                        .filter(|m| *m != 0.0)
-                        .map(|m| format!(", error {:+.0}%", (y - m) / m * 100.0))
-                        .unwrap_or_default();
-                    Some(Point { x, y, tip: format!("{l} predicted at {}: {}{err}", rate(x), fmt(y)) })
-                })
-                .collect();
-            if !pp.is_empty() {
+    let make =
+        |id: &str, title: String, y: Axis, get: Get, pred: GetPred, fmt: fn(f64) -> String| {
+            let mut series = Vec::new();
+            for (slot, l) in labels.iter().enumerate() {
+                let mine: Vec<&&RunRecord> = runs
+                    .iter()
+                    .filter(|r| crate::summary::label(r) == *l)
+                    .collect();
+                let pts: Vec<Point> = mine
+                    .iter()
+                    .filter_map(|r| {
+                        let x = x_of(r)?.0;
+                        let y = get(r)?;
+                        Some(Point {
+                            x,
+                            y,
+                            tip: format!("{l} at {}: {}", rate(x), fmt(y)),
+                        })
+                    })
+                    .collect();
                 series.push(Series {
-                    name: format!("{l} (predicted)"),
+                    name: l.clone(),
                     colour: slot,
-                    points: pp,
-                    dashed: true,
+                    points: pts,
+                    dashed: false,
                     markers: true,
                 });
+                let pp: Vec<Point> = mine
+                    .iter()
+                    .filter_map(|r| {
+                        let p = r.prediction.as_ref()?;
+                        let x = x_of(r)?.0;
+                        let y = pred(p);
+                        let err = get(r)
+                            .filter(|m| *m != 0.0)
+                            .map(|m| format!(", error {:+.0}%", (y - m) / m * 100.0))
+                            .unwrap_or_default();
+                        Some(Point {
+                            x,
+                            y,
+                            tip: format!("{l} predicted at {}: {}{err}", rate(x), fmt(y)),
+                        })
+                    })
+                    .collect();
+                if !pp.is_empty() {
+                    series.push(Series {
+                        name: format!("{l} (predicted)"),
+                        colour: slot,
+                        points: pp,
+                        dashed: true,
+                        markers: true,
+                    });
+                }
             }
-        }
-        let chart = LineChart {
-            title,
-            x: Axis::new(Kind::Linear, xlabel),
-            y,
-            series,
-            width: 560.0,
-            height: 280.0,
+            let chart = LineChart {
+                title,
+                x: Axis::new(Kind::Linear, xlabel),
+                y,
+                series,
+                width: 560.0,
+                height: 280.0,
+            };
+            let (svg, points) = chart.render();
+            Chart {
+                id: id.to_string(),
+                section: Section::Sweep,
+                svg,
+                points,
+            }
         };
-        let (svg, points) = chart.render();
-        Chart { id: id.to_string(), section: Section::Sweep, svg, points }
-    };
     vec![
         make(
             "success-vs-rate",
             format!("Success ratio vs load{note}"),
             Axis::new(Kind::Linear, "2xx within timeout / planned (%)").fixed(0.0, 100.0),
-            |r| r.attack.as_ref().filter(|a| a.requests.planned > 0).map(|a| a.success_ratio() * 100.0),
+            |r| {
+                r.attack
+                    .as_ref()
+                    .filter(|a| a.requests.planned > 0)
+                    .map(|a| a.success_ratio() * 100.0)
+            },
             |p| p.success_ratio * 100.0,
             |v| percent(v / 100.0),
         ),
@@ -102,7 +133,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             "p50-vs-rate",
             format!("Median latency (p50) vs load{note}"),
             Axis::new(Kind::Log, "p50 latency (ms, log)"),
-            |r| r.attack.as_ref().map(|a| a.latency_ms.p50).filter(|v| *v > 0.0),
+            |r| {
+                r.attack
+                    .as_ref()
+                    .map(|a| a.latency_ms.p50)
+                    .filter(|v| *v > 0.0)
+            },
             |p| p.latency_ms.p50,
             ms,
         ),
@@ -110,7 +146,12 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             "p99-vs-rate",
             format!("Tail latency (p99) vs load{note}"),
             Axis::new(Kind::Log, "p99 latency (ms, log)"),
-            |r| r.attack.as_ref().map(|a| a.latency_ms.p99).filter(|v| *v > 0.0),
+            |r| {
+                r.attack
+                    .as_ref()
+                    .map(|a| a.latency_ms.p99)
+                    .filter(|v| *v > 0.0)
+            },
             |p| p.latency_ms.p99,
             ms,
         ),

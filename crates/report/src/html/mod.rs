@@ -17,7 +17,6 @@ pub fn render(file: &RunsFile) -> String {
     let mut body = String::new();
     body.push_str(&sections::header(file));
     body.push_str(&sections::glance(file));
-    body.push_str(&sections::tables(file));
 
     let sweep: Vec<_> = pick(Section::Sweep).collect();
     if !sweep.is_empty() {
@@ -33,6 +32,7 @@ pub fn render(file: &RunsFile) -> String {
     }
     body.push_str(&sections::predictions(file));
     body.push_str(&sections::published(file));
+    body.push_str(&sections::tables(file));
     let spectra: Vec<_> = pick(Section::Spectrum).collect();
     if !spectra.is_empty() {
         body.push_str("<section id=\"spectrum\"><h2>Latency percentile spectrum</h2><p class=\"note\">HdrHistogram style: the x axis stretches the tail (each step right is ten times rarer), latency of answered requests from the intended send time.</p><div class=\"charts\">");

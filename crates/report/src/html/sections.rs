@@ -37,7 +37,11 @@ pub fn glance(file: &RunsFile) -> String {
     });
     s.push_str("</p><table class=\"glance\"><thead><tr><th></th>");
     for g in &gs {
-        s.push_str(&format!("<th>{}</th>", esc(&g.title)));
+        s.push_str(&format!(
+            "<th><span title=\"{}\">{}</span></th>",
+            esc(&g.title),
+            esc(&g.short)
+        ));
     }
     s.push_str("</tr></thead><tbody>");
     for l in &labels {
@@ -47,7 +51,11 @@ pub fn glance(file: &RunsFile) -> String {
             let cell = match hit.map(|i| (i, &file.runs[i])) {
                 None => "<td class=\"none\">·</td>".to_string(),
                 Some((i, r)) => {
-                    let star = if g.best == Some(i) { format!(" {BEST}") } else { String::new() };
+                    let star = if g.best == Some(i) {
+                        format!(" {BEST}")
+                    } else {
+                        String::new()
+                    };
                     if let Some(a) = r.attack.as_ref().filter(|_| r.outcome.is_completed()) {
                         let ok = a.success_ratio();
                         let (class, sym) = if ok >= 0.999 {
@@ -84,14 +92,26 @@ pub fn tables(file: &RunsFile) -> String {
         let grid = table::grid(file, &rows, &g);
         s.push_str(&format!("<h3>{}</h3><table><thead><tr>", esc(&g.title)));
         for (h, n) in grid.header.iter().zip(&grid.numeric) {
-            s.push_str(&format!("<th{}>{}</th>", if *n { " class=\"n\"" } else { "" }, esc(h)));
+            s.push_str(&format!(
+                "<th{}>{}</th>",
+                if *n { " class=\"n\"" } else { "" },
+                esc(h)
+            ));
         }
         s.push_str("</tr></thead><tbody>");
         for (row, &i) in grid.rows.iter().zip(&g.runs) {
-            let best = if g.best == Some(i) { " class=\"best\"" } else { "" };
+            let best = if g.best == Some(i) {
+                " class=\"best\""
+            } else {
+                ""
+            };
             s.push_str(&format!("<tr{best}>"));
             for (v, n) in row.iter().zip(&grid.numeric) {
-                s.push_str(&format!("<td{}>{}</td>", if *n { " class=\"n\"" } else { "" }, esc(v)));
+                s.push_str(&format!(
+                    "<td{}>{}</td>",
+                    if *n { " class=\"n\"" } else { "" },
+                    esc(v)
+                ));
             }
             s.push_str("</tr>");
         }
@@ -107,20 +127,31 @@ pub fn tables(file: &RunsFile) -> String {
 
 fn err_pct(pred: f64, measured: f64) -> String {
     if measured == 0.0 {
-        if pred == 0.0 { "0%".into() } else { "-".into() }
+        if pred == 0.0 {
+            "0%".into()
+        } else {
+            "-".into()
+        }
     } else {
         format!("{:+.0}%", (pred - measured) / measured * 100.0)
     }
 }
 
 pub fn predictions(file: &RunsFile) -> String {
-    let with: Vec<_> = file.runs.iter().filter(|r| r.prediction.is_some() && r.attack.is_some()).collect();
+    let with: Vec<_> = file
+        .runs
+        .iter()
+        .filter(|r| r.prediction.is_some() && r.attack.is_some())
+        .collect();
     if with.is_empty() {
         return String::new();
     }
     let mut s = String::from("<section id=\"predictions\"><h2>Predicted vs measured</h2><p class=\"note\">Error = (predicted − measured) / measured. Predictions come from <code>iolab predict</code> (queueing formulas), made without running anything.</p><table><thead><tr><th>run</th><th class=\"n\">success predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p50 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p99 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th></tr></thead><tbody>");
     for r in with {
-        let (p, a) = (r.prediction.as_ref().expect("filtered"), r.attack.as_ref().expect("filtered"));
+        let (p, a) = (
+            r.prediction.as_ref().expect("filtered"),
+            r.attack.as_ref().expect("filtered"),
+        );
         s.push_str(&format!(
             "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             esc(&r.name),
@@ -172,14 +203,33 @@ pub fn environment(file: &RunsFile) -> String {
         ("CPU".into(), e.cpu_model.clone()),
         ("kernel".into(), e.kernel.clone()),
         ("memory".into(), format!("{} MiB", e.memory_mb)),
-        ("open files (soft, hard)".into(), format!("{}, {}", e.nofile.0, e.nofile.1)),
-        ("ephemeral ports".into(), format!("{}-{}", e.port_range.0, e.port_range.1)),
-        ("tcp_tw_reuse".into(), e.tcp_tw_reuse.map_or("-".into(), |v| v.to_string())),
+        (
+            "open files (soft, hard)".into(),
+            format!("{}, {}", e.nofile.0, e.nofile.1),
+        ),
+        (
+            "ephemeral ports".into(),
+            format!("{}-{}", e.port_range.0, e.port_range.1),
+        ),
+        (
+            "tcp_tw_reuse".into(),
+            e.tcp_tw_reuse.map_or("-".into(), |v| v.to_string()),
+        ),
         ("threads-max".into(), opt(e.threads_max)),
         ("pid_max".into(), opt(e.pid_max)),
         ("somaxconn".into(), opt(e.somaxconn)),
-        ("git commit".into(), e.git_commit.clone().unwrap_or_else(|| "-".into())),
-        ("started / finished (UTC)".into(), format!("{} / {}", file.started_utc, file.finished_utc.as_deref().unwrap_or("-"))),
+        (
+            "git commit".into(),
+            e.git_commit.clone().unwrap_or_else(|| "-".into()),
+        ),
+        (
+            "started / finished (UTC)".into(),
+            format!(
+                "{} / {}",
+                file.started_utc,
+                file.finished_utc.as_deref().unwrap_or("-")
+            ),
+        ),
         ("time-scale".into(), num(file.plan.scale, 4)),
         ("repetitions".into(), file.plan.reps.to_string()),
         ("warm-up".into(), secs(file.plan.warmup.as_secs_f64())),
@@ -191,12 +241,21 @@ pub fn environment(file: &RunsFile) -> String {
         let cpus: Vec<String> = v.iter().map(|c| c.to_string()).collect();
         facts.push((format!("{k} pinned to CPUs"), cpus.join(",")));
     }
-    let mut s = String::from("<section id=\"environment\"><h2>Environment and rerun</h2><table><tbody>");
+    let mut s =
+        String::from("<section id=\"environment\"><h2>Environment and rerun</h2><table><tbody>");
     for (k, v) in facts {
-        s.push_str(&format!("<tr><th>{}</th><td>{}</td></tr>", esc(&k), esc(&v)));
+        s.push_str(&format!(
+            "<tr><th>{}</th><td>{}</td></tr>",
+            esc(&k),
+            esc(&v)
+        ));
     }
     s.push_str("</tbody></table>");
-    let cmd = if e.command.is_empty() { format!("iolab run {}", file.plan.name) } else { e.command.clone() };
+    let cmd = if e.command.is_empty() {
+        format!("iolab run {}", file.plan.name)
+    } else {
+        e.command.clone()
+    };
     s.push_str(&format!(
         "<h3>Rerun</h3><pre>{}</pre><h3>Re-render this report from the saved results</h3><pre>iolab report RESULTS_DIR --format html -o report.html</pre>",
         esc(&cmd)

@@ -4,7 +4,15 @@ use super::scale::Scale;
 use super::{c, esc, Rect};
 
 /// Draw both axes of a plot area, with light grid lines at the ticks.
-pub fn draw(out: &mut String, f: Rect, x: &Scale, y: &Scale, xlabel: &str, ylabel: &str, font: f64) {
+pub fn draw(
+    out: &mut String,
+    f: Rect,
+    x: &Scale,
+    y: &Scale,
+    xlabel: &str,
+    ylabel: &str,
+    font: f64,
+) {
     out.push_str("<g class=\"axes\" fill=\"#333333\">");
     for (v, l) in x.ticks() {
         let px = x.map(v);

@@ -18,6 +18,9 @@ pub struct Entry {
 
 const ROW: f64 = 18.0;
 
+/// Palette index of the neutral entry (black) used for "predicted".
+pub const GREY: usize = 6;
+
 fn entry_width(e: &Entry) -> f64 {
     34.0 + e.name.chars().count() as f64 * 6.6 + 14.0
 }
@@ -64,7 +67,14 @@ pub fn draw(out: &mut String, x0: f64, y0: f64, width: f64, entries: &[Entry]) {
             c(ly),
             colour(e.colour)
         ));
-        out.push_str(&marker_svg(marker(e.colour), lx + 13.0, ly, colour(e.colour), e.dashed, ""));
+        out.push_str(&marker_svg(
+            marker(e.colour),
+            lx + 13.0,
+            ly,
+            colour(e.colour),
+            e.dashed,
+            "",
+        ));
         out.push_str(&format!(
             "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#222222\">{}</text>",
             c(lx + 32.0),

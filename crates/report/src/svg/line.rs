@@ -69,9 +69,19 @@ impl Axis {
         let usable = |v: &f64| v.is_finite() && (self.kind != Kind::Log || *v > 0.0);
         let (lo, hi) = values
             .filter(usable)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
-        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (1.0, 10.0) };
-        let lo = if self.kind == Kind::Linear { lo.min(0.0) } else { lo };
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v), b.max(v))
+            });
+        let (lo, hi) = if lo.is_finite() {
+            (lo, hi)
+        } else {
+            (1.0, 10.0)
+        };
+        let lo = if self.kind == Kind::Linear {
+            lo.min(0.0)
+        } else {
+            lo
+        };
         let (a, b) = Scale::nice(self.kind, lo, hi);
         (self.min.unwrap_or(a), self.max.unwrap_or(b))
     }
@@ -91,15 +101,31 @@ pub fn marker_svg(m: Marker, x: f64, y: f64, fill: &str, hollow: bool, tip: &str
     };
     let r = 4.0;
     let shape = match m {
-        Marker::Circle => format!("<circle cx=\"{}\" cy=\"{}\" r=\"{r}\" {paint}>{title}</circle>", c(x), c(y)),
+        Marker::Circle => format!(
+            "<circle cx=\"{}\" cy=\"{}\" r=\"{r}\" {paint}>{title}</circle>",
+            c(x),
+            c(y)
+        ),
         Marker::Square => format!(
             "<rect x=\"{}\" y=\"{}\" width=\"7\" height=\"7\" {paint}>{title}</rect>",
             c(x - 3.5),
             c(y - 3.5)
         ),
-        Marker::Triangle => poly(&[(x, y - r - 0.5), (x + r, y + r * 0.8), (x - r, y + r * 0.8)], &paint, &title),
-        Marker::Down => poly(&[(x, y + r + 0.5), (x + r, y - r * 0.8), (x - r, y - r * 0.8)], &paint, &title),
-        Marker::Diamond => poly(&[(x, y - r - 1.0), (x + r, y), (x, y + r + 1.0), (x - r, y)], &paint, &title),
+        Marker::Triangle => poly(
+            &[(x, y - r - 0.5), (x + r, y + r * 0.8), (x - r, y + r * 0.8)],
+            &paint,
+            &title,
+        ),
+        Marker::Down => poly(
+            &[(x, y + r + 0.5), (x + r, y - r * 0.8), (x - r, y - r * 0.8)],
+            &paint,
+            &title,
+        ),
+        Marker::Diamond => poly(
+            &[(x, y - r - 1.0), (x + r, y), (x, y + r + 1.0), (x - r, y)],
+            &paint,
+            &title,
+        ),
         Marker::Cross => format!(
             "<path d=\"M{} {}h8v3h-8zM{} {}h3v8h-3z\" {paint}>{title}</path>",
             c(x - 4.0),
@@ -112,16 +138,41 @@ pub fn marker_svg(m: Marker, x: f64, y: f64, fill: &str, hollow: bool, tip: &str
 }
 
 fn poly(p: &[(f64, f64)], paint: &str, title: &str) -> String {
-    let pts: Vec<String> = p.iter().map(|(x, y)| format!("{},{}", c(*x), c(*y))).collect();
-    format!("<polygon points=\"{}\" {paint}>{title}</polygon>", pts.join(" "))
+    let pts: Vec<String> = p
+        .iter()
+        .map(|(x, y)| format!("{},{}", c(*x), c(*y)))
+        .collect();
+    format!(
+        "<polygon points=\"{}\" {paint}>{title}</polygon>",
+        pts.join(" ")
+    )
 }
 
 /// Draw series into a frame with both axes; returns the number of points drawn.
-pub fn plot(out: &mut String, f: Rect, xa: &Axis, ya: &Axis, series: &[Series], font: f64) -> usize {
+pub fn plot(
+    out: &mut String,
+    f: Rect,
+    xa: &Axis,
+    ya: &Axis,
+    series: &[Series],
+    font: f64,
+) -> usize {
     let xd = xa.domain(series.iter().flat_map(|s| s.points.iter().map(|p| p.x)));
     let yd = ya.domain(series.iter().flat_map(|s| s.points.iter().map(|p| p.y)));
-    let xs = Scale { kind: xa.kind, d0: xd.0, d1: xd.1, r0: f.x, r1: f.x + f.w };
-    let ys = Scale { kind: ya.kind, d0: yd.0, d1: yd.1, r0: f.y + f.h, r1: f.y };
+    let xs = Scale {
+        kind: xa.kind,
+        d0: xd.0,
+        d1: xd.1,
+        r0: f.x,
+        r1: f.x + f.w,
+    };
+    let ys = Scale {
+        kind: ya.kind,
+        d0: yd.0,
+        d1: yd.1,
+        r0: f.y + f.h,
+        r1: f.y,
+    };
     plot_on(out, f, &xs, &ys, xa, ya, series, font)
 }
 
@@ -158,7 +209,10 @@ pub fn plot_on(
                 clamp(ys.map(p.y), f.y, f.y + f.h),
             )
         };
-        out.push_str(&format!("<g class=\"series\" data-name=\"{}\">", esc(&s.name)));
+        out.push_str(&format!(
+            "<g class=\"series\" data-name=\"{}\">",
+            esc(&s.name)
+        ));
         if pts.len() > 1 {
             let line: Vec<String> = pts
                 .iter()
@@ -167,7 +221,11 @@ pub fn plot_on(
                     format!("{},{}", c(x), c(y))
                 })
                 .collect();
-            let dash = if s.dashed { " stroke-dasharray=\"6 4\"" } else { "" };
+            let dash = if s.dashed {
+                " stroke-dasharray=\"6 4\""
+            } else {
+                ""
+            };
             let width = if s.markers { 2.0 } else { 1.5 };
             out.push_str(&format!(
                 "<polyline points=\"{}\" fill=\"none\" stroke=\"{col}\" stroke-width=\"{width}\" stroke-linejoin=\"round\"{dash}/>",
@@ -214,12 +272,24 @@ pub struct LineChart {
 impl LineChart {
     /// The SVG and the number of points drawn.
     pub fn render(&self) -> (String, usize) {
-        let entries: Vec<Entry> = self
+        // Predictions share their model's colour: one legend entry says "dashed".
+        let mut entries: Vec<Entry> = self
             .series
             .iter()
-            .filter(|s| !s.points.is_empty())
-            .map(|s| Entry { name: s.name.clone(), colour: s.colour, dashed: s.dashed })
+            .filter(|s| !s.points.is_empty() && !s.dashed)
+            .map(|s| Entry {
+                name: s.name.clone(),
+                colour: s.colour,
+                dashed: false,
+            })
             .collect();
+        if self.series.iter().any(|s| s.dashed && !s.points.is_empty()) {
+            entries.push(Entry {
+                name: "predicted (dashed, hollow)".into(),
+                colour: legend::GREY,
+                dashed: true,
+            });
+        }
         let (left, right, top) = (70.0, 20.0, 34.0);
         let lw = self.width - left - right;
         let lh = legend::height(&entries, lw);
@@ -230,7 +300,12 @@ impl LineChart {
             c(left - 40.0),
             esc(&self.title)
         ));
-        let f = Rect { x: left, y: top, w: lw, h: self.height };
+        let f = Rect {
+            x: left,
+            y: top,
+            w: lw,
+            h: self.height,
+        };
         let n = plot(&mut out, f, &self.x, &self.y, &self.series, 11.0);
         legend::draw(&mut out, left, top + self.height + 48.0, lw, &entries);
         out.push_str(super::close());

@@ -44,7 +44,10 @@ impl Scale {
         match kind {
             Kind::Linear => {
                 let (lo, hi) = if hi - lo < 1e-12 {
-                    (lo - 1.0_f64.max(lo.abs() * 0.1), hi + 1.0_f64.max(hi.abs() * 0.1))
+                    (
+                        lo - 1.0_f64.max(lo.abs() * 0.1),
+                        hi + 1.0_f64.max(hi.abs() * 0.1),
+                    )
                 } else {
                     (lo, hi)
                 };
@@ -54,10 +57,26 @@ impl Scale {
             Kind::Log => {
                 let lo = lo.max(1e-9);
                 let hi = hi.max(lo);
-                let a = 10f64.powf(lo.log10().floor());
-                let mut b = 10f64.powf(hi.log10().ceil());
+                // Round out to 1-2-5 steps, not whole decades: less empty space.
+                let down = |v: f64| {
+                    let d = 10f64.powf(v.log10().floor());
+                    [5.0, 2.0, 1.0]
+                        .into_iter()
+                        .map(|m| m * d)
+                        .find(|&x| x <= v * 1.000_001)
+                        .unwrap_or(d)
+                };
+                let up = |v: f64| {
+                    let d = 10f64.powf(v.log10().floor());
+                    [1.0, 2.0, 5.0, 10.0]
+                        .into_iter()
+                        .map(|m| m * d)
+                        .find(|&x| x >= v * 0.999_999)
+                        .unwrap_or(d * 10.0)
+                };
+                let (a, mut b) = (down(lo), up(hi));
                 if b <= a {
-                    b = a * 10.0;
+                    b = up(a * 1.5);
                 }
                 (a, b)
             }
@@ -97,20 +116,22 @@ impl Scale {
             }
             Kind::Log => {
                 let mut out = Vec::new();
-                let decades = (self.d1 / self.d0).log10().round() as i32;
-                let mut v = self.d0;
-                while v <= self.d1 * 1.000_001 {
-                    out.push((v, label(v)));
-                    if decades <= 2 {
-                        for m in [2.0, 5.0] {
-                            if v * m < self.d1 {
-                                out.push((v * m, label(v * m)));
-                            }
+                let decades = (self.d1 / self.d0).log10();
+                let mults: &[f64] = if decades <= 2.5 {
+                    &[1.0, 2.0, 5.0]
+                } else {
+                    &[1.0]
+                };
+                let mut d = 10f64.powf(self.d0.log10().floor());
+                while d <= self.d1 * 1.000_001 {
+                    for m in mults {
+                        let v = d * m;
+                        if v >= self.d0 * 0.999_999 && v <= self.d1 * 1.000_001 {
+                            out.push((v, label(v)));
                         }
                     }
-                    v *= 10.0;
+                    d *= 10.0;
                 }
-                out.sort_by(|a, b| a.0.total_cmp(&b.0));
                 out
             }
             Kind::Percentile => [0.0, 90.0, 99.0, 99.9, 99.99, 99.999, 99.9999]
@@ -160,12 +181,27 @@ mod tests {
     #[test]
     fn nice_ranges_and_ticks() {
         assert_eq!(Scale::nice(Kind::Linear, 0.0, 780.0), (0.0, 800.0));
-        assert_eq!(Scale::nice(Kind::Log, 0.9, 2100.0), (0.1, 10_000.0));
-        let s = Scale { kind: Kind::Log, d0: 1.0, d1: 1000.0, r0: 0.0, r1: 300.0 };
+        assert_eq!(Scale::nice(Kind::Log, 0.9, 2100.0), (0.5, 5_000.0));
+        let s = Scale {
+            kind: Kind::Log,
+            d0: 1.0,
+            d1: 1000.0,
+            r0: 0.0,
+            r1: 300.0,
+        };
         assert_eq!(s.map(10.0).round(), 100.0);
-        let p = Scale { kind: Kind::Percentile, d0: 0.0, d1: 99.9, r0: 0.0, r1: 300.0 };
+        let p = Scale {
+            kind: Kind::Percentile,
+            d0: 0.0,
+            d1: 99.9,
+            r0: 0.0,
+            r1: 300.0,
+        };
         assert_eq!(p.map(99.0).round(), 200.0);
-        assert_eq!(p.ticks().iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["0%", "90%", "99%", "99.9%"]);
+        assert_eq!(
+            p.ticks().iter().map(|t| t.1.as_str()).collect::<Vec<_>>(),
+            ["0%", "90%", "99%", "99.9%"]
+        );
         assert_eq!(label(2000.0), "2k");
     }
 }

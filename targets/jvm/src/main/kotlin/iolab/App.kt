@@ -63,7 +63,17 @@ fun start(args: Array<String>): ConfigurableApplicationContext {
     return app.run(*args)
 }
 
+/** Longest a SIGTERM may take: Netty's graceful shutdown needs its loop threads, which under
+ *  `loop-blocking` may be asleep for a long queue of requests. */
+private const val SHUTDOWN_GRACE_MS = 3_000L
+
 fun main(args: Array<String>) {
+    Runtime.getRuntime().addShutdownHook(
+        Thread.ofPlatform().daemon(true).unstarted {
+            Thread.sleep(SHUTDOWN_GRACE_MS)
+            Runtime.getRuntime().halt(143)
+        },
+    )
     try {
         start(args)
     } catch (e: UsageError) {
