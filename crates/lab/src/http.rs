@@ -48,10 +48,11 @@ pub fn get(url: &str, timeout: Duration) -> std::io::Result<Response> {
     };
     s.set_write_timeout(Some(left()))?;
     s.set_nodelay(true)?;
-    write!(
-        s,
+    // One write: a peer that answers after its first read must see it all.
+    let request = format!(
         "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nUser-Agent: iolab-run\r\n\r\n"
-    )?;
+    );
+    s.write_all(request.as_bytes())?;
     let mut buf = Vec::with_capacity(4096);
     let mut chunk = [0u8; 8192];
     loop {
@@ -153,8 +154,13 @@ mod tests {
         let h = std::thread::spawn(move || {
             for body in ["ok", "4\r\nabcd\r\n2\r\nef\r\n0\r\n\r\n"] {
                 let (mut s, _) = l.accept().unwrap();
-                let mut req = [0u8; 1024];
-                let _ = s.read(&mut req).unwrap();
+                let mut req = Vec::new();
+                let mut b = [0u8; 1024];
+                while find(&req, b"\r\n\r\n").is_none() {
+                    let n = s.read(&mut b).unwrap();
+                    assert!(n > 0, "request cut short");
+                    req.extend_from_slice(&b[..n]);
+                }
                 let head = if body == "ok" {
                     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n".to_string()
                 } else {

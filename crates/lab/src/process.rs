@@ -47,6 +47,8 @@ pub struct Target {
     /// Its port.
     pub port: u16,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Set when stderr reached its end (the tail is then complete).
+    stderr_done: Arc<AtomicBool>,
     stopped: bool,
 }
 
@@ -60,9 +62,16 @@ impl Target {
     ) -> Result<Target, StartError> {
         let mut child = spawn(cmd)?;
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr_done = Arc::new(AtomicBool::new(false));
         if let Some(err) = child.stderr.take() {
             let tail = Arc::clone(&stderr);
-            thread::spawn(move || keep_tail(err, &tail));
+            let done = Arc::clone(&stderr_done);
+            thread::spawn(move || {
+                keep_tail(err, &tail);
+                done.store(true, Ordering::Release);
+            });
+        } else {
+            stderr_done.store(true, Ordering::Release);
         }
         let (tx, rx) = mpsc::channel();
         if let Some(out) = child.stdout.take() {
@@ -81,6 +90,7 @@ impl Target {
             url: String::new(),
             port: 0,
             stderr,
+            stderr_done,
             stopped: false,
         };
         let deadline = Instant::now() + timeout;
@@ -182,7 +192,15 @@ impl Target {
     /// `Some(exit status + stderr tail)` when the process has exited.
     pub fn exit_detail(&mut self) -> Option<String> {
         match self.child.try_wait() {
-            Ok(Some(status)) => Some(format!("{}{}", describe(status), self.stderr_suffix())),
+            Ok(Some(status)) => {
+                // Let the reader take in what the process wrote last (bounded:
+                // a grandchild may hold the pipe open).
+                let until = Instant::now() + Duration::from_millis(300);
+                while !self.stderr_done.load(Ordering::Acquire) && Instant::now() < until {
+                    thread::sleep(Duration::from_millis(5));
+                }
+                Some(format!("{}{}", describe(status), self.stderr_suffix()))
+            }
             _ => None,
         }
     }

@@ -59,7 +59,7 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
                 secs(out.work_ns.1 as f64 / 1e9)
             ),
             None => format!(
-                "{} holds a request during its {} of IO",
+                "{}: no thread is held while a request waits ({} each)",
                 shape.holder,
                 secs(s)
             ),
@@ -119,6 +119,14 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
                 thousands(backlog as u64)
             );
         }
+    }
+    let unsent = out.errors.get("client-connections").copied().unwrap_or(0);
+    if unsent > 0 {
+        sentence += &format!(
+            "; {} could not be sent: all {} client connections were waiting (raise the client's connection cap)",
+            thousands(unsent),
+            thousands(work.connections.max() as u64)
+        );
     }
     let timeouts = out.errors.get("timeout").copied().unwrap_or(0);
     if timeouts > 0 && p.throughput_rps > p.goodput_rps * 1.2 {

@@ -15,6 +15,6 @@ pub fn shape(p: &ModelParams, cores: u32) -> Shape {
         cpu_servers: workers.min(cores),
         par_concurrent: true,
         fixed_threads: workers,
-        holder: "nothing (IO holds no thread)",
+        holder: "IO is non-blocking",
     }
 }

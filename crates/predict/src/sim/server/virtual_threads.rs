@@ -15,6 +15,6 @@ pub fn shape(_p: &ModelParams, cores: u32) -> Shape {
         cpu_servers: cores,
         par_concurrent: true,
         fixed_threads: cores,
-        holder: "nothing (virtual threads unmount on IO)",
+        holder: "virtual threads unmount on IO",
     }
 }
