@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use iolab_model::cpu::leibniz;
 use tokio::sync::Notify;
@@ -62,12 +63,18 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
         const CHUNK: usize = 8_192;
         let mut spawned = 0;
         let mut spawners = Vec::new();
+        let _ticker = (style == IoStyle::Timer).then(|| ctx.timings.ticker());
         while spawned < n && !ctx.cancelled() {
             let (from, to) = (spawned, (spawned + CHUNK).min(n));
             let sh = shared.clone();
             spawners.push(tokio::spawn(async move {
+                let mut issued = 0;
                 for i in from..to {
-                    tokio::spawn(one(sh.clone(), i, style));
+                    // One clock read per 64 calls issued (see `one`).
+                    if (i - from) % 64 == 0 {
+                        issued = sh.timings.now_ns();
+                    }
+                    tokio::spawn(one(sh.clone(), i, style, issued));
                 }
             }));
             spawned = to;
@@ -86,12 +93,22 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
     Outcome::default().param("workers", workers)
 }
 
-async fn one(sh: Arc<Shared>, i: usize, style: IoStyle) {
+/// Run task `i`, issued (spawned) at `issued` ns since the batch start.
+///
+/// A timer call reads no clock: it starts when issued, as a call does, and
+/// sleeps until `issued + dur`; it ends at that deadline or at the ticker's
+/// later time (which lags by at most ~1 ms, tokio's own timer resolution).
+async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
     match (sh.tasks.get(i), style) {
         (Task::Io { dur }, IoStyle::Timer) => {
-            sh.timings.begin(i);
-            tokio::time::sleep(dur).await;
-            sh.timings.end(i);
+            let t = &sh.timings;
+            let deadline = issued + dur.as_nanos() as u64;
+            t.begin_at(i, issued);
+            tokio::time::sleep_until(tokio::time::Instant::from_std(
+                t.start() + Duration::from_nanos(deadline),
+            ))
+            .await;
+            t.end_at(i, deadline.max(t.coarse_ns()));
         }
         (Task::Io { dur }, IoStyle::Offload) => {
             let t = sh.timings.clone();

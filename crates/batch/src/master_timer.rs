@@ -1,5 +1,6 @@
 //! E1's master/worker with `timer` workers: the master and W workers are tokio
-//! tasks talking over tokio mpsc channels, on a loop of `cores` threads. A CPU
+//! tasks talking over tokio mpsc channels, on a loop of D threads (D as for
+//! `shared-pool`: Akka's default dispatcher, where E1's actors ran). A CPU
 //! task is computed in place by the worker (holding a loop thread, as an actor
 //! does); an IO task becomes a timer task and the worker sends `Ready` at once,
 //! so no thread is held while it waits. The corrected variant of E1.
@@ -13,7 +14,7 @@ use crate::tasks::Task;
 use crate::{runtime, Ctx, Outcome};
 
 pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
-    let loop_threads = ctx.cores;
+    let loop_threads = m.shared_pool(ctx.cores).max(1);
     let rt = match runtime(loop_threads, 1) {
         Ok(rt) => rt,
         Err(e) => return Outcome::failed(format!("the event loop could not start: {e}")),

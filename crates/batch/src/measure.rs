@@ -24,6 +24,10 @@ const FAILED: u64 = u64::MAX;
 pub struct Timings {
     start: Instant,
     slots: Box<[AtomicU64]>,
+    /// A clock read every millisecond by a [`Ticker`] thread, for executors
+    /// that must not read the clock per task (a clock read can cost ~300 ns
+    /// in a sandbox: more than a tokio task).
+    coarse: AtomicU64,
 }
 
 impl Timings {
@@ -32,7 +36,47 @@ impl Timings {
         Arc::new(Timings {
             start: Instant::now(),
             slots: (0..2 * n).map(|_| AtomicU64::new(0)).collect(),
+            coarse: AtomicU64::new(0),
         })
+    }
+
+    /// Nanoseconds since the batch start, read now.
+    pub fn now_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    /// Nanoseconds since the batch start as of the last tick (at most about
+    /// 1 ms old while a [`Ticker`] runs).
+    pub fn coarse_ns(&self) -> u64 {
+        self.coarse.load(Ordering::Relaxed)
+    }
+
+    /// Start a thread that refreshes [`Timings::coarse_ns`] every millisecond
+    /// until the returned guard is dropped.
+    pub fn ticker(self: &Arc<Self>) -> Ticker {
+        self.coarse.store(self.now_ns(), Ordering::Relaxed);
+        let (t, stop) = (self.clone(), Arc::new(AtomicBool::new(false)));
+        let flag = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("iolab-ticker".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    t.coarse.fetch_max(t.now_ns(), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            })
+            .ok();
+        Ticker { stop, handle }
+    }
+
+    /// Task `i` started at `ns` since the batch start.
+    pub fn begin_at(&self, i: usize, ns: u64) {
+        self.slots[2 * i].store(ns + 1, Ordering::Relaxed);
+    }
+
+    /// Task `i` ended at `ns` since the batch start.
+    pub fn end_at(&self, i: usize, ns: u64) {
+        self.slots[2 * i + 1].store(ns + 1, Ordering::Relaxed);
     }
 
     /// The batch start.
@@ -74,6 +118,21 @@ impl Timings {
             .step_by(2)
             .filter(|e| e.load(Ordering::Relaxed) == FAILED)
             .count() as u64
+    }
+}
+
+/// Keeps [`Timings::coarse_ns`] fresh while alive.
+pub struct Ticker {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
     }
 }
 

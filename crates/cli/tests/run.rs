@@ -268,3 +268,45 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
         check_accounting(a);
     }
 }
+
+#[test]
+fn a_target_that_dies_mid_run_is_recorded_with_its_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("dies.toml");
+    // The target is killed 1.5 s after it starts: during the measured 3 s.
+    let text = format!(
+        "name = \"dies\"\ndescription = \"d\"\nwarmup = \"100ms\"\n[load]\nsteps = \"sleep:10\"\nrate = 20\nduration = \"3s\"\ntimeout = \"500ms\"\n[[targets]]\nmodel = \"pool\"\ncommand = [\"timeout\", \"-s\", \"KILL\", \"1.5\", \"{}\", \"serve\", \"--model\", \"pool\", \"--port\", \"{{port}}\"]\n",
+        env!("CARGO_BIN_EXE_iolab")
+    );
+    std::fs::write(&p, text).unwrap();
+    let out = tmp.path().join("res");
+    iolab()
+        .args([
+            "run",
+            p.to_str().unwrap(),
+            "--quiet",
+            "--no-verify",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let j = runs_json(&out);
+    assert_eq!(j["complete"], true);
+    let r = &j["runs"][0];
+    assert_eq!(r["outcome"]["status"], "target-died", "{}", r["outcome"]);
+    let detail = r["outcome"]["detail"].as_str().unwrap();
+    // GNU timeout kills its whole group, itself included.
+    assert!(
+        detail.contains("killed by signal 9") || detail.contains("exit status 137"),
+        "{detail}"
+    );
+    // What was measured before it died is kept, and adds up.
+    let a = &r["attack"];
+    check_accounting(a);
+    assert!(u(&a["requests"]["ok"]) > 0, "{a}");
+    assert!(
+        u(&a["errors"]["refused"]) + u(&a["errors"]["reset"]) > 0,
+        "{a}"
+    );
+}

@@ -94,6 +94,9 @@ enum Mode {
         _multi: MultiProgress,
         bar: ProgressBar,
         line: ProgressBar,
+        /// Estimated milliseconds of each run: the bar moves by time, so
+        /// its ETA weighs long runs as long.
+        weights: Mutex<Vec<u64>>,
     },
 }
 
@@ -107,7 +110,7 @@ impl Console {
             let bar = multi.add(ProgressBar::new(0));
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{prefix:.bold} [{bar:30.cyan/blue}] run {pos}/{len}  elapsed {elapsed}  ETA {eta}",
+                    "{prefix:.bold} [{bar:30.cyan/blue}] {msg}  elapsed {elapsed}  ETA {eta}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),
@@ -121,6 +124,7 @@ impl Console {
                 _multi: multi,
                 bar,
                 line,
+                weights: Mutex::new(Vec::new()),
             }
         } else {
             Mode::Plain(Mutex::new(()))
@@ -195,10 +199,19 @@ impl Observer for Console {
             plan.scale
         );
         match &self.mode {
-            Mode::Bars { bar, .. } => {
-                bar.set_length(total as u64);
+            Mode::Bars { bar, weights, .. } => {
+                let w: Vec<u64> = plan
+                    .runs
+                    .iter()
+                    .map(|r| crate::runner::estimate_run(plan, r).as_millis() as u64)
+                    .collect();
+                bar.set_length(w.iter().sum::<u64>().max(1));
                 bar.set_prefix(plan.name.clone());
+                bar.set_message(format!("run 0/{total}"));
                 bar.println(head);
+                if let Ok(mut g) = weights.lock() {
+                    *g = w;
+                }
             }
             _ => self.plain(&head),
         }
@@ -206,7 +219,10 @@ impl Observer for Console {
 
     fn run_started(&self, index: usize, total: usize, spec: &RunSpec, rep: u32) {
         match &self.mode {
-            Mode::Bars { line, .. } => line.set_message(format!("{}  starting", spec.name)),
+            Mode::Bars { line, bar, .. } => {
+                bar.set_message(format!("run {}/{total}", index + 1));
+                line.set_message(format!("{}  starting", spec.name));
+            }
             _ => self.plain(&format!(
                 "[{}/{}] {}{} ...",
                 index + 1,
@@ -252,9 +268,13 @@ impl Observer for Console {
             summary_line(r)
         );
         match &self.mode {
-            Mode::Bars { bar, .. } => {
+            Mode::Bars { bar, weights, .. } => {
                 bar.println(msg);
-                bar.set_position((index + 1) as u64);
+                let done = weights
+                    .lock()
+                    .map(|w| w.iter().take(index + 1).sum::<u64>())
+                    .unwrap_or(0);
+                bar.set_position(done);
             }
             _ => self.plain(&msg),
         }

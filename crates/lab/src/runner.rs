@@ -97,16 +97,21 @@ const OVERHEAD: Duration = Duration::from_millis(700);
 /// measured run).
 const WARMUP_CLIENTS: u32 = 4;
 
-/// About how long a plan takes to run.
-pub fn estimate(plan: &ExperimentPlan) -> Duration {
-    let per_run = |r: &RunSpec| match &r.work {
+/// About how long one run (all its repetitions) takes.
+pub fn estimate_run(plan: &ExperimentPlan, r: &RunSpec) -> Duration {
+    let once = match &r.work {
         Work::Http(w) => {
             let d = w.driver.duration().unwrap_or(Duration::from_secs(10));
             plan.warmup + d + OVERHEAD + w.timeout.min(d) / 2
         }
         Work::Batch(_) => Duration::from_secs(5),
     };
-    plan.runs.iter().map(per_run).sum::<Duration>() * plan.reps.max(1)
+    once * plan.reps.max(1)
+}
+
+/// About how long a plan takes to run.
+pub fn estimate(plan: &ExperimentPlan) -> Duration {
+    plan.runs.iter().map(|r| estimate_run(plan, r)).sum()
 }
 
 /// Run a whole experiment, writing `runs.json` and `environment.json` into

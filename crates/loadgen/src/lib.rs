@@ -36,6 +36,9 @@ pub use schedule::Schedule;
 pub use target::Target;
 pub use validate::validate;
 
+/// A progress callback.
+pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;
+
 /// Ways for a caller to watch or stop a running attack.
 #[derive(Clone, Default)]
 pub struct Hooks {
@@ -43,7 +46,7 @@ pub struct Hooks {
     /// and return the partial result with `cancelled = true`.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called from the calling thread about every 250 ms while the attack runs.
-    pub progress: Option<Arc<dyn Fn(&Progress) + Send + Sync>>,
+    pub progress: Option<Arc<ProgressFn>>,
 }
 
 /// A live snapshot of a running attack, for progress lines.

@@ -23,7 +23,7 @@ struct Segment {
 #[derive(Debug, Clone)]
 enum Points {
     Constant { next: u64, count: u64 },
-    Poisson { rng: StdRng, acc: f64 },
+    Poisson { rng: Box<StdRng>, acc: f64 },
 }
 
 /// Iterator over intended send times (nanoseconds from the run's start) of one
@@ -68,7 +68,7 @@ impl Schedule {
                 count: a.floor() as u64,
             },
             Arrival::Poisson { seed } => Points::Poisson {
-                rng: StdRng::seed_from_u64(seed),
+                rng: Box::new(StdRng::seed_from_u64(seed)),
                 acc: 0.0,
             },
         };

@@ -145,6 +145,10 @@ pub fn progress_line(p: &Progress) -> String {
         p.ok,
         p.errors,
         p.rps,
-        ms(p.p99_ms)
+        if p.p99_ms > 0.0 {
+            ms(p.p99_ms)
+        } else {
+            "-".into()
+        }
     )
 }

@@ -40,21 +40,19 @@ pub fn rate(v: f64) -> String {
 
 /// A whole count with thousands separators: `27,000`.
 pub fn count(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let digits: Vec<u8> = v.to_string().into_bytes();
+    let groups: Vec<String> = digits
+        .rchunks(3)
+        .rev()
+        .map(|g| String::from_utf8_lossy(g).into_owned())
+        .collect();
+    groups.join(",")
 }
 
 /// A ratio as a percentage: `100%`, `99.8%`, `12.6%`, `0.3%`, `0%`.
 pub fn percent(ratio: f64) -> String {
     let p = ratio * 100.0;
-    if p >= 99.95 && p < 100.0 {
+    if (99.95..100.0).contains(&p) {
         // Never round a loss away: 99.97% is not 100%.
         format!("{p:.2}%")
     } else if p == 0.0 || p >= 100.0 || (p - p.round()).abs() < 1e-9 {

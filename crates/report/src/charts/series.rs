@@ -10,11 +10,14 @@ use crate::svg::line::{plot_on, Axis, Point, Series};
 use crate::svg::scale::{Kind, Scale};
 use crate::svg::{self, c, esc, Rect};
 
+/// Lines of one panel for one run: (name, palette slot, (x, y) points).
+type Lines = Vec<(&'static str, usize, Vec<(f64, f64)>)>;
+
 struct Panel {
     title: &'static str,
     axis: Axis,
     /// Series of one run: (name, palette slot, points).
-    lines: fn(&RunRecord) -> Vec<(&'static str, usize, Vec<(f64, f64)>)>,
+    lines: fn(&RunRecord) -> Lines,
     unit: fn(f64) -> String,
 }
 

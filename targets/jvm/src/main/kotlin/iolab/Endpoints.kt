@@ -54,7 +54,7 @@ class FluxEndpoints(private val settings: Settings) {
     private val runner = CoroutineRunner(settings.backends, settings.model)
 
     @GetMapping("/work")
-    suspend fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.run(it) }
+    suspend fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.request(it) }
 
     @GetMapping("/health")
     suspend fun health(): ResponseEntity<String> = healthAnswer(settings)

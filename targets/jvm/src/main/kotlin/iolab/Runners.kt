@@ -63,6 +63,15 @@ class BlockingRunner(private val backends: Backends, private val virtual: Boolea
  * `async` siblings, so they overlap only where the waiting style lets them.
  */
 class CoroutineRunner(private val backends: Backends, private val model: JvmModel) {
+    /**
+     * One request. Spring starts `suspend` handlers `Unconfined`, so after a `delay` the rest of
+     * the handler would run on kotlinx's single DefaultExecutor timer thread (Kotlin/kotlinx.coroutines
+     * #4262); under `loop-async` we saw requests hang there, so its work runs on Dispatchers.Default.
+     */
+    suspend fun request(step: Step) {
+        if (model == JvmModel.LOOP_ASYNC) withContext(Dispatchers.Default) { run(step) } else run(step)
+    }
+
     suspend fun run(step: Step) {
         when (step) {
             is Step.Cpu -> leibniz(step.terms)
