@@ -949,15 +949,26 @@ fn e3_calls() -> RunsFile {
                 master: None,
                 seed: 42,
             };
-            runs.push(batch_record(
-                name,
+            let mut rec = batch_record(
+                name.clone(),
                 coords,
                 model,
                 params.clone(),
                 spec,
                 scale,
                 result,
-            ));
+            );
+            // The closed form T(n) = ceil(n/P) x S, as `iolab predict` gives it.
+            rec.prediction = Some(Prediction {
+                name,
+                model: model.as_str().into(),
+                offered: n,
+                ok: n,
+                success_ratio: 1.0,
+                total_s: Some(r(rounds as f64 * s, 4)),
+                ..Default::default()
+            });
+            runs.push(rec);
         }
     }
     RunsFile {

@@ -136,6 +136,14 @@ pub fn explain_with_cores(run: &RunRecord, cores: Option<u32>) -> String {
     format!("{sentence}.")
 }
 
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{} {word}s", count(n))
+    }
+}
+
 fn one_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("").trim();
     line.trim_end_matches('.').to_string()
@@ -297,17 +305,17 @@ fn batch(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> Strin
                 Some(Capacity::Bounded { n: c, what }) => {
                     let rounds = n.div_ceil(c.max(1) as u64);
                     format!(
-                        "{who} ran {} calls of {} on {c} {what}: ceil({n}/{c}) = {} rounds x {} = {} expected, {measured}",
-                        count(*n),
+                        "{who} ran {} of {} on {c} {what}: ceil({n}/{c}) = {} x {} = {} expected, {measured}",
+                        plural(*n, "call"),
                         clock.secs(call),
-                        count(rounds),
+                        plural(rounds, "round"),
                         secs(call),
                         clock.secs(rounds as f64 * call)
                     )
                 }
                 Some(Capacity::Unbounded { why }) => format!(
-                    "{who} ran {} calls of {} at once ({why}): {} expected, {measured}",
-                    count(*n),
+                    "{who} ran {} of {} at once ({why}): {} expected, {measured}",
+                    plural(*n, "call"),
                     clock.secs(call),
                     clock.secs(call)
                 ),

@@ -190,8 +190,9 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         tasks: b.map(|b| b.tasks),
         failed: b.map(|b| b.failed),
         predicted_success_ratio: run.prediction.as_ref().map(|p| p.success_ratio),
-        predicted_p50_ms: run.prediction.as_ref().map(|p| p.latency_ms.p50),
-        predicted_p99_ms: run.prediction.as_ref().map(|p| p.latency_ms.p99),
+        // Batch predictions have a total time, not request latencies.
+        predicted_p50_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p50),
+        predicted_p99_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p99),
         best,
         explanation: crate::explain_in(file, run),
     }

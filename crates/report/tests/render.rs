@@ -287,7 +287,7 @@ fn explanations_do_the_arithmetic() {
         .unwrap();
     let s = iolab_report::explain_in(&e3, p8);
     assert!(
-        s.contains("ceil(100/8) = 13 rounds x 10.0ms = 130ms (13.0s unscaled) expected"),
+        s.contains("ran 100 calls of 10.0ms (1.00s unscaled) on 8 threads: ceil(100/8) = 13 rounds x 10.0ms = 130ms (13.0s unscaled) expected"),
         "{s}"
     );
 }

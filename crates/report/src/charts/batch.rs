@@ -140,6 +140,32 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
                 dashed: false,
                 markers: true,
             })
+            .chain(labels.iter().enumerate().map(|(slot, l)| {
+                Series {
+                    name: format!("{l} (predicted)"),
+                    colour: slot,
+                    points: runs
+                        .iter()
+                        .filter(|r| crate::summary::label(r) == *l)
+                        .filter_map(|r| {
+                            let Work::Batch(b) = &r.spec.work else {
+                                return None;
+                            };
+                            let TaskMix::Calls { n, .. } = b.tasks else {
+                                return None;
+                            };
+                            let t = r.prediction.as_ref()?.total_s?;
+                            Some(Point {
+                                x: n as f64,
+                                y: t,
+                                tip: format!("{} calls predicted: {}", count(n), tip(r, t)),
+                            })
+                        })
+                        .collect(),
+                    dashed: true,
+                    markers: true,
+                }
+            }))
             .collect();
         let chart = LineChart {
             title: "Total time vs number of calls (E3)".into(),

@@ -18,7 +18,7 @@ import java.time.Duration
 
 class HttpBackend(private val base: String) {
     private val restClient: RestClient by lazy {
-        val jdk = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build()
+        val jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT).build()
         RestClient.builder().requestFactory(JdkClientHttpRequestFactory(jdk)).build()
     }
 

@@ -25,6 +25,7 @@ class Target(vararg options: String) : AutoCloseable {
 
     /** Few client threads, so the JVM's thread count shows the server's threads. */
     private val client: HttpClient = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade dance: load generators speak HTTP/1.1
         .executor(Executors.newFixedThreadPool(2))
         .connectTimeout(Duration.ofSeconds(5))
         .build()
