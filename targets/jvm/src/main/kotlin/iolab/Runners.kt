@@ -3,12 +3,14 @@
 package iolab
 
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.withContext
 import java.time.Duration
+import java.util.concurrent.Executors
 import kotlin.time.Duration.Companion.microseconds
 
 /**
@@ -63,13 +65,22 @@ class BlockingRunner(private val backends: Backends, private val virtual: Boolea
  * `async` siblings, so they overlap only where the waiting style lets them.
  */
 class CoroutineRunner(private val backends: Backends, private val model: JvmModel) {
+    private val timers by lazy {
+        val cores = Runtime.getRuntime().availableProcessors()
+        val factory = Thread.ofPlatform().daemon(true).name("iolab-timer-", 0).factory()
+        Executors.newScheduledThreadPool(cores, factory).asCoroutineDispatcher()
+    }
+
     /**
-     * One request. Spring starts `suspend` handlers `Unconfined`, so after a `delay` the rest of
-     * the handler would run on kotlinx's single DefaultExecutor timer thread (Kotlin/kotlinx.coroutines
-     * #4262); under `loop-async` we saw requests hang there, so its work runs on Dispatchers.Default.
+     * One request. Spring starts `suspend` handlers `Unconfined`, so a `delay` is timed by
+     * kotlinx's single DefaultExecutor thread, which also runs the rest of the handler
+     * (Kotlin/kotlinx.coroutines#4262); in our tests a `loop-async` request now and then never
+     * woke up from it after the JVM had been idle. So `loop-async` runs its steps on a
+     * scheduled pool of `cores` threads that times its own `delay`s: still no thread is held
+     * while a request waits.
      */
     suspend fun request(step: Step) {
-        if (model == JvmModel.LOOP_ASYNC) withContext(Dispatchers.Default) { run(step) } else run(step)
+        if (model == JvmModel.LOOP_ASYNC) withContext(timers) { run(step) } else run(step)
     }
 
     suspend fun run(step: Step) {

@@ -1,11 +1,11 @@
-//! The workload language, ported byte for byte from crates/model/src/steps.rs.
-//!
-//!     steps := item (',' item)*            a top-level list runs in sequence
-//!     item  := seq(steps) | par(steps) | leaf
-//!     leaf  := cpu:N | sleep:MS | http:MS | pg:MS | mc:KEY
-//!
-//! Positions in errors are UTF-8 byte offsets, as in Rust, so the parser works on
-//! the input's UTF-8 bytes. vectors/steps.json pins every message.
+// The workload language, ported byte for byte from crates/model/src/steps.rs.
+//
+//     steps := item (',' item)*            a top-level list runs in sequence
+//     item  := seq(steps) | par(steps) | leaf
+//     leaf  := cpu:N | sleep:MS | http:MS | pg:MS | mc:KEY
+//
+// Positions in errors are UTF-8 byte offsets, as in Rust, so the parser works on
+// the input's UTF-8 bytes. vectors/steps.json pins every message.
 package iolab
 
 import java.nio.charset.StandardCharsets
