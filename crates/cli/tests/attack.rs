@@ -5,7 +5,6 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::Command;
 
-use assert_cmd::prelude::*;
 use serde_json::Value;
 
 /// A keep-alive server answering every request with 200 "ok"; returns its URL.
