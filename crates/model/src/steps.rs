@@ -188,9 +188,15 @@ impl Step {
         };
         match self {
             Step::Cpu { terms } => Step::Cpu { terms: us(*terms) },
-            Step::Io(IoCall::Sleep { micros }) => Step::Io(IoCall::Sleep { micros: us(*micros) }),
-            Step::Io(IoCall::Http { micros }) => Step::Io(IoCall::Http { micros: us(*micros) }),
-            Step::Io(IoCall::Pg { micros }) => Step::Io(IoCall::Pg { micros: us(*micros) }),
+            Step::Io(IoCall::Sleep { micros }) => Step::Io(IoCall::Sleep {
+                micros: us(*micros),
+            }),
+            Step::Io(IoCall::Http { micros }) => Step::Io(IoCall::Http {
+                micros: us(*micros),
+            }),
+            Step::Io(IoCall::Pg { micros }) => Step::Io(IoCall::Pg {
+                micros: us(*micros),
+            }),
             Step::Io(c @ IoCall::Mc { .. }) => Step::Io(c.clone()),
             Step::Seq(c) => Step::Seq(c.iter().map(|s| s.scaled(factor)).collect()),
             Step::Par(c) => Step::Par(c.iter().map(|s| s.scaled(factor)).collect()),
@@ -317,10 +323,9 @@ impl Parser<'_> {
                     return Err(self.err(&format!("expected '(' after '{word}'")));
                 }
                 if depth + 1 > limits::MAX_DEPTH {
-                    return Err(self.err(&format!(
-                        "nesting deeper than {} levels",
-                        limits::MAX_DEPTH
-                    )));
+                    return Err(
+                        self.err(&format!("nesting deeper than {} levels", limits::MAX_DEPTH))
+                    );
                 }
                 self.pos += 1;
                 self.skip_ws();
@@ -368,10 +373,7 @@ impl Parser<'_> {
                 if self.at_end() {
                     Err(self.err("expected a step"))
                 } else {
-                    Err(self.err(&format!(
-                        "expected a step, found '{}'",
-                        self.peek_char()
-                    )))
+                    Err(self.err(&format!("expected a step, found '{}'", self.peek_char())))
                 }
             }
             other => {
@@ -536,7 +538,10 @@ mod tests {
     #[test]
     fn parses_leaves_and_groups() {
         assert_eq!(parse("sleep:200").unwrap(), sleep(200));
-        assert_eq!(parse("cpu:1000000").unwrap(), Step::Cpu { terms: 1_000_000 });
+        assert_eq!(
+            parse("cpu:1000000").unwrap(),
+            Step::Cpu { terms: 1_000_000 }
+        );
         assert_eq!(
             parse("par(sleep:200,sleep:500,sleep:300)").unwrap(),
             Step::Par(vec![sleep(200), sleep(500), sleep(300)])
@@ -563,11 +568,20 @@ mod tests {
         let e = parse("par(sleep:200,sleep:5").unwrap_err();
         assert_eq!(e.to_string(), "steps: expected ')' at 21");
         assert_eq!(parse("").unwrap_err().position, 0);
-        assert!(parse("nap:3").unwrap_err().message.contains("unknown step 'nap'"));
+        assert!(parse("nap:3")
+            .unwrap_err()
+            .message
+            .contains("unknown step 'nap'"));
         assert_eq!(parse("sleep:abc").unwrap_err().position, 6);
-        assert!(parse("sleep:100)").unwrap_err().message.contains("unexpected ')'"));
+        assert!(parse("sleep:100)")
+            .unwrap_err()
+            .message
+            .contains("unexpected ')'"));
         assert!(parse("par()").unwrap_err().message.contains("at least one"));
-        assert!(parse("sleep:99999999").unwrap_err().message.contains("limit"));
+        assert!(parse("sleep:99999999")
+            .unwrap_err()
+            .message
+            .contains("limit"));
     }
 
     #[test]

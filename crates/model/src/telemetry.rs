@@ -58,6 +58,9 @@ impl Telemetry {
 
     /// Highest in-flight count seen on `/metrics`.
     pub fn peak_in_flight(&self) -> Option<f64> {
-        self.series.iter().filter_map(|p| p.in_flight).reduce(f64::max)
+        self.series
+            .iter()
+            .filter_map(|p| p.in_flight)
+            .reduce(f64::max)
     }
 }

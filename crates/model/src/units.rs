@@ -124,7 +124,10 @@ mod tests {
     #[test]
     fn refuses_bad_input() {
         assert_eq!(parse_duration("10").unwrap_err().reason, "missing unit");
-        assert_eq!(parse_duration("10parsecs").unwrap_err().reason, "unknown unit");
+        assert_eq!(
+            parse_duration("10parsecs").unwrap_err().reason,
+            "unknown unit"
+        );
         assert_eq!(parse_duration("s").unwrap_err().reason, "missing number");
         assert!(parse_duration("1.2.3s").is_err());
         assert!(parse_duration("9999h").is_err());

@@ -6,8 +6,11 @@ use serde_json::Value;
 
 #[test]
 fn steps_vectors_hold() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/steps.json"))
-        .expect("vectors/steps.json");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../vectors/steps.json"
+    ))
+    .expect("vectors/steps.json");
     let doc: Value = serde_json::from_str(&text).expect("valid JSON");
     let cases = doc["cases"].as_array().expect("cases");
     assert!(cases.len() >= 20);
@@ -17,7 +20,11 @@ fn steps_vectors_hold() {
             (Some(c), None) => {
                 let step = parse(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
                 assert_eq!(step.to_string(), c.as_str().unwrap(), "input {input:?}");
-                assert_eq!(step.leaf_count() as u64, case["leaves"].as_u64().unwrap(), "input {input:?}");
+                assert_eq!(
+                    step.leaf_count() as u64,
+                    case["leaves"].as_u64().unwrap(),
+                    "input {input:?}"
+                );
             }
             (None, Some(e)) => {
                 let err = parse(input).expect_err(input);
