@@ -22,8 +22,14 @@ pub use expand::{FieldError, Overrides};
 pub struct PresetError(pub String);
 
 /// Presets built into the binary: (name, TOML text).
-pub const EMBEDDED: &[(&str, &str)] =
-    &[("showdown", include_str!("../../../presets/showdown.toml"))];
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("showdown", include_str!("../../../presets/showdown.toml")),
+    ("e1-actors", include_str!("../../../presets/e1-actors.toml")),
+    (
+        "e3-futures",
+        include_str!("../../../presets/e3-futures.toml"),
+    ),
+];
 
 /// The preset run when none is named.
 pub const DEFAULT_PRESET: &str = "showdown";

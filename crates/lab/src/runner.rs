@@ -380,6 +380,8 @@ impl Ctx<'_> {
                     ("--workers", p.workers),
                     ("--offload", p.offload),
                     ("--max-threads", p.max_threads),
+                    ("--mc-pool", p.mc_pool),
+                    ("--pg-pool", p.pg_pool),
                 ] {
                     if let Some(v) = v {
                         argv.push(flag.into());
@@ -647,6 +649,8 @@ fn substitute(arg: &str, spec: &RunSpec, port: Option<u16>) -> String {
         ("{workers}", p.workers),
         ("{offload}", p.offload),
         ("{max_threads}", p.max_threads),
+        ("{mc_pool}", p.mc_pool),
+        ("{pg_pool}", p.pg_pool),
     ] {
         if let Some(v) = v {
             a = a.replace(k, &v.to_string());

@@ -132,6 +132,12 @@ pub struct ModelParams {
     /// `thread-per-request`: most threads alive at once (default: no cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_threads: Option<u32>,
+    /// Every model: memcached connections (`--mc-pool`, default 1, E4's set-up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mc_pool: Option<u32>,
+    /// Every model: PostgreSQL pool size (`--pg-pool`, default 10, HikariCP's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pg_pool: Option<u32>,
 }
 
 /// Defaults of the systems the models stand for.
@@ -186,6 +192,8 @@ impl ModelParams {
         push("workers", self.workers);
         push("offload", self.offload);
         push("max_threads", self.max_threads);
+        push("mc_pool", self.mc_pool);
+        push("pg_pool", self.pg_pool);
         parts.join(",")
     }
 }

@@ -215,6 +215,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         workers: args.workers,
         offload: args.offload,
         max_threads: args.max_threads,
+        ..Default::default()
     };
     for (flag, v) in [
         ("--threads", args.threads),

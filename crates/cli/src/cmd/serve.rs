@@ -71,6 +71,7 @@ impl Args {
             workers: self.workers,
             offload: self.offload,
             max_threads: self.max_threads,
+            ..Default::default()
         };
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
         let grace: Duration =

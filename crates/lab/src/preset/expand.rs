@@ -96,9 +96,27 @@ pub fn expand(
     let mut runs = Vec::new();
     for (ti, target) in file.targets.iter().enumerate() {
         check_target(ti, target, file.kind)?;
+        if target.rate.is_some()
+            && file
+                .load
+                .as_ref()
+                .is_some_and(|l| matches!(l.driver, DriverKind::Closed))
+        {
+            return Err(fault(
+                format!("targets[{ti}].rate"),
+                "applies to an open loop: set driver = \"open\" or remove it",
+            ));
+        }
         let t_axes = target_axes(target);
+        let overrides = target_overrides(target);
         let mut axes = t_axes.clone();
-        axes.extend(common.iter().cloned());
+        axes.extend(common.iter().map(|a| {
+            overrides
+                .iter()
+                .find(|o| o.name == a.name)
+                .unwrap_or(a)
+                .clone()
+        }));
         if sweep::count(&axes).saturating_add(runs.len()) > MAX_RUNS {
             return Err(fault(
                 "targets",
@@ -177,9 +195,12 @@ pub fn expand(
 /// Is this axis a sweep anywhere in the preset? (Then every run names it.)
 fn swept(name: &str, targets: &[TargetSection], common: &[Axis]) -> bool {
     common.iter().any(|a| a.name == name && a.sweeps())
-        || targets
-            .iter()
-            .any(|t| target_axes(t).iter().any(|a| a.name == name && a.sweeps()))
+        || targets.iter().any(|t| {
+            target_axes(t)
+                .iter()
+                .chain(target_overrides(t).iter())
+                .any(|a| a.name == name && a.sweeps())
+        })
 }
 
 fn counts(name: &'static str, v: &Option<OneOrMany<Count>>) -> Option<Axis> {
@@ -203,14 +224,45 @@ fn target_axes(t: &TargetSection) -> Vec<Axis> {
         ("workers", &t.workers),
         ("offload", &t.offload),
         ("max_threads", &t.max_threads),
+        ("mc_pool", &t.mc_pool),
+        ("pg_pool", &t.pg_pool),
     ] {
         axes.extend(counts(name, v));
     }
     axes
 }
 
+/// Load axes a target replaces with its own (`steps`, `rate`).
+fn target_overrides(t: &TargetSection) -> Vec<Axis> {
+    let mut axes = Vec::new();
+    if let Some(steps) = &t.steps {
+        axes.push(Axis::new(
+            "steps",
+            steps
+                .values()
+                .iter()
+                .map(|s| Point::text(s.0.to_string()))
+                .collect(),
+        ));
+    }
+    if let Some(rate) = &t.rate {
+        axes.push(Axis::new(
+            "rate",
+            rate.values().iter().map(|r| Point::number(r.0)).collect(),
+        ));
+    }
+    axes
+}
+
 fn check_target(i: usize, t: &TargetSection, kind: WorkKind) -> Result<(), FieldError> {
     let field = |f: &str| format!("targets[{i}].{f}");
+    if kind == WorkKind::Batch && (t.steps.is_some() || t.rate.is_some()) {
+        let f = if t.steps.is_some() { "steps" } else { "rate" };
+        return Err(fault(
+            field(f),
+            "applies to HTTP presets only: a batch preset sets its tasks in [batch]",
+        ));
+    }
     if let Some(cmd) = &t.command {
         if cmd.is_empty() || cmd[0].trim().is_empty() {
             return Err(fault(
@@ -451,6 +503,8 @@ fn params_of(pick: &Pick) -> ModelParams {
         workers: count_of(pick, "workers"),
         offload: count_of(pick, "offload"),
         max_threads: count_of(pick, "max_threads"),
+        mc_pool: count_of(pick, "mc_pool"),
+        pg_pool: count_of(pick, "pg_pool"),
     }
 }
 

@@ -158,9 +158,22 @@ pub struct TargetSection {
     /// `thread-per-request`: most threads alive.
     #[serde(default)]
     pub max_threads: Option<OneOrMany<Count>>,
+    /// memcached connections of the target (`--mc-pool`).
+    #[serde(default)]
+    pub mc_pool: Option<OneOrMany<Count>>,
+    /// PostgreSQL pool size of the target (`--pg-pool`).
+    #[serde(default)]
+    pub pg_pool: Option<OneOrMany<Count>>,
     /// A custom target command (argv) instead of `iolab serve`.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// HTTP presets: this target's own workload, replacing `load.steps`
+    /// (E5 runs `seq(...)` on one target and `par(...)` on another).
+    #[serde(default)]
+    pub steps: Option<OneOrMany<StepsText>>,
+    /// Open-loop HTTP presets: this target's own rates, replacing `load.rate`.
+    #[serde(default)]
+    pub rate: Option<OneOrMany<Positive>>,
 }
 
 /// Task mixes of a batch.

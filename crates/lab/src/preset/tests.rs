@@ -342,3 +342,65 @@ fn test_presets_on_disk_parse() {
     // The embedded showdown is listed even when the folder lacks it.
     assert!(all.iter().any(|p| p.name == "showdown"));
 }
+
+#[test]
+fn a_target_may_bring_its_own_steps_and_rates() {
+    let p = plan(&format!(
+        "{BASE}\n[[targets]]\nmodel = \"loop-async\"\nsteps = \"par(sleep:200,sleep:500)\"\nrate = [10, 1000]\n"
+    ));
+    assert_eq!(p.runs.len(), 3);
+    let steps = |i: usize| match &p.runs[i].work {
+        Work::Http(w) => (w.steps.to_string(), w.driver.peak_rate()),
+        Work::Batch(_) => unreachable!(),
+    };
+    assert_eq!(steps(0), ("sleep:100".to_string(), Some(200.0)));
+    assert_eq!(
+        steps(1),
+        ("par(sleep:200,sleep:500)".to_string(), Some(10.0))
+    );
+    assert_eq!(steps(2).1, Some(1000.0));
+    assert_eq!(p.runs[2].name, "loop-async-rate=1000");
+}
+
+#[test]
+fn target_rate_needs_an_open_loop() {
+    let e = err(r#"
+name = "x"
+description = "d"
+[load]
+steps = "sleep:1"
+driver = "closed"
+concurrency = 2
+requests = 10
+[[targets]]
+model = "pool"
+rate = 5
+"#);
+    assert!(e.contains("targets[0].rate"), "{e}");
+}
+
+#[test]
+fn every_embedded_preset_loads_and_its_published_rows_name_real_runs() {
+    for (name, _) in EMBEDDED {
+        let p = load_plan(name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!p.runs.is_empty(), "{name}");
+        let Some(published) = &p.published else {
+            continue;
+        };
+        let rows = published["rows"].as_array().expect("published.rows");
+        for row in rows {
+            let sel = row["run"].as_object().expect("run selector table");
+            let found = p.runs.iter().any(|r| {
+                sel.iter().all(|(k, v)| {
+                    r.coordinates
+                        .get(k)
+                        .is_some_and(|c| match (c.as_f64(), v.as_f64()) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => c == v,
+                        })
+                })
+            });
+            assert!(found, "{name}: published row {row} names no run");
+        }
+    }
+}
