@@ -96,6 +96,12 @@ pub fn expand(
     let mut runs = Vec::new();
     for (ti, target) in file.targets.iter().enumerate() {
         check_target(ti, target, file.kind)?;
+        if target.workers.is_some() && file.batch.as_ref().is_some_and(|b| b.workers.is_some()) {
+            return Err(fault(
+                format!("targets[{ti}].workers"),
+                "[batch] workers already sets the master's workers: remove one of the two",
+            ));
+        }
         if target.rate.is_some()
             && file
                 .load
@@ -577,13 +583,19 @@ fn batch_spec(b: &BatchSection, pick: &Pick, scale: f64) -> BatchSpec {
             io_ms: b.io_ms.iter().flatten().map(|m| m * scale).collect(),
         },
     };
-    let master = count_of(pick, "workers").map(|workers| MasterSpec {
-        workers,
-        worker: pick("worker")
-            .and_then(|p| serde_json::from_value(p.value.clone()).ok())
-            .unwrap_or(WorkerKind::Blocking),
-        shared_pool: count_of(pick, "shared_pool"),
-    });
+    // Only `[batch] workers` makes a master/worker run; a target's own
+    // `workers` knob sizes its event loop (the two may not both be set).
+    let master = b
+        .workers
+        .as_ref()
+        .and(count_of(pick, "workers"))
+        .map(|workers| MasterSpec {
+            workers,
+            worker: pick("worker")
+                .and_then(|p| serde_json::from_value(p.value.clone()).ok())
+                .unwrap_or(WorkerKind::Blocking),
+            shared_pool: count_of(pick, "shared_pool"),
+        });
     BatchSpec {
         tasks,
         master,

@@ -404,3 +404,23 @@ fn every_embedded_preset_loads_and_its_published_rows_name_real_runs() {
         }
     }
 }
+
+#[test]
+fn a_batch_targets_workers_knob_is_not_a_master() {
+    let p = load_plan("e3-futures", None).unwrap();
+    let run = p
+        .runs
+        .iter()
+        .find(|r| r.name == "scheduled-n=100")
+        .expect("scheduled-n=100");
+    let Work::Batch(b) = &run.work else {
+        panic!("batch run")
+    };
+    assert!(b.master.is_none(), "{b:?}");
+    assert_eq!(run.params.workers, Some(8));
+    let e1 = load_plan("e1-actors", None).unwrap();
+    let Work::Batch(b) = &e1.runs[0].work else {
+        panic!("batch run")
+    };
+    assert_eq!(b.master.as_ref().map(|m| m.workers), Some(4));
+}
