@@ -25,6 +25,8 @@ mod sleep;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use bytes::Bytes;
+
 use iolab_model::steps::{BackendKind, IoCall};
 
 pub use config::{check_http_url, check_mc_addr, check_pg_url, BackendConfig};
@@ -90,11 +92,11 @@ impl Backends {
         })
     }
 
-    fn record(
+    fn record<T>(
         &self,
         kind: BackendKind,
-        result: Result<(), BackendError>,
-    ) -> Result<(), BackendError> {
+        result: Result<T, BackendError>,
+    ) -> Result<T, BackendError> {
         self.calls[kind as usize].fetch_add(1, Ordering::Relaxed);
         if let Err(e) = &result {
             self.errors[kind as usize][e.class_index()].fetch_add(1, Ordering::Relaxed);
@@ -124,35 +126,57 @@ impl Backends {
 
     /// Make the call on the current thread, blocking it until done.
     pub fn call_blocking(&self, call: &IoCall) -> Result<(), BackendError> {
-        let result = match call {
-            IoCall::Sleep { micros } => {
-                sleep::blocking(*micros);
-                Ok(())
-            }
-            IoCall::Http { micros } => self.http().and_then(|h| h.delay_blocking(*micros)),
-            IoCall::Pg { micros } => self.pg().and_then(|p| p.sleep_blocking(*micros)),
-            IoCall::Mc { key } => self.mc().and_then(|m| m.get_blocking(key).map(drop)),
-        };
-        self.record(call.kind(), result)
+        self.fetch_blocking(call).map(drop)
     }
 
     /// Make the call without blocking a thread.
     pub async fn call_async(&self, call: &IoCall) -> Result<(), BackendError> {
+        self.fetch_async(call).await.map(drop)
+    }
+
+    /// [`Backends::call_blocking`], keeping what the call fetched: the
+    /// value of an `mc` get (`Some`), nothing for the other kinds (`None`).
+    /// The value is the buffer the client read into: handing it on costs no copy.
+    pub fn fetch_blocking(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
+        let result = match call {
+            IoCall::Sleep { micros } => {
+                sleep::blocking(*micros);
+                Ok(None)
+            }
+            IoCall::Http { micros } => self
+                .http()
+                .and_then(|h| h.delay_blocking(*micros))
+                .map(|()| None),
+            IoCall::Pg { micros } => self
+                .pg()
+                .and_then(|p| p.sleep_blocking(*micros))
+                .map(|()| None),
+            IoCall::Mc { key } => self
+                .mc()
+                .and_then(|m| m.get_blocking(key))
+                .map(|v| Some(Bytes::from(v))),
+        };
+        self.record(call.kind(), result)
+    }
+
+    /// [`Backends::call_async`], keeping what the call fetched (see
+    /// [`Backends::fetch_blocking`]).
+    pub async fn fetch_async(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
         let result = match call {
             IoCall::Sleep { micros } => {
                 sleep::nonblocking(*micros).await;
-                Ok(())
+                Ok(None)
             }
             IoCall::Http { micros } => match self.http() {
-                Ok(h) => h.delay_async(*micros).await,
+                Ok(h) => h.delay_async(*micros).await.map(|()| None),
                 Err(e) => Err(e),
             },
             IoCall::Pg { micros } => match self.pg() {
-                Ok(p) => p.sleep_async(*micros).await,
+                Ok(p) => p.sleep_async(*micros).await.map(|()| None),
                 Err(e) => Err(e),
             },
             IoCall::Mc { key } => match self.mc() {
-                Ok(m) => m.get_async(key).await.map(drop),
+                Ok(m) => m.get_async(key).await.map(|v| Some(Bytes::from(v))),
                 Err(e) => Err(e),
             },
         };

@@ -180,8 +180,8 @@ impl Mc {
         }
     }
 
-    /// Get `key` on the calling thread; returns the value's size.
-    pub(crate) fn get_blocking(&self, key: &str) -> Result<usize, BackendError> {
+    /// Get `key` on the calling thread; returns the value.
+    pub(crate) fn get_blocking(&self, key: &str) -> Result<Vec<u8>, BackendError> {
         let mut lease = self
             .blocking
             .acquire(self.wait)
@@ -200,7 +200,7 @@ impl Mc {
             match get_std(&mut conn, key) {
                 Ok(v) => {
                     lease.put(conn);
-                    return Ok(v.len());
+                    return Ok(v);
                 }
                 Err(McError::Broken(_)) if reused => continue,
                 Err(e) => {
@@ -214,8 +214,8 @@ impl Mc {
         }
     }
 
-    /// Get `key` without blocking a thread; returns the value's size.
-    pub(crate) async fn get_async(&self, key: &str) -> Result<usize, BackendError> {
+    /// Get `key` without blocking a thread; returns the value.
+    pub(crate) async fn get_async(&self, key: &str) -> Result<Vec<u8>, BackendError> {
         let mut lease = self
             .nonblocking
             .acquire(self.wait)
@@ -233,7 +233,7 @@ impl Mc {
             match get_tokio(&mut conn, key).await {
                 Ok(v) => {
                     lease.put(conn);
-                    return Ok(v.len());
+                    return Ok(v);
                 }
                 Err(McError::Broken(_)) if reused => continue,
                 Err(e) => {

@@ -9,6 +9,7 @@ use std::time::Duration;
 use iolab_model::cpu::leibniz;
 use tokio::sync::Notify;
 
+use crate::io::Io;
 use crate::measure::Timings;
 use crate::tasks::{Task, TaskList};
 use crate::{runtime, Ctx, Outcome};
@@ -27,6 +28,7 @@ pub(crate) enum IoStyle {
 /// Shared by every task: one `Arc` clone per task.
 struct Shared {
     tasks: Arc<TaskList>,
+    io: Io,
     timings: Arc<Timings>,
     remaining: AtomicUsize,
     all_done: Notify,
@@ -49,6 +51,7 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
     let n = ctx.len();
     let shared = Arc::new(Shared {
         tasks: ctx.tasks.clone(),
+        io: ctx.io.clone(),
         timings: ctx.timings.clone(),
         remaining: AtomicUsize::new(n),
         all_done: Notify::new(),
@@ -100,6 +103,13 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
 /// later time (which lags by at most ~1 ms, tokio's own timer resolution).
 async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
     match (sh.tasks.get(i), style) {
+        (Task::Io { dur }, IoStyle::Timer) if !sh.io.is_sleep() => {
+            sh.timings.begin(i);
+            match sh.io.wait(dur).await {
+                Ok(()) => sh.timings.end(i),
+                Err(_) => sh.timings.fail(i),
+            }
+        }
         (Task::Io { dur }, IoStyle::Timer) => {
             let t = &sh.timings;
             let deadline = issued + dur.as_nanos() as u64;
@@ -111,11 +121,13 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
             t.end_at(i, deadline.max(t.coarse_ns()));
         }
         (Task::Io { dur }, IoStyle::Offload) => {
-            let t = sh.timings.clone();
+            let (t, io) = (sh.timings.clone(), sh.io.clone());
             let res = tokio::task::spawn_blocking(move || {
                 t.begin(i);
-                std::thread::sleep(dur);
-                t.end(i);
+                match io.block(dur) {
+                    Ok(()) => t.end(i),
+                    Err(_) => t.fail(i),
+                }
             })
             .await;
             if res.is_err() {
@@ -124,8 +136,10 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
         }
         (Task::Io { dur }, IoStyle::BlockLoop) => {
             sh.timings.begin(i);
-            std::thread::sleep(dur);
-            sh.timings.end(i);
+            match sh.io.block(dur) {
+                Ok(()) => sh.timings.end(i),
+                Err(_) => sh.timings.fail(i),
+            }
         }
         (Task::Cpu { terms }, _) => {
             sh.timings.begin(i);

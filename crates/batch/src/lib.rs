@@ -6,6 +6,7 @@
 //! tasks to one executor module (one file per model, plus [`master`] and
 //! [`master_timer`]) and folds what was measured into a [`BatchResult`].
 
+pub mod io;
 pub mod master;
 pub mod master_timer;
 pub mod measure;
@@ -28,6 +29,7 @@ use iolab_model::batch::{BatchResult, BatchSpec, TaskMix};
 use iolab_model::{ModelKind, ModelParams};
 use serde_json::Value;
 
+use crate::io::Io;
 use crate::measure::{Probe, Timings};
 use crate::tasks::TaskList;
 
@@ -42,6 +44,19 @@ pub fn run(
     params: &ModelParams,
     cancel: &AtomicBool,
 ) -> BatchResult {
+    run_with_io(spec, model, params, &Io::sleep(), cancel)
+}
+
+/// [`run`] with IO tasks going to `io` (a real backend) instead of the
+/// embedded timer. A failed call fails its task (counted in `failed`).
+pub fn run_with_io(
+    spec: &BatchSpec,
+    model: ModelKind,
+    params: &ModelParams,
+    io: &Io,
+    cancel: &AtomicBool,
+) -> BatchResult {
+    let io = io.fresh();
     let tasks = Arc::new(TaskList::draw(&spec.tasks, spec.seed));
     let n = tasks.len();
     let probe = Probe::start();
@@ -51,6 +66,7 @@ pub fn run(
         timings: timings.clone(),
         cancel,
         cores: cores(),
+        io: io.clone(),
     };
     let outcome = match &spec.master {
         Some(m) if m.worker == iolab_model::batch::WorkerKind::Timer => master_timer::run(&ctx, m),
@@ -80,12 +96,18 @@ pub fn run(
     if skipped > 0 {
         counters.insert("skipped".into(), skipped as f64);
     }
-    let mut failure = outcome.failure;
+    let mut failure = outcome.failure.or_else(|| {
+        io.first_error()
+            .map(|e| format!("{failed} of {n} tasks failed; first: {e}"))
+    });
     if skipped > 0 && failure.is_none() {
         failure = Some(format!("cancelled: {skipped} of {n} tasks not run"));
     }
 
     let mut all_params = spec_params(spec);
+    if !io.is_sleep() {
+        all_params.insert("io".into(), Value::from(io.kind().as_str()));
+    }
     all_params.extend(outcome.params);
     BatchResult {
         model: Some(model),
@@ -109,6 +131,7 @@ pub(crate) struct Ctx<'a> {
     pub timings: Arc<Timings>,
     pub cancel: &'a AtomicBool,
     pub cores: u32,
+    pub io: Io,
 }
 
 impl Ctx<'_> {
@@ -122,15 +145,12 @@ impl Ctx<'_> {
 
     /// Run task `i` on this thread, blocking it, and time it.
     pub fn run_blocking(&self, i: usize) {
-        run_blocking(&self.tasks, &self.timings, i);
+        self.timings.begin(i);
+        match self.tasks.get(i).run_blocking(&self.io) {
+            Ok(()) => self.timings.end(i),
+            Err(_) => self.timings.fail(i),
+        }
     }
-}
-
-/// Run task `i` on this thread, blocking it, and time it.
-pub(crate) fn run_blocking(tasks: &TaskList, timings: &Timings, i: usize) {
-    timings.begin(i);
-    tasks.get(i).run_blocking();
-    timings.end(i);
 }
 
 /// What an executor reports beside the per-task times.
@@ -170,7 +190,8 @@ pub(crate) fn runtime(workers: u32, max_blocking: u32) -> std::io::Result<tokio:
         .worker_threads(workers.max(1) as usize)
         .max_blocking_threads(max_blocking.max(1) as usize)
         .thread_name("iolab-batch-loop")
-        .enable_time()
+        // IO (not only timers): async backend clients need the reactor.
+        .enable_all()
         .build()
 }
 

@@ -27,6 +27,7 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
                 tokio::spawn(worker(
                     ctx.tasks.clone(),
                     ctx.timings.clone(),
+                    ctx.io.clone(),
                     id,
                     rx,
                     to_master.clone(),
@@ -67,6 +68,7 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
 async fn worker(
     tasks: std::sync::Arc<crate::tasks::TaskList>,
     timings: std::sync::Arc<crate::measure::Timings>,
+    io: crate::io::Io,
     id: usize,
     mut inbox: UnboundedReceiver<ToWorker>,
     to_master: UnboundedSender<ToMaster>,
@@ -74,11 +76,13 @@ async fn worker(
     while let Some(ToWorker::Task(i)) = inbox.recv().await {
         match tasks.get(i) {
             Task::Io { dur } => {
-                let (timings, to_master) = (timings.clone(), to_master.clone());
+                let (timings, to_master, io) = (timings.clone(), to_master.clone(), io.clone());
                 tokio::spawn(async move {
                     timings.begin(i);
-                    tokio::time::sleep(dur).await;
-                    timings.end(i);
+                    match io.wait(dur).await {
+                        Ok(()) => timings.end(i),
+                        Err(_) => timings.fail(i),
+                    }
                     let _ = to_master.send(ToMaster::Done);
                 });
             }

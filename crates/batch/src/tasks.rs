@@ -6,6 +6,8 @@ use std::time::Duration;
 use iolab_model::batch::TaskMix;
 use iolab_model::cpu::leibniz;
 
+use crate::io::Io;
+
 /// One task: a whole Leibniz series, or one call of a service that sleeps.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Task {
@@ -33,13 +35,15 @@ impl Task {
         }
     }
 
-    /// Do the task on this thread, blocking it for the whole IO wait.
-    pub fn run_blocking(self) {
+    /// Do the task on this thread, blocking it for the whole IO wait (a
+    /// sleep, or one call through `io`'s blocking client).
+    pub fn run_blocking(self, io: &Io) -> Result<(), String> {
         match self {
             Task::Cpu { terms } => {
                 leibniz(terms);
+                Ok(())
             }
-            Task::Io { dur } => std::thread::sleep(dur),
+            Task::Io { dur } => io.block(dur),
         }
     }
 }

@@ -20,6 +20,7 @@ fn e1(mix: TaskMix, workers: u32, worker: WorkerKind, shared_pool: Option<u32>) 
             shared_pool,
         }),
         seed: 42,
+        io_backend: Default::default(),
     };
     let r = iolab_batch::run(
         &spec,

@@ -16,6 +16,7 @@ fn calls(n: u64, model: ModelKind, params: ModelParams) -> BatchResult {
         tasks: TaskMix::Calls { n, ms: 100.0 },
         master: None,
         seed: 1,
+        io_backend: Default::default(),
     };
     let r = iolab_batch::run(&spec, model, &params, &AtomicBool::new(false));
     assert_eq!(r.tasks, n, "{r:?}");
@@ -129,6 +130,7 @@ fn cancelled_batches_skip_and_say_so() {
         tasks: TaskMix::Calls { n: 50, ms: 100.0 },
         master: None,
         seed: 1,
+        io_backend: Default::default(),
     };
     for model in ModelKind::BUILT_IN {
         let r = iolab_batch::run(

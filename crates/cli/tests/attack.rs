@@ -1,6 +1,8 @@
 //! `iolab attack` end to end: the real binary against a real server on
 //! 127.0.0.1 (a tiny keep-alive HTTP server on std threads).
 
+mod common;
+
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::Command;
@@ -41,15 +43,6 @@ fn iolab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_iolab"))
 }
 
-fn json_of(out: &std::process::Output) -> Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
-}
-
 #[test]
 fn json_output_is_one_attack_document_with_honest_books() {
     let url = server();
@@ -67,7 +60,7 @@ fn json_output_is_one_attack_document_with_honest_books() {
         ])
         .output()
         .unwrap();
-    let v = json_of(&out);
+    let v = common::json_ok(&out);
     assert_eq!(v["schema"], "iolab.attack/1");
     assert_eq!(v["target"], url.as_str());
     assert_eq!(v["driver"]["kind"], "open");
@@ -119,11 +112,7 @@ fn closed_loop_text_summary_and_files() {
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("Requests      [planned, sent, not_sent]        30, 30, 0"),
@@ -171,7 +160,7 @@ fn a_closed_port_is_data_not_a_failure() {
         ])
         .output()
         .unwrap();
-    let v = json_of(&out);
+    let v = common::json_ok(&out);
     assert_eq!(v["errors"]["refused"], 5);
 }
 
@@ -212,4 +201,44 @@ fn bad_input_is_one_line_and_exit_2() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn ctrl_c_stops_the_attack_and_still_prints_an_honest_partial_result() {
+    let url = server();
+    let child = iolab()
+        .args([
+            "attack",
+            &url,
+            "--rate",
+            "200",
+            "--duration",
+            "60s",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("a partial JSON result");
+    assert_eq!(v["interrupted"], true);
+    let r = &v["requests"];
+    let n = |k: &str| r[k].as_u64().unwrap();
+    // Stopped after ~1.5 s of 60: far fewer sent than planned, and the books balance.
+    assert!(n("sent") > 50 && n("sent") < 2_000, "{r}");
+    assert_eq!(n("planned"), n("sent") + n("not_sent"), "{r}");
+    assert_eq!(n("sent"), n("ok") + n("non_2xx"), "{r}");
 }

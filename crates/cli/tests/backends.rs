@@ -2,6 +2,8 @@
 //! and counts against the real services (`scripts/test` exports their
 //! addresses; a missing one fails with the fix), and bad input exits 2.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -114,11 +116,7 @@ fn counts_reads_every_configured_backend() {
         .env_remove("IOLAB_HTTP_BACKEND")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["pg_sleep_calls"].is_u64(), "{v}");
     assert!(v["mc_get_hits"].is_u64(), "{v}");

@@ -1,6 +1,8 @@
 //! `iolab batch` end to end: real threads and timers in the real binary;
 //! JSON shape, sweeps, the table, and one-line usage errors (exit 2).
 
+mod common;
+
 use std::process::Command;
 
 use assert_cmd::prelude::*;
@@ -18,12 +20,7 @@ fn batch_json(args: &[&str]) -> Value {
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = common::json_ok(&out);
     assert_eq!(doc["schema"], "iolab.batch/1");
     doc
 }
@@ -249,11 +246,7 @@ fn thread_limit_is_recorded_and_the_batch_completes() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let run = &doc["runs"][0];
     let failed = run["failed"].as_u64().unwrap();
@@ -265,4 +258,42 @@ fn thread_limit_is_recorded_and_the_batch_completes() {
         "{run}"
     );
     assert!(run["peak_threads"].as_u64().unwrap() <= 110, "{run}");
+}
+
+#[test]
+fn io_on_real_postgres_is_recorded_and_a_missing_address_is_a_usage_error() {
+    // CI exports IOLAB_PG (scripts/test starts a real PostgreSQL).
+    let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
+    let doc = batch_json(&[
+        "--io",
+        "pg",
+        "--pg",
+        &pg,
+        "--model",
+        "loop-async",
+        "--calls",
+        "20",
+        "--ms",
+        "50",
+    ]);
+    let run = &doc["runs"][0];
+    assert_eq!(run["params"]["io"], "pg", "{run}");
+    assert_eq!(
+        (run["tasks"].as_u64(), run["failed"].as_u64()),
+        (Some(20), Some(0))
+    );
+    // Ten connections: two rounds of 50 ms at least.
+    assert!(run["total_s"].as_f64().unwrap() >= 0.095, "{run}");
+
+    iolab()
+        .args(["batch", "--io", "pg", "--calls", "3"])
+        .env_remove("IOLAB_PG")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--pg URL").and(predicate::str::contains("IOLAB_PG")));
+    iolab()
+        .args(["batch", "--io", "mc"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sleep, http or pg"));
 }

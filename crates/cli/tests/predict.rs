@@ -1,5 +1,7 @@
 //! `iolab predict` end to end: ad-hoc flags, JSON, presets, bad input.
 
+mod common;
+
 use assert_cmd::Command;
 
 fn iolab() -> Command {
@@ -31,11 +33,7 @@ fn e2_from_flags_prints_the_table_and_the_reason() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("27000"), "{text}");
     assert!(text.contains("capacity is 200 req/s"), "{text}");
@@ -61,11 +59,7 @@ fn json_has_the_schema_and_every_built_in_model() {
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["schema"], "iolab.predict/1");
     let runs = doc["runs"].as_array().unwrap();
@@ -107,11 +101,7 @@ fn a_closed_loop_from_flags() {
         .args(["--duration", "10s", "--json"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tput = doc["runs"][0]["goodput_rps"].as_f64().unwrap();
     assert!((tput - 100.0).abs() < 5.0, "{tput}");
@@ -129,11 +119,7 @@ fn the_showdown_preset_is_predicted_when_presets_load() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         return;
     }
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_ok(&out);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(!doc["runs"].as_array().unwrap().is_empty());
 }

@@ -48,6 +48,7 @@ pub fn collect(command: &str) -> Environment {
         git_commit: git_commit(),
         pinning: BTreeMap::new(),
         command: command.to_string(),
+        services: Vec::new(),
     }
 }
 

@@ -7,16 +7,21 @@
 //!   ([`results`]) with the machine's [`environment`].
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
+//! - [`jvm`]: the JVM targets (`targets/jvm`): found, built once, started.
+//! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
+//!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
 pub mod drain;
 pub mod environment;
 pub mod http;
 pub mod interrupt;
+pub mod jvm;
 pub mod preset;
 pub mod process;
 pub mod progress;
 pub mod results;
 pub mod runner;
+pub mod services;
 pub mod telemetry;
 
 pub use preset::{load_plan, PresetError};

@@ -29,6 +29,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "e3-futures",
         include_str!("../../../presets/e3-futures.toml"),
     ),
+    ("loom", include_str!("../../../presets/loom.toml")),
 ];
 
 /// The preset run when none is named.

@@ -74,6 +74,9 @@ pub trait Observer: Sync {
     fn run_finished(&self, _index: usize, _total: usize, _record: &RunRecord) {}
     /// Everything is written.
     fn experiment_finished(&self, _runs: &RunsFile) {}
+    /// A one-line message about the experiment as a whole (e.g. the
+    /// backends started for it).
+    fn note(&self, _msg: &str) {}
 }
 
 /// An observer that shows nothing.
@@ -173,6 +176,9 @@ pub fn summary_line(r: &RunRecord) -> String {
     }
     if let Some(t) = r.telemetry.peak_threads() {
         s.push_str(&format!("  threads {t}"));
+    }
+    for short in r.backend_shortfall() {
+        s.push_str(&format!("  BACKEND SHORT {short}"));
     }
     match &r.outcome {
         Outcome::StartFailed { detail }
@@ -277,6 +283,13 @@ impl Observer for Console {
                 bar.set_position(done);
             }
             _ => self.plain(&msg),
+        }
+    }
+
+    fn note(&self, msg: &str) {
+        match &self.mode {
+            Mode::Bars { bar, .. } => bar.println(msg),
+            _ => self.plain(msg),
         }
     }
 

@@ -26,6 +26,7 @@ use iolab_model::Driver;
 
 use crate::process::{StartError, Target, TargetCommand};
 use crate::progress::{Live, Observer, Stage};
+use crate::services::{self, Addresses, Needs, ServiceError};
 use crate::{drain, environment, results, telemetry};
 
 /// How to run a plan; everything here is about this machine and this
@@ -122,6 +123,8 @@ pub fn run(
     observer: &dyn Observer,
 ) -> Result<RunsFile, LabError> {
     preflight(plan, opts)?;
+    // JVM targets: build the jar once, before the first run (crate::jvm).
+    crate::jvm::prepare(plan).map_err(LabError::Invalid)?;
     let exe = match &opts.exe {
         Some(p) => p.clone(),
         None => std::env::current_exe()
@@ -135,6 +138,19 @@ pub fn run(
     }
     let ephemeral = (env.port_range.1.saturating_sub(env.port_range.0)) as usize;
     let cores = env.cores;
+    // The real backends the steps call: reused from IOLAB_*, or started now
+    // and stopped when `backends` drops (end, error or Ctrl-C).
+    let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), &|m: &str| {
+        observer.note(m)
+    })
+    .map_err(|e| match e {
+        ServiceError::Missing(m) => LabError::Invalid(m),
+        ServiceError::Failed(m) => LabError::Io {
+            path: PathBuf::from("services"),
+            source: std::io::Error::other(m),
+        },
+    })?;
+    env.services = backends.info().to_vec();
     let mut file = RunsFile {
         schema: RUNS_SCHEMA.to_string(),
         plan: plan.clone(),
@@ -156,6 +172,7 @@ pub fn run(
         gen_cpus,
         ephemeral,
         verified: Mutex::new(HashMap::new()),
+        backends: &backends.addresses,
     };
     let total = plan.runs.len();
     for (index, spec) in plan.runs.iter().enumerate() {
@@ -176,6 +193,7 @@ pub fn run(
         && file.runs.iter().all(|r| r.outcome != Outcome::Interrupted);
     file.finished_utc = Some(results::rfc3339(SystemTime::now()));
     save(&opts.out_dir, &file)?;
+    backends.stop();
     observer.experiment_finished(&file);
     Ok(file)
 }
@@ -223,7 +241,7 @@ fn attack_error(e: &AttackError) -> String {
 /// The load plan of one HTTP run against `base` (a target's base URL).
 fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usize]) -> AttackPlan {
     AttackPlan {
-        target: format!("{base}/work?steps={}", w.steps),
+        target: format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
         driver,
         connections: w.connections,
         timeout: w.timeout,
@@ -261,6 +279,8 @@ struct Ctx<'a> {
     ephemeral: usize,
     /// Verify reports by target identity, so each target is verified once.
     verified: Mutex<HashMap<String, VerifyReport>>,
+    /// The real backends of this experiment (only those its steps call).
+    backends: &'a Addresses,
 }
 
 /// What one repetition of an HTTP run produced.
@@ -269,6 +289,7 @@ struct Rep {
     attack: Option<AttackResult>,
     telemetry: Telemetry,
     verify: Option<VerifyReport>,
+    backend_counts: Option<iolab_model::runs::BackendCounts>,
 }
 
 impl Ctx<'_> {
@@ -286,6 +307,7 @@ impl Ctx<'_> {
             telemetry: Telemetry::default(),
             verify: None,
             prediction: None,
+            backend_counts: None,
         }
     }
 
@@ -340,6 +362,7 @@ impl Ctx<'_> {
             record.reps = attacks.into_iter().cloned().collect();
         }
         record.attack = reps[median].attack.take();
+        record.backend_counts = reps[median].backend_counts.take();
         record.telemetry = std::mem::take(&mut reps[median].telemetry);
         record
     }
@@ -357,9 +380,17 @@ impl Ctx<'_> {
                 } else {
                     None
                 };
-                let argv = argv.iter().map(|a| substitute(a, spec, port)).collect();
+                let argv = argv
+                    .iter()
+                    .map(|a| substitute(a, spec, port, self.backends))
+                    .collect();
                 Ok(TargetCommand { argv, port, cpus })
             }
+            None if spec.runtime == iolab_model::Runtime::Jvm => Ok(TargetCommand {
+                argv: crate::jvm::run_command(spec).map_err(StartError)?,
+                port: None,
+                cpus,
+            }),
             None => {
                 let mut argv = vec![
                     self.exe.display().to_string(),
@@ -388,6 +419,7 @@ impl Ctx<'_> {
                         argv.push(v.to_string());
                     }
                 }
+                argv.extend(self.backends.serve_flags());
                 Ok(TargetCommand {
                     argv,
                     port: None,
@@ -403,11 +435,16 @@ impl Ctx<'_> {
             attack: None,
             telemetry: Telemetry::default(),
             verify: None,
+            backend_counts: None,
         };
         self.observer.stage(spec, Stage::Starting);
+        let start_timeout = match spec.runtime {
+            iolab_model::Runtime::Jvm => self.opts.start_timeout.max(crate::jvm::START_TIMEOUT),
+            iolab_model::Runtime::Rust => self.opts.start_timeout,
+        };
         let started = self
             .target_command(spec, w)
-            .and_then(|cmd| Target::start(&cmd, self.opts.start_timeout, &self.opts.cancel));
+            .and_then(|cmd| Target::start(&cmd, start_timeout, &self.opts.cancel));
         let mut target = match started {
             Ok(t) => t,
             Err(e) => {
@@ -472,8 +509,12 @@ impl Ctx<'_> {
         if !self.opts.cancelled() && target.exit_detail().is_none() {
             self.observer.stage(spec, Stage::Measuring);
             let plan = attack_plan(&target.url, w, w.driver.clone(), &self.gen_cpus);
+            let counted = self.backends.only(&Needs::of_steps(&w.steps));
+            let before = self.backend_counts(&counted);
             zero = telemetry::unix_ms();
-            match self.attack(spec, Stage::Measuring, &plan) {
+            let measured = self.attack(spec, Stage::Measuring, &plan);
+            rep.backend_counts = before.map(|b| self.backend_counts_since(&counted, b));
+            match measured {
                 Ok((result, cancelled)) => {
                     if result.started_unix_ms > 0 {
                         zero = result.started_unix_ms as f64;
@@ -500,11 +541,51 @@ impl Ctx<'_> {
         rep
     }
 
-    /// Verify, or reuse the report of an identical target.
+    /// Counters of the backends in `counted`; `None` when it names none.
+    fn backend_counts(
+        &self,
+        counted: &Addresses,
+    ) -> Option<Result<iolab_backends::BackendCounts, String>> {
+        if counted == &Addresses::default() {
+            return None;
+        }
+        Some(iolab_backends::BackendCounts::read(&counted.config()))
+    }
+
+    /// What the backends counted since `before` (read a moment after the
+    /// load, as a backend may book a call just after its answer left).
+    fn backend_counts_since(
+        &self,
+        counted: &Addresses,
+        before: Result<iolab_backends::BackendCounts, String>,
+    ) -> iolab_model::runs::BackendCounts {
+        thread::sleep(Duration::from_millis(200));
+        let after = iolab_backends::BackendCounts::read(&counted.config());
+        match (before, after) {
+            (Ok(b), Ok(a)) => {
+                let d = a.since(&b);
+                iolab_model::runs::BackendCounts {
+                    pg_sleep_calls: d.pg_sleep_calls,
+                    mc_get_hits: d.mc_get_hits,
+                    http_hits: d.http_hits,
+                    error: None,
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => iolab_model::runs::BackendCounts {
+                error: Some(e),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Verify, or reuse the report of an identical target. With real
+    /// backends in the steps, the gate also checks the target really calls
+    /// them (`iolab_verify::verify_backends`).
     fn verify(&self, spec: &RunSpec, w: &HttpWork, url: &str) -> Result<VerifyReport, String> {
+        let counted = self.backends.only(&Needs::of_steps(&w.steps));
         let key = format!(
-            "{}|{:?}|{:?}|{:?}",
-            spec.model, spec.runtime, spec.params, w.command
+            "{}|{:?}|{:?}|{:?}|{:?}",
+            spec.model, spec.runtime, spec.params, w.command, counted
         );
         if let Some(r) = self.verified.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
@@ -513,8 +594,13 @@ impl Ctx<'_> {
             model: Some(spec.model.as_str().to_string()),
             timeout: Duration::from_secs(10),
         };
-        let r =
+        let mut r =
             iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;
+        if counted != Addresses::default() {
+            let checks = iolab_verify::verify_backends(url, &counted.config(), &opts)
+                .map_err(|e| format!("cannot verify {url}: {e}"))?;
+            r.checks.extend(checks);
+        }
         if r.passed() {
             if let Ok(mut m) = self.verified.lock() {
                 m.insert(key, r.clone());
@@ -634,10 +720,20 @@ impl Ctx<'_> {
     }
 }
 
-/// `{port}`, `{model}` and set knobs (`{threads}`, `{workers}`, ...) in a
-/// custom command's arguments.
-fn substitute(arg: &str, spec: &RunSpec, port: Option<u16>) -> String {
+/// `{port}`, `{model}`, set knobs (`{threads}`, `{workers}`, ...) and the
+/// backends' addresses (`{pg}`, `{mc}`, `{http_backend}`) in a custom
+/// command's arguments.
+fn substitute(arg: &str, spec: &RunSpec, port: Option<u16>, backends: &Addresses) -> String {
     let mut a = arg.replace("{model}", spec.model.as_str());
+    for (k, v) in [
+        ("{pg}", &backends.pg),
+        ("{mc}", &backends.mc),
+        ("{http_backend}", &backends.http),
+    ] {
+        if let Some(v) = v {
+            a = a.replace(k, v);
+        }
+    }
     if let Some(p) = port {
         a = a.replace("{port}", &p.to_string());
     }

@@ -231,6 +231,7 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
         started_unix_ms: run.started_unix_ms,
         spectrum,
         histogram,
+        interrupted: run.cancelled,
     };
     let intervals = intervals
         .into_iter()

@@ -133,6 +133,13 @@ pub fn render(r: &AttackResult) -> String {
             ms(g.lag_p99_ms)
         );
     }
+    if r.interrupted {
+        let _ = writeln!(
+            s,
+            "INTERRUPTED after {:.1}s: partial result; requests scheduled later are counted as not_sent",
+            r.elapsed_s
+        );
+    }
     s
 }
 

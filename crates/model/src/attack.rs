@@ -249,6 +249,10 @@ pub struct AttackResult {
     /// latency, so results from several runs or hosts merge exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,
+    /// The run was stopped early (Ctrl-C): the counts cover what was planned
+    /// up to then, and requests scheduled later are `not_sent`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl AttackResult {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model_kind::{ModelKind, ModelParams};
+use crate::steps::BackendKind;
 
 /// The schema tag of a batch JSON document.
 pub const BATCH_SCHEMA: &str = "iolab.batch/1";
@@ -69,6 +70,10 @@ pub struct BatchSpec {
     pub master: Option<MasterSpec>,
     /// Seed of the task shuffle and draws (always recorded).
     pub seed: u64,
+    /// Where IO tasks wait: the embedded timer (`sleep`, E1 and E3 as
+    /// published) or one real call each to `http` or `pg`.
+    #[serde(default, skip_serializing_if = "BackendKind::is_sleep")]
+    pub io_backend: BackendKind,
 }
 
 /// Statistics of one task type.
@@ -217,6 +222,7 @@ impl BatchSpec {
             tasks: self.tasks.scaled(factor),
             master: self.master.clone(),
             seed: self.seed,
+            io_backend: self.io_backend,
         }
     }
 }

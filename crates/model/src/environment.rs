@@ -38,4 +38,26 @@ pub struct Environment {
     /// The command line that produced these results.
     #[serde(default)]
     pub command: String,
+    /// Real backends the experiment used (`pg`, `mc`, `http` steps): the ones
+    /// `iolab run` started for it, and the ones given by `IOLAB_*`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<ServiceInfo>,
+}
+
+/// One real backend an experiment used.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServiceInfo {
+    /// `pg`, `mc` or `http` (the step kind it serves).
+    pub kind: String,
+    /// Where it listened: the URL or `HOST:PORT` targets were given.
+    pub address: String,
+    /// `started` (by `iolab run`, stopped at its end) or `environment`
+    /// (given by `IOLAB_PG` / `IOLAB_MC` / `IOLAB_HTTP_BACKEND`).
+    pub origin: String,
+    /// Server version, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Anything else worth keeping (e.g. memcached keys filled, and their size).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }

@@ -93,4 +93,55 @@ pub struct HttpWork {
     /// its URL as the first stdout line or serve `/health` on `{port}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
+    /// What the target answers with (`/work?...&body=value`); JSON by default.
+    #[serde(default, skip_serializing_if = "WorkBody::is_json")]
+    pub body: WorkBody,
+}
+
+/// What a `/work` answer carries: the `body` query parameter of the target
+/// contract (docs/serve.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkBody {
+    /// The small JSON summary `{"ok":true,"model":..,"steps":..,"elapsed_ms":..}`.
+    #[default]
+    Json,
+    /// The bytes of the last `mc` step's value, as the original E4 server
+    /// sent its cached value back to the client (`application/octet-stream`).
+    Value,
+}
+
+impl WorkBody {
+    /// The name used in the query and in presets.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkBody::Json => "json",
+            WorkBody::Value => "value",
+        }
+    }
+
+    /// Parse the query parameter's value.
+    pub fn parse(text: &str) -> Result<WorkBody, String> {
+        match text {
+            "json" => Ok(WorkBody::Json),
+            "value" => Ok(WorkBody::Value),
+            other => Err(format!(
+                "query parameter 'body' is '{other}': expected 'json' (the default) or 'value'"
+            )),
+        }
+    }
+
+    /// Whether this is the default (JSON) answer.
+    pub fn is_json(&self) -> bool {
+        *self == WorkBody::Json
+    }
+
+    /// What to append to `/work?steps=...` for this answer (nothing for JSON,
+    /// so default URLs stay as they were).
+    pub fn query_suffix(self) -> &'static str {
+        match self {
+            WorkBody::Json => "",
+            WorkBody::Value => "&body=value",
+        }
+    }
 }

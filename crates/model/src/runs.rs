@@ -114,6 +114,83 @@ pub struct RunRecord {
     /// What was predicted for this run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction: Option<Prediction>,
+    /// Work the real backends counted during the measured part (HTTP runs
+    /// whose steps call `pg`, `mc` or `http`), next to `attack.requests`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_counts: Option<BackendCounts>,
+}
+
+/// What the real backends counted while a run was measured (each counter
+/// read just before and just after the measured load; the difference).
+///
+/// Counters are the backends' own (PostgreSQL `pg_stat_statements`,
+/// memcached `get_hits`, the delay service's hits), so traffic from anything
+/// else using the same backend at the same time counts too: the numbers can
+/// only be *more* than the target's work, never less. `None` where the run's
+/// steps do not use that backend or the counter could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendCounts {
+    /// `SELECT pg_sleep(..)` calls PostgreSQL finished.
+    #[serde(default)]
+    pub pg_sleep_calls: Option<u64>,
+    /// memcached `get_hits`.
+    #[serde(default)]
+    pub mc_get_hits: Option<u64>,
+    /// Delay calls the HTTP delay service answered.
+    #[serde(default)]
+    pub http_hits: Option<u64>,
+    /// Why a counter is missing, when one could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl RunRecord {
+    /// Where a backend did less work than the target's answers claim: each
+    /// 2xx answer of a workload with K `pg` (or `mc`, `http`) leaves means K
+    /// finished calls, so `ok x K > counted` is a target that answered
+    /// without doing the work. One message per backend short; empty when
+    /// nothing is short or nothing was counted.
+    pub fn backend_shortfall(&self) -> Vec<String> {
+        let (Some(counts), Some(attack), crate::experiment::Work::Http(w)) =
+            (&self.backend_counts, &self.attack, &self.spec.work)
+        else {
+            return Vec::new();
+        };
+        let calls = w.steps.io_calls();
+        let per =
+            |k: crate::steps::BackendKind| calls.iter().filter(|c| c.kind() == k).count() as u64;
+        let ok = attack.requests.ok;
+        let mut out = Vec::new();
+        for (kind, counted, what) in [
+            (
+                crate::steps::BackendKind::Pg,
+                counts.pg_sleep_calls,
+                "PostgreSQL counted",
+            ),
+            (
+                crate::steps::BackendKind::Mc,
+                counts.mc_get_hits,
+                "memcached counted",
+            ),
+            (
+                crate::steps::BackendKind::Http,
+                counts.http_hits,
+                "the delay service counted",
+            ),
+        ] {
+            let k = per(kind);
+            if let (true, Some(c)) = (k > 0, counted) {
+                if ok * k > c {
+                    out.push(format!(
+                        "{kind}: {ok} answers ok x {k} call{} each = {}, but {what} {c}",
+                        if k == 1 { "" } else { "s" },
+                        ok * k
+                    ));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// The whole `runs.json`.
@@ -134,4 +211,70 @@ pub struct RunsFile {
     pub finished_utc: Option<String>,
     /// Where it ran.
     pub environment: Environment,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::{HttpWork, Work};
+    use std::time::Duration;
+
+    fn record(steps: &str, ok: u64, counts: BackendCounts) -> RunRecord {
+        let mut attack = AttackResult::default();
+        attack.requests.ok = ok;
+        RunRecord {
+            name: "r".into(),
+            model: ModelKind::Pool,
+            coordinates: BTreeMap::new(),
+            outcome: Outcome::Completed,
+            spec: RunSpec {
+                name: "r".into(),
+                coordinates: BTreeMap::new(),
+                model: ModelKind::Pool,
+                runtime: Default::default(),
+                params: Default::default(),
+                scale: 1.0,
+                work: Work::Http(HttpWork {
+                    steps: crate::steps::parse(steps).unwrap(),
+                    driver: crate::Driver::constant(10.0, Duration::from_secs(1)),
+                    connections: Default::default(),
+                    timeout: Duration::from_secs(1),
+                    interval: Duration::from_secs(1),
+                    command: None,
+                    body: Default::default(),
+                }),
+            },
+            attack: Some(attack),
+            reps: vec![],
+            spread: None,
+            batch: None,
+            telemetry: Telemetry::default(),
+            verify: None,
+            prediction: None,
+            backend_counts: Some(counts),
+        }
+    }
+
+    #[test]
+    fn a_backend_that_did_less_than_the_answers_claim_is_flagged() {
+        let counts = BackendCounts {
+            pg_sleep_calls: Some(100),
+            mc_get_hits: Some(40),
+            http_hits: Some(500),
+            error: None,
+        };
+        // 100 answers ok: pg did 100 (fine), mc only 40 (short), http more
+        // than asked (other traffic on a shared backend: fine).
+        let short = record("seq(pg:10,mc:k,http:5)", 100, counts.clone()).backend_shortfall();
+        assert_eq!(short.len(), 1, "{short:?}");
+        assert!(short[0].starts_with("mc: 100 answers ok"), "{short:?}");
+        // Two pg leaves per request need two calls per answer.
+        let short = record("par(pg:10,pg:10)", 60, counts.clone()).backend_shortfall();
+        assert_eq!(short.len(), 1, "{short:?}");
+        assert!(short[0].contains("= 120"), "{short:?}");
+        // Nothing counted, nothing flagged.
+        let mut r = record("pg:10", 1000, counts);
+        r.backend_counts = None;
+        assert!(r.backend_shortfall().is_empty());
+    }
 }

@@ -75,10 +75,13 @@ pub enum IoCall {
 }
 
 /// The four backends an [`IoCall`] can go to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendKind {
     /// Embedded timer.
+    #[default]
     Sleep,
     /// HTTP delay service.
     Http,
@@ -91,6 +94,11 @@ pub enum BackendKind {
 impl BackendKind {
     /// All kinds, in label order.
     pub const ALL: [BackendKind; 4] = [Self::Sleep, Self::Http, Self::Pg, Self::Mc];
+
+    /// The embedded timer (needs nothing installed).
+    pub fn is_sleep(&self) -> bool {
+        *self == Self::Sleep
+    }
 
     /// The word used in step strings and metric labels.
     pub fn as_str(self) -> &'static str {

@@ -10,7 +10,7 @@ use iolab_model::{ModelKind, ModelParams, Step};
 
 use crate::exec::StepResult;
 use crate::metrics::{InFlight, Metrics};
-use crate::routes::{route, Reply, Route};
+use crate::routes::{route, Reply, Route, Work};
 use crate::{ServeConfig, Shutdown};
 
 /// Shared state of one server.
@@ -52,18 +52,18 @@ impl Ctx {
     ) -> Reply {
         match self.quick(route(method, target)) {
             Ok(reply) => reply,
-            Err(step) => {
+            Err(work) => {
                 let guard = self.metrics.start();
                 let t = Instant::now();
-                let result = run(&step);
-                self.finish(&step, result, t, guard)
+                let result = run(&work.step);
+                self.finish(&work, result, t, guard)
             }
         }
     }
 
-    /// The answer of every route that runs no workload; `Err(step)` when
+    /// The answer of every route that runs no workload; `Err(work)` when
     /// there is a workload to run (then call [`Ctx::finish`]).
-    pub fn quick(&self, route: Route) -> Result<Reply, Step> {
+    pub fn quick(&self, route: Route) -> Result<Reply, Work> {
         Ok(match route {
             Route::Health => Reply::health(),
             Route::Metrics => Reply::metrics(self.metrics.render(&self.backends)),
@@ -73,7 +73,7 @@ impl Ctx {
                 self.metrics.complete();
                 Reply::error(400, &msg)
             }
-            Route::Work(Ok(step)) => return Err(step),
+            Route::Work(Ok(work)) => return Err(work),
         })
     }
 
@@ -81,12 +81,12 @@ impl Ctx {
     /// completed before anyone can see the answer.
     pub fn finish(
         &self,
-        step: &Step,
+        work: &Work,
         result: StepResult,
         started: Instant,
         guard: InFlight<'_>,
     ) -> Reply {
-        let reply = Reply::work(self.model, step, result, started.elapsed());
+        let reply = Reply::work(self.model, work, result, started.elapsed());
         self.metrics.complete();
         drop(guard);
         reply

@@ -121,18 +121,18 @@ async fn handle<E: AsyncSteps>(
     let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
     let reply = match ctx.quick(route(req.method().as_str(), target)) {
         Ok(reply) => reply,
-        Err(step) => {
+        Err(work) => {
             let guard = ctx.metrics.start();
             let started = Instant::now();
-            let result = exec.run(&ctx, &step).await;
-            ctx.finish(&step, result, started, guard)
+            let result = exec.run(&ctx, &work.step).await;
+            ctx.finish(&work, result, started, guard)
         }
     };
     Ok(to_response(reply))
 }
 
 fn to_response(reply: Reply) -> Response<Full<Bytes>> {
-    let mut resp = Response::new(Full::new(Bytes::from(reply.body)));
+    let mut resp = Response::new(Full::new(reply.body));
     *resp.status_mut() = hyper::StatusCode::from_u16(reply.status)
         .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
     resp.headers_mut().insert(
@@ -163,5 +163,5 @@ pub async fn join_all(mut futures: Vec<BoxFuture<'_, StepResult>>) -> StepResult
         }
     })
     .await;
-    first_error(results.into_iter().map(|r| r.unwrap_or(Ok(()))))
+    first_error(results.into_iter().map(|r| r.unwrap_or(Ok(None))))
 }

@@ -2,6 +2,7 @@
 //! `loop-blocking`). How `par(...)` gets its concurrency is the one thing the
 //! models do differently, so it is a [`Fanout`] each model supplies.
 
+use bytes::Bytes;
 use iolab_backends::{BackendError, Backends};
 use iolab_model::cpu::leibniz;
 use iolab_model::Step;
@@ -24,8 +25,14 @@ impl From<BackendError> for StepError {
     }
 }
 
+/// What a step that succeeded hands back: the value of the last `mc` get it
+/// made (in the order the steps are written), for `/work?...&body=value`;
+/// `None` when it made none. The value is the buffer the client read into, so
+/// passing it up costs no copy.
+pub type Fetched = Option<Bytes>;
+
 /// The result of one step.
-pub type StepResult = Result<(), StepError>;
+pub type StepResult = Result<Fetched, StepError>;
 
 /// A child runner handed to a [`Fanout`]: runs one child step to completion.
 pub type RunChild<'a> = dyn Fn(&Step) -> StepResult + Sync + 'a;
@@ -56,7 +63,7 @@ pub struct ScopedThreads;
 impl Fanout for ScopedThreads {
     fn par(&self, children: &[Step], run: &RunChild<'_>) -> StepResult {
         let Some((first, rest)) = children.split_first() else {
-            return Ok(());
+            return Ok(None);
         };
         std::thread::scope(|scope| {
             let handles: Vec<_> = rest
@@ -90,23 +97,52 @@ pub fn run_blocking(step: &Step, backends: &Backends, fanout: &dyn Fanout) -> St
     match step {
         Step::Cpu { terms } => {
             leibniz(*terms);
-            Ok(())
+            Ok(None)
         }
-        Step::Io(call) => Ok(backends.call_blocking(call)?),
-        Step::Seq(children) => children
-            .iter()
-            .try_for_each(|s| run_blocking(s, backends, fanout)),
+        Step::Io(call) => Ok(backends.fetch_blocking(call)?),
+        Step::Seq(children) => {
+            let mut last = None;
+            for child in children {
+                last = run_blocking(child, backends, fanout)?.or(last);
+            }
+            Ok(last)
+        }
         Step::Par(children) => fanout.par(children, &|s| run_blocking(s, backends, fanout)),
     }
 }
 
-/// Drain every result and keep the first error.
+/// Drain every result (in the order the steps are written) and keep the
+/// first error; without one, the last value fetched.
 pub fn first_error(results: impl Iterator<Item = StepResult>) -> StepResult {
-    let mut first = Ok(());
+    let mut out: StepResult = Ok(None);
     for r in results {
-        if first.is_ok() {
-            first = r;
-        }
+        out = match (out, r) {
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(e)) => Err(e),
+            (Ok(last), Ok(value)) => Ok(value.or(last)),
+        };
     }
-    first
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(v: &'static [u8]) -> StepResult {
+        Ok(Some(Bytes::from_static(v)))
+    }
+
+    #[test]
+    fn the_last_value_in_written_order_wins_and_the_first_error_beats_all() {
+        let r = first_error([value(b"a"), Ok(None), value(b"b"), Ok(None)].into_iter());
+        assert_eq!(r.unwrap().unwrap(), &b"b"[..]);
+        let err = StepError {
+            status: 502,
+            message: "x".into(),
+        };
+        let r = first_error([value(b"a"), Err(err.clone()), value(b"b")].into_iter());
+        assert_eq!(r.unwrap_err(), err);
+        assert_eq!(first_error(std::iter::empty()).unwrap(), None);
+    }
 }

@@ -5,7 +5,7 @@
 //! Hand-written on purpose: the thread models must hold exactly one OS thread
 //! per request being served, with nothing async underneath.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -166,16 +166,18 @@ fn parse_head(head: &[u8]) -> Result<(Request, usize), Reply> {
     ))
 }
 
-/// Write `reply` in one `write_all`; `head_only` for HEAD requests.
+/// Write `reply`: the head and the body in one vectored write (a fetched
+/// value is written from its own buffer, never copied behind the head);
+/// `head_only` for HEAD requests.
 pub fn write_reply(
     stream: &mut TcpStream,
     reply: &Reply,
     keep_alive: bool,
     head_only: bool,
 ) -> io::Result<()> {
-    let mut out = Vec::with_capacity(160 + reply.body.len());
+    let mut head = Vec::with_capacity(160);
     let _ = write!(
-        out,
+        head,
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n{}\r\n",
         reply.status,
         reason(reply.status),
@@ -187,10 +189,22 @@ pub fn write_reply(
             "Connection: close\r\n"
         },
     );
-    if !head_only {
-        out.extend_from_slice(reply.body.as_bytes());
+    let body: &[u8] = if head_only { &[] } else { &reply.body };
+    write_all_vectored(stream, &mut [IoSlice::new(&head), IoSlice::new(body)])
+}
+
+/// `write_all` over several buffers (std's `write_all_vectored` is unstable).
+fn write_all_vectored(out: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut bufs, 0);
+    while !bufs.is_empty() {
+        match out.write_vectored(bufs) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
-    stream.write_all(&out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -210,5 +224,27 @@ mod tests {
         assert!(!r.keep_alive);
         assert_eq!(parse_head(b"garbage\r\n\r\n").unwrap_err().status, 400);
         assert_eq!(find_head_end(b"GET / HTTP/1.1\r\n\r\nrest"), Some(18));
+    }
+
+    #[test]
+    fn vectored_writes_survive_short_writes() {
+        /// A writer that takes at most 3 bytes per call.
+        struct Trickle(Vec<u8>);
+        impl Write for Trickle {
+            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+                let n = b.len().min(3);
+                self.0.extend_from_slice(&b[..n]);
+                Ok(n)
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Trickle(Vec::new());
+        let (a, b) = (b"head\r\n".to_vec(), vec![9u8; 1000]);
+        write_all_vectored(&mut out, &mut [IoSlice::new(&a), IoSlice::new(&b)]).unwrap();
+        assert_eq!(out.0.len(), a.len() + b.len());
+        assert_eq!(&out.0[..a.len()], &a[..]);
+        assert!(out.0[a.len()..].iter().all(|&x| x == 9));
     }
 }

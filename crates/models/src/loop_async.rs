@@ -29,14 +29,15 @@ impl AsyncSteps for LoopAsync {
             match step {
                 Step::Cpu { terms } => {
                     leibniz(*terms);
-                    Ok(())
+                    Ok(None)
                 }
-                Step::Io(call) => Ok(ctx.backends.call_async(call).await?),
+                Step::Io(call) => Ok(ctx.backends.fetch_async(call).await?),
                 Step::Seq(children) => {
+                    let mut last = None;
                     for child in children {
-                        self.run(ctx, child).await?;
+                        last = self.run(ctx, child).await?.or(last);
                     }
-                    Ok(())
+                    Ok(last)
                 }
                 Step::Par(children) => {
                     join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await

@@ -41,14 +41,14 @@ impl AsyncSteps for LoopOffload {
             match step {
                 Step::Cpu { terms } => {
                     leibniz(*terms);
-                    Ok(())
+                    Ok(None)
                 }
                 Step::Io(call) => {
                     ctx.metrics.queue();
                     let (job_ctx, call) = (ctx.clone(), call.clone());
                     let job = tokio::task::spawn_blocking(move || {
                         job_ctx.metrics.dequeue();
-                        job_ctx.backends.call_blocking(&call)
+                        job_ctx.backends.fetch_blocking(&call)
                     });
                     match job.await {
                         Ok(r) => Ok(r?),
@@ -59,10 +59,11 @@ impl AsyncSteps for LoopOffload {
                     }
                 }
                 Step::Seq(children) => {
+                    let mut last = None;
                     for child in children {
-                        self.run(ctx, child).await?;
+                        last = self.run(ctx, child).await?.or(last);
                     }
-                    Ok(())
+                    Ok(last)
                 }
                 Step::Par(children) => {
                     join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await

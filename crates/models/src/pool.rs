@@ -273,7 +273,7 @@ struct PoolFanout<'a>(&'a Arc<Pool>);
 impl Fanout for PoolFanout<'_> {
     fn par(&self, children: &[Step], run: &RunChild<'_>) -> StepResult {
         let Some((first, rest)) = children.split_first() else {
-            return Ok(());
+            return Ok(None);
         };
         let queued: Vec<Arc<Child>> = rest
             .iter()

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
-use iolab_model::steps::{self, Step};
+use bytes::Bytes;
+use iolab_model::experiment::WorkBody;
+use iolab_model::steps::{self, BackendKind, Step};
 use iolab_model::ModelKind;
 
-use crate::exec::StepError;
+use crate::exec::StepResult;
 
 /// What a request asks for.
 #[derive(Debug)]
@@ -15,16 +17,29 @@ pub enum Route {
     Health,
     /// `GET /metrics`.
     Metrics,
-    /// `GET /work?steps=...`, already parsed; `Err` is the 400 message.
-    Work(Result<Step, String>),
+    /// `GET /work?steps=...[&body=value]`, already parsed; `Err` is the 400 message.
+    Work(Result<Work, String>),
     /// Any other path.
     NotFound(String),
     /// A method other than GET/HEAD.
     MethodNotAllowed(String),
 }
 
+/// A parsed `/work` request: the workload and what to answer with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Work {
+    /// The workload (`steps=`).
+    pub step: Step,
+    /// The answer's body (`body=`, JSON by default).
+    pub body: WorkBody,
+}
+
 /// The hint in the 400 answer for a `/work` without `steps`.
 pub const MISSING_STEPS: &str = "missing query parameter 'steps', e.g. /work?steps=sleep:100";
+
+/// The 400 answer for `body=value` on a workload that fetches no value.
+pub const VALUE_NEEDS_MC: &str =
+    "body=value answers the value of the last mc step, but steps has none: e.g. /work?steps=mc:test&body=value";
 
 /// Decide the route of a request line's method and target (`/work?steps=..`).
 pub fn route(method: &str, target: &str) -> Route {
@@ -38,19 +53,33 @@ pub fn route(method: &str, target: &str) -> Route {
     match path {
         "/health" => Route::Health,
         "/metrics" => Route::Metrics,
-        "/work" => Route::Work(work_steps(query)),
+        "/work" => Route::Work(work(query)),
         other => Route::NotFound(other.to_string()),
     }
 }
 
-fn work_steps(query: Option<&str>) -> Result<Step, String> {
-    let raw = query
+/// The first value of query parameter `name`, percent-decoded.
+fn param(query: Option<&str>, name: &str) -> Result<Option<String>, String> {
+    query
         .into_iter()
         .flat_map(|q| q.split('&'))
-        .find_map(|pair| pair.strip_prefix("steps="))
-        .ok_or_else(|| MISSING_STEPS.to_string())?;
-    let text = percent_decode(raw)?;
-    steps::parse(&text).map_err(|e| e.to_string())
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+        .map(percent_decode)
+        .transpose()
+}
+
+fn work(query: Option<&str>) -> Result<Work, String> {
+    let text = param(query, "steps")?.ok_or_else(|| MISSING_STEPS.to_string())?;
+    let step = steps::parse(&text).map_err(|e| e.to_string())?;
+    let body = match param(query, "body")? {
+        Some(b) => WorkBody::parse(&b)?,
+        None => WorkBody::Json,
+    };
+    let fetches = step.io_calls().iter().any(|c| c.kind() == BackendKind::Mc);
+    if body == WorkBody::Value && !fetches {
+        return Err(VALUE_NEEDS_MC.to_string());
+    }
+    Ok(Work { step, body })
 }
 
 /// Decode `%XX` escapes and `+` (form encoding's space).
@@ -91,12 +120,14 @@ pub struct Reply {
     pub status: u16,
     /// `Content-Type` header.
     pub content_type: &'static str,
-    /// Body bytes.
-    pub body: String,
+    /// Body bytes (a `Bytes` so a fetched value is answered without a copy).
+    pub body: Bytes,
 }
 
 /// JSON answers.
 pub const JSON: &str = "application/json";
+/// `body=value` answers: the raw bytes of a cached value.
+pub const OCTET_STREAM: &str = "application/octet-stream";
 /// Prometheus text format 0.0.4.
 pub const PROMETHEUS: &str = "text/plain; version=0.0.4";
 
@@ -107,7 +138,7 @@ impl Reply {
         Reply {
             status,
             content_type: JSON,
-            body: format!("{{\"ok\":false,\"error\":{msg}}}"),
+            body: format!("{{\"ok\":false,\"error\":{msg}}}").into(),
         }
     }
 
@@ -116,7 +147,7 @@ impl Reply {
         Reply {
             status: 200,
             content_type: JSON,
-            body: "{\"ok\":true}".to_string(),
+            body: Bytes::from_static(b"{\"ok\":true}"),
         }
     }
 
@@ -125,29 +156,35 @@ impl Reply {
         Reply {
             status: 200,
             content_type: PROMETHEUS,
-            body: text,
+            body: text.into(),
         }
     }
 
-    /// The answer to a finished `/work`: 200 with the contract body, or the
-    /// step's error with its status.
-    pub fn work(
-        model: ModelKind,
-        step: &Step,
-        result: Result<(), StepError>,
-        took: Duration,
-    ) -> Reply {
-        match result {
-            Ok(()) => Reply {
+    /// The answer to a finished `/work`: 200 with the contract body (or the
+    /// fetched value for `body=value`), or the step's error with its status.
+    pub fn work(model: ModelKind, work: &Work, result: StepResult, took: Duration) -> Reply {
+        match (result, work.body) {
+            (Ok(_), WorkBody::Json) => Reply {
                 status: 200,
                 content_type: JSON,
                 body: format!(
                     "{{\"ok\":true,\"model\":\"{model}\",\"steps\":{},\"elapsed_ms\":{:.3}}}",
-                    step.leaf_count(),
+                    work.step.leaf_count(),
                     took.as_secs_f64() * 1e3
-                ),
+                )
+                .into(),
             },
-            Err(e) => Reply::error(e.status, &e.message),
+            (Ok(Some(value)), WorkBody::Value) => Reply {
+                status: 200,
+                content_type: OCTET_STREAM,
+                body: value,
+            },
+            // Routing refuses body=value without an mc step, and an mc step
+            // that succeeds always fetches: this is a bug, said as such.
+            (Ok(None), WorkBody::Value) => {
+                Reply::error(500, "body=value: the steps ran but fetched no value")
+            }
+            (Err(e), _) => Reply::error(e.status, &e.message),
         }
     }
 
@@ -201,7 +238,10 @@ mod tests {
         ));
         assert!(matches!(route("GET", "/nope"), Route::NotFound(p) if p == "/nope"));
         match route("GET", "/work?x=1&steps=par%28sleep%3A10%2Csleep%3A10%29") {
-            Route::Work(Ok(s)) => assert_eq!(s.to_string(), "par(sleep:10,sleep:10)"),
+            Route::Work(Ok(w)) => {
+                assert_eq!(w.step.to_string(), "par(sleep:10,sleep:10)");
+                assert_eq!(w.body, WorkBody::Json);
+            }
             other => panic!("{other:?}"),
         }
         match route("GET", "/work") {
@@ -214,11 +254,14 @@ mod tests {
 
     #[test]
     fn bodies_are_byte_exact() {
-        let step = steps::parse("par(sleep:1,sleep:2,cpu:3)").unwrap();
+        let work = Work {
+            step: steps::parse("par(sleep:1,sleep:2,cpu:3)").unwrap(),
+            body: WorkBody::Json,
+        };
         let r = Reply::work(
             ModelKind::Pool,
-            &step,
-            Ok(()),
+            &work,
+            Ok(None),
             Duration::from_micros(12_300),
         );
         assert_eq!(
@@ -231,5 +274,54 @@ mod tests {
             "{\"ok\":false,\"error\":\"steps: expected ')' at 21\"}"
         );
         assert_eq!(e.content_type, "application/json");
+    }
+
+    #[test]
+    fn body_value_is_parsed_and_refused_without_an_mc_step() {
+        match route("GET", "/work?steps=seq(sleep:1,mc:a,mc:b)&body=value") {
+            Route::Work(Ok(w)) => assert_eq!(w.body, WorkBody::Value),
+            other => panic!("{other:?}"),
+        }
+        match route("GET", "/work?body=json&steps=mc:a") {
+            Route::Work(Ok(w)) => assert_eq!(w.body, WorkBody::Json),
+            other => panic!("{other:?}"),
+        }
+        match route("GET", "/work?steps=sleep:1&body=value") {
+            Route::Work(Err(m)) => assert_eq!(m, VALUE_NEEDS_MC),
+            other => panic!("{other:?}"),
+        }
+        match route("GET", "/work?steps=mc:a&body=html") {
+            Route::Work(Err(m)) => assert!(m.contains("'json' (the default) or 'value'"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // `bodyx=` is not `body=`.
+        match route("GET", "/work?steps=sleep:1&bodyx=value") {
+            Route::Work(Ok(w)) => assert_eq!(w.body, WorkBody::Json),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_value_answer_is_the_fetched_bytes_uncopied() {
+        let work = Work {
+            step: steps::parse("mc:test").unwrap(),
+            body: WorkBody::Value,
+        };
+        let value = Bytes::from(vec![7u8; 1 << 20]);
+        let ptr = value.as_ptr();
+        let r = Reply::work(ModelKind::LoopAsync, &work, Ok(Some(value)), Duration::ZERO);
+        assert_eq!((r.status, r.content_type), (200, OCTET_STREAM));
+        assert_eq!(r.body.len(), 1 << 20);
+        assert_eq!(r.body.as_ptr(), ptr, "the value is handed on, not copied");
+        let err = Reply::work(
+            ModelKind::LoopAsync,
+            &work,
+            Err(crate::exec::StepError {
+                status: 502,
+                message: "backend 'mc': key 'test' not found".into(),
+            }),
+            Duration::ZERO,
+        );
+        assert_eq!((err.status, err.content_type), (502, JSON));
     }
 }

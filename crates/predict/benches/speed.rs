@@ -19,6 +19,7 @@ fn work(steps: &str, rate: f64, secs: u64, conn: ConnectionMode) -> HttpWork {
         timeout: Duration::from_secs(10),
         interval: Duration::from_secs(1),
         command: None,
+        body: Default::default(),
     }
 }
 

@@ -72,6 +72,7 @@ fn e3_hundred_calls_of_a_second() {
         tasks: TaskMix::Calls { n: 100, ms: 1000.0 },
         master: None,
         seed: 1,
+        io_backend: Default::default(),
     };
     let cases = [
         (
@@ -128,6 +129,7 @@ fn e1_master_worker_totals() {
             shared_pool,
         }),
         seed: 1,
+        io_backend: Default::default(),
     };
     let cpu_s = 100.0 * 439.62e6 * iolab_predict::calibration::NS_PER_TERM / 1e9;
     let blocking = predict_batch(

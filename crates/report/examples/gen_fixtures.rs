@@ -322,6 +322,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         started_unix_ms: 1_763_750_000_000 + load.seed * 10_000,
         spectrum,
         histogram: None,
+        interrupted: false,
     };
     attack.check_accounting().expect("fixture accounting");
     (
@@ -355,6 +356,7 @@ fn env(command: &str) -> Environment {
             ("target".to_string(), vec![0]),
         ]),
         command: command.into(),
+        services: vec![],
     }
 }
 
@@ -382,6 +384,7 @@ fn http_spec(
             timeout: Duration::from_secs_f64(load.timeout),
             interval: Duration::from_secs_f64(load.interval),
             command: None,
+            body: Default::default(),
         }),
     }
 }
@@ -572,6 +575,7 @@ fn showdown() -> RunsFile {
                     }],
                 }),
                 prediction: Some(predict(&name, model, &params, &load)),
+                backend_counts: None,
             });
         }
     }
@@ -672,6 +676,7 @@ fn e2_scaled() -> RunsFile {
             prediction: outcome
                 .is_completed()
                 .then(|| predict(&name, model, &params, &load)),
+            backend_counts: None,
         });
     }
     RunsFile {
@@ -736,6 +741,7 @@ fn batch_record(
         telemetry: Telemetry::default(),
         verify: None,
         prediction: None,
+        backend_counts: None,
     }
 }
 
@@ -776,6 +782,7 @@ fn e1_workers() -> RunsFile {
                 },
                 master: Some(master),
                 seed: 42,
+                io_backend: Default::default(),
             };
             let io_wait = ((total - 0.6) * 1e3 * 0.4).max(0.0);
             let result = BatchResult {
@@ -948,6 +955,7 @@ fn e3_calls() -> RunsFile {
                 tasks: TaskMix::Calls { n, ms: s * 1e3 },
                 master: None,
                 seed: 42,
+                io_backend: Default::default(),
             };
             let mut rec = batch_record(
                 name.clone(),

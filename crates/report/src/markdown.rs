@@ -51,6 +51,11 @@ pub fn render(file: &RunsFile) -> String {
                 String::new()
             };
             out.push(format!("- {mark}{}", rows[i].explanation));
+            for short in file.runs[i].backend_shortfall() {
+                out.push(format!(
+                    "  - **backend did less work than the target claims**: {short}"
+                ));
+            }
         }
         out.push(String::new());
     }

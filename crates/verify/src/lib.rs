@@ -7,7 +7,12 @@
 //! ([`prometheus`]) and checks that its counters moved by exactly what was
 //! sent. A target that cannot be reached at all is a [`VerifyError`]; every
 //! other fault is a failed [`Check`] in the report.
+//!
+//! With backend addresses, [`verify_backends`] ([`backends`]) also checks that
+//! the target really calls PostgreSQL, memcached and the delay service: the
+//! backends' own counters must move with the requests sent.
 
+pub mod backends;
 pub mod client;
 pub mod prometheus;
 pub mod vectors;
@@ -20,6 +25,8 @@ use serde_json::Value;
 use crate::client::{HttpResponse, Target};
 use crate::prometheus::Samples;
 use crate::vectors::{short_body, Case};
+
+pub use crate::backends::{verify_backends, BACKEND_REQUESTS};
 
 /// How to verify.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, Hooks};
 use iolab_model::attack::AttackPlan;
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
@@ -272,7 +273,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
     let live = std::io::stdout().is_terminal() && !args.quiet;
-    let mut hooks = Hooks::default();
+    let mut hooks = Hooks {
+        // Ctrl-C stops sending and still prints what was measured (exit 130),
+        // the way vegeta and wrk report a cut-short run.
+        cancel: Some(cancel_on_signals().map_err(|e| {
+            CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+        })?),
+        ..Hooks::default()
+    };
     if live {
         hooks.progress = Some(Arc::new(|p: &iolab_loadgen::Progress| {
             let mut e = std::io::stderr().lock();
@@ -308,6 +316,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         println!("{text}");
     } else {
         print!("{}", iolab_loadgen::text::render(&report.result));
+    }
+    if report.cancelled {
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
 }

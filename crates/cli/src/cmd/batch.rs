@@ -7,10 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use iolab_backends::{BackendConfig, Backends};
+use iolab_batch::io::Io;
 use iolab_model::batch::{
     BatchFile, BatchResult, BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED,
 };
 use iolab_model::experiment::Work;
+use iolab_model::steps::BackendKind;
 use iolab_model::{parse_duration, ModelKind, ModelParams};
 
 use crate::CliError;
@@ -54,6 +57,25 @@ pub struct Args {
     /// Service time of one call, ms [default: 1000].
     #[arg(long)]
     pub ms: Option<f64>,
+    /// Where IO tasks wait: `sleep` (the embedded timer, as published),
+    /// `http` (one call each to iolab's delay service) or `pg` (`SELECT
+    /// pg_sleep` on PostgreSQL, through a pool of --pg-pool connections).
+    #[arg(long, value_name = "BACKEND", default_value = "sleep", value_parser = parse_io)]
+    pub io: BackendKind,
+    /// PostgreSQL for `--io pg` [default: $IOLAB_PG].
+    #[arg(long, value_name = "URL", env = "IOLAB_PG", hide_env_values = true)]
+    pub pg: Option<String>,
+    /// PostgreSQL connections of the pool [default: 10, HikariCP's].
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub pg_pool: u32,
+    /// Delay service for `--io http` [default: $IOLAB_HTTP_BACKEND].
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "IOLAB_HTTP_BACKEND",
+        hide_env_values = true
+    )]
+    pub http_backend: Option<String>,
     /// Seed of the task draw (always recorded).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -93,13 +115,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ))
     })?;
     let runs = plan(&args)?;
+    let mut ios: Vec<Io> = Vec::new();
+    for r in &runs {
+        if !ios.iter().any(|io| io.kind() == r.spec.io_backend) {
+            ios.push(io_for(r.spec.io_backend, &args)?);
+        }
+    }
     let mut results = Vec::with_capacity(runs.len());
     for (k, r) in runs.iter().enumerate() {
         if !args.json {
             eprintln!("run {}/{}: {} {}", k + 1, runs.len(), r.model, describe(r));
         }
         let mut res = with_deadline(max_time, |cancel| {
-            iolab_batch::run(&r.spec, r.model, &r.params, cancel)
+            let io = ios.iter().find(|io| io.kind() == r.spec.io_backend);
+            let io = io.expect("a client for every run's backend");
+            iolab_batch::run_with_io(&r.spec, r.model, &r.params, io, cancel)
         });
         res.params
             .insert("scale".into(), serde_json::Value::from(r.scale));
@@ -113,6 +143,30 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         print!("{}", iolab_batch::table::render(&results));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The clients IO tasks of `kind` use; a backend without an address is a usage error.
+fn io_for(kind: BackendKind, args: &Args) -> Result<Io, CliError> {
+    if kind.is_sleep() {
+        return Ok(Io::sleep());
+    }
+    let config = BackendConfig {
+        pg: args.pg.clone(),
+        pg_pool: args.pg_pool,
+        http: args.http_backend.clone(),
+        ..BackendConfig::default()
+    };
+    config.validate().map_err(CliError::usage)?;
+    Io::new(kind, Arc::new(Backends::new(config))).map_err(CliError::usage)
+}
+
+fn parse_io(s: &str) -> Result<BackendKind, String> {
+    match s {
+        "sleep" => Ok(BackendKind::Sleep),
+        "http" => Ok(BackendKind::Http),
+        "pg" => Ok(BackendKind::Pg),
+        _ => Err(format!("'{s}': IO tasks go to sleep, http or pg")),
+    }
 }
 
 /// Turn the flags (or the preset) into the list of runs, sweeps expanded.
@@ -214,6 +268,7 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
                                 shared_pool: args.shared_pool,
                             }),
                             seed,
+                            io_backend: args.io,
                         },
                         model: worker_model(kind),
                         params: ModelParams::default(),
@@ -252,6 +307,7 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
                             tasks: mix.scaled(scale),
                             master: None,
                             seed,
+                            io_backend: args.io,
                         },
                         model,
                         params: ModelParams {
@@ -351,6 +407,11 @@ fn preset_runs(name: &str, scale: Option<f64>, args: &Args) -> Result<Vec<BatchR
             Work::Batch(spec) => Some(BatchRun {
                 spec: BatchSpec {
                     seed: args.seed.unwrap_or(spec.seed),
+                    io_backend: if args.io.is_sleep() {
+                        spec.io_backend
+                    } else {
+                        args.io
+                    },
                     ..spec.clone()
                 },
                 model: r.model,

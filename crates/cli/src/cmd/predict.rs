@@ -249,6 +249,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
                 timeout,
                 interval: Duration::from_secs(1),
                 command: None,
+                body: Default::default(),
             }),
         })
         .collect();

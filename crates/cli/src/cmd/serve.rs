@@ -2,7 +2,10 @@
 //!
 //! Prints the URL it listens on as the first stdout line (so `--port 0` can be
 //! orchestrated), stops on SIGINT/SIGTERM after letting in-flight requests
-//! finish within `--grace`, and exits 0.
+//! finish within `--grace`, and exits 0. With `--runtime jvm` the same contract
+//! is served by the Spring targets in `targets/jvm` (started through
+//! `scripts/jvm-target`, see `iolab_lab::jvm`), with the same first line and
+//! the signals forwarded.
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -11,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_backends::Backends;
-use iolab_model::{parse_duration, ModelKind, ModelParams};
+use iolab_model::{parse_duration, ModelKind, ModelParams, Runtime};
 use iolab_models::{ServeConfig, ServeError, Shutdown};
 
 use crate::cmd::backend_flags::BackendFlags;
@@ -20,12 +23,18 @@ use crate::CliError;
 /// Flags of `iolab serve`. Defaults follow the real systems each model stands for.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000"
+    after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000\n  iolab serve --runtime jvm --model virtual --port 0"
 )]
 pub struct Args {
-    /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async.
+    /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async; on the JVM also virtual.
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: String,
+    /// Where the target runs: rust (built in) or jvm (Spring MVC/WebFlux in targets/jvm; needs JDK 25 and Maven).
+    #[arg(long, value_name = "RUNTIME", default_value = "rust")]
+    pub runtime: String,
+    /// jvm, pool/virtual: every blocking sleep inside a `synchronized` block (Loom's pinning case).
+    #[arg(long)]
+    pub synchronized: bool,
     /// Address to listen on (loopback unless you say otherwise).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: String,
@@ -61,10 +70,9 @@ pub struct Args {
 }
 
 impl Args {
-    /// The validated config (without the socket).
-    fn config(&self) -> Result<ServeConfig, CliError> {
-        let model: ModelKind = self.model.parse().map_err(CliError::usage)?;
-        let params = ModelParams {
+    /// The model knobs given on the command line.
+    fn params(&self) -> ModelParams {
+        ModelParams {
             threads: self.threads,
             max_connections: self.max_connections,
             backlog: self.backlog,
@@ -72,7 +80,29 @@ impl Args {
             offload: self.offload,
             max_threads: self.max_threads,
             ..Default::default()
-        };
+        }
+    }
+
+    /// `--runtime`, checked.
+    fn runtime(&self) -> Result<Runtime, CliError> {
+        match self.runtime.as_str() {
+            "rust" => Ok(Runtime::Rust),
+            "jvm" => Ok(Runtime::Jvm),
+            other => Err(CliError::usage(format!(
+                "--runtime: unknown runtime '{other}' (expected rust or jvm)"
+            ))),
+        }
+    }
+
+    /// The validated config (without the socket).
+    fn config(&self) -> Result<ServeConfig, CliError> {
+        let model: ModelKind = self.model.parse().map_err(CliError::usage)?;
+        if self.synchronized {
+            return Err(CliError::usage(
+                "--synchronized applies to the JVM targets: add --runtime jvm",
+            ));
+        }
+        let params = self.params();
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
         let grace: Duration =
             parse_duration(&self.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
@@ -87,6 +117,9 @@ impl Args {
 
 /// Run `iolab serve`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.runtime()? == Runtime::Jvm {
+        return run_jvm(&args);
+    }
     let config = args.config()?;
     let ip: IpAddr = args.bind.parse().map_err(|_| {
         CliError::usage(format!(
@@ -134,4 +167,52 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Err(e @ (ServeError::BadParams(_) | ServeError::Unsupported(_))) => Err(CliError::usage(e)),
         Err(e) => Err(CliError::Failed(anyhow::anyhow!("serve: {e}"))),
     }
+}
+
+/// `iolab serve --runtime jvm`: the matching Spring target in the foreground.
+fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
+    use iolab_lab::jvm;
+
+    let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
+    let params = args.params();
+    jvm::check(model, &params, args.synchronized).map_err(|e| {
+        // Name the knob as a flag: `max_threads does not apply` -> `--max-threads ...`.
+        match e.split_once(" does not apply") {
+            Some((knob, rest)) => {
+                CliError::usage(format!("--{} does not apply{rest}", knob.replace('_', "-")))
+            }
+            None => CliError::usage(e),
+        }
+    })?;
+    if args.bind != "127.0.0.1" {
+        return Err(CliError::usage(format!(
+            "--bind {}: the JVM targets listen on 127.0.0.1 only; remove --bind",
+            args.bind
+        )));
+    }
+    let grace: Duration =
+        parse_duration(&args.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
+    if args.backends.pg.is_some() || args.backends.mc.is_some() {
+        eprintln!(
+            "note: the JVM targets have no pg/mc backends yet (docs/jvm.md): pg:/mc: steps answer 400"
+        );
+    }
+    let root = jvm::find_root().map_err(CliError::usage)?;
+    let opts = jvm::JvmOptions {
+        port: args.port,
+        synchronized: args.synchronized,
+        http_backend: args.backends.http_backend.clone(),
+    };
+    let argv = jvm::jvm_target_command(&root, model, &params, &opts).map_err(CliError::usage)?;
+    if let Some(list) = &args.cpus {
+        // The JVM inherits our CPU set.
+        let cpus = iolab_models::parse_cpu_list(list)
+            .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
+        iolab_models::pin_to_cpus(&cpus)
+            .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
+    }
+    // The target halts itself 3 s after SIGTERM at the latest (targets/jvm App.kt).
+    let code = jvm::serve_foreground(&argv, grace.max(Duration::from_secs(5)))
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("serve --runtime jvm: {e}")))?;
+    Ok(ExitCode::from(code))
 }

@@ -1,6 +1,12 @@
 //! `iolab verify URL`: check that a target honours the contract before
 //! measuring it. One line per check; exit 0 only if all pass, 1 if any
 //! fails, 2 for a bad URL or nothing listening.
+//!
+//! With backend addresses (`--pg`, `--mc`, `--http-backend` or the
+//! `IOLAB_*` env, as `iolab serve` reads them) it also checks the target
+//! really calls each backend: N one-step requests must move the backend's
+//! own counter (see `iolab_verify::backends` for how shared backends are
+//! judged).
 
 use std::process::ExitCode;
 
@@ -25,6 +31,30 @@ pub struct Args {
     /// Print the report as JSON instead of lines.
     #[arg(long)]
     pub json: bool,
+    /// PostgreSQL the target uses: check its pg_stat_statements counts the target's pg steps.
+    #[arg(long, env = "IOLAB_PG", value_name = "URL", value_parser = pg_url, help_heading = "Backends")]
+    pub pg: Option<String>,
+    /// memcached the target uses: check its hits match the target's mc steps.
+    #[arg(long, env = "IOLAB_MC", value_name = "HOST:PORT", value_parser = mc_addr, help_heading = "Backends")]
+    pub mc: Option<String>,
+    /// Delay service the target uses: check its hits match the target's http steps.
+    #[arg(long, env = "IOLAB_HTTP_BACKEND", value_name = "URL", value_parser = http_url, help_heading = "Backends")]
+    pub http_backend: Option<String>,
+    /// Skip the backend checks even when addresses are given (or set in IOLAB_*).
+    #[arg(long, help_heading = "Backends")]
+    pub no_backends: bool,
+}
+
+fn pg_url(s: &str) -> Result<String, String> {
+    iolab_backends::check_pg_url(s).map(|_| s.to_string())
+}
+
+fn mc_addr(s: &str) -> Result<String, String> {
+    iolab_backends::check_mc_addr(s).map(|_| s.to_string())
+}
+
+fn http_url(s: &str) -> Result<String, String> {
+    iolab_backends::check_http_url(s).map(|_| s.trim_end_matches('/').to_string())
 }
 
 /// Run `iolab verify`.
@@ -35,8 +65,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         model: args.model.clone(),
         timeout,
     };
-    let report =
+    let mut report =
         iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
+    let backends = iolab_backends::BackendConfig {
+        pg: args.pg.clone(),
+        mc: args.mc.clone(),
+        http: args.http_backend.clone(),
+        ..Default::default()
+    };
+    if !args.no_backends
+        && (backends.pg.is_some() || backends.mc.is_some() || backends.http.is_some())
+    {
+        let checks = iolab_verify::verify_backends(&args.url, &backends, &opts)
+            .map_err(|e: VerifyError| CliError::usage(e))?;
+        report.checks.extend(checks);
+    }
     if args.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
         println!("{text}");

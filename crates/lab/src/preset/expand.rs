@@ -138,6 +138,11 @@ pub fn expand(
             let model: ModelKind = serde_json::from_value(pick("model").unwrap().value.clone())
                 .expect("model axis holds model names");
             let params = params_of(&pick);
+            let synchronized = pick(crate::jvm::SYNCHRONIZED).is_some_and(|p| p.value == true);
+            if target.runtime == Runtime::Jvm && target.command.is_none() {
+                crate::jvm::check(model, &params, synchronized)
+                    .map_err(|e| fault(format!("targets[{ti}]"), e))?;
+            }
             let mut coordinates = BTreeMap::new();
             coordinates.insert("model".to_string(), pick("model").unwrap().value.clone());
             let mut name = target
@@ -146,6 +151,9 @@ pub fn expand(
                 .unwrap_or_else(|| model.as_str().to_string());
             if let Some(label) = &target.label {
                 coordinates.insert("target".into(), label.clone().into());
+            }
+            if synchronized {
+                coordinates.insert(crate::jvm::SYNCHRONIZED.into(), true.into());
             }
             for (ai, axis) in axes.iter().enumerate() {
                 if axis.name != "model" && swept(axis.name, &file.targets, &common) {
@@ -223,6 +231,18 @@ fn target_axes(t: &TargetSection) -> Vec<Axis> {
             .map(|m| Point::text(m.as_str()))
             .collect(),
     )];
+    if let Some(s) = &t.synchronized {
+        axes.push(Axis::new(
+            crate::jvm::SYNCHRONIZED,
+            s.values()
+                .iter()
+                .map(|&b| Point {
+                    value: b.into(),
+                    label: b.to_string(),
+                })
+                .collect(),
+        ));
+    }
     for (name, v) in [
         ("threads", &t.threads),
         ("max_connections", &t.max_connections),
@@ -283,19 +303,24 @@ fn check_target(i: usize, t: &TargetSection, kind: WorkKind) -> Result<(), Field
             ));
         }
     }
-    if t.runtime != Runtime::Rust && t.command.is_none() {
+    if t.runtime == Runtime::Rust && t.command.is_none() {
+        if t.model.values().contains(&ModelKind::Virtual) {
+            return Err(fault(
+                field("model"),
+                "'virtual' is a JVM model: give runtime = \"jvm\"",
+            ));
+        }
+        if t.synchronized.is_some() {
+            return Err(fault(
+                field(crate::jvm::SYNCHRONIZED),
+                "applies to the JVM targets: give runtime = \"jvm\" or remove it",
+            ));
+        }
+    }
+    if t.runtime == Runtime::Jvm && t.command.is_none() && kind == WorkKind::Batch {
         return Err(fault(
             field("runtime"),
-            format!(
-                "runtime '{}' has no built-in target: give a `command`",
-                t.runtime
-            ),
-        ));
-    }
-    if t.command.is_none() && t.model.values().contains(&ModelKind::Virtual) {
-        return Err(fault(
-            field("model"),
-            "'virtual' is a JVM model: give runtime = \"jvm\" and a `command`",
+            "batch runs happen in process; remove runtime = \"jvm\"",
         ));
     }
     if let Some(label) = &t.label {
@@ -562,6 +587,7 @@ fn http_work(load: &LoadSection, target: &TargetSection, pick: &Pick, scale: f64
         timeout: timeout.mul_f64(scale),
         interval: interval.mul_f64(scale).max(MIN_INTERVAL),
         command: target.command.clone(),
+        body: load.body,
     }
 }
 
@@ -600,6 +626,7 @@ fn batch_spec(b: &BatchSection, pick: &Pick, scale: f64) -> BatchSpec {
         tasks,
         master,
         seed: b.seed.unwrap_or(1),
+        io_backend: b.backend.unwrap_or_default(),
     }
 }
 

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 use iolab_model::batch::WorkerKind;
+use iolab_model::experiment::WorkBody;
 use iolab_model::{ModelKind, Runtime};
 
 use super::values::{Count, Dur, OneOrMany, Positive, Scale, StepsText};
@@ -126,6 +127,10 @@ pub struct LoadSection {
     /// Width of one series interval (default 500ms).
     #[serde(default)]
     pub interval: Option<Dur>,
+    /// What the target answers: `json` (default) or `value` (the last `mc`
+    /// step's value, `/work?...&body=value`).
+    #[serde(default)]
+    pub body: WorkBody,
 }
 
 /// `[[targets]]`: one model (or a list of models) and its knobs.
@@ -137,7 +142,7 @@ pub struct TargetSection {
     /// A label that replaces the model's name in run names.
     #[serde(default)]
     pub label: Option<String>,
-    /// Where the target runs (`rust`, built in; `jvm` needs `command`).
+    /// Where the target runs (`rust`, built in; `jvm`: `targets/jvm`, or `command`).
     #[serde(default)]
     pub runtime: Runtime,
     /// `pool`: worker threads.
@@ -167,6 +172,10 @@ pub struct TargetSection {
     /// A custom target command (argv) instead of `iolab serve`.
     #[serde(default)]
     pub command: Option<Vec<String>>,
+    /// JVM `pool`/`virtual`: every blocking sleep inside a `synchronized`
+    /// block, Loom's pinning case (`[false, true]` sweeps it).
+    #[serde(default)]
+    pub synchronized: Option<OneOrMany<bool>>,
     /// HTTP presets: this target's own workload, replacing `load.steps`
     /// (E5 runs `seq(...)` on one target and `par(...)` on another).
     #[serde(default)]
@@ -204,6 +213,9 @@ pub struct BatchSection {
     /// `mixed`: IO tasks.
     #[serde(default)]
     pub io: Option<u32>,
+    /// Where IO tasks wait: `sleep` (default), `http` or `pg` (one real call each).
+    #[serde(default)]
+    pub backend: Option<iolab_model::steps::BackendKind>,
     /// `mixed`: Leibniz term counts to draw from.
     #[serde(default)]
     pub cpu_terms: Option<Vec<u64>>,

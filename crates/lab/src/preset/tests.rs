@@ -322,13 +322,27 @@ fn custom_commands_and_labels() {
         panic!()
     };
     assert_eq!(w.command.as_ref().unwrap()[3], "--port={port}");
+    // runtime = "jvm" without a command: the runner starts targets/jvm.
+    let p = plan(&format!(
+        "{BASE}\n[[targets]]\nmodel = \"virtual\"\nruntime = \"jvm\"\nsynchronized = [false, true]\n"
+    ));
+    assert_eq!(p.runs[2].name, "virtual-synchronized=true");
+    assert_eq!(p.runs[2].coordinates["synchronized"], true);
+    let Work::Http(w) = &p.runs[2].work else {
+        panic!()
+    };
+    assert!(w.command.is_none());
     let e = err(&format!(
-        "{BASE}\n[[targets]]\nmodel = \"pool\"\nruntime = \"jvm\"\n"
+        "{BASE}\n[[targets]]\nmodel = \"thread-per-request\"\nruntime = \"jvm\"\n"
     ));
     assert!(
-        e.contains("field 'targets[1].runtime'") && e.contains("give a `command`"),
+        e.contains("field 'targets[1]'") && e.contains("no JVM target"),
         "{e}"
     );
+    let e = err(&format!(
+        "{BASE}\n[[targets]]\nmodel = \"loop-async\"\nruntime = \"jvm\"\nsynchronized = true\n"
+    ));
+    assert!(e.contains("synchronized does not apply"), "{e}");
 }
 
 #[test]

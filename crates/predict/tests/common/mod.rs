@@ -40,6 +40,7 @@ pub fn work(steps: &str, driver: Driver, conn: ConnectionMode, timeout_s: f64) -
         timeout: Duration::from_secs_f64(timeout_s),
         interval: Duration::from_secs(1),
         command: None,
+        body: Default::default(),
     }
 }
 

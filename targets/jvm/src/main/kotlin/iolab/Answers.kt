@@ -10,6 +10,8 @@ class WorkError(val status: Int, message: String) : Exception(message)
 
 object Answers {
     const val MISSING_STEPS = "missing query parameter 'steps', e.g. /work?steps=sleep:100"
+    const val VALUE_NEEDS_MC =
+        "body=value answers the value of the last mc step, but steps has none: e.g. /work?steps=mc:test&body=value"
 
     fun ok(model: JvmModel, steps: Int, elapsedNanos: Long): String {
         val ms = String.format(Locale.ROOT, "%.3f", elapsedNanos / 1e6)

@@ -45,7 +45,9 @@ class IolabApp {
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 class NettyServer {
     @Bean
-    fun nettyFactory() = NettyReactiveWebServerFactory()
+    fun nettyFactory() = NettyReactiveWebServerFactory().apply {
+        addServerCustomizers(ResumeReadAfterAnswer.customizer())
+    }
 }
 
 /** The URL the target serves on. */

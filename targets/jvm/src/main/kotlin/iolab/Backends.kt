@@ -17,13 +17,22 @@ class Backends(val http: HttpBackend?) {
     fun notConfigured(kind: BackendKind) =
         "backend '${kind.label}' not configured: start the target with ${flag(kind)} (see `iolab serve --help`)"
 
-    /** Parse [steps] and check every backend it names; throws [WorkError] (400) if not. */
-    fun plan(steps: String?): Step {
+    /**
+     * Parse [steps], check the answer's [body] (`json`, the default, or `value`: the last `mc`
+     * step's value) and every backend it names, in the Rust targets' order; throws
+     * [WorkError] (400) at the first fault.
+     */
+    fun plan(steps: String?, body: String? = null): Step {
         if (steps == null) throw WorkError(400, Answers.MISSING_STEPS)
         val step = try {
             parseSteps(steps)
         } catch (e: StepsError) {
             throw WorkError(400, e.message!!)
+        }
+        when (body) {
+            null, "json" -> {}
+            "value" -> if (BackendKind.MC !in step.backends()) throw WorkError(400, Answers.VALUE_NEEDS_MC)
+            else -> throw WorkError(400, "query parameter 'body' is '$body': expected 'json' (the default) or 'value'")
         }
         for (kind in BackendKind.entries) {
             if (kind in step.backends() && !configured(kind)) {

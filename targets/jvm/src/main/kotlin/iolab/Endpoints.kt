@@ -15,11 +15,11 @@ private fun json(status: Int, body: String): ResponseEntity<String> =
     ResponseEntity.status(status).contentType(MediaType.APPLICATION_JSON).body(body)
 
 /** One request's answer around the model-specific [body] (which runs the parsed steps). */
-private inline fun answer(settings: Settings, steps: String?, body: (Step) -> Unit): ResponseEntity<String> =
+private inline fun answer(settings: Settings, steps: String?, bodyKind: String?, body: (Step) -> Unit): ResponseEntity<String> =
     Counters.track {
         val start = System.nanoTime()
         try {
-            val step = settings.backends.plan(steps)
+            val step = settings.backends.plan(steps, bodyKind)
             body(step)
             json(200, Answers.ok(settings.model, step.leafCount(), System.nanoTime() - start))
         } catch (e: WorkError) {
@@ -38,7 +38,10 @@ class MvcEndpoints(private val settings: Settings) {
     private val runner = BlockingRunner(settings.backends, settings.model == JvmModel.VIRTUAL, settings.pinned)
 
     @GetMapping("/work")
-    fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.run(it) }
+    fun work(
+        @RequestParam(required = false) steps: String?,
+        @RequestParam(required = false) body: String?,
+    ): ResponseEntity<String> = answer(settings, steps, body) { runner.run(it) }
 
     @GetMapping("/health")
     fun health(): ResponseEntity<String> = healthAnswer(settings)
@@ -54,7 +57,10 @@ class FluxEndpoints(private val settings: Settings) {
     private val runner = CoroutineRunner(settings.backends, settings.model)
 
     @GetMapping("/work")
-    suspend fun work(@RequestParam(required = false) steps: String?): ResponseEntity<String> = answer(settings, steps) { runner.request(it) }
+    suspend fun work(
+        @RequestParam(required = false) steps: String?,
+        @RequestParam(required = false) body: String?,
+    ): ResponseEntity<String> = answer(settings, steps, body) { runner.request(it) }
 
     @GetMapping("/health")
     suspend fun health(): ResponseEntity<String> = healthAnswer(settings)

@@ -24,9 +24,10 @@ class Target(vararg options: String) : AutoCloseable {
     val base: String = url(ctx.environment)
 
     /** Few client threads, so the JVM's thread count shows the server's threads. */
+    private val executor = Executors.newFixedThreadPool(2)
     private val client: HttpClient = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade dance: load generators speak HTTP/1.1
-        .executor(Executors.newFixedThreadPool(2))
+        .executor(executor)
         .connectTimeout(Duration.ofSeconds(5))
         .build()
 
@@ -60,6 +61,7 @@ class Target(vararg options: String) : AutoCloseable {
 
     override fun close() {
         client.close()
+        executor.shutdownNow()
         ctx.close()
     }
 }

@@ -1,0 +1,184 @@
+//! `iolab serve --runtime jvm`: bad input is a one-line usage error (exit 2)
+//! before anything starts, and a real Spring target started this way prints
+//! its URL first, serves the contract and stops on SIGTERM with exit 0.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command as AssertCommand;
+use predicates::str::contains;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn usage_error(args: &[&str], env: Option<(&str, &str)>, needle: &str) {
+    let mut cmd = AssertCommand::new(env!("CARGO_BIN_EXE_iolab"));
+    cmd.arg("serve").args(args).timeout(Duration::from_secs(30));
+    if let Some((k, v)) = env {
+        cmd.env(k, v);
+    }
+    cmd.assert()
+        .code(2)
+        .stdout("")
+        .stderr(contains(needle))
+        .stderr(predicates::function::function(|s: &str| {
+            s.trim_end().lines().count() == 1
+        }));
+}
+
+#[test]
+fn bad_jvm_input_is_a_usage_error() {
+    usage_error(
+        &["--runtime", "graal", "--model", "pool"],
+        None,
+        "--runtime: unknown runtime 'graal' (expected rust or jvm)",
+    );
+    usage_error(
+        &["--runtime", "jvm", "--model", "thread-per-request"],
+        None,
+        "has no JVM target",
+    );
+    usage_error(
+        &[
+            "--runtime",
+            "jvm",
+            "--model",
+            "loop-async",
+            "--threads",
+            "4",
+        ],
+        None,
+        "--threads does not apply to JVM model 'loop-async'",
+    );
+    usage_error(
+        &["--runtime", "jvm", "--model", "pool", "--max-threads", "4"],
+        None,
+        "--max-threads does not apply",
+    );
+    usage_error(
+        &["--model", "pool", "--synchronized"],
+        None,
+        "add --runtime jvm",
+    );
+    usage_error(
+        &["--runtime", "jvm", "--model", "pool", "--bind", "0.0.0.0"],
+        None,
+        "127.0.0.1 only",
+    );
+    usage_error(
+        &["--runtime", "jvm", "--model", "pool"],
+        Some(("IOLAB_ROOT", "/nonexistent/iolab")),
+        "IOLAB_ROOT=/nonexistent/iolab holds no targets/jvm/pom.xml",
+    );
+    // The Rust runtime still refuses the JVM-only model.
+    usage_error(&["--model", "virtual", "--port", "0"], None, "virtual");
+}
+
+/// GET over a raw socket: status line and body.
+fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(20)))?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut text = String::new();
+    s.read_to_string(&mut text)?;
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    Ok((
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    ))
+}
+
+fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+#[test]
+fn a_jvm_target_prints_its_url_serves_and_stops_on_sigterm() {
+    let jdk = Command::new(root().join("scripts/jvm-target"))
+        .arg("--java-home")
+        .output()
+        .unwrap();
+    if !jdk.status.success() {
+        // scripts/test-jvm (run by scripts/test) fails loudly without a JDK 25.
+        eprintln!(
+            "skipped: no JDK 25 ({})",
+            String::from_utf8_lossy(&jdk.stderr).trim()
+        );
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "serve",
+            "--runtime",
+            "jvm",
+            "--model",
+            "virtual",
+            "--synchronized",
+            "--port",
+            "0",
+        ])
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(out).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    // A first build and a JVM start on 2 busy cores can take minutes.
+    let line = rx.recv_timeout(Duration::from_secs(400));
+    let url = match line {
+        Ok(l) => l.trim_end().to_string(),
+        Err(_) => {
+            let _ = child.kill();
+            panic!("no URL line within 400 s");
+        }
+    };
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.len() > "http://127.0.0.1:".len(),
+        "first line: {url:?}"
+    );
+    let (status, body) = get(&url, "/work?steps=sleep:50").unwrap();
+    assert!(status.contains(" 200"), "{status} {body}");
+    assert!(
+        body.starts_with(r#"{"ok":true,"model":"virtual","steps":1,"#),
+        "{body}"
+    );
+    let (status, _) = get(&url, "/nope").unwrap();
+    assert!(status.contains(" 404"), "{status}");
+
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let status = wait(&mut child, Duration::from_secs(30));
+    let Some(status) = status else {
+        let _ = child.kill();
+        panic!("iolab serve --runtime jvm still running 30 s after SIGTERM");
+    };
+    assert_eq!(status.code(), Some(0), "{status}");
+    // The JVM went with it: nothing answers on its port any more.
+    assert!(get(&url, "/health").is_err(), "{url} still answers");
+}

@@ -1,0 +1,111 @@
+//! memcached for `mc:KEY` steps, as `scripts/services` starts it: loopback
+//! only, a free port, no UDP, 256 MB, 4096 connections and items up to 8 MB
+//! (E4's value is 1 MB, memcached's default cap), as the `memcache` user
+//! (else `nobody`) when iolab runs as root. Also: storing the values the
+//! steps read.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::child::{self, ServiceChild};
+
+/// Bytes stored under a key the steps read and nobody filled: E4's value,
+/// and `iolab backend mc-fill`'s default.
+pub const FILL_BYTES: usize = 1_024_000;
+
+/// A memcached this experiment started.
+#[derive(Debug)]
+pub struct Memcached {
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    /// `memcached 1.6.18`.
+    pub version: Option<String>,
+    /// The process (stopped when dropped).
+    pub child: ServiceChild,
+}
+
+/// The memcached binary on `PATH`, or the one-line fix.
+pub fn find() -> Result<PathBuf, String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("memcached"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            "the preset's mc: steps need memcached, which is not installed: run `scripts/install-deps memcached` (or set IOLAB_MC to a running one)".to_string()
+        })
+}
+
+/// Start memcached on a free loopback port (a few tries: a port may be
+/// taken between choosing and binding it).
+pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
+    let user = if child::is_root() {
+        Some(
+            child::user_ids("memcache")
+                .or_else(|| child::user_ids("nobody"))
+                .ok_or("running as root and neither user 'memcache' nor 'nobody' exists")?,
+        )
+    } else {
+        None
+    };
+    let mut last = String::new();
+    for _ in 0..3 {
+        let port = child::free_port().map_err(|e| format!("no free port: {e}"))?;
+        let mut cmd = Command::new(bin);
+        cmd.args(["-l", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-U", "0", "-m", "256", "-c", "4096", "-I", "8m"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        child::prepare(&mut cmd, user);
+        let mut c = ServiceChild::spawn(&mut cmd, libc::SIGTERM)
+            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+        let addr = format!("127.0.0.1:{port}");
+        match child::wait_ready(&mut c, Duration::from_secs(10), || {
+            iolab_backends::mc::stats(&addr).is_ok()
+        }) {
+            Ok(()) => {
+                return Ok(Memcached {
+                    version: version(&addr),
+                    addr,
+                    child: c,
+                })
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(format!("memcached did not start: {last}"))
+}
+
+/// `memcached X.Y.Z`, from its `stats`.
+pub fn version(addr: &str) -> Option<String> {
+    iolab_backends::mc::stats(addr)
+        .ok()?
+        .into_iter()
+        .find(|(k, _)| k == "version")
+        .map(|(_, v)| format!("memcached {v}"))
+}
+
+/// Make sure every key is stored: keys already there are left as they are
+/// (a user may have filled them with another size); missing ones get
+/// [`FILL_BYTES`] bytes. Returns one note per key.
+pub fn fill(addr: &str, keys: &[String]) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    for key in keys {
+        match iolab_backends::mc::get(addr, key) {
+            Ok(Some(v)) => notes.push(format!("key '{key}' already stored ({} bytes)", v.len())),
+            Ok(None) => {
+                iolab_backends::mc::set(addr, key, &value(FILL_BYTES))
+                    .map_err(|e| format!("cannot store '{key}' in memcached at {addr}: {e}"))?;
+                notes.push(format!("stored key '{key}' ({FILL_BYTES} bytes)"));
+            }
+            Err(e) => return Err(format!("cannot read '{key}' from memcached at {addr}: {e}")),
+        }
+    }
+    Ok(notes)
+}
+
+/// The value `iolab backend mc-fill` stores: bytes cycling through a-z.
+fn value(size: usize) -> Vec<u8> {
+    (0..size).map(|i| b'a' + (i % 26) as u8).collect()
+}

@@ -1,0 +1,226 @@
+//! A throwaway PostgreSQL cluster for `pg:MS` steps, as `scripts/services`
+//! makes it: `initdb` in a temporary folder (as the `postgres` user when
+//! iolab runs as root; trust auth, no fsync), listening on 127.0.0.1 only on
+//! a free port, `max_connections = 500`, `pg_stat_statements` loaded and
+//! created (what `iolab verify` and `runs.json` count). At the end: an
+//! immediate shutdown (SIGQUIT, what `pg_ctl stop -m immediate` sends) and
+//! the folder removed.
+//!
+//! The server runs as iolab's child (`postgres -D ...`, not `pg_ctl start`,
+//! which detaches it), so it dies with iolab even when iolab is killed.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use super::child::{self, ServiceChild, User};
+
+/// What `scripts/services` uses unless `IOLAB_PG_BIN` says otherwise.
+const DEFAULT_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// A cluster this experiment started.
+#[derive(Debug)]
+pub struct Cluster {
+    /// `postgres://postgres@127.0.0.1:PORT/postgres`.
+    pub url: String,
+    /// `PostgreSQL 15.x`.
+    pub version: Option<String>,
+    // Declared before `dir`: the server stops before its folder goes.
+    server: ServiceChild,
+    dir: PathBuf,
+}
+
+impl Cluster {
+    /// The postmaster's process id.
+    pub fn pid(&self) -> u32 {
+        self.server.pid()
+    }
+
+    /// Its folder (data, logs), removed when it stops.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.server.stop(Duration::from_secs(10));
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The folder with `initdb`, `postgres` and `psql`: `IOLAB_PG_BIN`, else
+/// PostgreSQL 15's, else the newest under `/usr/lib/postgresql`; or the
+/// one-line fix.
+pub fn find() -> Result<PathBuf, String> {
+    let has_all = |d: &Path| {
+        ["initdb", "postgres", "psql"]
+            .iter()
+            .all(|b| d.join(b).is_file())
+    };
+    if let Some(dir) = std::env::var_os("IOLAB_PG_BIN") {
+        let dir = PathBuf::from(dir);
+        return if has_all(&dir) {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "IOLAB_PG_BIN={} has no initdb, postgres and psql: point it at PostgreSQL's bin folder",
+                dir.display()
+            ))
+        };
+    }
+    let mut candidates = vec![PathBuf::from(DEFAULT_BIN)];
+    if let Ok(entries) = fs::read_dir("/usr/lib/postgresql") {
+        let mut versions: Vec<(u32, PathBuf)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let v = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+                Some((v, e.path().join("bin")))
+            })
+            .collect();
+        versions.sort();
+        candidates.extend(versions.into_iter().rev().map(|(_, p)| p));
+    }
+    candidates.into_iter().find(|d| has_all(d)).ok_or_else(|| {
+        format!("the preset's pg: steps need PostgreSQL, not found in {DEFAULT_BIN}: install PostgreSQL 15 (apt-get install postgresql-15), set IOLAB_PG_BIN to its bin folder, or set IOLAB_PG to a running server")
+    })
+}
+
+/// Make and start a cluster.
+pub fn start(bin: &Path) -> Result<Cluster, String> {
+    let user = if child::is_root() {
+        Some(child::user_ids("postgres").ok_or(
+            "running as root and there is no 'postgres' user to run PostgreSQL as (initdb refuses root)",
+        )?)
+    } else {
+        None
+    };
+    let dir = make_dir(user)?;
+    match init_and_run(bin, &dir, user) {
+        Ok((server, url)) => Ok(Cluster {
+            url,
+            version: child::version_line(&bin.join("postgres"), "--version")
+                .map(|v| v.replace("postgres (PostgreSQL)", "PostgreSQL")),
+            server,
+            dir,
+        }),
+        Err(e) => {
+            let _ = fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
+}
+
+/// A fresh folder under the temp dir, owned by the server's user.
+fn make_dir(user: Option<User>) -> Result<PathBuf, String> {
+    static SEQ: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "iolab-pg-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if let Some((uid, gid)) = user {
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+            .map_err(|e| format!("cannot hand {} to the postgres user: {e}", dir.display()))?;
+    }
+    Ok(dir)
+}
+
+fn log_file(path: &Path) -> Result<fs::File, String> {
+    fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+}
+
+fn init_and_run(
+    bin: &Path,
+    dir: &Path,
+    user: Option<User>,
+) -> Result<(ServiceChild, String), String> {
+    let data = dir.join("data");
+    let initdb_log = dir.join("initdb.log");
+    let log = log_file(&initdb_log)?;
+    let mut cmd = Command::new(bin.join("initdb"));
+    cmd.arg("-D")
+        .arg(&data)
+        .args(["-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stderr(log);
+    child::prepare(&mut cmd, user);
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run initdb: {e}"))?;
+    if !status.success() {
+        let tail = fs::read_to_string(&initdb_log).unwrap_or_default();
+        let last = tail.lines().last().unwrap_or("").trim().to_string();
+        return Err(format!(
+            "initdb failed ({}): {last}",
+            crate::process::describe(status)
+        ));
+    }
+    let conf = format!(
+        "\n# iolab throwaway cluster (iolab run)\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nmax_connections = 500\nshared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\n",
+        dir.display()
+    );
+    fs::OpenOptions::new()
+        .append(true)
+        .open(data.join("postgresql.conf"))
+        .and_then(|mut f| f.write_all(conf.as_bytes()))
+        .map_err(|e| format!("cannot configure the cluster: {e}"))?;
+
+    let server_log = dir.join("server.log");
+    let mut last = String::new();
+    for _ in 0..3 {
+        let port = child::free_port().map_err(|e| format!("no free port: {e}"))?;
+        let log = log_file(&server_log)?;
+        let mut cmd = Command::new(bin.join("postgres"));
+        cmd.arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string()])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log);
+        child::prepare(&mut cmd, user);
+        // SIGQUIT: immediate shutdown, as `pg_ctl stop -m immediate`.
+        let mut server = ServiceChild::spawn(&mut cmd, libc::SIGQUIT)
+            .map_err(|e| format!("cannot start postgres: {e}"))?;
+        let psql = bin.join("psql");
+        let ready = child::wait_ready(&mut server, Duration::from_secs(30), || {
+            create_extension(&psql, port)
+        });
+        match ready {
+            Ok(()) => {
+                return Ok((
+                    server,
+                    format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+                ))
+            }
+            Err(e) => {
+                server.stop(Duration::from_secs(5));
+                let tail = fs::read_to_string(&server_log).unwrap_or_default();
+                last = format!("{e}: {}", tail.lines().last().unwrap_or("").trim());
+            }
+        }
+    }
+    Err(format!("PostgreSQL did not start: {last}"))
+}
+
+/// `CREATE EXTENSION pg_stat_statements`; false until the server accepts it.
+fn create_extension(psql: &Path, port: u16) -> bool {
+    Command::new(psql)
+        .args(["-X", "-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-U", "postgres", "-d", "postgres"])
+        .args(["-c", "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"])
+        .env("PGCONNECT_TIMEOUT", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
