@@ -57,7 +57,11 @@ fn pg_pool_of_10_caps_the_non_blocking_executor_too() {
     assert_eq!(r.by_type["io"].count, 40);
     // PostgreSQL itself counted the calls (at least ours; other tests share it).
     let after = iolab_backends::pg::sleep_calls(&url).unwrap();
-    assert!(after - before >= 40, "pg_stat_statements moved {}", after - before);
+    assert!(
+        after - before >= 40,
+        "pg_stat_statements moved {}",
+        after - before
+    );
 
     // The same 40 on a pool of 8 threads: still capped near 10 at a time, by threads now.
     let params = ModelParams {
@@ -72,7 +76,13 @@ fn pg_pool_of_10_caps_the_non_blocking_executor_too() {
 #[test]
 fn http_delay_calls_overlap_on_an_event_loop_and_queue_on_a_small_pool() {
     let http = io(BackendKind::Http, 10);
-    let r = calls(50, 200.0, ModelKind::LoopAsync, ModelParams::default(), &http);
+    let r = calls(
+        50,
+        200.0,
+        ModelKind::LoopAsync,
+        ModelParams::default(),
+        &http,
+    );
     assert_eq!((r.tasks, r.failed), (50, 0), "{r:?}");
     assert!((0.19..1.0).contains(&r.total_s), "{r:?}");
     let params = ModelParams {
@@ -96,7 +106,10 @@ fn a_dead_backend_fails_the_tasks_and_says_why() {
     let r = calls(6, 10.0, ModelKind::Pool, ModelParams::default(), &dead);
     assert_eq!((r.tasks, r.failed), (6, 6), "{r:?}");
     let why = r.failure.as_deref().unwrap_or_default();
-    assert!(why.contains("6 of 6 tasks failed") && why.contains("http"), "{why}");
+    assert!(
+        why.contains("6 of 6 tasks failed") && why.contains("http"),
+        "{why}"
+    );
 }
 
 #[test]

@@ -46,11 +46,7 @@ fn spawn_url(args: &[&str]) -> (Killed, String) {
 
 #[test]
 fn passes_against_a_served_model_that_calls_its_backends() {
-    let (pg, mc, http) = (
-        env("IOLAB_PG"),
-        env("IOLAB_MC"),
-        env("IOLAB_HTTP_BACKEND"),
-    );
+    let (pg, mc, http) = (env("IOLAB_PG"), env("IOLAB_MC"), env("IOLAB_HTTP_BACKEND"));
     let (_target, url) = spawn_url(&[
         "serve",
         "--model",
@@ -160,7 +156,10 @@ fn fails_against_a_target_that_claims_backend_work_it_never_does() {
             && out.contains("the backend did less work than the target claims"),
         "{out}"
     );
-    assert!(out.contains("memcached hits of verify's own key moved by 0"), "{out}");
+    assert!(
+        out.contains("memcached hits of verify's own key moved by 0"),
+        "{out}"
+    );
     assert!(out.contains("FAIL backend-http-counted"), "{out}");
     assert!(out.contains("delay service hits moved by 0"), "{out}");
 }

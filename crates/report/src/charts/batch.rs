@@ -113,59 +113,48 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     if !calls.is_empty() {
         let runs: Vec<&RunRecord> = calls.iter().map(|r| **r).collect();
         let labels = super::slots(&runs);
-        let series = labels
-            .iter()
-            .enumerate()
-            .map(|(slot, l)| Series {
-                name: l.clone(),
-                colour: slot,
-                points: runs
-                    .iter()
-                    .filter(|r| crate::summary::label(r) == *l)
-                    .filter_map(|r| {
-                        let Work::Batch(b) = &r.spec.work else {
-                            return None;
-                        };
-                        let TaskMix::Calls { n, .. } = b.tasks else {
-                            return None;
-                        };
-                        let t = r.batch.as_ref()?.total_s;
-                        Some(Point {
-                            x: n as f64,
-                            y: t,
-                            tip: format!("{} calls: {}", count(n), tip(r, t)),
-                        })
+        // One line per executor, measured (solid) and predicted (dashed).
+        let line = |slot: usize, l: &String, predicted: bool| Series {
+            name: if predicted {
+                format!("{l} (predicted)")
+            } else {
+                l.clone()
+            },
+            colour: slot,
+            points: runs
+                .iter()
+                .filter(|r| crate::summary::label(r) == *l)
+                .filter_map(|r| {
+                    let Work::Batch(b) = &r.spec.work else {
+                        return None;
+                    };
+                    let TaskMix::Calls { n, .. } = b.tasks else {
+                        return None;
+                    };
+                    let (t, what) = if predicted {
+                        (r.prediction.as_ref()?.total_s?, " predicted")
+                    } else {
+                        (r.batch.as_ref()?.total_s, "")
+                    };
+                    Some(Point {
+                        x: n as f64,
+                        y: t,
+                        tip: format!("{} calls{what}: {}", count(n), tip(r, t)),
                     })
-                    .collect(),
-                dashed: false,
-                markers: true,
+                })
+                .collect(),
+            dashed: predicted,
+            markers: true,
+        };
+        let series = [false, true]
+            .into_iter()
+            .flat_map(|predicted| {
+                labels
+                    .iter()
+                    .enumerate()
+                    .map(move |(slot, l)| (slot, l, predicted))
             })
-            .chain(labels.iter().enumerate().map(|(slot, l)| {
-                Series {
-                    name: format!("{l} (predicted)"),
-                    colour: slot,
-                    points: runs
-                        .iter()
-                        .filter(|r| crate::summary::label(r) == *l)
-                        .filter_map(|r| {
-                            let Work::Batch(b) = &r.spec.work else {
-                                return None;
-                            };
-                            let TaskMix::Calls { n, .. } = b.tasks else {
-                                return None;
-                            };
-                            let t = r.prediction.as_ref()?.total_s?;
-                            Some(Point {
-                                x: n as f64,
-                                y: t,
-                                tip: format!("{} calls predicted: {}", count(n), tip(r, t)),
-                            })
-                        })
-                        .collect(),
-                    dashed: true,
-                    markers: true,
-                }
-            }))
+            .map(|(slot, l, predicted)| line(slot, l, predicted))
             .collect();
         let chart = LineChart {
             title: "Total time vs number of calls (E3)".into(),
