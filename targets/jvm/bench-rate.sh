@@ -4,7 +4,8 @@
 # intended send time). Rates are tried in order and a model stops at its first miss; each
 # step is bounded (DURATION at RATE, 2 s client timeout). Prints a markdown table.
 # Usage: IOLAB_BIN=path/to/iolab targets/jvm/bench-rate.sh [MODEL ...]
-#        env: RATES="100 200 400 800 1600" DURATION=10s STEPS=sleep:100 IO_MS=100
+#        env: RATES="100 200 400 800 1600" DURATION=10s STEPS=sleep:100 IO_MS=100 WARMUP=5000
+# Each target first warms its JIT with WARMUP requests (scripts/jvm-target --warmup).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${IOLAB_BIN:?set IOLAB_BIN to an iolab binary (cargo build --release -p iolab)}
@@ -25,7 +26,7 @@ trap 'exit 130' INT TERM
 echo "| model | rate req/s | ok / planned | p50 ms | p99 ms | sustained (p99 <= $(awk -v m="$io_ms" 'BEGIN {print m * 1.1}') ms, all ok) |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for m in "${models[@]}"; do
-  "$root/scripts/jvm-target" --model "$m" --port 0 >"$run/out" 2>"$run/err" &
+  "$root/scripts/jvm-target" --model "$m" --port 0 --warmup "${WARMUP:-5000}" >"$run/out" 2>"$run/err" &
   pid=$!
   url=""
   for _ in $(seq 3000); do
@@ -34,8 +35,6 @@ for m in "${models[@]}"; do
     sleep 0.05
   done
   [ -n "$url" ] || { echo "$m did not start" >&2; exit 1; }
-  # Warm the JIT a little before measuring.
-  "$bin" attack "$url/work?steps=$steps" --rate 50 --duration 3s --timeout 2s --quiet >/dev/null 2>&1 || true
   for r in $rates; do
     "$bin" attack "$url/work?steps=$steps" --rate "$r" --duration "$duration" --timeout 2s --json >"$run/a.json" 2>"$run/a.err" || true
     line=$(python3 - "$run/a.json" "$io_ms" <<'EOF'

@@ -46,7 +46,14 @@ pub struct JvmOptions {
     pub synchronized: bool,
     /// Base URL of iolab's HTTP delay service for `http:MS` steps.
     pub http_backend: Option<String>,
+    /// Requests the target sends itself before it prints its URL (JIT warm-up).
+    pub warmup: u32,
 }
+
+/// JIT warm-up of every JVM target an experiment starts: a fresh JVM serves its first
+/// few thousand requests interpreted (on the shared 2-core machine, over a second each
+/// for the first ~3,000 at 500-1,000 req/s), which would measure the JIT, not the model.
+pub const RUN_WARMUP: u32 = 5_000;
 
 /// The repository holding `targets/jvm`: `IOLAB_ROOT` if set, else the first
 /// folder holding `targets/jvm/pom.xml` above the current directory, else
@@ -163,6 +170,10 @@ pub fn jvm_target_command(
         argv.push("--http-backend".into());
         argv.push(url.clone());
     }
+    if opts.warmup > 0 {
+        argv.push("--warmup".into());
+        argv.push(opts.warmup.to_string());
+    }
     Ok(argv)
 }
 
@@ -181,6 +192,7 @@ pub fn run_command(spec: &RunSpec) -> Result<Vec<String>, String> {
     let root = find_root()?;
     let opts = JvmOptions {
         synchronized: synchronized(spec),
+        warmup: RUN_WARMUP,
         ..JvmOptions::default()
     };
     jvm_target_command(&root, spec.model, &spec.params, &opts)
@@ -314,6 +326,7 @@ mod tests {
             port: 0,
             synchronized: true,
             http_backend: Some("http://127.0.0.1:9".into()),
+            warmup: 100,
         };
         let argv = jvm_target_command(Path::new("/r"), ModelKind::Pool, &p, &opts).unwrap();
         assert_eq!(
@@ -330,7 +343,9 @@ mod tests {
                 "10",
                 "--synchronized",
                 "--http-backend",
-                "http://127.0.0.1:9"
+                "http://127.0.0.1:9",
+                "--warmup",
+                "100"
             ]
         );
     }

@@ -688,6 +688,22 @@ impl Ctx<'_> {
         spec: &RunSpec,
         b: &iolab_model::batch::BatchSpec,
     ) -> RunRecord {
+        // IO tasks on a real backend use the experiment's services, through
+        // a pool of `pg_pool` connections (the target knob) like a target's.
+        let io = if b.io_backend.is_sleep() {
+            Ok(iolab_batch::io::Io::sleep())
+        } else {
+            let mut config = self.backends.config();
+            config.pg_pool = spec.params.pg_pool.unwrap_or(config.pg_pool);
+            iolab_batch::io::Io::new(
+                b.io_backend,
+                Arc::new(iolab_backends::Backends::new(config)),
+            )
+        };
+        let io = match io {
+            Ok(io) => io,
+            Err(e) => return self.record(spec, Outcome::Skipped { detail: e }),
+        };
         let mut results: Vec<BatchResult> = Vec::new();
         for rep in 0..self.plan.reps.max(1) {
             if self.opts.cancelled() {
@@ -696,10 +712,11 @@ impl Ctx<'_> {
             self.observer
                 .run_started(index, self.plan.runs.len(), spec, rep);
             self.observer.stage(spec, Stage::Batch);
-            results.push(iolab_batch::run(
+            results.push(iolab_batch::run_with_io(
                 b,
                 spec.model,
                 &spec.params,
+                &io,
                 &self.opts.cancel,
             ));
         }

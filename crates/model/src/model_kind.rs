@@ -150,6 +150,8 @@ pub mod defaults {
     pub const BACKLOG: u32 = 100;
     /// Kotlin Dispatchers.IO.
     pub const OFFLOAD: u32 = 64;
+    /// HikariCP maximumPoolSize.
+    pub const PG_POOL: u32 = 10;
 }
 
 impl ModelParams {
@@ -176,6 +178,11 @@ impl ModelParams {
     /// Offload pool size, defaulted.
     pub fn offload(&self) -> u32 {
         self.offload.unwrap_or(defaults::OFFLOAD)
+    }
+
+    /// PostgreSQL connections, defaulted.
+    pub fn pg_pool(&self) -> u32 {
+        self.pg_pool.unwrap_or(defaults::PG_POOL)
     }
 
     /// A short label of the knobs that are set, e.g. `threads=200,backlog=100`.

@@ -3,6 +3,7 @@
 
 use iolab_model::batch::{BatchSpec, MasterSpec, TaskMix, WorkerKind};
 use iolab_model::predict::{PredictedLatency, Prediction};
+use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams};
 
 use crate::calibration::cpu_ns;
@@ -28,7 +29,12 @@ pub fn predict_batch(
     cores: u32,
 ) -> Prediction {
     let cores = cores.max(1) as u64;
-    let p = parallelism(model, params, cores as u32);
+    let mut p = parallelism(model, params, cores as u32);
+    // Real PostgreSQL calls also need one of the pool's connections each.
+    let pg_capped = spec.io_backend == BackendKind::Pg && u64::from(params.pg_pool()) < p;
+    if pg_capped {
+        p = u64::from(params.pg_pool());
+    }
     let (tasks, total_s, p50, p99, threads, why) = match &spec.tasks {
         TaskMix::Calls { n, ms } => {
             let s = ms / 1e3;
@@ -43,7 +49,11 @@ pub fn predict_batch(
             let why = format!(
                 "{n} calls of {} run {par} at a time ({}), so they finish in {waves} wave{} of {}: {} in all",
                 fmt_s(s),
-                holder(model),
+                if pg_capped {
+                    "one per PostgreSQL connection of the pool"
+                } else {
+                    holder(model)
+                },
                 if waves == 1 { "" } else { "s" },
                 fmt_s(s),
                 fmt_s(total)

@@ -110,6 +110,42 @@ fn e3_hundred_calls_of_a_second() {
 }
 
 #[test]
+fn e3_on_postgres_is_capped_by_the_connection_pool() {
+    let spec = BatchSpec {
+        tasks: TaskMix::Calls { n: 100, ms: 1000.0 },
+        master: None,
+        seed: 1,
+        io_backend: iolab_model::steps::BackendKind::Pg,
+    };
+    let with_pool = |pg_pool| ModelParams {
+        pg_pool,
+        ..Default::default()
+    };
+    // Ten connections (HikariCP's default): ten waves, timers or not.
+    let p = predict_batch(&spec, ModelKind::LoopAsync, &with_pool(None), 2);
+    assert_eq!(p.total_s, Some(10.0));
+    assert!(
+        p.explanation.contains("PostgreSQL connection"),
+        "{}",
+        p.explanation
+    );
+    // A pool of 8 threads is the tighter cap when there are 16 connections.
+    let params = ModelParams {
+        threads: Some(8),
+        pg_pool: Some(16),
+        ..Default::default()
+    };
+    assert_eq!(
+        predict_batch(&spec, ModelKind::Pool, &params, 2).total_s,
+        Some(13.0)
+    );
+    assert_eq!(
+        predict_batch(&spec, ModelKind::LoopAsync, &with_pool(Some(100)), 2).total_s,
+        Some(1.0)
+    );
+}
+
+#[test]
 fn e1_master_worker_totals() {
     use iolab_model::batch::{MasterSpec, WorkerKind};
     let mix = TaskMix::Mixed {

@@ -7,6 +7,7 @@
 use iolab_model::batch::{TaskMix, WorkerKind};
 use iolab_model::experiment::Work;
 use iolab_model::runs::{Outcome, RunRecord};
+use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams};
 
 use crate::numbers::{count, ms, percent, rate, secs};
@@ -301,7 +302,19 @@ fn batch(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> Strin
     let mut s = match (&spec.tasks, &spec.master) {
         (TaskMix::Calls { n, ms: call_ms }, _) => {
             let call = call_ms / 1e3;
-            match capacity(run.model, &run.spec.params, cores) {
+            let mut cap = capacity(run.model, &run.spec.params, cores);
+            // Real PostgreSQL calls wait for one of the pool's connections
+            // first: the pool caps every executor, the non-blocking one too.
+            if spec.io_backend == BackendKind::Pg {
+                let conns = run.spec.params.pg_pool();
+                if !matches!(cap, Some(Capacity::Bounded { n, .. }) if n <= conns) {
+                    cap = Some(Capacity::Bounded {
+                        n: conns,
+                        what: "PostgreSQL connections",
+                    });
+                }
+            }
+            match cap {
                 Some(Capacity::Bounded { n: c, what }) => {
                     let rounds = n.div_ceil(c.max(1) as u64);
                     format!(

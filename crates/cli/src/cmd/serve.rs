@@ -35,6 +35,9 @@ pub struct Args {
     /// jvm, pool/virtual: every blocking sleep inside a `synchronized` block (Loom's pinning case).
     #[arg(long)]
     pub synchronized: bool,
+    /// jvm: requests the target sends itself before printing its URL (JIT warm-up) [default: 0].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub warmup: Option<u32>,
     /// Address to listen on (loopback unless you say otherwise).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     pub bind: String,
@@ -97,10 +100,15 @@ impl Args {
     /// The validated config (without the socket).
     fn config(&self) -> Result<ServeConfig, CliError> {
         let model: ModelKind = self.model.parse().map_err(CliError::usage)?;
-        if self.synchronized {
-            return Err(CliError::usage(
-                "--synchronized applies to the JVM targets: add --runtime jvm",
-            ));
+        if self.synchronized || self.warmup.is_some() {
+            let flag = if self.synchronized {
+                "--synchronized"
+            } else {
+                "--warmup"
+            };
+            return Err(CliError::usage(format!(
+                "{flag} applies to the JVM targets: add --runtime jvm"
+            )));
         }
         let params = self.params();
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
@@ -202,6 +210,7 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
         port: args.port,
         synchronized: args.synchronized,
         http_backend: args.backends.http_backend.clone(),
+        warmup: args.warmup.unwrap_or(0),
     };
     let argv = jvm::jvm_target_command(&root, model, &params, &opts).map_err(CliError::usage)?;
     if let Some(list) = &args.cpus {

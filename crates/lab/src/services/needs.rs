@@ -1,10 +1,11 @@
 //! Which real backends an experiment needs: the `pg`, `mc` and `http` calls
-//! in the parsed steps of every HTTP run (batch runs use the embedded timer).
+//! in the parsed steps of every HTTP run, and the backend of batch runs whose
+//! IO tasks make real calls (`[batch] backend`).
 
 use std::collections::BTreeSet;
 
 use iolab_model::experiment::{ExperimentPlan, Work};
-use iolab_model::steps::{IoCall, Step};
+use iolab_model::steps::{BackendKind, IoCall, Step};
 
 /// The backends a plan (or one run) calls.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -22,8 +23,13 @@ impl Needs {
     pub fn of_plan(plan: &ExperimentPlan) -> Needs {
         let mut n = Needs::default();
         for spec in &plan.runs {
-            if let Work::Http(w) = &spec.work {
-                n.add(&w.steps);
+            match &spec.work {
+                Work::Http(w) => n.add(&w.steps),
+                Work::Batch(b) => match b.io_backend {
+                    BackendKind::Pg => n.pg = true,
+                    BackendKind::Http => n.http = true,
+                    BackendKind::Sleep | BackendKind::Mc => {}
+                },
             }
         }
         n

@@ -23,6 +23,8 @@ class IolabApp {
     /** Prints `http://127.0.0.1:PORT` (the real port, also for port 0) when ready. */
     @EventListener
     fun ready(event: ApplicationReadyEvent) {
+        val warmup = event.applicationContext.getBean(Settings::class.java).warmup
+        if (warmup > 0) Warmup.run(url(event.applicationContext.environment), warmup)
         if (event.applicationContext.environment.getProperty("iolab.print-url", "true") == "true") {
             println(url(event.applicationContext.environment))
             System.out.flush()

@@ -22,6 +22,13 @@ object Counters {
 
     fun calls(kind: BackendKind): Long = calls[kind.ordinal].get()
 
+    /** Zero the counters (after a warm-up; nothing may be in flight). */
+    fun reset() {
+        completed.set(0)
+        rejected.set(0)
+        calls.forEach { it.set(0) }
+    }
+
     /** Run one request's accounting around [body]. */
     inline fun <T> track(body: () -> T): T {
         inFlight.incrementAndGet()

@@ -24,6 +24,8 @@ data class Settings(
     val pinned: Boolean = false,
     /** Base URL of iolab's HTTP delay service for `http:MS` steps (none: such steps are refused). */
     val httpBackend: String? = null,
+    /** Requests the target sends itself before it prints its URL (JIT warm-up, see Warmup.kt). */
+    val warmup: Int = 0,
 ) {
     /** The backends this target can call. */
     val backends: Backends by lazy { Backends(httpBackend?.let(::HttpBackend)) }
@@ -52,7 +54,10 @@ data class Settings(
     }
 
     companion object {
-        private val OPTIONS = listOf("model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend")
+        /** Most warm-up requests: bounded, like every load loop. */
+        const val MAX_WARMUP = 100_000
+
+        private val OPTIONS = listOf("model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend", "warmup")
 
         /** Options for embedding (tests), not shown in messages. */
         private val INTERNAL = listOf("print-url")
@@ -110,6 +115,9 @@ data class Settings(
                 offload = count("offload", 1),
                 pinned = pinned,
                 httpBackend = src.getProperty("iolab.http-backend")?.let(HttpBackend::checkUrl),
+                warmup = count("warmup", 0)?.also {
+                    if (it > MAX_WARMUP) throw UsageError("--warmup must be at most $MAX_WARMUP requests, got $it")
+                } ?: 0,
             )
         }
     }

@@ -83,6 +83,19 @@ class ModelBehaviourTest {
     }
 
     @Test
+    fun `a warmed-up target starts with zeroed counters`() {
+        for (model in listOf("pool", "loop-async")) {
+            Target("--iolab.model=$model", "--iolab.warmup=200").use { t ->
+                // The 200 warm-up requests ran (each a sleep) and were then forgotten.
+                assertEquals(0.0, t.metric("iolab_requests_completed_total"), model)
+                assertEquals(0.0, t.metric("iolab_backend_calls_total{kind=\"sleep\"}"), model)
+                assertEquals(200, t.get("/work?steps=sleep:1").status)
+                assertEquals(1.0, t.metric("iolab_requests_completed_total"), model)
+            }
+        }
+    }
+
+    @Test
     fun `bad options are one-line usage errors`() {
         fun fault(vararg args: String) = assertThrows<UsageError> { Settings.fromArgs(arrayOf(*args)) }.message!!
         assertEquals("missing --model (expected one of: pool, virtual, loop-blocking, loop-offload, loop-async)", fault())
@@ -95,5 +108,7 @@ class ModelBehaviourTest {
         assertTrue(fault("--iolab.model=pool", "--iolab.pg=x").startsWith("unknown option --pg"))
         assertEquals(8, Settings.fromArgs(arrayOf("--iolab.model=pool", "--iolab.threads=8")).threads)
         assertTrue(fault("--iolab.model=pool", "--iolab.http-backend=https://x").contains("is not an http:// URL"))
+        assertEquals("--warmup must be at most 100000 requests, got 100001", fault("--iolab.model=pool", "--iolab.warmup=100001"))
+        assertEquals("--warmup must be a whole number >= 0, got '-1'", fault("--iolab.model=pool", "--iolab.warmup=-1"))
     }
 }
