@@ -249,6 +249,8 @@ fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usize]) -> Atta
         threads: (!cpus.is_empty()).then_some(cpus.len()),
         cpus: cpus.to_vec(),
         record_requests: false,
+        // A pinned generator owns its core: spin so sends leave on time.
+        spin: !cpus.is_empty(),
     }
 }
 

@@ -31,6 +31,8 @@ pub struct RunCtx {
     pub hard_end_ns: u64,
     pub clock: ClockBase,
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Open loop: busy-wait this close to a send (0 = always sleep).
+    pub spin_ns: u64,
 }
 
 impl RunCtx {
@@ -122,6 +124,11 @@ pub fn run(
             .saturating_add(HARD_CAP_SLACK_NS),
         clock,
         cancel: hooks.cancel.clone(),
+        spin_ns: if plan.spin {
+            iolab_model::attack::SPIN_WINDOW.as_nanos() as u64
+        } else {
+            0
+        },
     });
     let highest_us = (timeout_ns / 1_000).saturating_mul(2).max(1_000_000);
     let mut handles = Vec::with_capacity(threads);

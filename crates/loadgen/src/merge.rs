@@ -102,10 +102,13 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
     let mut intervals: Vec<Interval> = Vec::new();
     let mut rows = Vec::new();
     let mut cpu_s = 0.0;
+    let mut spin_s = 0.0;
     let mut end_ns = run.start_ns;
     for t in run.threads {
         let r = t.rec;
         cpu_s += t.cpu_s;
+        // Wall time spinning; the thread was on CPU for (nearly) all of it.
+        spin_s += (r.spin_ns as f64 / 1e9).min(t.cpu_s);
         end_ns = end_ns.max(t.end_ns);
         add(&mut latency, &r.latency);
         add(&mut service, &r.service);
@@ -179,7 +182,7 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
     let lag_p99_ms = ms(lag.value_at_quantile(0.99));
     let lag_max_ms = ms(lag.max());
     let cpu_share = if elapsed_s > 0.0 {
-        cpu_s / (elapsed_s * threads as f64)
+        (cpu_s - spin_s) / (elapsed_s * threads as f64)
     } else {
         0.0
     };
@@ -226,6 +229,7 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
             saturated: lag_p99_ms > LAG_SATURATED_MS || cpu_share > CPU_SATURATED,
             threads,
             cpus: run.cpus,
+            spin_s,
         },
         elapsed_s,
         started_unix_ms: run.started_unix_ms,

@@ -26,6 +26,8 @@ use crate::schedule::Schedule;
 
 /// Longest single sleep, so cancellation is noticed.
 const MAX_SLEEP_NS: u64 = 50_000_000;
+/// A yield back within this long ran no other task (see `spin`).
+const IDLE_YIELD_NS: u64 = 20_000;
 /// Sends dispatched back to back before yielding to the workers.
 const BURST: u32 = 64;
 
@@ -62,6 +64,7 @@ pub async fn run(
     });
     let mut next = schedule.next();
     let mut burst = 0;
+    let mut spin_ns = 0u64;
     while let Some(offset) = next {
         if ctx.cancelled() {
             break;
@@ -73,7 +76,19 @@ pub async fn run(
         }
         if at > now {
             burst = 0;
-            timer.sleep_until(at.min(now + MAX_SLEEP_NS)).await?;
+            if at - now <= ctx.spin_ns {
+                // Close to the send: stay awake, letting the connections run.
+                tokio::task::yield_now().await;
+                // A yield that came straight back ran nothing else: that
+                // was spinning; a longer one ran the connections' work.
+                let took = now_ns().saturating_sub(now);
+                if took < IDLE_YIELD_NS {
+                    spin_ns += took;
+                }
+                continue;
+            }
+            let wake = (at - ctx.spin_ns).min(now + MAX_SLEEP_NS);
+            timer.sleep_until(wake).await?;
             continue;
         }
         pool.rec.borrow_mut().planned();
@@ -106,6 +121,7 @@ pub async fn run(
     }
     let left: Vec<u64> = pool.queue.borrow_mut().drain(..).collect();
     let mut rec = pool.rec.borrow_mut();
+    rec.spin_ns = spin_ns;
     for at in left {
         rec.not_sent(at);
     }

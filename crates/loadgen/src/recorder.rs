@@ -91,6 +91,8 @@ pub struct Recorder {
     pub live: Arc<Live>,
     /// Latest completion, run-clock ns (for elapsed time).
     pub last_done_ns: u64,
+    /// Wall time the open-loop dispatcher spent busy-waiting (`spin`).
+    pub spin_ns: u64,
 }
 
 /// A histogram able to hold every value up to `highest_us` at 3 significant digits.
@@ -120,6 +122,7 @@ impl Recorder {
             rows: rows.then(Vec::new),
             live,
             last_done_ns: start_ns,
+            spin_ns: 0,
         }
     }
 

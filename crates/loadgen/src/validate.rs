@@ -110,6 +110,7 @@ mod tests {
             threads: None,
             cpus: vec![],
             record_requests: false,
+            spin: false,
         }
     }
 

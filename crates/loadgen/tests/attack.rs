@@ -47,6 +47,22 @@ fn open_loop_sends_the_planned_rate() {
 }
 
 #[test]
+fn spinning_keeps_the_schedule_and_is_not_counted_as_saturation() {
+    let srv = server::spawn(0);
+    let mut plan = open(&srv.url("/"), 200.0, 1.0);
+    plan.threads = Some(1);
+    plan.spin = true;
+    let r = run(&plan).result;
+    assert_eq!(r.requests.planned, 200);
+    assert!(r.requests.ok >= 198, "{:?}", r.requests);
+    let g = &r.generator;
+    // It spun for most of the second, and that time is part of its CPU.
+    assert!(g.spin_s > 0.3 && g.spin_s <= g.cpu_s, "{g:?}");
+    let plain = run(&open(&srv.url("/"), 200.0, 1.0)).result;
+    assert_eq!(plain.generator.spin_s, 0.0);
+}
+
+#[test]
 fn poisson_and_ramps_plan_the_area_under_the_rate() {
     let srv = server::spawn(0);
     let mut plan = open(&srv.url("/"), 1.0, 1.0);

@@ -41,7 +41,17 @@ pub struct AttackPlan {
     /// Keep one row per request (for `--csv`); costs memory.
     #[serde(default)]
     pub record_requests: bool,
+    /// Open loop: busy-wait (yielding to the connections) through the last
+    /// [`SPIN_WINDOW`] before each send instead of sleeping. An idle CPU,
+    /// above all a virtual one, can take milliseconds to wake from a timer;
+    /// spinning keeps sends on time at the price of the generator's core.
+    #[serde(default)]
+    pub spin: bool,
 }
+
+/// How close to a send [`AttackPlan::spin`] stops sleeping: more than the
+/// worst wake-up delay seen on a virtual CPU (a few ms).
+pub const SPIN_WINDOW: Duration = Duration::from_millis(5);
 
 /// Request counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +184,10 @@ pub struct GeneratorStats {
     /// Event-loop threads used.
     #[serde(default)]
     pub threads: usize,
+    /// CPU seconds spent busy-waiting for sends (`spin`): counted in
+    /// `cpu_s`, left out of the saturation check.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spin_s: f64,
     /// CPUs the generator was pinned to (empty = not pinned).
     #[serde(default)]
     pub cpus: Vec<usize>,
@@ -293,4 +307,8 @@ impl AttackResult {
         }
         Ok(())
     }
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }

@@ -88,6 +88,11 @@ pub struct Args {
     /// Print one iolab.attack/1 JSON object instead of the text summary.
     #[arg(long)]
     pub json: bool,
+    /// Open loop: busy-wait the last few ms before each send instead of
+    /// sleeping, so an idle (virtual) CPU's wake-up delay does not make sends
+    /// late; costs the generator's cores. Best with --cpus.
+    #[arg(long)]
+    pub spin: bool,
     /// No progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -265,6 +270,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
             .transpose()?
             .unwrap_or_default(),
         record_requests: args.csv.is_some(),
+        spin: args.spin,
     })
 }
 

@@ -20,6 +20,7 @@ pub fn open(url: &str, rate: f64, secs: f64) -> AttackPlan {
         threads: Some(2),
         cpus: vec![],
         record_requests: false,
+        spin: false,
     }
 }
 
