@@ -77,7 +77,9 @@ pub async fn run(
         if at > now {
             burst = 0;
             if at - now <= ctx.spin_ns {
-                // Close to the send: stay awake, letting the connections run.
+                // Close to the send: stay awake, letting the connections
+                // run, and any other process that wants this CPU (sched_yield).
+                std::thread::yield_now();
                 tokio::task::yield_now().await;
                 // A yield that came straight back ran nothing else: that
                 // was spinning; a longer one ran the connections' work.
