@@ -3,54 +3,24 @@
 //! service's `/metrics`), so `iolab verify` can check a target really made the
 //! calls it claims, in the spirit of TechEmpower's checks.
 
-use serde::{Deserialize, Serialize};
-
 use crate::BackendConfig;
 
-/// One counter per configured backend; `None` where none is configured.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BackendCounts {
-    /// `SELECT pg_sleep(..)` calls PostgreSQL finished (pg_stat_statements).
-    #[serde(default)]
-    pub pg_sleep_calls: Option<u64>,
-    /// memcached `get_hits`.
-    #[serde(default)]
-    pub mc_get_hits: Option<u64>,
-    /// Delay calls the HTTP delay service answered.
-    #[serde(default)]
-    pub http_hits: Option<u64>,
-}
+pub use iolab_model::runs::BackendCounts;
 
-impl BackendCounts {
-    /// Read every configured backend's counter; the first failure is an error
-    /// naming the backend (a counter that cannot be read cannot be verified).
-    pub fn read(config: &BackendConfig) -> Result<BackendCounts, String> {
-        let mut out = BackendCounts::default();
-        if let Some(url) = &config.pg {
-            out.pg_sleep_calls = Some(crate::pg::sleep_calls(url)?);
-        }
-        if let Some(addr) = &config.mc {
-            out.mc_get_hits = Some(mc_get_hits(addr)?);
-        }
-        if let Some(base) = &config.http {
-            out.http_hits = Some(crate::http::delay_hits(base)?);
-        }
-        Ok(out)
+/// Read every configured backend's counter; the first failure is an error
+/// naming the backend (a counter that cannot be read cannot be verified).
+pub fn read(config: &BackendConfig) -> Result<BackendCounts, String> {
+    let mut out = BackendCounts::default();
+    if let Some(url) = &config.pg {
+        out.pg_sleep_calls = Some(crate::pg::sleep_calls(url)?);
     }
-
-    /// What moved between `before` and `self` (counters only grow; a restart
-    /// of a backend in between shows as zero, not as a wrap-around).
-    pub fn since(&self, before: &BackendCounts) -> BackendCounts {
-        let d = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.saturating_sub(b)),
-            (a, _) => a,
-        };
-        BackendCounts {
-            pg_sleep_calls: d(self.pg_sleep_calls, before.pg_sleep_calls),
-            mc_get_hits: d(self.mc_get_hits, before.mc_get_hits),
-            http_hits: d(self.http_hits, before.http_hits),
-        }
+    if let Some(addr) = &config.mc {
+        out.mc_get_hits = Some(mc_get_hits(addr)?);
     }
+    if let Some(base) = &config.http {
+        out.http_hits = Some(crate::http::delay_hits(base)?);
+    }
+    Ok(out)
 }
 
 /// memcached's `get_hits` counter.
@@ -74,11 +44,13 @@ mod tests {
             pg_sleep_calls: Some(5),
             mc_get_hits: Some(10),
             http_hits: None,
+            error: None,
         };
         let after = BackendCounts {
             pg_sleep_calls: Some(8),
             mc_get_hits: Some(3),
             http_hits: Some(4),
+            error: None,
         };
         let d = after.since(&before);
         assert_eq!(d.pg_sleep_calls, Some(3));

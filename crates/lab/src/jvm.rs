@@ -263,16 +263,7 @@ pub fn serve_foreground(argv: &[String], grace: Duration) -> Result<u8, String> 
     let parent = std::process::id() as libc::pid_t;
     unsafe {
         cmd.pre_exec(move || {
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            if libc::getppid() != parent {
-                libc::raise(libc::SIGKILL);
-            }
+            crate::process::die_with_parent(parent);
             Ok(())
         });
     }

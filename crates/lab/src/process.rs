@@ -270,6 +270,25 @@ fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
     }
 }
 
+/// In a forked child, before exec: be killed when the parent dies, and die
+/// now if it already has (it may have died before `prctl` took effect).
+///
+/// # Safety
+/// Only between fork and exec (in a `pre_exec` closure): it makes only
+/// async-signal-safe calls.
+pub(crate) unsafe fn die_with_parent(parent: libc::pid_t) {
+    libc::prctl(
+        libc::PR_SET_PDEATHSIG,
+        libc::SIGKILL as libc::c_ulong,
+        0,
+        0,
+        0,
+    );
+    if libc::getppid() != parent {
+        libc::raise(libc::SIGKILL);
+    }
+}
+
 fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
     let (program, args) = cmd
         .argv
@@ -287,17 +306,7 @@ fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
     // raise) between fork and exec; the CPU set is built from copied data.
     unsafe {
         c.pre_exec(move || {
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            if libc::getppid() != parent {
-                // The parent died before prctl took effect.
-                libc::raise(libc::SIGKILL);
-            }
+            die_with_parent(parent);
             if !cpus.is_empty() {
                 let mut set: libc::cpu_set_t = std::mem::zeroed();
                 for &cpu in &cpus {

@@ -551,7 +551,7 @@ impl Ctx<'_> {
         if counted == &Addresses::default() {
             return None;
         }
-        Some(iolab_backends::BackendCounts::read(&counted.config()))
+        Some(iolab_backends::counts::read(&counted.config()))
     }
 
     /// What the backends counted since `before` (read a moment after the
@@ -562,17 +562,9 @@ impl Ctx<'_> {
         before: Result<iolab_backends::BackendCounts, String>,
     ) -> iolab_model::runs::BackendCounts {
         thread::sleep(Duration::from_millis(200));
-        let after = iolab_backends::BackendCounts::read(&counted.config());
+        let after = iolab_backends::counts::read(&counted.config());
         match (before, after) {
-            (Ok(b), Ok(a)) => {
-                let d = a.since(&b);
-                iolab_model::runs::BackendCounts {
-                    pg_sleep_calls: d.pg_sleep_calls,
-                    mc_get_hits: d.mc_get_hits,
-                    http_hits: d.http_hits,
-                    error: None,
-                }
-            }
+            (Ok(b), Ok(a)) => a.since(&b),
             (Err(e), _) | (_, Err(e)) => iolab_model::runs::BackendCounts {
                 error: Some(e),
                 ..Default::default()

@@ -144,6 +144,23 @@ pub struct BackendCounts {
     pub error: Option<String>,
 }
 
+impl BackendCounts {
+    /// What moved between `before` and `self` (counters only grow; a restart
+    /// of a backend in between shows as zero, not as a wrap-around).
+    pub fn since(&self, before: &BackendCounts) -> BackendCounts {
+        let d = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+            (a, _) => a,
+        };
+        BackendCounts {
+            pg_sleep_calls: d(self.pg_sleep_calls, before.pg_sleep_calls),
+            mc_get_hits: d(self.mc_get_hits, before.mc_get_hits),
+            http_hits: d(self.http_hits, before.http_hits),
+            error: self.error.clone().or_else(|| before.error.clone()),
+        }
+    }
+}
+
 impl RunRecord {
     /// Where a backend did less work than the target's answers claim: each
     /// 2xx answer of a workload with K `pg` (or `mc`, `http`) leaves means K

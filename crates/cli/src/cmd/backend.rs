@@ -8,7 +8,7 @@ use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 
-use iolab_backends::{BackendConfig, BackendCounts};
+use iolab_backends::BackendConfig;
 use iolab_model::steps::{IoCall, Step};
 
 use crate::cmd::backend_flags::BackendFlags;
@@ -128,7 +128,8 @@ fn counts(a: CountsArgs) -> Result<ExitCode, CliError> {
             "no backend given: pass --pg, --mc or --http-backend (or eval \"$(scripts/services up)\")",
         ));
     }
-    let counts = BackendCounts::read(&config).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
+    let counts =
+        iolab_backends::counts::read(&config).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
     if a.json {
         println!(
             "{}",

@@ -46,15 +46,15 @@ impl BackendFlags {
     }
 }
 
-fn pg_url(s: &str) -> Result<String, String> {
+pub(crate) fn pg_url(s: &str) -> Result<String, String> {
     iolab_backends::check_pg_url(s).map(|_| s.to_string())
 }
 
-fn mc_addr(s: &str) -> Result<String, String> {
+pub(crate) fn mc_addr(s: &str) -> Result<String, String> {
     iolab_backends::check_mc_addr(s).map(|_| s.to_string())
 }
 
-fn http_url(s: &str) -> Result<String, String> {
+pub(crate) fn http_url(s: &str) -> Result<String, String> {
     iolab_backends::check_http_url(s).map(|_| s.trim_end_matches('/').to_string())
 }
 

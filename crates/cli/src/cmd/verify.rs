@@ -45,17 +45,7 @@ pub struct Args {
     pub no_backends: bool,
 }
 
-fn pg_url(s: &str) -> Result<String, String> {
-    iolab_backends::check_pg_url(s).map(|_| s.to_string())
-}
-
-fn mc_addr(s: &str) -> Result<String, String> {
-    iolab_backends::check_mc_addr(s).map(|_| s.to_string())
-}
-
-fn http_url(s: &str) -> Result<String, String> {
-    iolab_backends::check_http_url(s).map(|_| s.trim_end_matches('/').to_string())
-}
+use super::backend_flags::{http_url, mc_addr, pg_url};
 
 /// Run `iolab verify`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {

@@ -60,16 +60,7 @@ pub fn prepare(cmd: &mut Command, user: Option<User>) {
                     return Err(io::Error::last_os_error());
                 }
             }
-            libc::prctl(
-                libc::PR_SET_PDEATHSIG,
-                libc::SIGKILL as libc::c_ulong,
-                0,
-                0,
-                0,
-            );
-            if libc::getppid() != parent {
-                libc::raise(libc::SIGKILL);
-            }
+            crate::process::die_with_parent(parent);
             Ok(())
         });
     }
