@@ -1,8 +1,10 @@
 //! `iolab serve` as the experiment runner uses it: a separate process whose
 //! first stdout line is its URL, stopped with SIGTERM, exiting 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod common;
+
+use common::get;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -22,24 +24,6 @@ fn spawn(args: &[&str]) -> (Child, String) {
         .read_line(&mut line)
         .unwrap();
     (child, line.trim_end().to_string())
-}
-
-/// GET over a raw socket; status line and body.
-fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(10)))?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut text = String::new();
-    s.read_to_string(&mut text)?;
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    Ok((
-        head.lines().next().unwrap_or("").to_string(),
-        body.to_string(),
-    ))
 }
 
 fn sigterm(child: &Child) {

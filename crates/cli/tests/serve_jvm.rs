@@ -2,8 +2,10 @@
 //! before anything starts, and a real Spring target started this way prints
 //! its URL first, serves the contract and stops on SIGTERM with exit 0.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+mod common;
+
+use common::get;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -77,24 +79,6 @@ fn bad_jvm_input_is_a_usage_error() {
     );
     // The Rust runtime still refuses the JVM-only model.
     usage_error(&["--model", "virtual", "--port", "0"], None, "virtual");
-}
-
-/// GET over a raw socket: status line and body.
-fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(20)))?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut text = String::new();
-    s.read_to_string(&mut text)?;
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    Ok((
-        head.lines().next().unwrap_or("").to_string(),
-        body.to_string(),
-    ))
 }
 
 fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {

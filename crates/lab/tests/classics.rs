@@ -8,9 +8,11 @@
 //! (`target/<profile>/iolab`, built by `cargo test --workspace`; or `IOLAB_BIN`).
 //! E4 needs memcached (`IOLAB_MC`, exported by scripts/test).
 
+mod common;
+
+use common::iolab_bin;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -23,21 +25,6 @@ use iolab_model::Driver;
 
 /// One experiment at a time: two at once on two cores would measure each other.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn iolab_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("IOLAB_BIN") {
-        return p.into();
-    }
-    // target/<profile>/deps/classics-HASH -> target/<profile>/iolab
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("iolab");
-    assert!(
-        bin.is_file(),
-        "{} not found: build it first (`cargo build -p iolab`; `cargo test --workspace` does) or set IOLAB_BIN",
-        bin.display()
-    );
-    bin
-}
 
 /// The preset file `presets/NAME.toml` at time-scale `scale`, keeping the
 /// runs `keep` accepts.

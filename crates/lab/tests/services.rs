@@ -8,6 +8,9 @@
 //! builds it; or `IOLAB_BIN`), as a user would, so the environment of the
 //! run is exactly what the test gives it.
 
+mod common;
+
+use common::iolab_bin;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -57,20 +60,6 @@ timeout = "3s"
 model = "pool"
 threads = 2
 "#;
-
-fn iolab_bin() -> PathBuf {
-    if let Some(p) = std::env::var_os("IOLAB_BIN") {
-        return p.into();
-    }
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("iolab");
-    assert!(
-        bin.is_file(),
-        "{} not found: build it first (`cargo build -p iolab`; `cargo test --workspace` does) or set IOLAB_BIN",
-        bin.display()
-    );
-    bin
-}
 
 /// `iolab run FILE --out DIR` with no IOLAB_* backends in its environment.
 fn iolab_run(preset: &Path, out: &Path) -> Command {
