@@ -200,11 +200,6 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
     }
     let grace: Duration =
         parse_duration(&args.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
-    if args.backends.pg.is_some() || args.backends.mc.is_some() {
-        eprintln!(
-            "note: the JVM targets have no pg/mc backends yet (docs/jvm.md): pg:/mc: steps answer 400"
-        );
-    }
     let root = jvm::find_root().map_err(CliError::usage)?;
     let opts = jvm::JvmOptions {
         port: args.port,
@@ -219,6 +214,12 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
         iolab_models::pin_to_cpus(&cpus)
             .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
+    }
+    // Said only once the input is known good, so a usage error stays one line.
+    if args.backends.pg.is_some() || args.backends.mc.is_some() {
+        eprintln!(
+            "note: the JVM targets have no pg/mc backends yet (docs/jvm.md): pg:/mc: steps answer 400"
+        );
     }
     // The target halts itself 3 s after SIGTERM at the latest (targets/jvm App.kt).
     let code = jvm::serve_foreground(&argv, grace.max(Duration::from_secs(5)))
