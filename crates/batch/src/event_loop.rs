@@ -105,7 +105,9 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
     match (sh.tasks.get(i), style) {
         (Task::Io { dur }, IoStyle::Timer) if !sh.io.is_sleep() => {
             sh.timings.begin(i);
-            match sh.io.wait(dur).await {
+            // Boxed: a backend client's future is kilobytes, and inline it
+            // would size every task's future, a million of them included.
+            match Box::pin(sh.io.wait(dur)).await {
                 Ok(()) => sh.timings.end(i),
                 Err(_) => sh.timings.fail(i),
             }
