@@ -151,18 +151,8 @@ pub fn jvm_target_command(
         "--port".into(),
         opts.port.to_string(),
     ];
-    for (flag, v) in [
-        ("--threads", params.threads),
-        ("--backlog", params.backlog),
-        ("--max-connections", params.max_connections),
-        ("--workers", params.workers),
-        ("--offload", params.offload),
-    ] {
-        if let Some(v) = v {
-            argv.push(flag.into());
-            argv.push(v.to_string());
-        }
-    }
+    // `check` refused the knobs the JVM targets lack.
+    argv.extend(params.flags());
     if opts.synchronized {
         argv.push("--synchronized".into());
     }

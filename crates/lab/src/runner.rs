@@ -405,22 +405,7 @@ impl Ctx<'_> {
                     "--grace".into(),
                     "250ms".into(),
                 ];
-                let p = &spec.params;
-                for (flag, v) in [
-                    ("--threads", p.threads),
-                    ("--max-connections", p.max_connections),
-                    ("--backlog", p.backlog),
-                    ("--workers", p.workers),
-                    ("--offload", p.offload),
-                    ("--max-threads", p.max_threads),
-                    ("--mc-pool", p.mc_pool),
-                    ("--pg-pool", p.pg_pool),
-                ] {
-                    if let Some(v) = v {
-                        argv.push(flag.into());
-                        argv.push(v.to_string());
-                    }
-                }
+                argv.extend(spec.params.flags());
                 argv.extend(self.backends.serve_flags());
                 Ok(TargetCommand {
                     argv,

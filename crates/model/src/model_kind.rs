@@ -185,23 +185,39 @@ impl ModelParams {
         self.pg_pool.unwrap_or(defaults::PG_POOL)
     }
 
+    /// Every knob as (name, value), in one fixed order: labels, `iolab
+    /// serve` flags (`--` + the name with `-` for `_`) and checks all walk it.
+    pub fn knobs(&self) -> [(&'static str, Option<u32>); 8] {
+        [
+            ("threads", self.threads),
+            ("max_connections", self.max_connections),
+            ("backlog", self.backlog),
+            ("workers", self.workers),
+            ("offload", self.offload),
+            ("max_threads", self.max_threads),
+            ("mc_pool", self.mc_pool),
+            ("pg_pool", self.pg_pool),
+        ]
+    }
+
     /// A short label of the knobs that are set, e.g. `threads=200,backlog=100`.
     pub fn label(&self) -> String {
-        let mut parts = Vec::new();
-        let mut push = |k: &str, v: Option<u32>| {
-            if let Some(v) = v {
-                parts.push(format!("{k}={v}"));
-            }
-        };
-        push("threads", self.threads);
-        push("max_connections", self.max_connections);
-        push("backlog", self.backlog);
-        push("workers", self.workers);
-        push("offload", self.offload);
-        push("max_threads", self.max_threads);
-        push("mc_pool", self.mc_pool);
-        push("pg_pool", self.pg_pool);
+        let parts: Vec<String> = self
+            .knobs()
+            .into_iter()
+            .filter_map(|(k, v)| Some(format!("{k}={}", v?)))
+            .collect();
         parts.join(",")
+    }
+
+    /// The knobs that are set as command-line flags, e.g.
+    /// `["--threads", "200", "--max-connections", "10"]`.
+    pub fn flags(&self) -> Vec<String> {
+        self.knobs()
+            .into_iter()
+            .filter_map(|(k, v)| Some([format!("--{}", k.replace('_', "-")), v?.to_string()]))
+            .flatten()
+            .collect()
     }
 }
 
@@ -227,5 +243,16 @@ mod tests {
         };
         assert_eq!(p.label(), "threads=8,offload=2");
         assert_eq!(p.max_connections(), 8_192);
+    }
+
+    #[test]
+    fn set_knobs_become_serve_flags() {
+        let p = ModelParams {
+            max_connections: Some(10),
+            pg_pool: Some(4),
+            ..Default::default()
+        };
+        assert_eq!(p.flags(), ["--max-connections", "10", "--pg-pool", "4"]);
+        assert!(ModelParams::default().flags().is_empty());
     }
 }
