@@ -221,11 +221,7 @@ fn ctrl_c_stops_the_attack_and_still_prints_an_honest_partial_result() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    common::signal(child.id(), "INT");
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

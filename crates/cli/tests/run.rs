@@ -2,6 +2,8 @@
 //! results folders checked for accounting, failures recorded, bad presets
 //! refused, and Ctrl-C leaving no stray process behind.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -236,11 +238,7 @@ fn ctrl_c_stops_cleanly_and_keeps_what_was_measured() {
     assert!(!targets.is_empty(), "a target process was started");
     std::thread::sleep(Duration::from_millis(2500));
     targets.extend(children(child.id()));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    common::signal(child.id(), "INT");
     let t1 = Instant::now();
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {

@@ -27,12 +27,7 @@ fn spawn(args: &[&str]) -> (Child, String) {
 }
 
 fn sigterm(child: &Child) {
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    common::signal(child.id(), "TERM");
 }
 
 fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {

@@ -151,12 +151,7 @@ fn a_jvm_target_prints_its_url_serves_and_stops_on_sigterm() {
     let (status, _) = get(&url, "/nope").unwrap();
     assert!(status.contains(" 404"), "{status}");
 
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    common::signal(child.id(), "TERM");
     let status = wait(&mut child, Duration::from_secs(30));
     let Some(status) = status else {
         let _ = child.kill();

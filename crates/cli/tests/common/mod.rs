@@ -40,3 +40,13 @@ pub fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {
         body.to_string(),
     ))
 }
+
+/// Send `signal` (`"INT"`, `"TERM"`) to process `pid`, as a user's Ctrl-C or
+/// a service manager would; fails the test if it cannot be delivered.
+pub fn signal(pid: u32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
