@@ -14,6 +14,8 @@ use std::time::Duration;
 use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
+use crate::services::Addresses;
+
 /// The models the JVM targets serve.
 pub const MODELS: [ModelKind; 5] = [
     ModelKind::Pool,
@@ -44,8 +46,10 @@ pub struct JvmOptions {
     pub port: u16,
     /// Every blocking sleep inside a `synchronized` block (`pool`, `virtual`).
     pub synchronized: bool,
-    /// Base URL of iolab's HTTP delay service for `http:MS` steps.
-    pub http_backend: Option<String>,
+    /// The backends for `pg`, `mc` and `http` steps (the pool sizes are knobs).
+    pub backends: Addresses,
+    /// Longest wait for a pooled PostgreSQL connection (`None`: HikariCP's 30 s).
+    pub pg_wait: Option<Duration>,
     /// Requests the target sends itself before it prints its URL (JIT warm-up).
     pub warmup: u32,
 }
@@ -101,7 +105,7 @@ pub fn check(model: ModelKind, params: &ModelParams, synchronized: bool) -> Resu
         ModelKind::LoopAsync,
     ];
     let tomcat = [ModelKind::Pool, ModelKind::Virtual];
-    let knobs: [(&str, bool, &[ModelKind]); 8] = [
+    let knobs: [(&str, bool, &[ModelKind]); 7] = [
         ("threads", params.threads.is_some(), &[ModelKind::Pool]),
         ("backlog", params.backlog.is_some(), &tomcat),
         ("max_connections", params.max_connections.is_some(), &tomcat),
@@ -113,11 +117,6 @@ pub fn check(model: ModelKind, params: &ModelParams, synchronized: bool) -> Resu
         ),
         (SYNCHRONIZED, synchronized, &tomcat),
         ("max_threads", params.max_threads.is_some(), &[]),
-        (
-            "mc_pool/pg_pool",
-            params.mc_pool.is_some() || params.pg_pool.is_some(),
-            &[],
-        ),
     ];
     for (knob, set, applies) in knobs {
         if set && !applies.contains(&model) {
@@ -156,9 +155,10 @@ pub fn jvm_target_command(
     if opts.synchronized {
         argv.push("--synchronized".into());
     }
-    if let Some(url) = &opts.http_backend {
-        argv.push("--http-backend".into());
-        argv.push(url.clone());
+    argv.extend(opts.backends.serve_flags());
+    if let Some(wait) = opts.pg_wait {
+        argv.push("--pg-wait".into());
+        argv.push(wait.as_millis().max(1).to_string());
     }
     if opts.warmup > 0 {
         argv.push("--warmup".into());
@@ -175,14 +175,14 @@ pub fn synchronized(spec: &RunSpec) -> bool {
         .unwrap_or(false)
 }
 
-/// The argv of one run of a preset with `runtime = "jvm"` and no `command`.
-/// The HTTP delay service reaches the target as `IOLAB_HTTP_BACKEND`, which
-/// the runner's children inherit, as for the built-in targets.
-pub fn run_command(spec: &RunSpec) -> Result<Vec<String>, String> {
+/// The argv of one run of a preset with `runtime = "jvm"` and no `command`,
+/// pointed at the experiment's `backends` like the built-in targets.
+pub fn run_command(spec: &RunSpec, backends: &Addresses) -> Result<Vec<String>, String> {
     let root = find_root()?;
     let opts = JvmOptions {
         synchronized: synchronized(spec),
         warmup: RUN_WARMUP,
+        backends: backends.clone(),
         ..JvmOptions::default()
     };
     jvm_target_command(&root, spec.model, &spec.params, &opts)
@@ -302,11 +302,17 @@ mod tests {
         let p = params(|p| {
             p.threads = Some(4);
             p.backlog = Some(10);
+            p.pg_pool = Some(3);
         });
         let opts = JvmOptions {
             port: 0,
             synchronized: true,
-            http_backend: Some("http://127.0.0.1:9".into()),
+            backends: Addresses {
+                pg: Some("postgres://u@127.0.0.1:7/d".into()),
+                mc: Some("127.0.0.1:8".into()),
+                http: Some("http://127.0.0.1:9".into()),
+            },
+            pg_wait: Some(Duration::from_millis(2500)),
             warmup: 100,
         };
         let argv = jvm_target_command(Path::new("/r"), ModelKind::Pool, &p, &opts).unwrap();
@@ -322,9 +328,17 @@ mod tests {
                 "4",
                 "--backlog",
                 "10",
+                "--pg-pool",
+                "3",
                 "--synchronized",
+                "--pg",
+                "postgres://u@127.0.0.1:7/d",
+                "--mc",
+                "127.0.0.1:8",
                 "--http-backend",
                 "http://127.0.0.1:9",
+                "--pg-wait",
+                "2500",
                 "--warmup",
                 "100"
             ]
@@ -372,6 +386,8 @@ mod tests {
             ("loom", 30, 20),
             ("e2-spring-jvm", 12, 12),
             ("e5-fanout-jvm", 9, 9),
+            ("jvm-backends-pg", 12, 9),
+            ("jvm-backends-mc", 6, 6),
         ] {
             let plan = crate::preset::load_plan(&format!("{dir}/{name}.toml"), None)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -65,6 +65,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "backends-mc",
         include_str!("../../../presets/backends-mc.toml"),
     ),
+    (
+        "jvm-backends-pg",
+        include_str!("../../../presets/jvm-backends-pg.toml"),
+    ),
+    (
+        "jvm-backends-mc",
+        include_str!("../../../presets/jvm-backends-mc.toml"),
+    ),
 ];
 
 /// The preset run when none is named.

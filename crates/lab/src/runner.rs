@@ -389,7 +389,7 @@ impl Ctx<'_> {
                 Ok(TargetCommand { argv, port, cpus })
             }
             None if spec.runtime == iolab_model::Runtime::Jvm => Ok(TargetCommand {
-                argv: crate::jvm::run_command(spec).map_err(StartError)?,
+                argv: crate::jvm::run_command(spec, self.backends).map_err(StartError)?,
                 port: None,
                 cpus,
             }),

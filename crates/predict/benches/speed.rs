@@ -97,6 +97,7 @@ fn main() {
             driver: &w.driver,
             connections: w.connections,
             timeout: w.timeout,
+            pg_pool: params.pg_pool(),
         });
         let el = t.elapsed().as_secs_f64();
         println!(

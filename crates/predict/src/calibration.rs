@@ -19,9 +19,6 @@ pub const MC_NS: u64 = 100_000;
 /// fails (HikariCP's `connectionTimeout`, iolab's `BackendConfig` default).
 pub const PG_WAIT_NS: u64 = 30_000_000_000;
 
-/// PostgreSQL connections in the pool (HikariCP default, `BackendConfig`).
-pub const PG_POOL: u32 = 10;
-
 /// CPU time of `terms` Leibniz terms, ns.
 pub fn cpu_ns(terms: u64) -> u64 {
     (terms as f64 * NS_PER_TERM).round() as u64

@@ -1,7 +1,6 @@
 //! Closed-form queueing results, computed beside the simulation as a sanity
 //! check and used in its explanations (REFERENCE.md, "Theory that predicts them").
 
-use crate::calibration::PG_POOL;
 use crate::sim::Shape;
 
 /// Little's law: requests in flight = rate x time each one spends inside.
@@ -13,7 +12,12 @@ pub fn little_in_flight(rate_rps: f64, latency_s: f64) -> f64 {
 /// resource a request holds (request threads for the whole request, offload
 /// threads for each IO leaf, pg connections for each pg leaf, CPU servers for
 /// CPU); `None` when nothing bounds it.
-pub fn capacity_rps(shape: &Shape, unloaded_ns: u64, work_ns: (u64, u64, u64)) -> Option<f64> {
+pub fn capacity_rps(
+    shape: &Shape,
+    unloaded_ns: u64,
+    work_ns: (u64, u64, u64),
+    pg_pool: u32,
+) -> Option<f64> {
     let (cpu, io, pg) = work_ns;
     let mut caps = Vec::new();
     let mut bound = |servers: f64, hold_ns: u64| {
@@ -30,7 +34,7 @@ pub fn capacity_rps(shape: &Shape, unloaded_ns: u64, work_ns: (u64, u64, u64)) -
         bound(p as f64, io);
     }
     bound(shape.cpu_servers as f64, cpu);
-    bound(PG_POOL as f64, pg);
+    bound(f64::from(pg_pool), pg);
     caps.into_iter().reduce(f64::min)
 }
 

@@ -53,12 +53,13 @@ pub fn predict_http(
         driver: &work.driver,
         connections: work.connections,
         timeout: work.timeout,
+        pg_pool: params.pg_pool(),
     });
-    prediction_from(&shape, work, &out)
+    prediction_from(&shape, work, &out, params.pg_pool())
 }
 
-fn prediction_from(shape: &Shape, work: &HttpWork, out: &SimOutcome) -> Prediction {
-    let capacity = closed_form::capacity_rps(shape, out.unloaded_ns, out.work_ns);
+fn prediction_from(shape: &Shape, work: &HttpWork, out: &SimOutcome, pg_pool: u32) -> Prediction {
+    let capacity = closed_form::capacity_rps(shape, out.unloaded_ns, out.work_ns, pg_pool);
     let service_s = out.unloaded_ns as f64 / 1e9;
     let first_timeout = match (work.driver.peak_rate(), capacity) {
         (Some(rate), Some(cap)) => {

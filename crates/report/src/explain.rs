@@ -219,6 +219,38 @@ fn http(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> String
         }
     }
 
+    // Real PostgreSQL steps also wait for one of the pool's connections: the
+    // pool caps every model, the non-blocking ones too (each request holds a
+    // connection for each of its pg steps).
+    let pg_s: f64 = h
+        .steps
+        .io_calls()
+        .iter()
+        .filter(|c| c.kind() == BackendKind::Pg)
+        .filter_map(|c| c.nominal())
+        .map(|d| d.as_secs_f64())
+        .sum();
+    if let (Some(r), true) = (offered, pg_s > 0.0) {
+        let conns = run.spec.params.pg_pool();
+        let need = r * pg_s;
+        let busy = format!(
+            "{} x {} of pg = {} PostgreSQL connections busy",
+            clock.rate(r),
+            clock.secs(pg_s),
+            crate::numbers::num(need, 1)
+        );
+        if need > f64::from(conns) {
+            overloaded = true;
+            parts.push(format!(
+                "{busy} > a pool of {conns}, which caps it at {conns}/{} = {}",
+                secs(pg_s),
+                clock.rate(f64::from(conns) / pg_s)
+            ));
+        } else {
+            parts.push(format!("{busy} <= a pool of {conns}"));
+        }
+    }
+
     // What was measured.
     let mut m = format!(
         "{} ok, goodput {}, p99 {}",

@@ -126,13 +126,26 @@ pub const COLUMNS: [&str; 36] = [
     "explanation",
 ];
 
-/// `model(params)` as tables show it, e.g. `pool(threads=20)`.
+/// `name(params)` as tables show it, e.g. `pool(threads=20)`: the name is the
+/// preset target's `label` when it has one (two targets may share a model, e.g.
+/// a JVM and a Rust `loop-async`), else the model.
 pub fn label(run: &RunRecord) -> String {
-    let p = run.spec.params.label();
-    if p.is_empty() {
-        run.model.to_string()
+    named(
+        &run.coordinates,
+        &run.model.to_string(),
+        &run.spec.params.label(),
+    )
+}
+
+fn named(coordinates: &BTreeMap<String, serde_json::Value>, model: &str, params: &str) -> String {
+    let name = coordinates
+        .get("target")
+        .and_then(|v| v.as_str())
+        .unwrap_or(model);
+    if params.is_empty() {
+        name.to_string()
     } else {
-        format!("{}({p})", run.model)
+        format!("{name}({params})")
     }
 }
 
@@ -199,12 +212,8 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
 }
 
 impl RunRow {
-    /// The label shown in tables.
+    /// The label shown in tables (see [`label`]).
     pub fn label(&self) -> String {
-        if self.params.is_empty() {
-            self.model.clone()
-        } else {
-            format!("{}({})", self.model, self.params)
-        }
+        named(&self.coordinates, &self.model, &self.params)
     }
 }

@@ -182,7 +182,11 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
     use iolab_lab::jvm;
 
     let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
-    let params = args.params();
+    let params = ModelParams {
+        pg_pool: Some(args.backends.pg_pool),
+        mc_pool: Some(args.backends.mc_pool),
+        ..args.params()
+    };
     jvm::check(model, &params, args.synchronized).map_err(|e| {
         // Name the knob as a flag: `max_threads does not apply` -> `--max-threads ...`.
         match e.split_once(" does not apply") {
@@ -204,7 +208,12 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
     let opts = jvm::JvmOptions {
         port: args.port,
         synchronized: args.synchronized,
-        http_backend: args.backends.http_backend.clone(),
+        backends: iolab_lab::services::Addresses {
+            pg: args.backends.pg.clone(),
+            mc: args.backends.mc.clone(),
+            http: args.backends.http_backend.clone(),
+        },
+        pg_wait: Some(args.backends.pg_wait),
         warmup: args.warmup.unwrap_or(0),
     };
     let argv = jvm::jvm_target_command(&root, model, &params, &opts).map_err(CliError::usage)?;
@@ -214,12 +223,6 @@ fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
         iolab_models::pin_to_cpus(&cpus)
             .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
-    }
-    // Said only once the input is known good, so a usage error stays one line.
-    if args.backends.pg.is_some() || args.backends.mc.is_some() {
-        eprintln!(
-            "note: the JVM targets have no pg/mc backends yet (docs/jvm.md): pg:/mc: steps answer 400"
-        );
     }
     // The target halts itself 3 s after SIGTERM at the latest (targets/jvm App.kt).
     let code = jvm::serve_foreground(&argv, grace.max(Duration::from_secs(5)))

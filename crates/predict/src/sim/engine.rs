@@ -19,7 +19,7 @@ use super::queue::{Event, EventQueue, Lane};
 use super::resource::{Resource, Then, Waiter};
 use super::server::{Admission, Shape};
 use super::{SimInput, SimOutcome};
-use crate::calibration::{PG_POOL, PG_WAIT_NS};
+use crate::calibration::PG_WAIT_NS;
 
 /// A closed-loop client whose request failed at once waits this long before
 /// its next one, as a real client reconnecting would (and so time moves on).
@@ -144,7 +144,7 @@ impl<'a> Engine<'a> {
             threads: shape.request_threads.map(|t| Resource::new(t.cap)),
             cpu: Resource::new(shape.cpu_servers),
             offload: shape.offload.map(Resource::new),
-            pg: Resource::new(PG_POOL),
+            pg: Resource::new(input.pg_pool.max(1)),
             prog,
             q,
             now: 0,

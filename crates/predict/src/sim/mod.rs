@@ -39,6 +39,8 @@ pub struct SimInput<'a> {
     pub connections: ConnectionMode,
     /// Client timeout.
     pub timeout: Duration,
+    /// PostgreSQL connections `pg` steps wait for (the run's `pg_pool`).
+    pub pg_pool: u32,
 }
 
 /// What happened, counted exactly as the load generator counts.

@@ -60,6 +60,7 @@ pub fn sim(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> 
         driver: &w.driver,
         connections: w.connections,
         timeout: w.timeout,
+        pg_pool: params.pg_pool(),
     });
     let failed: u64 = out.errors.values().sum();
     assert_eq!(

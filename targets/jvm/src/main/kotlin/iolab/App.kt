@@ -6,6 +6,7 @@ import org.apache.tomcat.util.threads.ThreadPoolExecutor
 import org.springframework.boot.SpringApplication
 import org.springframework.boot.WebApplicationType
 import org.springframework.boot.autoconfigure.SpringBootApplication
+import org.springframework.boot.autoconfigure.r2dbc.R2dbcAutoConfiguration
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication
 import org.springframework.boot.context.event.ApplicationReadyEvent
 import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory
@@ -18,7 +19,9 @@ import org.springframework.context.event.EventListener
 import org.springframework.core.env.Environment
 import kotlin.system.exitProcess
 
-@SpringBootApplication
+/** The pg clients are plain libraries the backends configure themselves (PgBackend.kt): no
+ *  auto-configured R2DBC connection factory without a URL. */
+@SpringBootApplication(exclude = [R2dbcAutoConfiguration::class])
 class IolabApp {
     /** Prints `http://127.0.0.1:PORT` (the real port, also for port 0) when ready. */
     @EventListener

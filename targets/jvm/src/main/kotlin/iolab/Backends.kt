@@ -1,9 +1,9 @@
-// Which backends this target can reach: the embedded `sleep`, and `http` when a delay
-// service is given. A step naming any other backend is refused up front, before any of
+// Which backends this target can reach: the embedded `sleep`, and `http`, `pg` and `mc`
+// when their addresses are given. A step naming any other backend is refused up front, before any of
 // its work runs, with the Rust targets' message.
 package iolab
 
-class Backends(val http: HttpBackend?) {
+class Backends(val http: HttpBackend? = null, val pg: PgBackend? = null, val mc: McBackend? = null) {
     /** The `iolab serve` flag that would configure [kind] (crates/backends `config_flag`). */
     private fun flag(kind: BackendKind) = when (kind) {
         BackendKind.SLEEP -> "nothing (sleep is embedded)"
@@ -12,7 +12,12 @@ class Backends(val http: HttpBackend?) {
         BackendKind.MC -> "--mc HOST:PORT"
     }
 
-    private fun configured(kind: BackendKind) = kind == BackendKind.SLEEP || (kind == BackendKind.HTTP && http != null)
+    private fun configured(kind: BackendKind) = when (kind) {
+        BackendKind.SLEEP -> true
+        BackendKind.HTTP -> http != null
+        BackendKind.PG -> pg != null
+        BackendKind.MC -> mc != null
+    }
 
     fun notConfigured(kind: BackendKind) =
         "backend '${kind.label}' not configured: start the target with ${flag(kind)} (see `iolab serve --help`)"

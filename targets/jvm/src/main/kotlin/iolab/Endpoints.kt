@@ -11,25 +11,32 @@ import org.springframework.web.bind.annotation.RestController
 
 private val PROMETHEUS = MediaType.parseMediaType("text/plain; version=0.0.4; charset=utf-8")
 
-private fun json(status: Int, body: String): ResponseEntity<String> =
+private fun json(status: Int, body: String): ResponseEntity<Any> =
     ResponseEntity.status(status).contentType(MediaType.APPLICATION_JSON).body(body)
 
-/** One request's answer around the model-specific [body] (which runs the parsed steps). */
-private inline fun answer(settings: Settings, steps: String?, bodyKind: String?, body: (Step) -> Unit): ResponseEntity<String> =
+/**
+ * One request's answer around the model-specific [body], which runs the parsed steps and
+ * hands back the last `mc` value: sent as is (octet-stream) for `body=value`, else the JSON.
+ */
+private inline fun answer(settings: Settings, steps: String?, bodyKind: String?, body: (Step) -> ByteArray?): ResponseEntity<Any> =
     Counters.track {
         val start = System.nanoTime()
         try {
             val step = settings.backends.plan(steps, bodyKind)
-            body(step)
-            json(200, Answers.ok(settings.model, step.leafCount(), System.nanoTime() - start))
+            val value = body(step)
+            if (bodyKind == "value" && value != null) {
+                ResponseEntity.ok().contentType(MediaType.APPLICATION_OCTET_STREAM).body(value)
+            } else {
+                json(200, Answers.ok(settings.model, step.leafCount(), System.nanoTime() - start))
+            }
         } catch (e: WorkError) {
             json(e.status, Answers.error(e.message!!))
         }
     }
 
-private fun healthAnswer(settings: Settings): ResponseEntity<String> = json(200, "{\"ok\":true,\"model\":\"${settings.model.label}\"}")
+private fun healthAnswer(settings: Settings): ResponseEntity<Any> = json(200, "{\"ok\":true,\"model\":\"${settings.model.label}\"}")
 
-private fun metricsAnswer(): ResponseEntity<String> = ResponseEntity.ok().contentType(PROMETHEUS).body(Counters.prometheus())
+private fun metricsAnswer(): ResponseEntity<Any> = ResponseEntity.ok().contentType(PROMETHEUS).body(Counters.prometheus())
 
 /** Spring MVC on Tomcat: models `pool` and `virtual`. */
 @RestController
@@ -41,13 +48,13 @@ class MvcEndpoints(private val settings: Settings) {
     fun work(
         @RequestParam(required = false) steps: String?,
         @RequestParam(required = false) body: String?,
-    ): ResponseEntity<String> = answer(settings, steps, body) { runner.run(it) }
+    ): ResponseEntity<Any> = answer(settings, steps, body) { runner.run(it) }
 
     @GetMapping("/health")
-    fun health(): ResponseEntity<String> = healthAnswer(settings)
+    fun health(): ResponseEntity<Any> = healthAnswer(settings)
 
     @GetMapping("/metrics")
-    fun metrics(): ResponseEntity<String> = metricsAnswer()
+    fun metrics(): ResponseEntity<Any> = metricsAnswer()
 }
 
 /** Spring WebFlux on Netty with coroutines: models `loop-blocking`, `loop-offload`, `loop-async`. */
@@ -60,11 +67,11 @@ class FluxEndpoints(private val settings: Settings) {
     suspend fun work(
         @RequestParam(required = false) steps: String?,
         @RequestParam(required = false) body: String?,
-    ): ResponseEntity<String> = answer(settings, steps, body) { runner.request(it) }
+    ): ResponseEntity<Any> = answer(settings, steps, body) { runner.request(it) }
 
     @GetMapping("/health")
-    suspend fun health(): ResponseEntity<String> = healthAnswer(settings)
+    suspend fun health(): ResponseEntity<Any> = healthAnswer(settings)
 
     @GetMapping("/metrics")
-    suspend fun metrics(): ResponseEntity<String> = metricsAnswer()
+    suspend fun metrics(): ResponseEntity<Any> = metricsAnswer()
 }

@@ -20,13 +20,31 @@ import kotlin.time.Duration.Companion.microseconds
  * With [pinned], every sleep sits inside a `synchronized` block, the classic Loom pinning case.
  */
 class BlockingRunner(private val backends: Backends, private val virtual: Boolean, private val pinned: Boolean) {
-    fun run(step: Step) {
-        when (step) {
-            is Step.Cpu -> leibniz(step.terms)
-            is Step.Io -> if (step.kind == BackendKind.HTTP) backends.http!!.callBlocking(step.micros) else sleep(step.micros)
-            is Step.Seq -> step.children.forEach(::run)
-            is Step.Par -> fanOut(step.children)
+    /** Run [step]; the value of its last `mc` get in written order (for `body=value`), or null. */
+    fun run(step: Step): ByteArray? = when (step) {
+        is Step.Cpu -> {
+            leibniz(step.terms)
+            null
         }
+        is Step.Io -> io(step)
+        is Step.Seq -> step.children.fold(null as ByteArray?) { last, c -> run(c) ?: last }
+        is Step.Par -> fanOut(step.children)
+    }
+
+    private fun io(step: Step.Io): ByteArray? = when (step.kind) {
+        BackendKind.SLEEP -> {
+            sleep(step.micros)
+            null
+        }
+        BackendKind.HTTP -> {
+            backends.http!!.callBlocking(step.micros)
+            null
+        }
+        BackendKind.PG -> {
+            backends.pg!!.sleepBlocking(step.micros)
+            null
+        }
+        BackendKind.MC -> backends.mc!!.getBlocking(step.key)
     }
 
     private fun sleep(micros: Long) {
@@ -40,22 +58,16 @@ class BlockingRunner(private val backends: Backends, private val virtual: Boolea
         }
     }
 
-    private fun fanOut(children: List<Step>) {
+    /** Every child runs (the first on this thread); the first error in written order wins. */
+    private fun fanOut(children: List<Step>): ByteArray? {
         val builder = if (virtual) Thread.ofVirtual() else Thread.ofPlatform().daemon(true)
-        val lock = Any()
-        var failure: Throwable? = null
-        val threads = children.drop(1).map { child ->
-            builder.start {
-                try {
-                    run(child)
-                } catch (e: Throwable) {
-                    synchronized(lock) { failure = failure ?: e }
-                }
-            }
+        val results = arrayOfNulls<Result<ByteArray?>>(children.size)
+        val threads = children.withIndex().drop(1).map { (i, child) ->
+            builder.start { results[i] = runCatching { run(child) } }
         }
-        run(children[0])
+        results[0] = runCatching { run(children[0]) }
         threads.forEach(Thread::join)
-        failure?.let { throw it }
+        return results.fold(null as ByteArray?) { last, r -> r!!.getOrThrow() ?: last }
     }
 }
 
@@ -79,35 +91,64 @@ class CoroutineRunner(private val backends: Backends, private val model: JvmMode
      * scheduled pool of `cores` threads that times its own `delay`s: still no thread is held
      * while a request waits.
      */
-    suspend fun request(step: Step) {
+    suspend fun request(step: Step): ByteArray? =
         if (model == JvmModel.LOOP_ASYNC) withContext(timers) { run(step) } else run(step)
+
+    /** Run [step]; the value of its last `mc` get in written order (for `body=value`), or null. */
+    suspend fun run(step: Step): ByteArray? = when (step) {
+        is Step.Cpu -> {
+            leibniz(step.terms)
+            null
+        }
+        is Step.Io -> io(step)
+        is Step.Seq -> step.children.fold(null as ByteArray?) { last, c -> run(c) ?: last }
+        is Step.Par -> coroutineScope { step.children.map { async { run(it) } }.awaitAll() }
+            .fold(null as ByteArray?) { last, v -> v ?: last }
     }
 
-    suspend fun run(step: Step) {
-        when (step) {
-            is Step.Cpu -> leibniz(step.terms)
-            is Step.Io -> if (step.kind == BackendKind.HTTP) http(step.micros) else wait(step.micros)
-            is Step.Seq -> for (c in step.children) run(c)
-            is Step.Par -> coroutineScope { step.children.map { async { run(it) } }.awaitAll() }
+    private suspend fun io(step: Step.Io): ByteArray? = when (step.kind) {
+        BackendKind.SLEEP -> {
+            wait(step.micros)
+            null
         }
+        BackendKind.HTTP -> {
+            http(step.micros)
+            null
+        }
+        BackendKind.PG -> {
+            pg(step.micros)
+            null
+        }
+        BackendKind.MC -> mc(step.key)
+    }
+
+    /** The model's way to make a blocking call: on the loop thread, offloaded, or not at all. */
+    private suspend fun <T> blocking(call: () -> T, async: suspend () -> T): T = when (model) {
+        JvmModel.LOOP_BLOCKING -> call()
+        JvmModel.LOOP_OFFLOAD -> withContext(Dispatchers.IO) { call() }
+        else -> async()
+    }
+
+    /** JDBC + HikariCP where the model blocks, R2DBC for `loop-async`. */
+    private suspend fun pg(micros: Long) {
+        val pg = backends.pg!!
+        blocking({ pg.sleepBlocking(micros) }, { pg.sleepAsync(micros) })
+    }
+
+    /** A joined get where the model blocks, an awaited one for `loop-async`. */
+    private suspend fun mc(key: String): ByteArray {
+        val mc = backends.mc!!
+        return blocking({ mc.getBlocking(key) }, { mc.getAsync(key) })
     }
 
     /** RestClient where the model blocks (on the loop, or offloaded), WebClient for `loop-async`. */
     private suspend fun http(micros: Long) {
         val http = backends.http!!
-        when (model) {
-            JvmModel.LOOP_BLOCKING -> http.callBlocking(micros)
-            JvmModel.LOOP_OFFLOAD -> withContext(Dispatchers.IO) { http.callBlocking(micros) }
-            else -> http.callAsync(micros)
-        }
+        blocking({ http.callBlocking(micros) }, { http.callAsync(micros) })
     }
 
     private suspend fun wait(micros: Long) {
         Counters.backendCall(BackendKind.SLEEP)
-        when (model) {
-            JvmModel.LOOP_BLOCKING -> Thread.sleep(Duration.ofNanos(micros * 1000))
-            JvmModel.LOOP_OFFLOAD -> withContext(Dispatchers.IO) { Thread.sleep(Duration.ofNanos(micros * 1000)) }
-            else -> delay(micros.microseconds)
-        }
+        blocking({ Thread.sleep(Duration.ofNanos(micros * 1000)) }, { delay(micros.microseconds) })
     }
 }

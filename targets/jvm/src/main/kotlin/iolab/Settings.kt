@@ -26,9 +26,25 @@ data class Settings(
     val httpBackend: String? = null,
     /** Requests the target sends itself before it prints its URL (JIT warm-up, see Warmup.kt). */
     val warmup: Int = 0,
+    /** PostgreSQL for `pg:MS` steps (none: such steps are refused). */
+    val pg: PgUrl? = null,
+    /** PostgreSQL connections in the pool (HikariCP's default). */
+    val pgPool: Int = 10,
+    /** Longest wait for a pooled PostgreSQL connection, in ms (HikariCP's default). */
+    val pgWaitMs: Long = 30_000,
+    /** memcached `HOST:PORT` for `mc:KEY` steps (none: such steps are refused). */
+    val mc: String? = null,
+    /** memcached connections (1: the E4 set-up). */
+    val mcPool: Int = 1,
 ) {
     /** The backends this target can call. */
-    val backends: Backends by lazy { Backends(httpBackend?.let(::HttpBackend)) }
+    val backends: Backends by lazy {
+        Backends(
+            http = httpBackend?.let(::HttpBackend),
+            pg = pg?.let { PgBackend(it, pgPool, pgWaitMs) },
+            mc = mc?.let { McBackend(it, mcPool) },
+        )
+    }
 
     /** Spring properties that carry these settings (Tomcat knobs, virtual threads). */
     fun springProperties(): Map<String, Any> {
@@ -57,7 +73,10 @@ data class Settings(
         /** Most warm-up requests: bounded, like every load loop. */
         const val MAX_WARMUP = 100_000
 
-        private val OPTIONS = listOf("model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend", "warmup")
+        private val OPTIONS = listOf(
+            "model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend", "warmup",
+            "pg", "pg-pool", "pg-wait", "mc", "mc-pool",
+        )
 
         /** Options for embedding (tests), not shown in messages. */
         private val INTERNAL = listOf("print-url")
@@ -94,10 +113,10 @@ data class Settings(
                     )
                 }
             }
-            fun count(knob: String, min: Int): Int? {
+            fun count(knob: String, min: Int, unit: String = ""): Int? {
                 val text = src.getProperty("iolab.$knob") ?: return null
                 val n = text.toIntOrNull()
-                if (n == null || n < min) throw UsageError("--$knob must be a whole number >= $min, got '$text'")
+                if (n == null || n < min) throw UsageError("--$knob must be a whole number$unit >= $min, got '$text'")
                 return n
             }
             val pinned = when (val text = src.getProperty("iolab.synchronized")) {
@@ -118,6 +137,11 @@ data class Settings(
                 warmup = count("warmup", 0)?.also {
                     if (it > MAX_WARMUP) throw UsageError("--warmup must be at most $MAX_WARMUP requests, got $it")
                 } ?: 0,
+                pg = src.getProperty("iolab.pg")?.let(PgUrl::parse),
+                pgPool = count("pg-pool", 1) ?: 10,
+                pgWaitMs = count("pg-wait", 1, " of milliseconds")?.toLong() ?: 30_000,
+                mc = src.getProperty("iolab.mc")?.let(McBackend::checkAddr),
+                mcPool = count("mc-pool", 1) ?: 1,
             )
         }
     }

@@ -105,7 +105,8 @@ class ModelBehaviourTest {
             fault("--iolab.model=loop-async", "--iolab.threads=8"),
         )
         assertEquals("--threads must be a whole number >= 1, got 'many'", fault("--iolab.model=pool", "--iolab.threads=many"))
-        assertTrue(fault("--iolab.model=pool", "--iolab.pg=x").startsWith("unknown option --pg"))
+        assertTrue(fault("--iolab.model=pool", "--iolab.redis=x").startsWith("unknown option --redis"))
+        assertTrue(fault("--iolab.model=pool", "--iolab.pg=x").startsWith("--pg 'x' is not a PostgreSQL URL"))
         assertEquals(8, Settings.fromArgs(arrayOf("--iolab.model=pool", "--iolab.threads=8")).threads)
         assertTrue(fault("--iolab.model=pool", "--iolab.http-backend=https://x").contains("is not an http:// URL"))
         assertEquals("--warmup must be at most 100000 requests, got 100001", fault("--iolab.model=pool", "--iolab.warmup=100001"))

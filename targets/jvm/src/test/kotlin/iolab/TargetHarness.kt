@@ -40,6 +40,12 @@ class Target(vararg options: String) : AutoCloseable {
         return Answer(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body(), (System.nanoTime() - t) / 1e6)
     }
 
+    /** The raw bytes of one answer's body, with its status and content type. */
+    fun getBytes(path: String): Triple<Int, String, ByteArray> {
+        val r = client.send(request(path), HttpResponse.BodyHandlers.ofByteArray())
+        return Triple(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body())
+    }
+
     /** [n] requests at once; each answer with its own wall time. */
     fun burst(path: String, n: Int): List<Answer> {
         val futures = (1..n).map {
