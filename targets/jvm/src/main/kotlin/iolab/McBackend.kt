@@ -24,9 +24,10 @@ class McBackend(private val addr: String, private val poolSize: Int) {
     private val host = addr.substringBeforeLast(':')
     private val port = addr.substringAfterLast(':').toInt()
 
-    /** Leases for the blocking models. */
+    /** Leases for the blocking models, first come first served like `loop-async`'s channel
+     *  (an unfair queue let threads barge: p50 5 ms, p99 2.3 s at 170 clients on one connection). */
     private val blocking: ArrayBlockingQueue<Slot> by lazy {
-        ArrayBlockingQueue<Slot>(poolSize).apply { repeat(poolSize) { add(Slot()) } }
+        ArrayBlockingQueue<Slot>(poolSize, true).apply { repeat(poolSize) { add(Slot()) } }
     }
 
     /** Leases for `loop-async`: waiting for one suspends, it holds no thread. */
@@ -55,7 +56,11 @@ class McBackend(private val addr: String, private val poolSize: Int) {
     /** Get [key] without holding a thread while it waits. */
     suspend fun getAsync(key: String): ByteArray {
         Counters.backendCall(BackendKind.MC)
-        val slot = withTimeoutOrNull(WAIT_MS) { async.receive() } ?: throw poolTimeout()
+        // Kept outside the timeout block: a timeout may fire just after `receive` returned,
+        // and the slot must still go back (kotlinx.coroutines, "Asynchronous timeout and resources").
+        var leased: Slot? = null
+        withTimeoutOrNull(WAIT_MS) { leased = async.receive() }
+        val slot = leased ?: throw poolTimeout()
         try {
             val value = try {
                 withTimeoutOrNull(IO_TIMEOUT_MS) { clientAsync(slot).get(key).await() ?: MISS }

@@ -14,8 +14,14 @@ import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicInteger
 
 object Warmup {
-    /** Client threads sending at once: a few per core, so every server thread kind is used. */
-    private const val CLIENTS = 8
+    /**
+     * Client threads sending at once, each on its own connection. 8 were too few: after 5,000
+     * requests from 8 clients a fresh `virtual` target on one CPU still timed out 40% of its
+     * first 4 s at 1,000 req/s, then held 2,000 req/s at p99 108 ms. Many connections and
+     * more requests (C2 compiles a method after thousands of calls) reach the paths the
+     * measured load takes.
+     */
+    private const val CLIENTS = 32
 
     /** [n] requests of `GET {base}/work?steps=sleep:1` (and one `/nope`), then zeroed counters. */
     fun run(base: String, n: Int) {
