@@ -8,6 +8,11 @@ import java.util.Locale
 /** A request the target refuses, with the status and message it answers. */
 class WorkError(val status: Int, message: String) : Exception(message)
 
+/** Every distinct message down [e]'s cause chain, joined by ": " (its class name if none): what a
+ *  backend error tells the client about why a client library failed. */
+fun causes(e: Throwable): String =
+    generateSequence(e) { it.cause }.mapNotNull { it.message }.distinct().joinToString(": ").ifEmpty { e.javaClass.simpleName }
+
 object Answers {
     const val MISSING_STEPS = "missing query parameter 'steps', e.g. /work?steps=sleep:100"
     const val VALUE_NEEDS_MC =

@@ -67,10 +67,7 @@ class HttpBackend(private val base: String) {
 
         private fun failed(status: Int) = WorkError(502, "backend 'http': delay service answered $status")
 
-        private fun unavailable(e: Exception): WorkError {
-            val chain = generateSequence(e as Throwable) { it.cause }.mapNotNull { it.message }.distinct()
-            return WorkError(503, "backend 'http' unavailable: " + chain.joinToString(": ").ifEmpty { e.javaClass.simpleName })
-        }
+        private fun unavailable(e: Exception) = WorkError(503, "backend 'http' unavailable: ${causes(e)}")
 
         /** An `http://HOST:PORT` base URL, else a usage error naming the fix. */
         fun checkUrl(url: String): String {

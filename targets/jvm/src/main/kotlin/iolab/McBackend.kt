@@ -10,6 +10,8 @@ import com.spotify.folsom.MemcacheClient
 import com.spotify.folsom.MemcacheClientBuilder
 import kotlinx.coroutines.channels.Channel
 import kotlinx.coroutines.future.await
+import kotlinx.coroutines.TimeoutCancellationException
+import kotlinx.coroutines.withTimeout
 import kotlinx.coroutines.withTimeoutOrNull
 import java.util.concurrent.ArrayBlockingQueue
 import java.util.concurrent.ExecutionException
@@ -63,16 +65,17 @@ class McBackend(private val addr: String, private val poolSize: Int) {
         val slot = leased ?: throw poolTimeout()
         try {
             val value = try {
-                withTimeoutOrNull(IO_TIMEOUT_MS) { clientAsync(slot).get(key).await() ?: MISS }
-                    ?: throw unavailable(java.util.concurrent.TimeoutException("get timed out"))
+                withTimeout(IO_TIMEOUT_MS) { clientAsync(slot).get(key).await() }
             } catch (e: WorkError) {
                 throw e
+            } catch (e: TimeoutCancellationException) {
+                throw unavailable(java.util.concurrent.TimeoutException("get timed out"))
             } catch (e: java.util.concurrent.CancellationException) {
                 throw e
             } catch (e: Exception) {
                 throw unavailable(e)
             }
-            return if (value === MISS) throw miss(key) else value
+            return value ?: throw miss(key)
         } finally {
             async.trySend(slot)
         }
@@ -114,10 +117,7 @@ class McBackend(private val addr: String, private val poolSize: Int) {
 
     private fun poolTimeout() = WorkError(503, "backend 'mc' pool timeout after $WAIT_MS ms")
 
-    private fun unavailable(e: Throwable): WorkError {
-        val detail = generateSequence(e) { it.cause }.mapNotNull { it.message }.distinct().joinToString(": ")
-        return WorkError(503, "backend 'mc' unavailable: $addr: ${detail.ifEmpty { e.javaClass.simpleName }}")
-    }
+    private fun unavailable(e: Throwable) = WorkError(503, "backend 'mc' unavailable: $addr: ${causes(e)}")
 
     private fun miss(key: String) =
         WorkError(502, "backend 'mc': key '$key' not found (store it with `iolab backend mc-fill --key $key`)")
@@ -132,9 +132,6 @@ class McBackend(private val addr: String, private val poolSize: Int) {
 
         /** Largest value accepted (the Rust targets' limit). */
         private const val MAX_VALUE = 256 shl 20
-
-        /** Stands for a miss inside [getAsync]'s timeout block, where null means "timed out". */
-        private val MISS = ByteArray(0)
 
         /** A `HOST:PORT` address, else a usage error naming `--mc` and the fix. */
         fun checkAddr(addr: String): String {

@@ -152,11 +152,8 @@ class PgBackend(private val url: PgUrl, private val poolSize: Int, private val w
         private fun unavailable(state: String?) =
             state == null || state.startsWith("08") || state.startsWith("53") || state.startsWith("57P")
 
-        private fun detail(e: Throwable) =
-            generateSequence(e) { it.cause }.mapNotNull { it.message }.distinct().joinToString(": ").ifEmpty { e.javaClass.simpleName }
+        private fun unavailable(e: Throwable) = WorkError(503, "backend 'pg' unavailable: ${causes(e)}")
 
-        private fun unavailable(e: Throwable) = WorkError(503, "backend 'pg' unavailable: ${detail(e)}")
-
-        private fun failed(e: Throwable) = WorkError(502, "backend 'pg': ${detail(e)}")
+        private fun failed(e: Throwable) = WorkError(502, "backend 'pg': ${causes(e)}")
     }
 }

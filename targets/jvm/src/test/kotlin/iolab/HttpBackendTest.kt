@@ -20,13 +20,7 @@ class HttpBackendTest {
                 val one = t.get("/work?steps=http:50")
                 assertEquals(200, one.status, one.body)
                 assertTrue(one.millis >= 50, "${one.millis} ms")
-                val par = t.get("/work?steps=par(http:200,http:200,http:200)")
-                assertEquals(200, par.status, par.body)
-                if (model == JvmModel.LOOP_BLOCKING) {
-                    assertTrue(par.millis >= 580, "${model.label}: ${par.millis} ms, the loop thread waits 3 x 200")
-                } else {
-                    assertTrue(par.millis < 550, "${model.label}: ${par.millis} ms, calls must overlap")
-                }
+                assertPar(model, t.get("/work?steps=par(http:200,http:200,http:200)"), serialMs = 580, overlapMs = 550)
                 val burst = t.burst("/work?steps=http:100", 20)
                 assertTrue(burst.all { it.status == 200 }, burst.map { it.body }.toString())
                 assertEquals(24, delay.hits.get())

@@ -54,13 +54,7 @@ class ModelBehaviourTest {
         for (model in JvmModel.entries) {
             Target("--iolab.model=${model.label}").use { t ->
                 t.get(path) // warm up
-                val a = t.get(path)
-                assertEquals(200, a.status, a.body)
-                if (model == JvmModel.LOOP_BLOCKING) {
-                    assertTrue(a.millis >= 580, "${model.label}: ${a.millis} ms, the loop thread must sleep 3 x 200")
-                } else {
-                    assertTrue(a.millis < 500, "${model.label}: ${a.millis} ms, children must overlap")
-                }
+                assertPar(model, t.get(path), serialMs = 580, overlapMs = 500)
             }
         }
     }

@@ -25,13 +25,7 @@ class PgMcBackendTest {
             val one = t.get("/work?steps=pg:50")
             assertEquals(200, one.status, one.body)
             assertTrue(one.millis >= 50, "${one.millis} ms")
-            val par = t.get("/work?steps=par(pg:300,pg:300,pg:300)")
-            assertEquals(200, par.status, par.body)
-            if (model == JvmModel.LOOP_BLOCKING) {
-                assertTrue(par.millis >= 880, "${model.label}: ${par.millis} ms, the loop thread waits 3 x 300")
-            } else {
-                assertTrue(par.millis < 850, "${model.label}: ${par.millis} ms, queries must overlap")
-            }
+            assertPar(model, t.get("/work?steps=par(pg:300,pg:300,pg:300)"), serialMs = 880, overlapMs = 850)
             // Eight 300 ms queries on four connections: two waves, whatever the model.
             val burst = t.burst("/work?steps=pg:300", 8)
             assertTrue(burst.all { it.status == 200 }, burst.map { it.body }.toString())

@@ -1,8 +1,10 @@
-// Test helpers: a real target on a random loopback port, and a plain HTTP client.
+// Test helpers: a real target on a random loopback port, a plain HTTP client, and the `par` check.
 package iolab
 
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.ObjectMapper
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.springframework.context.ConfigurableApplicationContext
 import java.net.URI
 import java.net.http.HttpClient
@@ -11,6 +13,20 @@ import java.net.http.HttpResponse
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.Executors
+
+/**
+ * The `par` check every backend shares: under `loop-blocking` the loop thread waits for the
+ * children one after another (at least [serialMs]); under every other model they overlap
+ * (under [overlapMs]).
+ */
+fun assertPar(model: JvmModel, a: Answer, serialMs: Int, overlapMs: Int) {
+    assertEquals(200, a.status, a.body)
+    if (model == JvmModel.LOOP_BLOCKING) {
+        assertTrue(a.millis >= serialMs, "${model.label}: ${a.millis} ms, the loop thread must wait for each child in turn")
+    } else {
+        assertTrue(a.millis < overlapMs, "${model.label}: ${a.millis} ms, children must overlap")
+    }
+}
 
 /** One answer, with the wall time it took. */
 class Answer(val status: Int, val contentType: String, val body: String, val millis: Double) {
