@@ -3,6 +3,8 @@
 //! service's `/metrics`), so `iolab verify` can check a target really made the
 //! calls it claims, in the spirit of TechEmpower's checks.
 
+use iolab_model::steps::BackendKind;
+
 use crate::BackendConfig;
 
 pub use iolab_model::runs::BackendCounts;
@@ -11,14 +13,13 @@ pub use iolab_model::runs::BackendCounts;
 /// naming the backend (a counter that cannot be read cannot be verified).
 pub fn read(config: &BackendConfig) -> Result<BackendCounts, String> {
     let mut out = BackendCounts::default();
-    if let Some(url) = &config.pg {
-        out.pg_sleep_calls = Some(crate::pg::sleep_calls(url)?);
-    }
-    if let Some(addr) = &config.mc {
-        out.mc_get_hits = Some(mc_get_hits(addr)?);
-    }
-    if let Some(base) = &config.http {
-        out.http_hits = Some(crate::http::delay_hits(base)?);
+    for (kind, address) in config.addresses.iter() {
+        match kind {
+            BackendKind::Sleep => {}
+            BackendKind::Pg => out.pg_sleep_calls = Some(crate::pg::sleep_calls(address)?),
+            BackendKind::Mc => out.mc_get_hits = Some(mc_get_hits(address)?),
+            BackendKind::Http => out.http_hits = Some(crate::http::delay_hits(address)?),
+        }
     }
     Ok(out)
 }

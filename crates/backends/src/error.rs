@@ -94,12 +94,16 @@ pub const ERROR_CLASSES: [&str; 4] = [
     "backend_failed",
 ];
 
-/// The `iolab serve` flag that configures a backend.
-pub fn config_flag(kind: BackendKind) -> &'static str {
-    match kind {
-        BackendKind::Sleep => "nothing (sleep is embedded)",
-        BackendKind::Http => "--http-backend URL",
-        BackendKind::Pg => "--pg URL",
-        BackendKind::Mc => "--mc HOST:PORT",
+/// The `iolab serve` flag that configures a backend, with what it takes.
+pub fn config_flag(kind: BackendKind) -> String {
+    let def = kind.def();
+    if def.flag.is_empty() {
+        return "nothing (sleep is embedded)".into();
     }
+    let value = if kind == BackendKind::Mc {
+        "HOST:PORT"
+    } else {
+        "URL"
+    };
+    format!("{} {value}", def.flag)
 }

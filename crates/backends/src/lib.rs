@@ -29,7 +29,9 @@ use bytes::Bytes;
 
 use iolab_model::steps::{BackendKind, IoCall};
 
-pub use config::{check_http_url, check_mc_addr, check_pg_url, BackendConfig};
+pub use config::{
+    check_address, check_http_url, check_mc_addr, check_pg_url, Addresses, BackendConfig,
+};
 pub use counts::BackendCounts;
 pub use error::{config_flag, BackendError, ERROR_CLASSES};
 
@@ -53,15 +55,15 @@ impl Backends {
     /// target starts even while a backend is down.
     pub fn new(config: BackendConfig) -> Self {
         Backends {
-            http: config.http.clone().map(http::Http::new),
+            http: config
+                .address(BackendKind::Http)
+                .map(|url| http::Http::new(url.to_string())),
             pg: config
-                .pg
-                .as_deref()
+                .address(BackendKind::Pg)
                 .map(|url| pg::Pg::new(url, config.pg_pool, config.pg_wait)),
             mc: config
-                .mc
-                .clone()
-                .map(|addr| mc::Mc::new(addr, config.mc_pool, config.mc_wait)),
+                .address(BackendKind::Mc)
+                .map(|addr| mc::Mc::new(addr.to_string(), config.mc_pool, config.mc_wait)),
             config,
             calls: Default::default(),
             errors: Default::default(),
@@ -215,10 +217,15 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
+        let addresses = Addresses::default()
+            .with(BackendKind::Mc, format!("127.0.0.1:{port}"))
+            .with(
+                BackendKind::Pg,
+                format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+            )
+            .with(BackendKind::Http, format!("http://127.0.0.1:{port}"));
         let b = Backends::new(BackendConfig {
-            mc: Some(format!("127.0.0.1:{port}")),
-            pg: Some(format!("postgres://postgres@127.0.0.1:{port}/postgres")),
-            http: Some(format!("http://127.0.0.1:{port}")),
+            addresses,
             ..BackendConfig::default()
         });
         let calls = [

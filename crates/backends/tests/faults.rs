@@ -20,7 +20,8 @@ fn memcached_stopped_and_started_again() {
     let fill = |addr: &str| mc::set(addr, "test", &vec![b'x'; 100_000]).unwrap();
     fill(&server.addr());
     let b = Backends::new(BackendConfig {
-        mc: Some(server.addr()),
+        addresses: iolab_backends::Addresses::default()
+            .with(iolab_model::steps::BackendKind::Mc, server.addr()),
         mc_pool: 2,
         ..BackendConfig::default()
     });
@@ -48,7 +49,8 @@ fn memcached_stopped_and_started_again() {
 fn postgres_stopped_and_started_again() {
     let mut server = support::Postgres::start();
     let b = Backends::new(BackendConfig {
-        pg: Some(server.url()),
+        addresses: iolab_backends::Addresses::default()
+            .with(iolab_model::steps::BackendKind::Pg, server.url()),
         pg_pool: 3,
         pg_wait: Duration::from_secs(5),
         ..BackendConfig::default()

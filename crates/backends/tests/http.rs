@@ -11,7 +11,8 @@ use iolab_model::steps::IoCall;
 
 fn backends(url: String) -> Arc<Backends> {
     Arc::new(Backends::new(BackendConfig {
-        http: Some(url),
+        addresses: iolab_backends::Addresses::default()
+            .with(iolab_model::steps::BackendKind::Http, url),
         ..BackendConfig::default()
     }))
 }

@@ -10,7 +10,10 @@ use iolab_model::steps::IoCall;
 
 fn backends(pool: u32) -> Arc<Backends> {
     Arc::new(Backends::new(BackendConfig {
-        mc: Some(support::env("IOLAB_MC")),
+        addresses: iolab_backends::Addresses::default().with(
+            iolab_model::steps::BackendKind::Mc,
+            support::env("IOLAB_MC"),
+        ),
         mc_pool: pool,
         ..BackendConfig::default()
     }))
@@ -120,7 +123,10 @@ fn a_pool_timeout_applies_to_memcached_too() {
     // A server that accepts but never answers holds the only connection.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let b = Arc::new(Backends::new(BackendConfig {
-        mc: Some(silent.local_addr().unwrap().to_string()),
+        addresses: iolab_backends::Addresses::default().with(
+            iolab_model::steps::BackendKind::Mc,
+            silent.local_addr().unwrap().to_string(),
+        ),
         mc_pool: 1,
         mc_wait: Duration::from_millis(100),
         ..BackendConfig::default()

@@ -17,7 +17,10 @@ fn serial() -> MutexGuard<'static, ()> {
 
 fn backends(pool: u32, wait: Duration) -> Arc<Backends> {
     Arc::new(Backends::new(BackendConfig {
-        pg: Some(support::env("IOLAB_PG")),
+        addresses: iolab_backends::Addresses::default().with(
+            iolab_model::steps::BackendKind::Pg,
+            support::env("IOLAB_PG"),
+        ),
         pg_pool: pool,
         pg_wait: wait,
         ..BackendConfig::default()

@@ -32,21 +32,22 @@ impl Io {
     /// IO tasks call `kind` through `backends`; `mc` has no duration and is
     /// refused, as is a backend `backends` has no address for.
     pub fn new(kind: BackendKind, backends: Arc<Backends>) -> Result<Self, String> {
-        let configured = match kind {
-            BackendKind::Sleep => true,
-            BackendKind::Http => backends.config().http.is_some(),
-            BackendKind::Pg => backends.config().pg.is_some(),
-            BackendKind::Mc => {
-                return Err(
-                    "io = mc: a batch IO task is a timed call; use sleep, http or pg".into(),
-                )
-            }
-        };
-        if !configured {
+        if !kind.def().timed {
+            let timed: Vec<&str> = BackendKind::ALL
+                .iter()
+                .filter(|k| k.def().timed)
+                .map(|k| k.as_str())
+                .collect();
+            return Err(format!(
+                "io = {kind}: a batch IO task is a timed call; use {}",
+                timed.join(", ")
+            ));
+        }
+        if !kind.is_sleep() && backends.config().address(kind).is_none() {
             return Err(format!(
                 "io = {kind}: no address for it; give {} (or set {})",
                 iolab_backends::config_flag(kind),
-                env_var(kind)
+                kind.def().env
             ));
         }
         Ok(Io {
@@ -87,11 +88,9 @@ impl Io {
 
     fn call(&self, dur: Duration) -> IoCall {
         let micros = dur.as_micros() as u64;
-        match self.kind {
-            BackendKind::Http => IoCall::Http { micros },
-            BackendKind::Pg => IoCall::Pg { micros },
-            _ => IoCall::Sleep { micros },
-        }
+        self.kind
+            .timed_call(micros)
+            .expect("Io::new admits timed kinds only")
     }
 
     /// One call, blocking this thread for its whole wait.
@@ -115,15 +114,5 @@ impl Io {
             .call_async(&self.call(dur))
             .await
             .map_err(|e| self.failed(e))
-    }
-}
-
-/// The environment variable `scripts/services up` exports for a backend.
-pub fn env_var(kind: BackendKind) -> &'static str {
-    match kind {
-        BackendKind::Http => "IOLAB_HTTP_BACKEND",
-        BackendKind::Pg => "IOLAB_PG",
-        BackendKind::Mc => "IOLAB_MC",
-        BackendKind::Sleep => "-",
     }
 }

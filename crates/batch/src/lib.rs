@@ -78,9 +78,9 @@ pub fn run_with_io(
             ModelKind::LoopAsync => loop_async::run(&ctx, params),
             ModelKind::LoopBlocking => loop_blocking::run(&ctx, params),
             ModelKind::LoopOffload => loop_offload::run(&ctx, params),
-            ModelKind::Virtual => Outcome::failed(
-                "model 'virtual' needs a JVM target; batches run the built-in models only",
-            ),
+            ModelKind::Virtual | ModelKind::Prefork => Outcome::failed(format!(
+                "model '{model}' is not built in; batches run the built-in models only"
+            )),
         },
     };
     let total_s = timings.start().elapsed().as_secs_f64();

@@ -25,9 +25,10 @@ fn env(name: &str) -> String {
 
 fn io(kind: BackendKind, pg_pool: u32) -> Io {
     let config = BackendConfig {
-        pg: Some(env("IOLAB_PG")),
+        addresses: iolab_backends::Addresses::default()
+            .with(BackendKind::Pg, env("IOLAB_PG"))
+            .with(BackendKind::Http, env("IOLAB_HTTP_BACKEND")),
         pg_pool,
-        http: Some(env("IOLAB_HTTP_BACKEND")),
         ..BackendConfig::default()
     };
     Io::new(kind, Arc::new(Backends::new(config))).unwrap()
@@ -99,7 +100,10 @@ fn http_delay_calls_overlap_on_an_event_loop_and_queue_on_a_small_pool() {
 fn a_dead_backend_fails_the_tasks_and_says_why() {
     let config = BackendConfig {
         // A port nothing listens on (reserved by binding, then released).
-        http: Some(format!("http://127.0.0.1:{}", free_port())),
+        addresses: iolab_backends::Addresses::default().with(
+            BackendKind::Http,
+            format!("http://127.0.0.1:{}", free_port()),
+        ),
         ..BackendConfig::default()
     };
     let dead = Io::new(BackendKind::Http, Arc::new(Backends::new(config))).unwrap();
@@ -117,7 +121,7 @@ fn a_backend_without_an_address_is_refused_up_front() {
     let e = Io::new(BackendKind::Pg, Arc::new(Backends::sleep_only())).unwrap_err();
     assert!(e.contains("--pg URL") && e.contains("IOLAB_PG"), "{e}");
     let e = Io::new(BackendKind::Mc, Arc::new(Backends::sleep_only())).unwrap_err();
-    assert!(e.contains("sleep, http or pg"), "{e}");
+    assert!(e.contains("sleep, http, pg"), "{e}");
 }
 
 fn free_port() -> u16 {

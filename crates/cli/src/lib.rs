@@ -21,10 +21,17 @@ where
 {
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            // One line, as every usage error: clap's first line names the
+            // fault; its usage block and hints would make it five.
+            let text = e.to_string();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
+            eprintln!("{} (see --help)", first.trim_end());
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return ExitCode::from(code);
+            return ExitCode::SUCCESS;
         }
     };
     exit::finish(cmd::dispatch(cli.command))

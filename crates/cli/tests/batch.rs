@@ -150,14 +150,14 @@ fn table_is_the_default_output() {
 fn bad_input_is_one_line_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["--model", "fibers"], "unknown model 'fibers'"),
-        (&["--model", "virtual"], "JVM"),
+        (&["--model", "virtual"], "not built in"),
         (&["--scale", "0"], "--scale 0"),
         (&["--tasks", "e2"], "--tasks 'e2'"),
         (&["--tasks", "e1:x:1"], "e1:100:100"),
         (&["--calls", "0"], "--calls 0"),
         (&["--worker", "actor"], "unknown worker 'actor'"),
         (&["--tasks", "e1", "--model", "pool"], "--worker"),
-        (&["--threads", "0"], "--threads 0"),
+        (&["--threads", "0"], "threads = 0 is out of range"),
         (&["--max-time", "soon"], "--max-time 'soon'"),
         (&["e1-actors", "--model", "pool"], "with a preset only"),
     ];

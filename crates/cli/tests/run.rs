@@ -142,7 +142,7 @@ fn bad_presets_exit_2_naming_the_field() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("bad.toml:"))
-        .stderr(predicate::str::contains("field 'targets.thread'"))
+        .stderr(predicate::str::contains("field 'targets[0].thread'"))
         .stderr(predicate::function(|s: &str| s.trim().lines().count() == 1));
     assert!(!out.exists(), "nothing started, nothing written");
 

@@ -88,10 +88,10 @@ fn sigterm_lets_in_flight_requests_finish() {
 fn bad_flags_are_usage_errors() {
     let cases: [(&[&str], &str); 5] = [
         (&["--model", "fibers"], "unknown model 'fibers'"),
-        (&["--model", "virtual"], "JVM"),
+        (&["--model", "virtual"], "--runtime"),
         (
             &["--model", "pool", "--threads", "0"],
-            "--threads must be at least 1",
+            "threads = 0 is out of range",
         ),
         (&["--model", "pool", "--grace", "5"], "--grace"),
         (&["--model", "pool", "--cpus", "9-1"], "--cpus"),

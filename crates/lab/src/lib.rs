@@ -2,26 +2,27 @@
 //!
 //! - [`preset`]: preset files (TOML) -> a validated, sweep-expanded, time-scaled
 //!   [`ExperimentPlan`](iolab_model::experiment::ExperimentPlan).
-//! - [`runner`]: runs a plan — target processes ([`process`]), the verify gate,
-//!   warm-up, load, [`telemetry`], socket [`drain`] — into a results folder
+//! - [`runner`]: runs a plan — its [`target`]s, the verify gate, warm-up,
+//!   load, [`telemetry`], socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
-//! - [`jvm`]: the JVM targets (`targets/jvm`): found, built once, started.
+//! - [`target`]: what is measured: a built-in model, a runtime folder
+//!   (`targets/<name>`, read through its manifest) or a user's own command.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
 pub mod drain;
 pub mod environment;
+pub mod estimate;
 pub mod http;
 pub mod interrupt;
-pub mod jvm;
 pub mod preset;
-pub mod process;
 pub mod progress;
 pub mod results;
 pub mod runner;
 pub mod services;
+pub mod target;
 pub mod telemetry;
 
 pub use preset::{load_plan, PresetError};

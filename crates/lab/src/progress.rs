@@ -43,22 +43,8 @@ impl Stage {
     }
 }
 
-/// The live numbers of the load being sent.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Live {
-    /// Time since the attack started.
-    pub elapsed: Duration,
-    /// Requests sent.
-    pub sent: u64,
-    /// 2xx answers.
-    pub ok: u64,
-    /// Errors of any class.
-    pub errors: u64,
-    /// Recent answer rate, req/s.
-    pub rps: f64,
-    /// Recent p99 latency, ms.
-    pub p99_ms: f64,
-}
+/// The live numbers of the load being sent: the generator's own snapshot.
+pub use iolab_loadgen::Progress as Live;
 
 /// Hooks called by the runner; all optional.
 pub trait Observer: Sync {
@@ -209,7 +195,7 @@ impl Observer for Console {
                 let w: Vec<u64> = plan
                     .runs
                     .iter()
-                    .map(|r| crate::runner::estimate_run(plan, r).as_millis() as u64)
+                    .map(|r| crate::estimate::estimate_run(plan, r).as_millis() as u64)
                     .collect();
                 bar.set_length(w.iter().sum::<u64>().max(1));
                 bar.set_prefix(plan.name.clone());

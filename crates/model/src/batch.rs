@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model_kind::{ModelKind, ModelParams};
+use crate::concurrency::ModelKind;
+use crate::knob::ModelParams;
 use crate::steps::BackendKind;
 
 /// The schema tag of a batch JSON document.

@@ -85,7 +85,11 @@ impl Driver {
     /// Total scheduled length of an open loop, or the duration bound of a closed one.
     pub fn duration(&self) -> Option<Duration> {
         match self {
-            Driver::Open { phases, .. } => Some(phases.iter().map(|p| p.duration).sum()),
+            Driver::Open { phases, .. } => Some(
+                phases
+                    .iter()
+                    .fold(Duration::ZERO, |t, p| t.saturating_add(p.duration)),
+            ),
             Driver::Closed { duration, .. } => *duration,
         }
     }

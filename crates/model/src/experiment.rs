@@ -13,8 +13,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::BatchSpec;
+use crate::concurrency::ModelKind;
 use crate::driver::{ConnectionMode, Driver};
-use crate::model_kind::{ModelKind, ModelParams, Runtime};
+use crate::knob::ModelParams;
+use crate::runtime::Runtime;
 use crate::steps::Step;
 use crate::units::secs;
 

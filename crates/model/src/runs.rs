@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::attack::AttackResult;
 use crate::batch::BatchResult;
+use crate::concurrency::ModelKind;
 use crate::environment::Environment;
 use crate::experiment::{ExperimentPlan, RunSpec};
-use crate::model_kind::ModelKind;
 use crate::predict::Prediction;
 use crate::telemetry::Telemetry;
 use crate::verify::VerifyReport;

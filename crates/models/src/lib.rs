@@ -23,6 +23,7 @@ pub mod routes;
 pub mod running;
 pub mod sequential;
 pub mod shutdown;
+pub mod side_metrics;
 pub mod thread_per_request;
 
 use std::net::TcpListener;
@@ -70,7 +71,7 @@ impl ServeConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The model is not built into the Rust binary.
-    #[error("model '{0}' has no built-in Rust target (it runs on the JVM; see targets/jvm)")]
+    #[error("model '{0}' is not built in: serve it from a runtime folder with --runtime (e.g. jvm, python; see targets/README.md)")]
     Unsupported(ModelKind),
     /// A knob is out of range.
     #[error("{0}")]
@@ -91,24 +92,12 @@ impl ServeError {
     }
 }
 
-/// Check the knobs that apply to `model`: every count must be at least 1.
+/// Check `model` is built in and every knob is within its range.
 pub fn validate(model: ModelKind, params: &ModelParams) -> Result<(), ServeError> {
-    let knobs = [
-        ("--threads", params.threads),
-        ("--max-connections", params.max_connections),
-        ("--backlog", params.backlog),
-        ("--workers", params.workers),
-        ("--offload", params.offload),
-        ("--max-threads", params.max_threads),
-    ];
-    for (flag, v) in knobs {
-        if v == Some(0) {
-            return Err(ServeError::BadParams(format!(
-                "{flag} must be at least 1 (model {model})"
-            )));
-        }
-    }
-    if model == ModelKind::Virtual {
+    params
+        .check()
+        .map_err(|e| ServeError::BadParams(format!("{e} (model {model})")))?;
+    if !model.def().built_in {
         return Err(ServeError::Unsupported(model));
     }
     Ok(())
@@ -122,8 +111,34 @@ pub fn serve(
     listener: TcpListener,
     shutdown: Shutdown,
 ) -> Result<(), ServeError> {
+    serve_with(config, listener, None, shutdown)
+}
+
+/// [`serve`], with `/metrics` also on `metrics` from a thread of its own
+/// ([`side_metrics`]) when given.
+pub fn serve_with(
+    config: ServeConfig,
+    listener: TcpListener,
+    metrics: Option<TcpListener>,
+    shutdown: Shutdown,
+) -> Result<(), ServeError> {
     validate(config.model, &config.params)?;
     let ctx = Arc::new(ctx::Ctx::new(&config, shutdown));
+    let side = metrics
+        .map(|l| side_metrics::spawn(Arc::clone(&ctx), l))
+        .transpose()?;
+    let served = serve_model(&config, ctx, listener);
+    if let Some(t) = side {
+        let _ = t.join();
+    }
+    served
+}
+
+fn serve_model(
+    config: &ServeConfig,
+    ctx: Arc<ctx::Ctx>,
+    listener: TcpListener,
+) -> Result<(), ServeError> {
     match config.model {
         ModelKind::Sequential => sequential::serve(ctx, listener),
         ModelKind::Pool => pool::serve(ctx, listener),
@@ -137,6 +152,6 @@ pub fn serve(
             let exec = loop_async::LoopAsync::new(&ctx);
             event_loop::serve(ctx, listener, exec)
         }
-        ModelKind::Virtual => Err(ServeError::Unsupported(config.model)),
+        ModelKind::Virtual | ModelKind::Prefork => Err(ServeError::Unsupported(config.model)),
     }
 }

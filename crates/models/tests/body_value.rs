@@ -67,11 +67,12 @@ fn every_model_answers_the_last_mc_value_byte_for_byte() {
     let (v1, v2) = (pattern(1, 1_024_000), pattern(2, 70_001));
     iolab_backends::mc::set(&addr, k1, &v1).unwrap();
     iolab_backends::mc::set(&addr, k2, &v2).unwrap();
-    for model in ModelKind::BUILT_IN {
+    for model in ModelKind::built_in() {
         let mut config = ServeConfig::new(model);
         config.grace = Duration::from_secs(1);
         config.backends = Arc::new(Backends::new(BackendConfig {
-            mc: Some(addr.clone()),
+            addresses: iolab_backends::Addresses::default()
+                .with(iolab_model::steps::BackendKind::Mc, addr.clone()),
             mc_pool: 2,
             ..BackendConfig::default()
         }));

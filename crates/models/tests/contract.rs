@@ -9,7 +9,7 @@ use iolab_verify::{verify, VerifyOptions};
 
 #[test]
 fn every_model_passes_verify() {
-    for model in ModelKind::BUILT_IN {
+    for model in ModelKind::built_in() {
         let mut config = ServeConfig::new(model);
         config.grace = Duration::from_secs(1);
         let server = start(config, "127.0.0.1:0".parse().unwrap()).unwrap();
@@ -41,5 +41,5 @@ fn virtual_has_no_rust_target() {
         "127.0.0.1:0".parse().unwrap(),
     )
     .unwrap_err();
-    assert!(err.to_string().contains("JVM"));
+    assert!(err.to_string().contains("--runtime"));
 }

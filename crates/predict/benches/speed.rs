@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::experiment::HttpWork;
 use iolab_model::{ModelKind, ModelParams};
-use iolab_predict::sim::{simulate, Shape, SimInput};
+use iolab_predict::sim::{simulate, SimInput};
 
 fn work(steps: &str, rate: f64, secs: u64, conn: ConnectionMode) -> HttpWork {
     HttpWork {
@@ -90,7 +90,7 @@ fn main() {
     );
     for (name, model, params, w) in cases {
         let t = Instant::now();
-        let shape = Shape::of(model, &params, 2);
+        let shape = model.shape(&params, &2.into());
         let p = simulate(&SimInput {
             shape: &shape,
             steps: &w.steps,

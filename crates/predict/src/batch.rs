@@ -2,6 +2,7 @@
 //! set of tasks, so its total time is set by how many run at once.
 
 use iolab_model::batch::{BatchSpec, MasterSpec, TaskMix, WorkerKind};
+use iolab_model::concurrency::Host;
 use iolab_model::predict::{PredictedLatency, Prediction};
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams};
@@ -9,27 +10,16 @@ use iolab_model::{ModelKind, ModelParams};
 use crate::calibration::cpu_ns;
 use crate::closed_form::batch_calls_s;
 
-/// How many blocking calls `model` runs at once (u64::MAX = as many as there are).
-pub fn parallelism(model: ModelKind, params: &ModelParams, cores: u32) -> u64 {
-    match model {
-        ModelKind::Sequential => 1,
-        ModelKind::Pool => params.threads() as u64,
-        ModelKind::ThreadPerRequest => params.max_threads.map_or(u64::MAX, u64::from),
-        ModelKind::LoopBlocking => params.workers(cores) as u64,
-        ModelKind::LoopOffload => params.offload() as u64,
-        ModelKind::LoopAsync | ModelKind::Virtual => u64::MAX,
-    }
-}
-
 /// Predict a batch's total time (and per-task completion spread).
 pub fn predict_batch(
     spec: &BatchSpec,
     model: ModelKind,
     params: &ModelParams,
-    cores: u32,
+    host: impl Into<Host>,
 ) -> Prediction {
-    let cores = cores.max(1) as u64;
-    let mut p = parallelism(model, params, cores as u32);
+    let host = host.into();
+    let cores = host.cores.max(1) as u64;
+    let mut p = model.shape(params, &host).parallelism();
     // Real PostgreSQL calls also need one of the pool's connections each.
     let pg_capped = spec.io_backend == BackendKind::Pg && u64::from(params.pg_pool()) < p;
     if pg_capped {
@@ -52,7 +42,7 @@ pub fn predict_batch(
                 if pg_capped {
                     "one per PostgreSQL connection of the pool"
                 } else {
-                    holder(model)
+                    model.def().words.per_call
                 },
                 if waves == 1 { "" } else { "s" },
                 fmt_s(s),
@@ -171,17 +161,6 @@ fn mixed(
     let total = total.max(longest);
     // completion times spread evenly over the batch
     (tasks, total, total * 500.0, total * 990.0, threads, why)
-}
-
-fn holder(model: ModelKind) -> &'static str {
-    match model {
-        ModelKind::Sequential => "one thread",
-        ModelKind::Pool => "one per pool thread",
-        ModelKind::ThreadPerRequest => "one per thread",
-        ModelKind::LoopBlocking => "one per blocked loop worker",
-        ModelKind::LoopOffload => "one per offload thread",
-        ModelKind::LoopAsync | ModelKind::Virtual => "no thread held while waiting",
-    }
 }
 
 fn fmt_s(s: f64) -> String {

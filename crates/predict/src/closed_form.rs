@@ -1,7 +1,7 @@
 //! Closed-form queueing results, computed beside the simulation as a sanity
 //! check and used in its explanations (REFERENCE.md, "Theory that predicts them").
 
-use crate::sim::Shape;
+use iolab_model::concurrency::Shape;
 
 /// Little's law: requests in flight = rate x time each one spends inside.
 pub fn little_in_flight(rate_rps: f64, latency_s: f64) -> f64 {

@@ -6,8 +6,9 @@ use iolab_model::experiment::HttpWork;
 use iolab_model::predict::Prediction;
 
 use crate::closed_form::{little_in_flight, queue_growth_rps};
-use crate::sim::server::Admission;
-use crate::sim::{Shape, SimOutcome};
+use iolab_model::concurrency::{Admission, Shape};
+
+use crate::sim::SimOutcome;
 
 /// Thousands separated by commas.
 pub fn thousands(n: u64) -> String {

@@ -13,6 +13,7 @@ pub mod closed_form;
 mod explain;
 pub mod sim;
 
+use iolab_model::concurrency::Host;
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::predict::{PredictedLatency, Prediction};
 use iolab_model::ModelKind;
@@ -20,22 +21,24 @@ use iolab_model::ModelKind;
 pub use batch::predict_batch;
 use sim::{simulate, Shape, SimInput, SimOutcome};
 
-/// Predict one run on a machine with `cores` CPUs; `None` when the run's
-/// model or work has no simulation.
-pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<Prediction> {
+/// Predict one run on `host` (a core count, or cores and the runtime's
+/// interpreter lock); `None` when the run's model or work has no simulation.
+pub fn predict_run(spec: &RunSpec, host: impl Into<Host>) -> Option<Prediction> {
+    let host = host.into();
     let mut p = match &spec.work {
-        Work::Http(h) => predict_http(spec.model, &spec.params, h, cores),
-        Work::Batch(b) => predict_batch(b, spec.model, &spec.params, cores),
+        Work::Http(h) => predict_http(spec.model, &spec.params, h, host),
+        Work::Batch(b) => predict_batch(b, spec.model, &spec.params, host),
     };
     p.name = spec.name.clone();
     Some(p)
 }
 
 /// Predict every run of a plan, in order.
-pub fn predict_plan(plan: &ExperimentPlan, cores: u32) -> Vec<Prediction> {
+pub fn predict_plan(plan: &ExperimentPlan, host: impl Into<Host>) -> Vec<Prediction> {
+    let host = host.into();
     plan.runs
         .iter()
-        .filter_map(|r| predict_run(r, cores))
+        .filter_map(|r| predict_run(r, host))
         .collect()
 }
 
@@ -44,9 +47,9 @@ pub fn predict_http(
     model: ModelKind,
     params: &iolab_model::ModelParams,
     work: &HttpWork,
-    cores: u32,
+    host: impl Into<Host>,
 ) -> Prediction {
-    let shape = Shape::of(model, params, cores);
+    let shape = model.shape(params, &host.into());
     let out = simulate(&SimInput {
         shape: &shape,
         steps: &work.steps,

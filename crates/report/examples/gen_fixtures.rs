@@ -398,6 +398,12 @@ fn server_of(model: ModelKind, p: &ModelParams) -> Server {
             base_threads: 2,
             threads_follow_load: false,
         },
+        ModelKind::Prefork => Server {
+            c: Some(p.processes(2) as usize),
+            queue_cap: Some(p.backlog() as usize),
+            base_threads: 1,
+            threads_follow_load: false,
+        },
         ModelKind::Pool => Server {
             c: Some(p.threads() as usize),
             queue_cap: None,

@@ -5,6 +5,7 @@
 //! sentence just says less.
 
 use iolab_model::batch::{TaskMix, WorkerKind};
+use iolab_model::concurrency::{Capacity, Host};
 use iolab_model::experiment::Work;
 use iolab_model::runs::{Outcome, RunRecord};
 use iolab_model::steps::BackendKind;
@@ -13,49 +14,16 @@ use iolab_model::{ModelKind, ModelParams};
 use crate::numbers::{count, ms, percent, rate, secs};
 use crate::summary::label;
 
-/// How many requests a model can hold while they wait on IO.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Capacity {
-    /// At most `n` at once, one per `what`.
-    Bounded { n: u32, what: &'static str },
-    /// No thread is held while waiting (or one is made per request, no cap).
-    Unbounded { why: &'static str },
-}
-
-/// The capacity of a model for blocking IO; `None` when it depends on a
-/// number that was not recorded (the core count for event-loop workers).
+/// The capacity of a model for blocking IO (its [`Shape`]); `None` when it
+/// depends on a number that was not recorded (the core count for event-loop
+/// workers).
 pub(crate) fn capacity(model: ModelKind, p: &ModelParams, cores: Option<u32>) -> Option<Capacity> {
-    use Capacity::*;
-    Some(match model {
-        ModelKind::Sequential => Bounded {
-            n: 1,
-            what: "thread",
-        },
-        ModelKind::Pool => Bounded {
-            n: p.threads(),
-            what: "threads",
-        },
-        ModelKind::ThreadPerRequest => match p.max_threads {
-            Some(n) => Bounded { n, what: "threads" },
-            None => Unbounded {
-                why: "a new thread per request, no cap",
-            },
-        },
-        ModelKind::LoopBlocking => Bounded {
-            n: p.workers.or(cores)?,
-            what: "event-loop threads",
-        },
-        ModelKind::LoopOffload => Bounded {
-            n: p.offload(),
-            what: "offload threads",
-        },
-        ModelKind::LoopAsync => Unbounded {
-            why: "no thread held while waiting",
-        },
-        ModelKind::Virtual => Unbounded {
-            why: "a virtual thread per request",
-        },
-    })
+    let on = |cores: u32| model.shape(p, &Host::cores(cores)).capacity();
+    match cores {
+        Some(c) => Some(on(c)),
+        // Unknown cores matter only when the capacity follows them.
+        None => Some(on(1)).filter(|c| *c == on(2)),
+    }
 }
 
 /// Write a time as run and, when the run was scaled, unscaled beside it.

@@ -27,7 +27,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use iolab_backends::BackendConfig;
+use iolab_backends::Addresses;
 use iolab_model::steps::BackendKind;
 use iolab_model::verify::Check;
 use serde_json::Value;
@@ -42,27 +42,26 @@ pub const BACKEND_REQUESTS: u64 = 5;
 /// Milliseconds of the `pg` and `http` steps verify sends.
 const STEP_MS: u32 = 10;
 
-/// Check every backend `backends` configures (those left `None` are not
-/// checked) against the target at `base_url`. The target must be idle and
-/// configured with the same backends.
+/// Check every backend in `backends` against the target at `base_url`. The
+/// target must be idle and configured with the same backends.
 pub fn verify_backends(
     base_url: &str,
-    backends: &BackendConfig,
+    backends: &Addresses,
     opts: &VerifyOptions,
 ) -> Result<Vec<Check>, VerifyError> {
     let target = Target::parse(base_url)?;
     let mut checks = Vec::new();
-    if let Some(url) = &backends.pg {
-        checks.extend(one(&target, opts, &Pg(url.clone())));
-    }
-    if let Some(addr) = &backends.mc {
-        match Mc::prepare(addr) {
-            Ok(mc) => checks.extend(one(&target, opts, &mc)),
-            Err(e) => checks.push(fail("backend-mc-counted", e)),
+    for (kind, address) in backends.iter() {
+        let counted: Result<Box<dyn Counted>, String> = match kind {
+            BackendKind::Sleep => continue,
+            BackendKind::Pg => Ok(Box::new(Pg(address.to_string()))),
+            BackendKind::Http => Ok(Box::new(Http(address.to_string()))),
+            BackendKind::Mc => Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>),
+        };
+        match counted {
+            Ok(c) => checks.extend(one(&target, opts, c.as_ref())),
+            Err(e) => checks.push(fail(&format!("backend-{kind}-counted"), e)),
         }
-    }
-    if let Some(base) = &backends.http {
-        checks.extend(one(&target, opts, &Http(base.clone())));
     }
     Ok(checks)
 }

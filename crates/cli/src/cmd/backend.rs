@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use iolab_backends::BackendConfig;
 use iolab_model::steps::{IoCall, Step};
 
-use crate::cmd::backend_flags::BackendFlags;
+use crate::cmd::flags::BackendFlags;
 use crate::CliError;
 
 /// Flags of `iolab backend`.
@@ -122,8 +122,8 @@ fn mc_fill(a: McFillArgs) -> Result<ExitCode, CliError> {
 }
 
 fn counts(a: CountsArgs) -> Result<ExitCode, CliError> {
-    let config: BackendConfig = a.backends.config();
-    if config.pg.is_none() && config.mc.is_none() && config.http.is_none() {
+    let config: BackendConfig = a.backends.config(&Default::default());
+    if config.addresses.is_empty() {
         return Err(CliError::usage(
             "no backend given: pass --pg, --mc or --http-backend (or eval \"$(scripts/services up)\")",
         ));

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use iolab_backends::{BackendConfig, Backends};
+use iolab_backends::Backends;
 use iolab_batch::io::Io;
 use iolab_model::batch::{
     BatchFile, BatchResult, BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED,
@@ -16,6 +16,7 @@ use iolab_model::experiment::Work;
 use iolab_model::steps::BackendKind;
 use iolab_model::{parse_duration, ModelKind, ModelParams};
 
+use crate::cmd::flags::{BackendFlags, KnobFlags};
 use crate::CliError;
 
 /// Flags of `iolab batch`.
@@ -27,13 +28,6 @@ pub struct Args {
     /// loop-blocking, loop-offload, loop-async [default: every built-in one].
     #[arg(long, value_delimiter = ',')]
     pub model: Vec<String>,
-    /// `pool` threads (E3: 8 = fixed pool, 2 x cores = global pool) [default: 200].
-    #[arg(long, value_name = "P")]
-    pub threads: Option<u32>,
-    /// With a master (E1): workers W, comma-separated for a sweep (e.g.
-    /// 4,8,12,16,20,24) [default: cores]. Without: event-loop threads.
-    #[arg(long, value_delimiter = ',', value_name = "W")]
-    pub workers: Vec<u32>,
     /// Run E1's master/worker with these workers, comma-separated:
     /// blocking, shared-pool, timer [default with `--tasks e1`: all three].
     #[arg(long, value_delimiter = ',', value_name = "KIND")]
@@ -41,12 +35,6 @@ pub struct Args {
     /// Threads D of the shared pool of `shared-pool` workers [default: Akka's 3 x cores, 8..64].
     #[arg(long, value_name = "D")]
     pub shared_pool: Option<u32>,
-    /// `loop-offload` blocking pool size [default: 64, Kotlin's Dispatchers.IO].
-    #[arg(long)]
-    pub offload: Option<u32>,
-    /// `thread-per-request` cap on threads alive (Scala `blocking{}`: cores + 256) [default: none].
-    #[arg(long)]
-    pub max_threads: Option<u32>,
     /// The tasks: `calls` (E3: N calls of a service sleeping MS) or `e1`
     /// (100 CPU + 100 IO tasks, E1's exact lists) or `e1:CPU:IO` (other counts).
     #[arg(long, value_name = "SPEC", default_value = "calls")]
@@ -62,20 +50,6 @@ pub struct Args {
     /// pg_sleep` on PostgreSQL, through a pool of --pg-pool connections).
     #[arg(long, value_name = "BACKEND", default_value = "sleep", value_parser = parse_io)]
     pub io: BackendKind,
-    /// PostgreSQL for `--io pg` [default: $IOLAB_PG].
-    #[arg(long, value_name = "URL", env = "IOLAB_PG", hide_env_values = true)]
-    pub pg: Option<String>,
-    /// PostgreSQL connections of the pool [default: 10, HikariCP's].
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub pg_pool: u32,
-    /// Delay service for `--io http` [default: $IOLAB_HTTP_BACKEND].
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "IOLAB_HTTP_BACKEND",
-        hide_env_values = true
-    )]
-    pub http_backend: Option<String>,
     /// Seed of the task draw (always recorded).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -88,6 +62,13 @@ pub struct Args {
     /// Print `iolab.batch/1` JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Knobs; `--workers` takes a list: W of a master (E1), else event-loop
+    /// threads, one run each.
+    #[command(flatten)]
+    pub knobs: KnobFlags,
+    /// Where `--io http|pg` tasks go (through a pool of `--pg-pool` connections).
+    #[command(flatten)]
+    pub backends: BackendFlags,
 }
 
 /// One batch to run: the spec (already scaled) and the executor.
@@ -150,12 +131,8 @@ fn io_for(kind: BackendKind, args: &Args) -> Result<Io, CliError> {
     if kind.is_sleep() {
         return Ok(Io::sleep());
     }
-    let config = BackendConfig {
-        pg: args.pg.clone(),
-        pg_pool: args.pg_pool,
-        http: args.http_backend.clone(),
-        ..BackendConfig::default()
-    };
+    let params = args.knobs.sweep(&["workers"]).remove(0);
+    let config = args.backends.config(&params);
     config.validate().map_err(CliError::usage)?;
     Io::new(kind, Arc::new(Backends::new(config))).map_err(CliError::usage)
 }
@@ -187,28 +164,14 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
     let cores = iolab_batch::cores();
     let (mix_base, is_e1) = tasks_spec(args)?;
     let workers_list = |default: Option<u32>| -> Result<Vec<Option<u32>>, CliError> {
-        if args.workers.is_empty() {
+        let given = args.knobs.values("workers");
+        if given.is_empty() {
             return Ok(vec![default]);
         }
-        args.workers
-            .iter()
-            .map(|&w| match w {
-                1..=10_000 => Ok(Some(w)),
-                _ => Err(CliError::usage(format!("--workers {w}: must be 1..=10000"))),
-            })
-            .collect()
+        Ok(given.iter().map(|&w| Some(w)).collect())
     };
-    for (flag, v, max) in [
-        ("--threads", args.threads, 100_000),
-        ("--shared-pool", args.shared_pool, 10_000),
-        ("--offload", args.offload, 100_000),
-        ("--max-threads", args.max_threads, 1_000_000),
-    ] {
-        if let Some(v) = v {
-            if v == 0 || v > max {
-                return Err(CliError::usage(format!("{flag} {v}: must be 1..={max}")));
-            }
-        }
+    if args.shared_pool.is_some_and(|d| !(1..=10_000).contains(&d)) {
+        return Err(CliError::usage("--shared-pool: must be 1..=10000"));
     }
     let mixes: Vec<TaskMix> = match &mix_base {
         TaskMix::Calls { ms, .. } => {
@@ -284,7 +247,7 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
             ));
         }
         let models: Vec<ModelKind> = if args.model.is_empty() {
-            ModelKind::BUILT_IN.to_vec()
+            ModelKind::built_in().collect()
         } else {
             args.model
                 .iter()
@@ -294,11 +257,12 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
                 })
                 .collect::<Result<_, _>>()?
         };
-        if models.contains(&ModelKind::Virtual) {
-            return Err(CliError::usage(
-                "--model virtual needs a JVM target; batches run the built-in models",
-            ));
+        if let Some(m) = models.iter().find(|m| !m.def().built_in) {
+            return Err(CliError::usage(format!(
+                "--model {m} is not built in; batches run the built-in models (or a batch runtime's, from a preset)"
+            )));
         }
+        let params = args.knobs.sweep(&["workers"]).remove(0);
         for model in models {
             for w in workers_list(None)? {
                 for mix in &mixes {
@@ -311,11 +275,8 @@ pub fn plan(args: &Args) -> Result<Vec<BatchRun>, CliError> {
                         },
                         model,
                         params: ModelParams {
-                            threads: args.threads,
                             workers: w,
-                            offload: args.offload,
-                            max_threads: args.max_threads,
-                            ..Default::default()
+                            ..params.clone()
                         },
                         scale,
                     });
@@ -385,12 +346,9 @@ fn worker_model(kind: WorkerKind) -> ModelKind {
 /// The batch runs of a preset, loaded at `scale` (the preset scales them).
 fn preset_runs(name: &str, scale: Option<f64>, args: &Args) -> Result<Vec<BatchRun>, CliError> {
     let overridden = !args.model.is_empty()
-        || args.threads.is_some()
-        || !args.workers.is_empty()
+        || args.knobs != KnobFlags::default()
         || !args.worker.is_empty()
         || args.shared_pool.is_some()
-        || args.offload.is_some()
-        || args.max_threads.is_some()
         || args.tasks != "calls"
         || !args.calls.is_empty()
         || args.ms.is_some();

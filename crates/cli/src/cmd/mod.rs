@@ -3,8 +3,8 @@
 
 pub mod attack;
 pub mod backend;
-pub mod backend_flags;
 pub mod batch;
+pub mod flags;
 pub mod predict;
 pub mod presets;
 pub mod report;

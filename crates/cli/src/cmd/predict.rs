@@ -13,8 +13,9 @@ use std::time::Duration;
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::predict::{Prediction, PREDICT_SCHEMA};
-use iolab_model::{parse_duration, ModelKind, ModelParams};
+use iolab_model::{parse_duration, ModelKind};
 
+use crate::cmd::flags::KnobFlags;
 use crate::CliError;
 
 /// Flags of `iolab predict`.
@@ -64,24 +65,8 @@ pub struct Args {
     /// Ad hoc: most client connections open at once.
     #[arg(long, value_name = "N", default_value_t = ConnectionMode::DEFAULT_MAX)]
     pub max_client_connections: u32,
-    /// `pool` threads [default: 200].
-    #[arg(long)]
-    pub threads: Option<u32>,
-    /// `pool` connections held at once [default: 8192].
-    #[arg(long)]
-    pub max_connections: Option<u32>,
-    /// `pool`/`sequential` listen backlog [default: 100].
-    #[arg(long)]
-    pub backlog: Option<u32>,
-    /// `loop-*` event-loop workers [default: cores].
-    #[arg(long)]
-    pub workers: Option<u32>,
-    /// `loop-offload` pool size [default: 64].
-    #[arg(long)]
-    pub offload: Option<u32>,
-    /// `thread-per-request` thread cap [default: none].
-    #[arg(long)]
-    pub max_threads: Option<u32>,
+    #[command(flatten)]
+    pub knobs: KnobFlags,
 }
 
 /// Run `iolab predict`.
@@ -92,7 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
     };
     let plan = plan(&args)?;
-    let predictions = iolab_predict::predict_plan(&plan, cores);
+    let predictions = iolab_lab::target::predict_plan(&plan, cores);
     if args.json {
         let doc = serde_json::json!({
             "schema": PREDICT_SCHEMA,
@@ -151,7 +136,9 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
         for run in &mut plan.runs {
             if let Work::Http(h) = &mut run.work {
                 if let Driver::Open { phases, .. } = &mut h.driver {
-                    let d: Duration = phases.iter().map(|p| p.duration).sum();
+                    let d = phases
+                        .iter()
+                        .fold(Duration::ZERO, |t, p| t.saturating_add(p.duration));
                     *phases = vec![Phase::hold(rate, d)];
                 }
             }
@@ -208,28 +195,9 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             max: args.max_client_connections,
         }
     };
-    let params = ModelParams {
-        threads: args.threads,
-        max_connections: args.max_connections,
-        backlog: args.backlog,
-        workers: args.workers,
-        offload: args.offload,
-        max_threads: args.max_threads,
-        ..Default::default()
-    };
-    for (flag, v) in [
-        ("--threads", args.threads),
-        ("--workers", args.workers),
-        ("--offload", args.offload),
-        ("--max-threads", args.max_threads),
-        ("--max-connections", args.max_connections),
-    ] {
-        if v == Some(0) {
-            return Err(CliError::usage(format!("{flag}: give at least 1")));
-        }
-    }
+    let params = args.knobs.params().map_err(CliError::usage)?;
     let models: Vec<ModelKind> = if models.is_empty() {
-        ModelKind::BUILT_IN.to_vec()
+        ModelKind::built_in().collect()
     } else {
         models.to_vec()
     };

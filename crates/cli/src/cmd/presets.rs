@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use iolab_lab::{preset, runner};
+use iolab_lab::preset;
 
 use crate::CliError;
 
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for p in &all {
         match &p.plan {
             Ok(plan) => {
-                let secs = runner::estimate(plan).as_secs().max(1);
+                let secs = iolab_lab::estimate::estimate(plan).as_secs().max(1);
                 println!(
                     "{:<width$}  {:>5}  {:>8}  {}",
                     p.name,

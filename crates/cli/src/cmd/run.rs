@@ -149,7 +149,9 @@ fn print_plan(plan: &ExperimentPlan) {
         plan.reps,
         plan.scale,
         iolab_model::format_duration(plan.warmup),
-        iolab_model::format_duration(Duration::from_secs(runner::estimate(plan).as_secs().max(1)))
+        iolab_model::format_duration(Duration::from_secs(
+            iolab_lab::estimate::estimate(plan).as_secs().max(1)
+        ))
     );
     for r in &plan.runs {
         let what = match &r.work {

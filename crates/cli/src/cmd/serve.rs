@@ -2,10 +2,11 @@
 //!
 //! Prints the URL it listens on as the first stdout line (so `--port 0` can be
 //! orchestrated), stops on SIGINT/SIGTERM after letting in-flight requests
-//! finish within `--grace`, and exits 0. With `--runtime jvm` the same contract
-//! is served by the Spring targets in `targets/jvm` (started through
-//! `scripts/jvm-target`, see `iolab_lab::jvm`), with the same first line and
-//! the signals forwarded.
+//! finish within `--grace`, and exits 0. With `--metrics-port`, `/metrics` is
+//! also served on a listener of its own (second stdout line: `metrics URL`).
+//! With `--runtime NAME` the same contract is served by a runtime folder
+//! (`targets/NAME`, through its manifest's launcher), with the same first
+//! line and the signals forwarded.
 
 use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -14,28 +15,30 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_backends::Backends;
-use iolab_model::{parse_duration, ModelKind, ModelParams, Runtime};
+use iolab_lab::target::runtime::{build, launcher_argv, LaunchArgs};
+use iolab_lab::target::{foreground, Manifest, RuntimeKind, TargetCommand};
+use iolab_model::{parse_duration, ModelKind, Runtime};
 use iolab_models::{ServeConfig, ServeError, Shutdown};
 
-use crate::cmd::backend_flags::BackendFlags;
+use crate::cmd::flags::{BackendFlags, KnobFlags};
 use crate::CliError;
 
 /// Flags of `iolab serve`. Defaults follow the real systems each model stands for.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000\n  iolab serve --runtime jvm --model virtual --port 0"
+    after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000\n  iolab serve --runtime jvm --model virtual --port 0\n  iolab serve --runtime jvm --model pool --option synchronized"
 )]
 pub struct Args {
-    /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async; on the JVM also virtual.
+    /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async built in; a runtime may serve others (prefork, virtual).
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: String,
-    /// Where the target runs: rust (built in) or jvm (Spring MVC/WebFlux in targets/jvm; needs JDK 25 and Maven).
+    /// Where the target runs: rust (built in) or a runtime folder under targets/ (jvm, node, ruby, python, play).
     #[arg(long, value_name = "RUNTIME", default_value = "rust")]
     pub runtime: String,
-    /// jvm, pool/virtual: every blocking sleep inside a `synchronized` block (Loom's pinning case).
-    #[arg(long)]
-    pub synchronized: bool,
-    /// jvm: requests the target sends itself before printing its URL (JIT warm-up) [default: 0].
+    /// A runtime's option (repeatable), e.g. `synchronized` on the JVM (Loom's pinning case).
+    #[arg(long = "option", value_name = "NAME")]
+    pub options: Vec<String>,
+    /// Runtimes: requests the target sends itself before printing its URL (JIT warm-up) [default: 0].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub warmup: Option<u32>,
     /// Address to listen on (loopback unless you say otherwise).
@@ -44,24 +47,9 @@ pub struct Args {
     /// Port to listen on; 0 picks a free one (the URL is printed first).
     #[arg(long, short = 'p', value_name = "PORT", default_value_t = 8080)]
     pub port: u16,
-    /// pool: worker threads [default: 200, Tomcat maxThreads].
-    #[arg(long, value_name = "N")]
-    pub threads: Option<u32>,
-    /// pool: connections held open at once [default: 8192, Tomcat maxConnections].
-    #[arg(long, value_name = "C")]
-    pub max_connections: Option<u32>,
-    /// Kernel listen backlog [default: 100 (Tomcat acceptCount) for the thread models, 4096 for the loops].
-    #[arg(long, value_name = "B")]
-    pub backlog: Option<u32>,
-    /// loop-*: event-loop worker threads [default: cores, as tokio].
-    #[arg(long, value_name = "K")]
-    pub workers: Option<u32>,
-    /// loop-offload: blocking pool threads [default: 64, Kotlin Dispatchers.IO].
-    #[arg(long, value_name = "P")]
-    pub offload: Option<u32>,
-    /// thread-per-request: most threads alive at once; beyond it 503 [default: no cap].
-    #[arg(long, value_name = "T")]
-    pub max_threads: Option<u32>,
+    /// Also serve /metrics on this port from a thread of its own, which a saturated pool cannot starve (0: a free one; printed as the second stdout line, `metrics URL`).
+    #[arg(long, value_name = "PORT")]
+    pub metrics_port: Option<u16>,
     /// Pin the process to these CPUs, e.g. 0 or 0-1 (sched_setaffinity).
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
@@ -69,64 +57,57 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", default_value = "5s")]
     pub grace: String,
     #[command(flatten)]
+    pub knobs: KnobFlags,
+    #[command(flatten)]
     pub backends: BackendFlags,
 }
 
 impl Args {
-    /// The model knobs given on the command line.
-    fn params(&self) -> ModelParams {
-        ModelParams {
-            threads: self.threads,
-            max_connections: self.max_connections,
-            backlog: self.backlog,
-            workers: self.workers,
-            offload: self.offload,
-            max_threads: self.max_threads,
-            ..Default::default()
-        }
-    }
-
-    /// `--runtime`, checked.
-    fn runtime(&self) -> Result<Runtime, CliError> {
-        match self.runtime.as_str() {
-            "rust" => Ok(Runtime::Rust),
-            "jvm" => Ok(Runtime::Jvm),
-            other => Err(CliError::usage(format!(
-                "--runtime: unknown runtime '{other}' (expected rust or jvm)"
-            ))),
-        }
-    }
-
-    /// The validated config (without the socket).
+    /// The validated config of a built-in model (without the socket).
     fn config(&self) -> Result<ServeConfig, CliError> {
         let model: ModelKind = self.model.parse().map_err(CliError::usage)?;
-        if self.synchronized || self.warmup.is_some() {
-            let flag = if self.synchronized {
-                "--synchronized"
-            } else {
-                "--warmup"
-            };
+        if let Some(flag) = self
+            .options
+            .first()
+            .map(|o| format!("--option {o}"))
+            .or(self.warmup.map(|_| "--warmup".to_string()))
+        {
             return Err(CliError::usage(format!(
-                "{flag} applies to the JVM targets: add --runtime jvm"
+                "{flag} applies to a runtime folder's targets: add --runtime (e.g. --runtime jvm)"
             )));
         }
-        let params = self.params();
+        let params = self.knobs.params().map_err(CliError::usage)?;
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
-        let grace: Duration =
-            parse_duration(&self.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
         Ok(ServeConfig {
             model,
+            backends: Arc::new(Backends::new(self.backends.config(&params))),
             params,
-            backends: Arc::new(Backends::new(self.backends.config())),
-            grace,
+            grace: self.grace()?,
         })
+    }
+
+    fn grace(&self) -> Result<Duration, CliError> {
+        parse_duration(&self.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))
+    }
+
+    fn pin(&self) -> Result<(), CliError> {
+        if let Some(list) = &self.cpus {
+            let cpus = iolab_models::parse_cpu_list(list)
+                .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
+            iolab_models::pin_to_cpus(&cpus).map_err(|e| {
+                CliError::usage(format!("--cpus {list}: cannot pin the process: {e}"))
+            })?;
+        }
+        Ok(())
     }
 }
 
 /// Run `iolab serve`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    if args.runtime()? == Runtime::Jvm {
-        return run_jvm(&args);
+    let runtime =
+        Runtime::named(&args.runtime).map_err(|e| CliError::usage(format!("--runtime: {e}")))?;
+    if !runtime.is_rust() {
+        return run_runtime(&args, &runtime);
     }
     let config = args.config()?;
     let ip: IpAddr = args.bind.parse().map_err(|_| {
@@ -135,28 +116,23 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             args.bind
         ))
     })?;
-    if let Some(list) = &args.cpus {
-        let cpus = iolab_models::parse_cpu_list(list)
-            .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
-        iolab_models::pin_to_cpus(&cpus)
-            .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
-    }
-    let addr = SocketAddr::new(ip, args.port);
-    let listener = TcpListener::bind(addr).map_err(|e| {
-        CliError::usage(format!(
-            "cannot listen on {addr}: {e} (pick another --port, or --port 0 for a free one)"
-        ))
-    })?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| CliError::usage(format!("cannot read the bound address: {e}")))?;
+    args.pin()?;
+    let listener = listen(SocketAddr::new(ip, args.port), "--port")?;
+    let metrics = args
+        .metrics_port
+        .map(|p| listen(SocketAddr::new(ip, p), "--metrics-port"))
+        .transpose()?;
     let shutdown = Shutdown::new();
     shutdown
         .on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch SIGINT/SIGTERM: {e}")))?;
+    let local = local_addr(&listener)?;
     {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "http://{local}");
+        if let Some(m) = &metrics {
+            let _ = writeln!(out, "metrics http://{}", local_addr(m)?);
+        }
         let _ = out.flush();
     }
     let knobs = config.params.label();
@@ -170,62 +146,73 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         },
         args.grace
     );
-    match iolab_models::serve(config, listener, shutdown) {
+    match iolab_models::serve_with(config, listener, metrics, shutdown) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e @ (ServeError::BadParams(_) | ServeError::Unsupported(_))) => Err(CliError::usage(e)),
         Err(e) => Err(CliError::Failed(anyhow::anyhow!("serve: {e}"))),
     }
 }
 
-/// `iolab serve --runtime jvm`: the matching Spring target in the foreground.
-fn run_jvm(args: &Args) -> Result<ExitCode, CliError> {
-    use iolab_lab::jvm;
+fn listen(addr: SocketAddr, flag: &str) -> Result<TcpListener, CliError> {
+    TcpListener::bind(addr).map_err(|e| {
+        CliError::usage(format!(
+            "cannot listen on {addr}: {e} (pick another {flag}, or 0 for a free one)"
+        ))
+    })
+}
 
+fn local_addr(l: &TcpListener) -> Result<SocketAddr, CliError> {
+    l.local_addr()
+        .map_err(|e| CliError::usage(format!("cannot read the bound address: {e}")))
+}
+
+/// `iolab serve --runtime NAME`: the runtime's target in the foreground.
+fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
     let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
-    let params = ModelParams {
-        pg_pool: Some(args.backends.pg_pool),
-        mc_pool: Some(args.backends.mc_pool),
-        ..args.params()
-    };
-    jvm::check(model, &params, args.synchronized).map_err(|e| {
-        // Name the knob as a flag: `max_threads does not apply` -> `--max-threads ...`.
-        match e.split_once(" does not apply") {
-            Some((knob, rest)) => {
-                CliError::usage(format!("--{} does not apply{rest}", knob.replace('_', "-")))
-            }
-            None => CliError::usage(e),
-        }
-    })?;
+    let m = Manifest::load(runtime).map_err(CliError::usage)?;
+    if m.kind != RuntimeKind::Http {
+        return Err(CliError::usage(format!(
+            "runtime {runtime} runs batches, it serves nothing: use it from a batch preset"
+        )));
+    }
     if args.bind != "127.0.0.1" {
         return Err(CliError::usage(format!(
-            "--bind {}: the JVM targets listen on 127.0.0.1 only; remove --bind",
+            "--bind {}: runtime targets listen on 127.0.0.1 only; remove --bind",
             args.bind
         )));
     }
-    let grace: Duration =
-        parse_duration(&args.grace).map_err(|e| CliError::usage(format!("--grace: {e}")))?;
-    let root = jvm::find_root().map_err(CliError::usage)?;
-    let opts = jvm::JvmOptions {
+    let params = args.knobs.params().map_err(CliError::usage)?;
+    let launch = LaunchArgs {
+        model,
+        params: &params,
+        options: &args.options,
+        backends: &args.backends.addresses,
         port: args.port,
-        synchronized: args.synchronized,
-        backends: iolab_lab::services::Addresses {
-            pg: args.backends.pg.clone(),
-            mc: args.backends.mc.clone(),
-            http: args.backends.http_backend.clone(),
-        },
-        pg_wait: Some(args.backends.pg_wait),
         warmup: args.warmup.unwrap_or(0),
+        pg_wait: Some(args.backends.pg_wait),
+        separate_metrics: args.metrics_port.is_some(),
     };
-    let argv = jvm::jvm_target_command(&root, model, &params, &opts).map_err(CliError::usage)?;
-    if let Some(list) = &args.cpus {
-        // The JVM inherits our CPU set.
-        let cpus = iolab_models::parse_cpu_list(list)
-            .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
-        iolab_models::pin_to_cpus(&cpus)
-            .map_err(|e| CliError::usage(format!("--cpus {list}: cannot pin the process: {e}")))?;
-    }
-    // The target halts itself 3 s after SIGTERM at the latest (targets/jvm App.kt).
-    let code = jvm::serve_foreground(&argv, grace.max(Duration::from_secs(5)))
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("serve --runtime jvm: {e}")))?;
+    let argv = launcher_argv(&m, &launch).map_err(|e| CliError::usage(flag_names(&e)))?;
+    build(&m).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
+    // The target inherits our CPU set.
+    args.pin()?;
+    let cmd = TargetCommand {
+        argv,
+        port: None,
+        cpus: Vec::new(),
+        dir: Some(m.dir.clone()),
+    };
+    let code = foreground::serve(&cmd, args.grace()?.max(Duration::from_secs(5)))
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("serve --runtime {runtime}: {e}")))?;
     Ok(ExitCode::from(code))
+}
+
+/// Name a knob as its flag: `max_threads does not apply` -> `--max-threads does not apply`.
+fn flag_names(e: &str) -> String {
+    match e.split_once(" does not apply") {
+        Some((knob, rest)) if iolab_model::knob::knob(knob).is_some() => {
+            format!("--{} does not apply{rest}", knob.replace('_', "-"))
+        }
+        _ => e.to_string(),
+    }
 }

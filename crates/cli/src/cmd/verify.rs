@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use iolab_model::parse_duration;
 use iolab_verify::{VerifyError, VerifyOptions};
 
+use crate::cmd::flags::BackendFlags;
 use crate::CliError;
 
 /// Flags of `iolab verify`.
@@ -31,21 +32,14 @@ pub struct Args {
     /// Print the report as JSON instead of lines.
     #[arg(long)]
     pub json: bool,
-    /// PostgreSQL the target uses: check its pg_stat_statements counts the target's pg steps.
-    #[arg(long, env = "IOLAB_PG", value_name = "URL", value_parser = pg_url, help_heading = "Backends")]
-    pub pg: Option<String>,
-    /// memcached the target uses: check its hits match the target's mc steps.
-    #[arg(long, env = "IOLAB_MC", value_name = "HOST:PORT", value_parser = mc_addr, help_heading = "Backends")]
-    pub mc: Option<String>,
-    /// Delay service the target uses: check its hits match the target's http steps.
-    #[arg(long, env = "IOLAB_HTTP_BACKEND", value_name = "URL", value_parser = http_url, help_heading = "Backends")]
-    pub http_backend: Option<String>,
+    /// The backends the target uses: each one's own counter must move with
+    /// the target's steps (pg_stat_statements, memcached hits, delay-service hits).
+    #[command(flatten)]
+    pub backends: BackendFlags,
     /// Skip the backend checks even when addresses are given (or set in IOLAB_*).
     #[arg(long, help_heading = "Backends")]
     pub no_backends: bool,
 }
-
-use super::backend_flags::{http_url, mc_addr, pg_url};
 
 /// Run `iolab verify`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -57,16 +51,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let mut report =
         iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
-    let backends = iolab_backends::BackendConfig {
-        pg: args.pg.clone(),
-        mc: args.mc.clone(),
-        http: args.http_backend.clone(),
-        ..Default::default()
-    };
-    if !args.no_backends
-        && (backends.pg.is_some() || backends.mc.is_some() || backends.http.is_some())
-    {
-        let checks = iolab_verify::verify_backends(&args.url, &backends, &opts)
+    let backends = &args.backends.addresses;
+    if !args.no_backends && !backends.is_empty() {
+        let checks = iolab_verify::verify_backends(&args.url, backends, &opts)
             .map_err(|e: VerifyError| CliError::usage(e))?;
         report.checks.extend(checks);
     }

@@ -3,6 +3,8 @@
 //! (see [`values`](super::values)). Any field typed `OneOrMany` may be a list:
 //! that makes it a sweep axis. `presets/README.md` documents every field.
 
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 use iolab_model::batch::WorkerKind;
@@ -133,49 +135,21 @@ pub struct LoadSection {
     pub body: WorkBody,
 }
 
-/// `[[targets]]`: one model (or a list of models) and its knobs.
+/// `[[targets]]`: one model (or a list of models), where it runs, and its
+/// knobs and runtime options.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TargetSection {
     /// Concurrency model(s).
     pub model: OneOrMany<ModelKind>,
     /// A label that replaces the model's name in run names.
     #[serde(default)]
     pub label: Option<String>,
-    /// Where the target runs (`rust`, built in; `jvm`: `targets/jvm`, or `command`).
+    /// Where the target runs: `rust` (built in) or a runtime folder under `targets/`.
     #[serde(default)]
     pub runtime: Runtime,
-    /// `pool`: worker threads.
-    #[serde(default)]
-    pub threads: Option<OneOrMany<Count>>,
-    /// `pool`: connections held at once.
-    #[serde(default)]
-    pub max_connections: Option<OneOrMany<Count>>,
-    /// Thread models: listen backlog.
-    #[serde(default)]
-    pub backlog: Option<OneOrMany<Count>>,
-    /// `loop-*`: event-loop threads.
-    #[serde(default)]
-    pub workers: Option<OneOrMany<Count>>,
-    /// `loop-offload`: blocking pool size.
-    #[serde(default)]
-    pub offload: Option<OneOrMany<Count>>,
-    /// `thread-per-request`: most threads alive.
-    #[serde(default)]
-    pub max_threads: Option<OneOrMany<Count>>,
-    /// memcached connections of the target (`--mc-pool`).
-    #[serde(default)]
-    pub mc_pool: Option<OneOrMany<Count>>,
-    /// PostgreSQL pool size of the target (`--pg-pool`).
-    #[serde(default)]
-    pub pg_pool: Option<OneOrMany<Count>>,
-    /// A custom target command (argv) instead of `iolab serve`.
+    /// A custom target command (argv) instead of a built-in or runtime one.
     #[serde(default)]
     pub command: Option<Vec<String>>,
-    /// JVM `pool`/`virtual`: every blocking sleep inside a `synchronized`
-    /// block, Loom's pinning case (`[false, true]` sweeps it).
-    #[serde(default)]
-    pub synchronized: Option<OneOrMany<bool>>,
     /// HTTP presets: this target's own workload, replacing `load.steps`
     /// (E5 runs `seq(...)` on one target and `par(...)` on another).
     #[serde(default)]
@@ -183,6 +157,44 @@ pub struct TargetSection {
     /// Open-loop HTTP presets: this target's own rates, replacing `load.rate`.
     #[serde(default)]
     pub rate: Option<OneOrMany<Positive>>,
+    /// Everything else: knobs (`threads = 20`, any of the knob list) and the
+    /// runtime's options (`synchronized = true`), each a value or a sweep.
+    /// Checked by name when the preset is expanded.
+    #[serde(flatten)]
+    pub settings: BTreeMap<String, OneOrMany<Setting>>,
+}
+
+/// The value of a knob (a count) or of a runtime option (a flag).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Setting {
+    /// A knob's value.
+    Count(u64),
+    /// A runtime option's value.
+    Flag(bool),
+}
+
+impl<'de> Deserialize<'de> for Setting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Setting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a whole number (a knob) or true/false (a runtime option)")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Setting, E> {
+                Ok(Setting::Count(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Setting, E> {
+                u64::try_from(v)
+                    .map(Setting::Count)
+                    .map_err(|_| E::custom(format!("{v} is below zero: give a whole number of 1 or more")))
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Setting, E> {
+                Ok(Setting::Flag(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Task mixes of a batch.

@@ -56,15 +56,18 @@ pub fn number_label(v: f64) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     /// Field name, e.g. `rate`.
-    pub name: &'static str,
+    pub name: String,
     /// Values in the order written.
     pub points: Vec<Point>,
 }
 
 impl Axis {
     /// Build an axis.
-    pub fn new(name: &'static str, points: Vec<Point>) -> Axis {
-        Axis { name, points }
+    pub fn new(name: impl Into<String>, points: Vec<Point>) -> Axis {
+        Axis {
+            name: name.into(),
+            points,
+        }
     }
 
     /// More than one value?

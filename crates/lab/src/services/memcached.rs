@@ -4,11 +4,64 @@
 //! (else `nobody`) when iolab runs as root. Also: storing the values the
 //! steps read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use super::child::{self, ServiceChild};
+use super::{Needs, Service, Started};
+
+/// memcached as a [`Service`].
+pub struct MemcachedService;
+
+/// The one instance.
+pub static MEMCACHED: MemcachedService = MemcachedService;
+
+impl Service for MemcachedService {
+    fn label(&self) -> &'static str {
+        "memcached"
+    }
+
+    fn answers(&self, address: &str) -> bool {
+        version(address).is_some()
+    }
+
+    fn version(&self, address: &str) -> Option<String> {
+        version(address)
+    }
+
+    fn find(&self) -> Result<Option<PathBuf>, String> {
+        find().map(Some)
+    }
+
+    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, String> {
+        let bin = program.ok_or("no memcached program")?;
+        Ok(Box::new(start(bin)?))
+    }
+
+    fn prepare(&self, address: &str, needs: &Needs) -> Result<Vec<String>, String> {
+        let keys: Vec<String> = needs.mc_keys.iter().cloned().collect();
+        fill(address, &keys)
+    }
+}
+
+impl Started for Memcached {
+    fn address(&self) -> String {
+        self.addr.clone()
+    }
+
+    fn version(&self) -> Option<String> {
+        self.version.clone()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![format!("pid {}", self.child.pid())]
+    }
+
+    fn pid(&self) -> Option<u32> {
+        Some(self.child.pid())
+    }
+}
 
 /// Bytes stored under a key the steps read and nobody filled: E4's value,
 /// and `iolab backend mc-fill`'s default.

@@ -1,35 +1,29 @@
-//! Which real backends an experiment needs: the `pg`, `mc` and `http` calls
-//! in the parsed steps of every HTTP run, and the backend of batch runs whose
-//! IO tasks make real calls (`[batch] backend`).
+//! Which real backends an experiment needs: the backends of the io calls in
+//! the parsed steps of every HTTP run, and the backend of batch runs whose IO
+//! tasks make real calls (`[batch] backend`), with the memcached keys the
+//! steps read (so they can be filled).
 
 use std::collections::BTreeSet;
 
 use iolab_model::experiment::{ExperimentPlan, Work};
 use iolab_model::steps::{BackendKind, IoCall, Step};
 
-/// The backends a plan (or one run) calls.
+/// The real backends a plan (or one run) calls.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Needs {
-    /// `pg:MS` steps.
-    pub pg: bool,
-    /// `http:MS` steps.
-    pub http: bool,
-    /// Keys of `mc:KEY` steps (empty = no memcached needed).
+    kinds: BTreeSet<BackendKind>,
+    /// Keys of `mc:KEY` steps.
     pub mc_keys: BTreeSet<String>,
 }
 
 impl Needs {
-    /// What every HTTP run of the plan calls.
+    /// What every run of the plan calls.
     pub fn of_plan(plan: &ExperimentPlan) -> Needs {
         let mut n = Needs::default();
         for spec in &plan.runs {
             match &spec.work {
                 Work::Http(w) => n.add(&w.steps),
-                Work::Batch(b) => match b.io_backend {
-                    BackendKind::Pg => n.pg = true,
-                    BackendKind::Http => n.http = true,
-                    BackendKind::Sleep | BackendKind::Mc => {}
-                },
+                Work::Batch(b) => n.insert(b.io_backend),
             }
         }
         n
@@ -44,25 +38,32 @@ impl Needs {
 
     fn add(&mut self, steps: &Step) {
         for call in steps.io_calls() {
-            match call {
-                IoCall::Pg { .. } => self.pg = true,
-                IoCall::Http { .. } => self.http = true,
-                IoCall::Mc { key } => {
-                    self.mc_keys.insert(key.clone());
-                }
-                IoCall::Sleep { .. } => {}
+            self.insert(call.kind());
+            if let IoCall::Mc { key } = call {
+                self.mc_keys.insert(key.clone());
             }
         }
     }
 
-    /// memcached is needed.
-    pub fn mc(&self) -> bool {
-        !self.mc_keys.is_empty()
+    fn insert(&mut self, kind: BackendKind) {
+        if !kind.is_sleep() {
+            self.kinds.insert(kind);
+        }
+    }
+
+    /// The real backends needed, in label order.
+    pub fn kinds(&self) -> impl Iterator<Item = BackendKind> + '_ {
+        self.kinds.iter().copied()
+    }
+
+    /// Is `kind` needed?
+    pub fn has(&self, kind: BackendKind) -> bool {
+        self.kinds.contains(&kind)
     }
 
     /// Nothing but the embedded timer.
     pub fn is_empty(&self) -> bool {
-        !self.pg && !self.http && !self.mc()
+        self.kinds.is_empty()
     }
 }
 
@@ -75,7 +76,8 @@ mod tests {
         let s =
             iolab_model::steps::parse("seq(pg:200,par(http:500,mc:test,mc:b),sleep:1)").unwrap();
         let n = Needs::of_steps(&s);
-        assert!(n.pg && n.http && n.mc());
+        let kinds: Vec<BackendKind> = n.kinds().collect();
+        assert_eq!(kinds, [BackendKind::Http, BackendKind::Pg, BackendKind::Mc]);
         assert_eq!(n.mc_keys.iter().collect::<Vec<_>>(), ["b", "test"]);
         let s = iolab_model::steps::parse("par(sleep:100,cpu:1000)").unwrap();
         assert!(Needs::of_steps(&s).is_empty());
@@ -91,6 +93,6 @@ mod tests {
         );
         let p = crate::preset::load_plan(e5, None).unwrap();
         let n = Needs::of_plan(&p);
-        assert!(n.pg && n.http && n.mc_keys.contains("test"));
+        assert!(n.has(BackendKind::Pg) && n.has(BackendKind::Http) && n.mc_keys.contains("test"));
     }
 }

@@ -11,12 +11,14 @@
 
 use std::fs;
 use std::io::Write;
+use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use super::child::{self, ServiceChild, User};
+use super::{Service, Started};
 
 /// What `scripts/services` uses unless `IOLAB_PG_BIN` says otherwise.
 const DEFAULT_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -42,6 +44,52 @@ impl Cluster {
     /// Its folder (data, logs), removed when it stops.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+}
+
+/// PostgreSQL as a [`Service`].
+pub struct Postgres;
+
+/// The one instance.
+pub static POSTGRES: Postgres = Postgres;
+
+impl Service for Postgres {
+    fn label(&self) -> &'static str {
+        "PostgreSQL"
+    }
+
+    fn answers(&self, url: &str) -> bool {
+        reachable(url)
+    }
+
+    fn find(&self) -> Result<Option<PathBuf>, String> {
+        find().map(Some)
+    }
+
+    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, String> {
+        let bin = program.ok_or("no PostgreSQL programs")?;
+        Ok(Box::new(start(bin)?))
+    }
+}
+
+impl Started for Cluster {
+    fn address(&self) -> String {
+        self.url.clone()
+    }
+
+    fn version(&self) -> Option<String> {
+        self.version.clone()
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![
+            format!("pid {}", self.pid()),
+            format!("data {}", self.dir().display()),
+        ]
+    }
+
+    fn pid(&self) -> Option<u32> {
+        Some(self.server.pid())
     }
 }
 
@@ -160,7 +208,7 @@ fn init_and_run(
         let last = tail.lines().last().unwrap_or("").trim().to_string();
         return Err(format!(
             "initdb failed ({}): {last}",
-            crate::process::describe(status)
+            crate::target::child::describe(status)
         ));
     }
     let conf = format!(
@@ -223,4 +271,46 @@ fn create_extension(psql: &Path, port: u16) -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success())
+}
+/// Something accepts connections at the URL's host and port.
+fn reachable(url: &str) -> bool {
+    let Some((host, port)) = pg_host_port(url) else {
+        return false;
+    };
+    (host.as_str(), port)
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .is_some_and(|a| TcpStream::connect_timeout(&a, Duration::from_secs(1)).is_ok())
+}
+
+/// Host and port of `postgres://[user[:pw]@]host[:port][/db][?..]`.
+fn pg_host_port(url: &str) -> Option<(String, u16)> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?']).next()?;
+    let hostport = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (h, p.parse().ok()?),
+        _ => (hostport, 5432),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    (!host.is_empty()).then(|| (host.to_string(), port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pg_urls_give_host_and_port() {
+        assert_eq!(
+            pg_host_port("postgres://postgres@127.0.0.1:41234/postgres"),
+            Some(("127.0.0.1".into(), 41234))
+        );
+        assert_eq!(
+            pg_host_port("postgresql://u:pw@localhost/db"),
+            Some(("localhost".into(), 5432))
+        );
+        assert_eq!(pg_host_port("nonsense"), None);
+    }
 }

@@ -17,9 +17,9 @@ use super::histogram::Histogram;
 use super::program::{Op, Program, NO_PARENT};
 use super::queue::{Event, EventQueue, Lane};
 use super::resource::{Resource, Then, Waiter};
-use super::server::{Admission, Shape};
 use super::{SimInput, SimOutcome};
 use crate::calibration::PG_WAIT_NS;
+use iolab_model::concurrency::{Admission, Shape};
 
 /// A closed-loop client whose request failed at once waits this long before
 /// its next one, as a real client reconnecting would (and so time moves on).

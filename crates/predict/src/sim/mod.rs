@@ -2,7 +2,7 @@
 //!
 //! Time is in integer nanoseconds; events sit in a binary heap
 //! ([`queue`]); client timeouts, whose deadlines come in send order, sit in a
-//! plain FIFO beside it. The server side is a [`server::Shape`] per model, the
+//! plain FIFO beside it. The server side is the model's [`Shape`] (crates/model), the
 //! work a compiled [`program`], the load an open loop ([`arrivals`]) or a
 //! closed loop. CPU steps queue FIFO for `cpu_servers` cores (one step per
 //! core at a time, not processor sharing: the same throughput, a slightly
@@ -14,7 +14,6 @@ pub mod histogram;
 pub mod program;
 mod queue;
 mod resource;
-pub mod server;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -24,7 +23,7 @@ use iolab_model::steps::Step;
 
 pub use arrivals::Arrivals;
 use histogram::Histogram;
-pub use server::Shape;
+pub use iolab_model::concurrency::Shape;
 
 /// What to simulate.
 #[derive(Debug, Clone)]

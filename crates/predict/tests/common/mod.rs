@@ -8,7 +8,7 @@ use iolab_model::experiment::HttpWork;
 use iolab_model::predict::Prediction;
 use iolab_model::{ModelKind, ModelParams};
 use iolab_predict::predict_http;
-use iolab_predict::sim::{simulate, Shape, SimInput, SimOutcome};
+use iolab_predict::sim::{simulate, SimInput, SimOutcome};
 
 pub const KEEP: ConnectionMode = ConnectionMode::KeepAlive { max: 100_000 };
 pub const FRESH: ConnectionMode = ConnectionMode::NewPerRequest { max: 100_000 };
@@ -53,7 +53,7 @@ pub fn pool(threads: u32) -> ModelParams {
 
 /// Simulate and check the accounting invariant on the way.
 pub fn sim(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> SimOutcome {
-    let shape = Shape::of(model, params, cores);
+    let shape = model.shape(params, &cores.into());
     let out = simulate(&SimInput {
         shape: &shape,
         steps: &w.steps,

@@ -1,4 +1,4 @@
-// Start-up options: `--iolab.NAME=VALUE` arguments (scripts/jvm-target writes them from its
+// Start-up options: `--iolab.NAME=VALUE` arguments (targets/jvm/start writes them from its
 // flags), validated into one typed value before Spring starts, and mapped onto the knobs of
 // the real systems (Tomcat, Reactor Netty, kotlinx.coroutines).
 package iolab

@@ -1,6 +1,6 @@
 // The real PostgreSQL and memcached that `scripts/services up` starts for the test command
 // (IOLAB_PG, IOLAB_MC). Without them the backend tests are skipped, unless
-// IOLAB_REQUIRE_BACKENDS=1 (scripts/test-jvm sets it) makes a missing one a failure.
+// IOLAB_REQUIRE_BACKENDS=1 (targets/jvm/test sets it) makes a missing one a failure.
 package iolab
 
 import org.junit.jupiter.api.Assertions.fail

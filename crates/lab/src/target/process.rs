@@ -1,25 +1,19 @@
-//! Target processes: start one (pinned, tied to our life), learn its URL,
-//! wait for `/health`, notice if it died, and stop it (SIGTERM, then SIGKILL).
-//!
-//! Children get `PR_SET_PDEATHSIG = SIGKILL` and their own process group, so
-//! they never outlive iolab and a terminal's Ctrl-C reaches only iolab, which
-//! then stops them itself. The death signal fires when the *thread* that
-//! spawned the child exits: spawn from the thread that also stops it.
+//! A running target: started from a [`TargetCommand`], its URL learned
+//! from its first stdout line (or the port it was given), `/health` awaited,
+//! its death noticed, and stopped (SIGTERM to its group, then SIGKILL). The
+//! child itself is [`child`](super::child)'s.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::child::{describe, keep_tail, read_lines, signal_group, spawn, truncate};
 use crate::http;
-
-/// Bytes of stderr kept for messages.
-const STDERR_TAIL: usize = 2_048;
 
 /// How to start a target.
 #[derive(Debug, Clone)]
@@ -31,6 +25,8 @@ pub struct TargetCommand {
     pub port: Option<u16>,
     /// CPUs to pin the process (and every thread it starts) to.
     pub cpus: Vec<usize>,
+    /// Folder to run it in (a runtime's launcher runs in its folder).
+    pub dir: Option<PathBuf>,
 }
 
 /// Why a target could not be started.
@@ -46,6 +42,9 @@ pub struct Target {
     pub url: String,
     /// Its port.
     pub port: u16,
+    /// Where it serves `/metrics` apart from its workers (its second stdout
+    /// line, `metrics URL`), if it does.
+    pub metrics_url: Option<String>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     /// Set when stderr reached its end (the tail is then complete).
     stderr_done: Arc<AtomicBool>,
@@ -75,20 +74,13 @@ impl Target {
         }
         let (tx, rx) = mpsc::channel();
         if let Some(out) = child.stdout.take() {
-            thread::spawn(move || {
-                // First line: the URL; the rest is drained so the child never
-                // blocks on a full pipe.
-                let mut lines = BufReader::new(out).lines();
-                if let Some(Ok(first)) = lines.next() {
-                    let _ = tx.send(first);
-                }
-                for _ in lines {}
-            });
+            thread::spawn(move || read_lines(out, tx));
         }
         let mut target = Target {
             child,
             url: String::new(),
             port: 0,
+            metrics_url: None,
             stderr,
             stderr_done,
             stopped: false,
@@ -105,6 +97,7 @@ impl Target {
             target.stop(Duration::from_millis(200));
             return Err(e);
         }
+        target.metrics_url = metrics_line(&rx);
         Ok(target)
     }
 
@@ -261,103 +254,24 @@ impl Drop for Target {
     }
 }
 
-fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
-    if pgid > 0 {
-        // SAFETY: kill(2) with a negative pid signals a process group we created.
-        unsafe {
-            libc::kill(-pgid, sig);
-        }
-    }
-}
-
-/// In a forked child, before exec: be killed when the parent dies, and die
-/// now if it already has (it may have died before `prctl` took effect).
-///
-/// # Safety
-/// Only between fork and exec (in a `pre_exec` closure): it makes only
-/// async-signal-safe calls.
-pub(crate) unsafe fn die_with_parent(parent: libc::pid_t) {
-    libc::prctl(
-        libc::PR_SET_PDEATHSIG,
-        libc::SIGKILL as libc::c_ulong,
-        0,
-        0,
-        0,
-    );
-    if libc::getppid() != parent {
-        libc::raise(libc::SIGKILL);
-    }
-}
-
-fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
-    let (program, args) = cmd
-        .argv
-        .split_first()
-        .ok_or_else(|| StartError("empty target command".into()))?;
-    let mut c = Command::new(program);
-    c.args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let cpus = cmd.cpus.clone();
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity,
-    // raise) between fork and exec; the CPU set is built from copied data.
-    unsafe {
-        c.pre_exec(move || {
-            die_with_parent(parent);
-            if !cpus.is_empty() {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                for &cpu in &cpus {
-                    libc::CPU_SET(cpu, &mut set);
-                }
-                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-            }
-            Ok(())
-        });
-    }
-    c.spawn()
-        .map_err(|e| StartError(format!("cannot start '{program}': {e}")))
-}
-
-fn keep_tail(mut r: impl Read, tail: &Mutex<VecDeque<u8>>) {
-    let mut buf = [0u8; 4096];
-    while let Ok(n) = r.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        if let Ok(mut t) = tail.lock() {
-            t.extend(&buf[..n]);
-            while t.len() > STDERR_TAIL {
-                t.pop_front();
-            }
-        }
-    }
-}
-
-/// `exit status 3` / `killed by signal 9`.
-pub fn describe(status: ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exit status {c}"),
-        (None, Some(s)) => format!("killed by signal {s}"),
-        _ => status.to_string(),
-    }
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}...", s.chars().take(n).collect::<String>())
-    }
-}
-
 /// A free loopback port for a custom command's `{port}` (bound then released).
 pub fn free_port() -> std::io::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
+}
+
+/// The `metrics URL` line a target prints after its URL when it serves
+/// `/metrics` on a listener of its own (it has printed it by the time it is
+/// healthy; a short wait covers the pipe).
+fn metrics_line(rx: &mpsc::Receiver<String>) -> Option<String> {
+    let line = rx.recv_timeout(Duration::from_millis(100)).ok()?;
+    let url = line
+        .trim()
+        .strip_prefix("metrics ")?
+        .trim()
+        .trim_end_matches('/');
+    http::port_of(url).map(|_| url.to_string())
 }
 
 #[cfg(test)]
@@ -369,6 +283,7 @@ mod tests {
             argv: vec!["sh".into(), "-c".into(), script.into()],
             port,
             cpus: vec![],
+            dir: None,
         }
     }
 
@@ -422,6 +337,7 @@ mod tests {
             argv: vec!["/nonexistent/iolab-target".into()],
             port: None,
             cpus: vec![],
+            dir: None,
         };
         let e = Target::start(&cmd, Duration::from_secs(1), &no).unwrap_err();
         assert!(

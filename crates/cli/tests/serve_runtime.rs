@@ -1,4 +1,4 @@
-//! `iolab serve --runtime jvm`: bad input is a one-line usage error (exit 2)
+//! `iolab serve --runtime NAME` (a runtime folder, here the JVM's): bad input is a one-line usage error (exit 2)
 //! before anything starts, and a real Spring target started this way prints
 //! its URL first, serves the contract and stops on SIGTERM with exit 0.
 
@@ -38,12 +38,12 @@ fn bad_jvm_input_is_a_usage_error() {
     usage_error(
         &["--runtime", "graal", "--model", "pool"],
         None,
-        "--runtime: unknown runtime 'graal' (expected rust or jvm)",
+        "unknown runtime 'graal'",
     );
     usage_error(
         &["--runtime", "jvm", "--model", "thread-per-request"],
         None,
-        "has no JVM target",
+        "has no jvm target",
     );
     usage_error(
         &[
@@ -55,7 +55,7 @@ fn bad_jvm_input_is_a_usage_error() {
             "4",
         ],
         None,
-        "--threads does not apply to JVM model 'loop-async'",
+        "--threads does not apply to jvm model 'loop-async'",
     );
     usage_error(
         &["--runtime", "jvm", "--model", "pool", "--max-threads", "4"],
@@ -63,9 +63,9 @@ fn bad_jvm_input_is_a_usage_error() {
         "--max-threads does not apply",
     );
     usage_error(
-        &["--model", "pool", "--synchronized"],
+        &["--model", "pool", "--option", "synchronized"],
         None,
-        "add --runtime jvm",
+        "add --runtime",
     );
     usage_error(
         &["--runtime", "jvm", "--model", "pool", "--bind", "0.0.0.0"],
@@ -75,7 +75,7 @@ fn bad_jvm_input_is_a_usage_error() {
     usage_error(
         &["--runtime", "jvm", "--model", "pool"],
         Some(("IOLAB_ROOT", "/nonexistent/iolab")),
-        "IOLAB_ROOT=/nonexistent/iolab holds no targets/jvm/pom.xml",
+        "IOLAB_ROOT=/nonexistent/iolab holds no targets/README.md",
     );
     // The Rust runtime still refuses the JVM-only model.
     usage_error(&["--model", "virtual", "--port", "0"], None, "virtual");
@@ -94,12 +94,12 @@ fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> 
 
 #[test]
 fn a_jvm_target_prints_its_url_serves_and_stops_on_sigterm() {
-    let jdk = Command::new(root().join("scripts/jvm-target"))
+    let jdk = Command::new(root().join("targets/jvm/start"))
         .arg("--java-home")
         .output()
         .unwrap();
     if !jdk.status.success() {
-        // scripts/test-jvm (run by scripts/test) fails loudly without a JDK 25.
+        // targets/jvm/test (run by scripts/test) fails loudly without a JDK 25.
         eprintln!(
             "skipped: no JDK 25 ({})",
             String::from_utf8_lossy(&jdk.stderr).trim()
@@ -113,7 +113,8 @@ fn a_jvm_target_prints_its_url_serves_and_stops_on_sigterm() {
             "jvm",
             "--model",
             "virtual",
-            "--synchronized",
+            "--option",
+            "synchronized",
             "--port",
             "0",
         ])

@@ -1,0 +1,167 @@
+//! The `[load]` table of an HTTP preset: its sweep axes, and the
+//! [`HttpWork`] of one run picked out of them.
+
+use iolab_model::experiment::HttpWork;
+use iolab_model::{Arrival, ConnectionMode, Driver};
+
+use super::super::file::{ArrivalKind, ConnectionKind, DriverKind, LoadSection, TargetSection};
+use super::super::sweep::{Axis, Point};
+use super::super::values::Count;
+use super::{count_of, counts, fault, num, text_duration, FieldError, Pick};
+use super::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT, MIN_INTERVAL};
+
+pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+    let mut axes = vec![Axis::new(
+        "steps",
+        load.steps
+            .values()
+            .iter()
+            .map(|s| Point::text(s.0.to_string()))
+            .collect(),
+    )];
+    match load.driver {
+        DriverKind::Open => {
+            let rate = load.rate.as_ref().ok_or_else(|| {
+                fault(
+                    "load.rate",
+                    "an open loop needs `rate` (requests per second), e.g. rate = 200",
+                )
+            })?;
+            if load.concurrency.is_some() || load.requests.is_some() {
+                return Err(fault(
+                    if load.concurrency.is_some() {
+                        "load.concurrency"
+                    } else {
+                        "load.requests"
+                    },
+                    "applies to a closed loop: set driver = \"closed\" or remove it",
+                ));
+            }
+            if load.duration.is_none() {
+                return Err(fault(
+                    "load.duration",
+                    "an open loop needs `duration`, e.g. \"5s\"",
+                ));
+            }
+            axes.push(Axis::new(
+                "rate",
+                rate.values().iter().map(|r| Point::number(r.0)).collect(),
+            ));
+        }
+        DriverKind::Closed => {
+            let c = load.concurrency.as_ref().ok_or_else(|| {
+                fault(
+                    "load.concurrency",
+                    "a closed loop needs `concurrency` (clients), e.g. 50",
+                )
+            })?;
+            if load.rate.is_some() {
+                return Err(fault(
+                    "load.rate",
+                    "applies to an open loop: set driver = \"open\" or use `concurrency`",
+                ));
+            }
+            if load.duration.is_none() && load.requests.is_none() {
+                return Err(fault(
+                    "load.duration",
+                    "a closed loop needs `duration` or `requests`",
+                ));
+            }
+            axes.push(Axis::new(
+                "concurrency",
+                c.values().iter().map(|c| Point::count(c.0)).collect(),
+            ));
+            axes.extend(counts("requests", &load.requests));
+        }
+    }
+    if let Some(d) = &load.duration {
+        axes.push(Axis::new(
+            "duration",
+            d.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
+        ));
+    }
+    if let Some(t) = &load.timeout {
+        axes.push(Axis::new(
+            "timeout",
+            t.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
+        ));
+    }
+    if let Some(c) = &load.connections {
+        axes.push(Axis::new(
+            "connections",
+            c.values()
+                .iter()
+                .map(|c| {
+                    Point::text(match c {
+                        ConnectionKind::KeepAlive => "keep-alive",
+                        ConnectionKind::NewPerRequest => "new-per-request",
+                    })
+                })
+                .collect(),
+        ));
+    }
+    if load.seed.is_some() && load.arrival != ArrivalKind::Poisson {
+        return Err(fault(
+            "load.seed",
+            "a seed applies to arrival = \"poisson\"",
+        ));
+    }
+    Ok(axes)
+}
+
+pub(super) fn http_work(
+    load: &LoadSection,
+    target: &TargetSection,
+    pick: &Pick,
+    scale: f64,
+) -> HttpWork {
+    let steps: iolab_model::Step = pick("steps")
+        .and_then(|p| p.value.as_str())
+        .expect("steps axis")
+        .parse()
+        .expect("steps were validated when read");
+    let duration = text_duration(pick, "duration");
+    let driver = match load.driver {
+        DriverKind::Open => Driver::Open {
+            phases: vec![iolab_model::Phase::hold(
+                num(pick, "rate").expect("rate axis"),
+                duration.expect("checked: open loops have a duration"),
+            )],
+            arrival: match load.arrival {
+                ArrivalKind::Constant => Arrival::Constant,
+                ArrivalKind::Poisson => Arrival::Poisson {
+                    seed: load.seed.unwrap_or(1),
+                },
+            },
+        },
+        DriverKind::Closed => Driver::Closed {
+            concurrency: count_of(pick, "concurrency").expect("concurrency axis"),
+            requests: pick("requests").and_then(|p| p.value.as_u64()),
+            duration,
+        },
+    };
+    let max = load
+        .max_connections
+        .map_or(ConnectionMode::DEFAULT_MAX, Count::u32);
+    let connections = match pick("connections").and_then(|p| p.value.as_str()) {
+        Some("new-per-request") => ConnectionMode::NewPerRequest { max },
+        _ => ConnectionMode::KeepAlive { max },
+    };
+    let timeout = text_duration(pick, "timeout").unwrap_or(DEFAULT_TIMEOUT);
+    let interval = load.interval.map_or(DEFAULT_INTERVAL, |d| d.0);
+    HttpWork {
+        steps: steps.scaled(scale),
+        driver: driver.scaled(scale),
+        connections,
+        timeout: timeout.mul_f64(scale),
+        interval: interval.mul_f64(scale).max(MIN_INTERVAL),
+        command: target.command.clone(),
+        body: load.body,
+    }
+}

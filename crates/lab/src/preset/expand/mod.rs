@@ -1,0 +1,263 @@
+//! A parsed preset file expanded into an [`ExperimentPlan`]: rules that need
+//! more than one field, the sweep's cartesian product, the time-scale, and
+//! every check a run's target needs before anything starts (the same checks
+//! for `--dry-run` and for a real run). One file per table: [`target`]
+//! (`[[targets]]`), [`load`] (`[load]`), [`batch`] (`[batch]`).
+
+mod batch;
+mod load;
+mod target;
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
+
+use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+use iolab_model::ModelKind;
+
+use super::file::{DriverKind, PresetFile, TargetSection, WorkKind};
+use super::sweep::{self, Axis, Point};
+use super::values::{Count, OneOrMany};
+
+/// Most runs one preset may expand to.
+pub const MAX_RUNS: usize = 10_000;
+/// Warm-up when the preset gives none.
+pub const DEFAULT_WARMUP: Duration = Duration::from_secs(1);
+/// Client timeout when the preset gives none (artillery's default).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Series interval when the preset gives none.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_millis(500);
+/// Shortest series interval after scaling.
+const MIN_INTERVAL: Duration = Duration::from_millis(10);
+
+/// A rule broken by a field: `field` is its dotted path, e.g. `load.rate`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    /// Dotted path of the field, e.g. `targets[1].command`.
+    pub field: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+fn fault(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Overrides from the command line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overrides {
+    /// `--scale`.
+    pub scale: Option<f64>,
+    /// `--reps`.
+    pub reps: Option<u32>,
+}
+
+/// Expand a parsed file into a plan.
+pub fn expand(
+    file: PresetFile,
+    source: Option<String>,
+    over: Overrides,
+) -> Result<ExperimentPlan, FieldError> {
+    if file.name.trim().is_empty() || file.name.contains(['/', '\\']) {
+        return Err(fault(
+            "name",
+            "give a short name without slashes, e.g. \"showdown\"",
+        ));
+    }
+    if file.targets.is_empty() {
+        return Err(fault("targets", "add at least one [[targets]] table"));
+    }
+    let scale = over.scale.or(file.scale.map(|s| s.0)).unwrap_or(1.0);
+    let reps = over.reps.or(file.reps.map(Count::u32)).unwrap_or(1);
+    let warmup = file.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
+    let common = common_axes(&file)?;
+    let mut runs = Vec::new();
+    for (ti, t) in file.targets.iter().enumerate() {
+        target::check(ti, t, &file)?;
+        let axes = target::axes_with(t, &common);
+        if sweep::count(&axes).saturating_add(runs.len()) > MAX_RUNS {
+            return Err(fault(
+                "targets",
+                format!("the sweep expands to more than {MAX_RUNS} runs; shorten a list"),
+            ));
+        }
+        for combo in sweep::product(&axes) {
+            let spec = run_of(&file, t, &axes, &combo, &common, scale);
+            crate::target::check(&spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
+            runs.push(spec);
+        }
+    }
+    unique_names(&runs)?;
+    Ok(ExperimentPlan {
+        name: file.name,
+        description: file.description,
+        source,
+        scale,
+        reps,
+        warmup: warmup.mul_f64(scale),
+        runs,
+        published: file.published.map(toml_to_json),
+    })
+}
+
+/// The axes every target shares: the load's or the batch's.
+fn common_axes(file: &PresetFile) -> Result<Vec<Axis>, FieldError> {
+    match file.kind {
+        WorkKind::Http => {
+            if file.batch.is_some() {
+                return Err(fault("batch", "a [batch] table needs kind = \"batch\""));
+            }
+            let l = file
+                .load
+                .as_ref()
+                .ok_or_else(|| fault("load", "an HTTP preset needs a [load] table"))?;
+            load::http_axes(l)
+        }
+        WorkKind::Batch => {
+            if file.load.is_some() {
+                return Err(fault("load", "a batch preset has no [load]; use [batch]"));
+            }
+            let b = file
+                .batch
+                .as_ref()
+                .ok_or_else(|| fault("batch", "kind = \"batch\" needs a [batch] table"))?;
+            batch::batch_axes(b)
+        }
+    }
+}
+
+/// The run at one combination of the axes' points.
+fn run_of(
+    file: &PresetFile,
+    t: &TargetSection,
+    axes: &[Axis],
+    combo: &[usize],
+    common: &[Axis],
+    scale: f64,
+) -> RunSpec {
+    let pick = |name: &str| -> Option<&Point> {
+        axes.iter()
+            .position(|a| a.name == name)
+            .map(|i| &axes[i].points[combo[i]])
+    };
+    let model: ModelKind = serde_json::from_value(pick("model").expect("model axis").value.clone())
+        .expect("model axis holds model names");
+    let mut coordinates = BTreeMap::new();
+    coordinates.insert("model".to_string(), pick("model").unwrap().value.clone());
+    let mut name = t
+        .label
+        .clone()
+        .unwrap_or_else(|| model.as_str().to_string());
+    if let Some(label) = &t.label {
+        coordinates.insert("target".into(), label.clone().into());
+    }
+    for (ai, axis) in axes.iter().enumerate() {
+        let p = &axis.points[combo[ai]];
+        if axis.name != "model" && swept(&axis.name, &file.targets, common) {
+            coordinates.insert(axis.name.clone(), p.value.clone());
+            name.push_str(&format!("-{}={}", axis.name, p.label));
+        } else if p.value == serde_json::Value::Bool(true) {
+            // A runtime option that is on is a coordinate, swept or not.
+            coordinates.insert(axis.name.clone(), p.value.clone());
+        }
+    }
+    let work = match file.kind {
+        WorkKind::Http => Work::Http(load::http_work(
+            file.load
+                .as_ref()
+                .expect("checked: HTTP presets have [load]"),
+            t,
+            &pick,
+            scale,
+        )),
+        WorkKind::Batch => Work::Batch(batch::batch_spec(
+            file.batch
+                .as_ref()
+                .expect("checked: batch presets have [batch]"),
+            &pick,
+            scale,
+        )),
+    };
+    RunSpec {
+        name,
+        coordinates,
+        model,
+        runtime: t.runtime.clone(),
+        params: target::params_of(&pick),
+        scale,
+        work,
+    }
+}
+
+fn unique_names(runs: &[RunSpec]) -> Result<(), FieldError> {
+    let mut seen = HashSet::new();
+    for r in runs {
+        if !seen.insert(r.name.as_str()) {
+            return Err(fault(
+                "targets",
+                format!(
+                    "two runs would both be named '{}': give the [[targets]] tables distinct `label`s",
+                    r.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Is this axis a sweep anywhere in the preset? (Then every run names it.)
+fn swept(name: &str, targets: &[TargetSection], common: &[Axis]) -> bool {
+    common.iter().any(|a| a.name == name && a.sweeps())
+        || targets.iter().any(|t| {
+            target::own_axes(t)
+                .iter()
+                .any(|a| a.name == name && a.sweeps())
+        })
+}
+
+type Pick<'a> = dyn Fn(&str) -> Option<&'a Point> + 'a;
+
+fn counts(name: &str, v: &Option<OneOrMany<Count>>) -> Option<Axis> {
+    v.as_ref()
+        .map(|v| Axis::new(name, v.values().iter().map(|c| Point::count(c.0)).collect()))
+}
+
+fn num(pick: &Pick, name: &str) -> Option<f64> {
+    pick(name).and_then(|p| p.value.as_f64())
+}
+
+fn count_of(pick: &Pick, name: &str) -> Option<u32> {
+    pick(name)
+        .and_then(|p| p.value.as_u64())
+        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+fn text_duration(pick: &Pick, name: &str) -> Option<Duration> {
+    pick(name)
+        .and_then(|p| p.value.as_str())
+        .map(|s| iolab_model::parse_duration(s).expect("durations were validated when read"))
+}
+
+/// A closed-loop preset refuses a target's own `rate`.
+fn closed_loop(file: &PresetFile) -> bool {
+    file.load
+        .as_ref()
+        .is_some_and(|l| matches!(l.driver, DriverKind::Closed))
+}
+
+/// TOML published numbers as JSON, for the report.
+fn toml_to_json(v: toml::Value) -> serde_json::Value {
+    match v {
+        toml::Value::String(s) => s.into(),
+        toml::Value::Integer(i) => i.into(),
+        toml::Value::Float(f) => {
+            serde_json::Number::from_f64(f).map_or(serde_json::Value::Null, Into::into)
+        }
+        toml::Value::Boolean(b) => b.into(),
+        toml::Value::Datetime(d) => d.to_string().into(),
+        toml::Value::Array(a) => a.into_iter().map(toml_to_json).collect(),
+        toml::Value::Table(t) => t.into_iter().map(|(k, v)| (k, toml_to_json(v))).collect(),
+    }
+}

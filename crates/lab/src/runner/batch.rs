@@ -1,0 +1,89 @@
+//! Batch runs: in this process (the built-in executors, `iolab_batch`) or
+//! on a batch runtime (`targets/<name>` with `kind = "batch"`: the same spec
+//! in, the same `iolab.batch/1` document out). The median repetition by
+//! total time is the run's result.
+
+use std::sync::Arc;
+
+use iolab_model::batch::{BatchResult, BatchSpec};
+use iolab_model::experiment::RunSpec;
+use iolab_model::runs::{Outcome, RunRecord};
+
+use super::Ctx;
+use crate::progress::Stage;
+use crate::target::Launch;
+
+impl Ctx<'_> {
+    pub(super) fn batch_run(
+        &self,
+        index: usize,
+        spec: &RunSpec,
+        b: &BatchSpec,
+        launch: &Launch,
+    ) -> RunRecord {
+        let once: Box<dyn Fn() -> Result<BatchResult, String>> = match launch {
+            Launch::Runtime(m) => {
+                Box::new(move || crate::target::runtime::run_batch(m, spec, b, &self.opts.cancel))
+            }
+            _ => match self.in_process(spec, b) {
+                Ok(f) => f,
+                Err(e) => return self.record(spec, Outcome::Skipped { detail: e }),
+            },
+        };
+        let mut results: Vec<BatchResult> = Vec::new();
+        for rep in 0..self.plan.reps.max(1) {
+            if self.opts.cancelled() {
+                break;
+            }
+            self.observer
+                .run_started(index, self.plan.runs.len(), spec, rep);
+            self.observer.stage(spec, Stage::Batch);
+            match once() {
+                Ok(r) => results.push(r),
+                Err(e) => return self.record(spec, Outcome::StartFailed { detail: e }),
+            }
+        }
+        let mut record = self.record(spec, Outcome::Completed);
+        if self.opts.cancelled() {
+            record.outcome = Outcome::Interrupted;
+        }
+        results.sort_by(|a, b| a.total_s.total_cmp(&b.total_s));
+        if let Some(m) = results.get(results.len().saturating_sub(1) / 2).cloned() {
+            if m.tasks == 0 {
+                if let Some(f) = &m.failure {
+                    record.outcome = Outcome::Skipped { detail: f.clone() };
+                }
+            }
+            record.batch = Some(m);
+        }
+        record
+    }
+
+    /// The built-in executors; IO tasks on a real backend use the
+    /// experiment's services, through a pool of `pg_pool` connections (the
+    /// target knob) like a target's.
+    fn in_process<'b>(
+        &'b self,
+        spec: &'b RunSpec,
+        b: &'b BatchSpec,
+    ) -> Result<Box<dyn Fn() -> Result<BatchResult, String> + 'b>, String> {
+        let io = if b.io_backend.is_sleep() {
+            iolab_batch::io::Io::sleep()
+        } else {
+            let config = iolab_backends::BackendConfig::new(self.backends.clone(), &spec.params);
+            iolab_batch::io::Io::new(
+                b.io_backend,
+                Arc::new(iolab_backends::Backends::new(config)),
+            )?
+        };
+        Ok(Box::new(move || {
+            Ok(iolab_batch::run_with_io(
+                b,
+                spec.model,
+                &spec.params,
+                &io,
+                &self.opts.cancel,
+            ))
+        }))
+    }
+}

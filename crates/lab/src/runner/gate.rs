@@ -1,0 +1,71 @@
+//! The verify gate: the contract checked once per distinct target before it
+//! is measured, and, with real backends in the steps, that the target really
+//! calls them. A custom command's target (a user's own program) speaks the
+//! contract too; its report says so.
+
+use std::time::Duration;
+
+use iolab_model::experiment::{HttpWork, RunSpec};
+use iolab_model::verify::VerifyReport;
+
+use super::Ctx;
+use crate::progress::Stage;
+use crate::services::Needs;
+use crate::target::Target;
+
+impl Ctx<'_> {
+    /// Verify `target` (or reuse the report of an identical one). A report
+    /// that did not pass goes into `report` too; an error means the target
+    /// could not be verified at all.
+    pub(super) fn gate(
+        &self,
+        spec: &RunSpec,
+        w: &HttpWork,
+        target: &Target,
+        report: &mut Option<VerifyReport>,
+    ) -> Result<(), String> {
+        self.observer.stage(spec, Stage::Verifying);
+        let r = self.verify(spec, w, &target.url)?;
+        let passed = r.passed();
+        let failed: Vec<String> = r
+            .checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| format!("{} ({})", c.name, c.detail))
+            .collect();
+        *report = Some(r);
+        match (passed, failed.is_empty()) {
+            (true, _) => Ok(()),
+            (false, true) => Err("no checks ran".into()),
+            (false, false) => Err(failed.join("; ")),
+        }
+    }
+
+    fn verify(&self, spec: &RunSpec, w: &HttpWork, url: &str) -> Result<VerifyReport, String> {
+        let counted = self.backends.only(Needs::of_steps(&w.steps).kinds());
+        let key = format!(
+            "{}|{}|{:?}|{:?}|{:?}|{:?}",
+            spec.model, spec.runtime, spec.params, spec.coordinates, w.command, counted
+        );
+        if let Some(r) = self.verified.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(r);
+        }
+        let opts = iolab_verify::VerifyOptions {
+            model: Some(spec.model.as_str().to_string()),
+            timeout: Duration::from_secs(10),
+        };
+        let mut r =
+            iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;
+        if !counted.is_empty() {
+            let checks = iolab_verify::verify_backends(url, &counted, &opts)
+                .map_err(|e| format!("cannot verify {url}: {e}"))?;
+            r.checks.extend(checks);
+        }
+        if r.passed() {
+            if let Ok(mut m) = self.verified.lock() {
+                m.insert(key, r.clone());
+            }
+        }
+        Ok(r)
+    }
+}

@@ -1,0 +1,283 @@
+//! The experiment runner: for each run, start its target, verify it, warm it
+//! up, measure it while sampling telemetry, stop it, let its sockets drain,
+//! and write the results folder after every run.
+//!
+//! Failures of a run (no start, failed verify, died mid-run) are recorded as
+//! its outcome and the experiment goes on; only an unusable plan or results
+//! folder is an error. Cancelling (Ctrl-C) stops the current run, stops the
+//! target, and writes what was measured with `complete: false`.
+//!
+//! One file per stage: [`http`] (a served run and its repetitions),
+//! [`load`] (the attacks and the settle between them), [`gate`] (the verify
+//! gate), [`batch`] (batches, in process or on a batch runtime).
+
+mod batch;
+mod gate;
+mod http;
+mod load;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use iolab_model::environment::Environment;
+use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+use iolab_model::runs::{Outcome, RunRecord, RunsFile, RUNS_SCHEMA};
+use iolab_model::telemetry::Telemetry;
+use iolab_model::verify::VerifyReport;
+
+use crate::estimate::estimate;
+use crate::progress::Observer;
+use crate::services::{self, Addresses, Needs, ServiceError};
+use crate::target::Launch;
+use crate::{environment, results};
+
+/// How to run a plan; everything here is about this machine and this
+/// invocation, nothing about the experiment itself.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The results folder (created; must not hold a `runs.json` yet).
+    pub out_dir: PathBuf,
+    /// The `iolab` binary that serves built-in targets (`None` = this one).
+    pub exe: Option<PathBuf>,
+    /// Pin target and generator to different CPUs when there are two or more.
+    pub pin: bool,
+    /// Run `iolab verify` once per distinct target before measuring it.
+    pub verify: bool,
+    /// Set to stop (Ctrl-C); the runner also checks it between stages.
+    pub cancel: Arc<AtomicBool>,
+    /// The command line, recorded in the environment.
+    pub command_line: String,
+    /// Longest wait for a target to print its URL and answer `/health`.
+    pub start_timeout: Duration,
+    /// Time a target gets to exit after SIGTERM before SIGKILL.
+    pub grace: Duration,
+    /// Longest wait for the previous target's sockets to drain.
+    pub drain_max: Duration,
+}
+
+impl RunOptions {
+    /// Defaults for writing into `out_dir`.
+    pub fn new(out_dir: impl Into<PathBuf>) -> RunOptions {
+        RunOptions {
+            out_dir: out_dir.into(),
+            exe: None,
+            pin: true,
+            verify: true,
+            cancel: Arc::new(AtomicBool::new(false)),
+            command_line: String::new(),
+            start_timeout: Duration::from_secs(15),
+            grace: Duration::from_millis(1500),
+            drain_max: Duration::from_secs(3),
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Why an experiment could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The plan or options cannot be used (nothing was started).
+    #[error("{0}")]
+    Invalid(String),
+    /// The results folder could not be written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// File or folder.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+}
+
+/// Run a whole experiment, writing `runs.json` and `environment.json` into
+/// `opts.out_dir` after every run.
+pub fn run(
+    plan: &ExperimentPlan,
+    opts: &RunOptions,
+    observer: &dyn Observer,
+) -> Result<RunsFile, LabError> {
+    preflight(plan, opts)?;
+    // Runtime folders: build each once, before the first run.
+    crate::target::runtime::prepare(plan).map_err(LabError::Invalid)?;
+    let exe = match &opts.exe {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| LabError::Invalid(format!("cannot find the iolab binary: {e}")))?,
+    };
+    let env = environment(&opts.command_line, opts.pin);
+    // The real backends the steps call: reused from IOLAB_*, or started now
+    // and stopped when `backends` drops (end, error or Ctrl-C).
+    let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), &|m: &str| {
+        observer.note(m)
+    })
+    .map_err(|e| match e {
+        ServiceError::Missing(m) => LabError::Invalid(m),
+        ServiceError::Failed(m) => LabError::Io {
+            path: PathBuf::from("services"),
+            source: std::io::Error::other(m),
+        },
+    })?;
+    let mut file = RunsFile {
+        schema: RUNS_SCHEMA.to_string(),
+        plan: plan.clone(),
+        runs: Vec::new(),
+        complete: false,
+        started_utc: results::rfc3339(SystemTime::now()),
+        finished_utc: None,
+        environment: Environment {
+            services: backends.info().to_vec(),
+            ..env
+        },
+    };
+    save(&opts.out_dir, &file)?;
+    observer.experiment_started(plan, plan.runs.len(), estimate(plan));
+    let ctx = Ctx::new(
+        plan,
+        opts,
+        observer,
+        exe,
+        &file.environment,
+        &backends.addresses,
+    );
+    let total = plan.runs.len();
+    for (index, spec) in plan.runs.iter().enumerate() {
+        if opts.cancelled() {
+            break;
+        }
+        file.runs.push(ctx.run(index, spec));
+        save(&opts.out_dir, &file)?;
+        observer.run_finished(index, total, file.runs.last().expect("just pushed"));
+    }
+    file.complete = !opts.cancelled()
+        && file.runs.len() == total
+        && file.runs.iter().all(|r| r.outcome != Outcome::Interrupted);
+    file.finished_utc = Some(results::rfc3339(SystemTime::now()));
+    save(&opts.out_dir, &file)?;
+    backends.stop();
+    observer.experiment_finished(&file);
+    Ok(file)
+}
+
+fn save(dir: &Path, file: &RunsFile) -> Result<(), LabError> {
+    results::save(dir, file).map_err(|source| LabError::Io {
+        path: dir.join(results::RUNS_JSON),
+        source,
+    })
+}
+
+/// Refuse what cannot work before anything starts.
+fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
+    if plan.runs.is_empty() {
+        return Err(LabError::Invalid(format!(
+            "preset '{}' has no runs",
+            plan.name
+        )));
+    }
+    for spec in &plan.runs {
+        if let Work::Http(w) = &spec.work {
+            let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
+            iolab_loadgen::validate(&probe)
+                .map_err(|e| LabError::Invalid(format!("run '{}': {e}", spec.name)))?;
+        }
+    }
+    let runs_json = opts.out_dir.join(results::RUNS_JSON);
+    if runs_json.exists() {
+        return Err(LabError::Invalid(format!(
+            "{} already exists: choose another --out folder or remove it",
+            runs_json.display()
+        )));
+    }
+    std::fs::create_dir_all(&opts.out_dir).map_err(|source| LabError::Io {
+        path: opts.out_dir.clone(),
+        source,
+    })
+}
+
+/// What every run of one experiment shares.
+struct Ctx<'a> {
+    plan: &'a ExperimentPlan,
+    opts: &'a RunOptions,
+    observer: &'a dyn Observer,
+    exe: PathBuf,
+    cores: u32,
+    target_cpus: Vec<usize>,
+    gen_cpus: Vec<usize>,
+    ephemeral: usize,
+    /// Verify reports by target identity, so each target is verified once.
+    verified: Mutex<HashMap<String, VerifyReport>>,
+    /// The real backends of this experiment (only those its steps call).
+    backends: &'a Addresses,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        plan: &'a ExperimentPlan,
+        opts: &'a RunOptions,
+        observer: &'a dyn Observer,
+        exe: PathBuf,
+        env: &Environment,
+        backends: &'a Addresses,
+    ) -> Ctx<'a> {
+        let cpus = |role: &str| env.pinning.get(role).cloned().unwrap_or_default();
+        Ctx {
+            plan,
+            opts,
+            observer,
+            exe,
+            cores: env.cores,
+            target_cpus: cpus("target"),
+            gen_cpus: cpus("generator"),
+            ephemeral: (env.port_range.1.saturating_sub(env.port_range.0)) as usize,
+            verified: Mutex::new(HashMap::new()),
+            backends,
+        }
+    }
+
+    /// One run, all its repetitions, with its prediction.
+    fn run(&self, index: usize, spec: &RunSpec) -> RunRecord {
+        let launch = Launch::of(spec, &self.exe);
+        let mut record = match (&spec.work, &launch) {
+            (_, Err(e)) => self.record(spec, Outcome::StartFailed { detail: e.clone() }),
+            (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
+            (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
+        };
+        record.prediction = crate::target::predict_run(spec, self.cores);
+        record
+    }
+
+    fn record(&self, spec: &RunSpec, outcome: Outcome) -> RunRecord {
+        RunRecord {
+            name: spec.name.clone(),
+            model: spec.model,
+            coordinates: spec.coordinates.clone(),
+            outcome,
+            spec: spec.clone(),
+            attack: None,
+            reps: Vec::new(),
+            spread: None,
+            batch: None,
+            telemetry: Telemetry::default(),
+            verify: None,
+            prediction: None,
+            backend_counts: None,
+        }
+    }
+}
+
+/// The environment this runner records, with the CPUs target and generator
+/// are pinned to.
+pub fn environment(command_line: &str, pin: bool) -> Environment {
+    let mut env = environment::collect(command_line);
+    let (t, g) = environment::pinning(pin);
+    if !t.is_empty() {
+        env.pinning.insert("target".into(), t);
+        env.pinning.insert("generator".into(), g);
+    }
+    env
+}

@@ -1,0 +1,49 @@
+//! The built-in targets: a Rust model served by `iolab serve` of this binary,
+//! started as a child process like any other target.
+
+use std::path::Path;
+
+use iolab_model::experiment::{RunSpec, Work};
+
+use super::StartOptions;
+
+/// `iolab serve --model M --port 0 ...` for `spec`.
+pub(super) fn argv(exe: &Path, spec: &RunSpec, opts: &StartOptions) -> Vec<String> {
+    let mut argv = vec![
+        exe.display().to_string(),
+        "serve".into(),
+        "--model".into(),
+        spec.model.as_str().into(),
+        "--port".into(),
+        "0".into(),
+        // The runner does not wait for abandoned work at the end.
+        "--grace".into(),
+        "250ms".into(),
+    ];
+    if opts.separate_metrics {
+        argv.extend(["--metrics-port".into(), "0".into()]);
+    }
+    argv.extend(spec.params.flags());
+    argv.extend(opts.backends.serve_flags());
+    argv
+}
+
+/// A built-in model, knobs in range, no runtime options.
+pub(super) fn check(spec: &RunSpec) -> Result<(), String> {
+    if !spec.model.def().built_in {
+        return Err(format!(
+            "'{}' is not a built-in model: give runtime = \"...\" (a folder under targets/, e.g. jvm, python)",
+            spec.model
+        ));
+    }
+    spec.params.check()?;
+    if let Work::Batch(_) = &spec.work {
+        return Ok(());
+    }
+    if let Some(o) = super::runtime::options_set(spec).first() {
+        return Err(format!(
+            "{o} is an option of a runtime folder, not of the built-in models: give its runtime or remove it"
+        ));
+    }
+    Ok(())
+}

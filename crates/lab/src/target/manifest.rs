@@ -1,0 +1,328 @@
+//! A runtime folder's manifest (`targets/<name>/runtime.toml`, described in
+//! `targets/README.md`): how to build and start the runtime's targets, the
+//! models it serves with the knobs each reads, its own defaults, the
+//! backends it can call and its options. The lab reads nothing else of a
+//! runtime, so adding one adds a folder, not code.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use iolab_model::concurrency::Host;
+use iolab_model::steps::BackendKind;
+use iolab_model::{ModelKind, ModelParams, Runtime};
+
+/// The file that marks a checkout's runtime folders.
+const MARKER: &str = "targets/README.md";
+/// Longest manifest read (a manifest is a few dozen lines).
+const MAX_MANIFEST: u64 = 64 * 1024;
+
+/// What a runtime's targets do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeKind {
+    /// Servers of the target contract.
+    #[default]
+    Http,
+    /// Batch runners: a spec in, an `iolab.batch/1` document out.
+    Batch,
+}
+
+/// `targets/<name>/runtime.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// The folder's name.
+    pub name: String,
+    /// One line on what it is.
+    pub about: String,
+    /// Servers or batch runners.
+    #[serde(default)]
+    pub kind: RuntimeKind,
+    /// Run in the folder before the first start (idempotent, fast when done).
+    #[serde(default)]
+    pub build: Vec<String>,
+    /// The launcher, run in the folder.
+    pub start: Vec<String>,
+    /// Longest wait for the URL line and a 200 from `/health`.
+    #[serde(default = "default_start_timeout")]
+    pub start_timeout_s: u64,
+    /// Requests the launcher sends itself before its URL line (`--warmup`).
+    #[serde(default)]
+    pub warmup: u32,
+    /// It honours `--metrics-port` (a listener a busy pool cannot starve).
+    #[serde(default)]
+    pub separate_metrics: bool,
+    /// One interpreter lock per process (CPython): threads compute one at a time.
+    #[serde(default)]
+    pub gil: bool,
+    /// The io steps it can serve (`sleep`, `http`, `pg`, `mc`).
+    pub backends: Vec<String>,
+    /// Its own tests (run by the project's test command).
+    #[serde(default)]
+    pub test: Vec<String>,
+    /// The models it serves.
+    pub models: BTreeMap<String, ModelEntry>,
+    /// Runtime options beyond the knobs (boolean flags, e.g. `synchronized`).
+    #[serde(default)]
+    pub options: BTreeMap<String, OptionEntry>,
+    /// The folder it was read from.
+    #[serde(skip)]
+    pub dir: PathBuf,
+}
+
+/// One model a runtime serves.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    /// How the runtime serves it, in a phrase.
+    #[serde(default)]
+    pub about: String,
+    /// Knobs it reads (the backend pools too, when it has those backends).
+    #[serde(default)]
+    pub knobs: Vec<String>,
+    /// The runtime's own defaults where they differ from iolab's.
+    #[serde(default)]
+    pub defaults: BTreeMap<String, u32>,
+}
+
+/// A boolean option of a runtime, passed as a flag.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionEntry {
+    /// The flag the launcher takes.
+    pub flag: String,
+    /// Models it applies to.
+    pub models: Vec<String>,
+    /// What it does.
+    #[serde(default)]
+    pub about: String,
+}
+
+fn default_start_timeout() -> u64 {
+    60
+}
+
+/// The checkout holding `targets/`: `IOLAB_ROOT` if set, else the first
+/// folder above the current one, then above this executable, that holds it.
+pub fn find_root() -> Result<PathBuf, String> {
+    if let Some(root) = std::env::var_os("IOLAB_ROOT") {
+        let root = PathBuf::from(root);
+        if root.join(MARKER).is_file() {
+            return Ok(root);
+        }
+        return Err(format!(
+            "IOLAB_ROOT={} holds no {MARKER}: point it at the iolab repository",
+            root.display()
+        ));
+    }
+    let starts = [
+        std::env::current_dir().ok(),
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| p.canonicalize().ok()),
+    ];
+    starts
+        .iter()
+        .flatten()
+        .flat_map(|start| start.ancestors())
+        .find(|dir| dir.join(MARKER).is_file())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            format!("cannot find the runtime folders ({MARKER}): run from the iolab repository or set IOLAB_ROOT to it")
+        })
+}
+
+/// The names of the runtime folders there are (`jvm`, `node`, ...).
+pub fn available(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root.join("targets"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("runtime.toml").is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+impl Manifest {
+    /// Read the manifest of `runtime` from the checkout.
+    pub fn load(runtime: &Runtime) -> Result<Manifest, String> {
+        Self::load_from(&find_root()?, runtime)
+    }
+
+    /// Read the manifest of `runtime` under `root`.
+    pub fn load_from(root: &Path, runtime: &Runtime) -> Result<Manifest, String> {
+        let dir = root.join("targets").join(runtime.as_str());
+        let path = dir.join("runtime.toml");
+        if !path.is_file() {
+            return Err(format!(
+                "unknown runtime '{runtime}': no {} (runtimes here: rust, {})",
+                path.display(),
+                available(root).join(", ")
+            ));
+        }
+        let text = read_capped(&path)?;
+        let mut m: Manifest =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), one_line(&e)))?;
+        m.dir = dir;
+        m.validate()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(m)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.start.is_empty() {
+            return Err("`start` is empty: give the launcher's argv".into());
+        }
+        for (name, entry) in &self.models {
+            let model: ModelKind = name.parse().map_err(|e| format!("models.{name}: {e}"))?;
+            for k in entry.knobs.iter().chain(entry.defaults.keys()) {
+                if iolab_model::knob::knob(k).is_none() {
+                    return Err(format!(
+                        "models.{model}: unknown knob '{k}' (expected one of: {})",
+                        iolab_model::knob::knob_names()
+                    ));
+                }
+            }
+        }
+        for b in &self.backends {
+            BackendKind::named(b)
+                .ok_or_else(|| format!("backends: unknown backend '{b}' (sleep, http, pg, mc)"))?;
+        }
+        Ok(())
+    }
+
+    /// The entry of `model`, or one line naming the models it has.
+    pub fn model(&self, model: ModelKind) -> Result<&ModelEntry, String> {
+        self.models.get(model.as_str()).ok_or_else(|| {
+            let names: Vec<&str> = self.models.keys().map(String::as_str).collect();
+            format!(
+                "model '{model}' has no {} target (runtime {} serves: {})",
+                self.name,
+                self.name,
+                names.join(", ")
+            )
+        })
+    }
+
+    /// Check `params` and `options` apply to `model` here.
+    pub fn check(
+        &self,
+        model: ModelKind,
+        params: &ModelParams,
+        options: &[String],
+    ) -> Result<(), String> {
+        let entry = self.model(model)?;
+        for (k, _) in params.set_knobs() {
+            if !entry.knobs.iter().any(|n| n == k.name) {
+                return Err(format!(
+                    "{} does not apply to {} model '{model}' (it reads: {}): remove it",
+                    k.name,
+                    self.name,
+                    list_or_none(&entry.knobs)
+                ));
+            }
+        }
+        for o in options {
+            let opt = self.options.get(o).ok_or_else(|| {
+                format!("{o} is not an option of runtime {}: remove it", self.name)
+            })?;
+            if !opt.models.iter().any(|m| m == model.as_str()) {
+                return Err(format!(
+                    "{o} does not apply to {} model '{model}' (it applies to: {}): remove it",
+                    self.name,
+                    opt.models.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuse a backend the runtime has no client for.
+    pub fn check_backend(&self, kind: BackendKind) -> Result<(), String> {
+        if self.backends.iter().any(|b| b == kind.as_str()) {
+            return Ok(());
+        }
+        Err(format!(
+            "runtime {} has no client for '{kind}' steps (it calls: {}): use another runtime or other steps",
+            self.name,
+            self.backends.join(", ")
+        ))
+    }
+
+    /// `params` with the runtime's defaults for `model` filled in where unset.
+    pub fn effective(&self, model: ModelKind, params: &ModelParams) -> ModelParams {
+        let mut p = params.clone();
+        if let Some(entry) = self.models.get(model.as_str()) {
+            for (name, v) in &entry.defaults {
+                if let Some(k) = iolab_model::knob::knob(name) {
+                    if (k.get)(&p).is_none() {
+                        (k.set)(&mut p, Some(*v));
+                    }
+                }
+            }
+        }
+        p
+    }
+
+    /// The host a model of this runtime runs on.
+    pub fn host(&self, cores: u32) -> Host {
+        Host {
+            cores,
+            gil: self.gil,
+        }
+    }
+
+    /// Longest wait for a target to start.
+    pub fn start_timeout(&self) -> Duration {
+        Duration::from_secs(self.start_timeout_s.max(1))
+    }
+
+    /// The launcher's argv, its program resolved against the folder.
+    pub fn launcher(&self) -> Vec<String> {
+        resolve(&self.dir, &self.start)
+    }
+}
+
+/// `argv[0]` resolved against `dir` when it is a relative path (`./start`).
+pub(crate) fn resolve(dir: &Path, argv: &[String]) -> Vec<String> {
+    let mut out = argv.to_vec();
+    if let Some(p) = out.first_mut() {
+        if p.starts_with("./") || p.starts_with("../") {
+            *p = dir.join(&*p).display().to_string();
+        }
+    }
+    out
+}
+
+fn list_or_none(v: &[String]) -> String {
+    if v.is_empty() {
+        "no knobs".into()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn read_capped(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = String::new();
+    f.take(MAX_MANIFEST + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() as u64 > MAX_MANIFEST {
+        return Err(format!(
+            "{}: larger than {MAX_MANIFEST} bytes",
+            path.display()
+        ));
+    }
+    Ok(text)
+}
+
+fn one_line(e: &toml::de::Error) -> String {
+    e.to_string().lines().collect::<Vec<_>>().join(" ")
+}

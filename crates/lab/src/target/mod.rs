@@ -1,0 +1,159 @@
+//! Targets: what `iolab run` measures and `iolab serve` starts, as one
+//! abstraction with a file per kind:
+//! - built in: a Rust model served by this binary ([`builtin`]);
+//! - a runtime folder, `targets/<name>` ([`runtime`]), read through its
+//!   [`manifest`]: the JVM today, any runtime with a manifest tomorrow;
+//! - a user's own program ([`custom`]): a command with placeholders.
+//!
+//! [`process`] starts, watches and stops any of them ([`child`] is the
+//! process under it); [`foreground`] runs a runtime's target in the
+//! foreground for `iolab serve --runtime`.
+
+mod builtin;
+pub mod child;
+mod custom;
+pub mod foreground;
+pub mod manifest;
+pub mod process;
+pub mod runtime;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use iolab_model::concurrency::Host;
+use iolab_model::experiment::{RunSpec, Work};
+use iolab_model::ModelParams;
+
+use crate::services::Addresses;
+
+pub use manifest::{Manifest, RuntimeKind};
+pub use process::{StartError, Target, TargetCommand};
+
+/// How a run's target is started.
+#[derive(Debug, Clone)]
+pub enum Launch {
+    /// `iolab serve` of this binary (or the one given).
+    BuiltIn {
+        /// The iolab binary.
+        exe: PathBuf,
+    },
+    /// A runtime folder's launcher.
+    Runtime(Box<Manifest>),
+    /// A user's own command.
+    Custom(Vec<String>),
+}
+
+/// What a start needs beyond the run itself.
+#[derive(Debug, Clone, Default)]
+pub struct StartOptions {
+    /// The experiment's backends.
+    pub backends: Addresses,
+    /// CPUs to pin the target to.
+    pub cpus: Vec<usize>,
+    /// Ask the target for a `/metrics` listener of its own.
+    pub separate_metrics: bool,
+}
+
+impl Launch {
+    /// How `spec`'s target starts: its command if it has one, else its
+    /// runtime (`exe` serving the built-in models).
+    pub fn of(spec: &RunSpec, exe: &Path) -> Result<Launch, String> {
+        if let Work::Http(w) = &spec.work {
+            if let Some(argv) = &w.command {
+                return Ok(Launch::Custom(argv.clone()));
+            }
+        }
+        if spec.runtime.is_rust() {
+            return Ok(Launch::BuiltIn {
+                exe: exe.to_path_buf(),
+            });
+        }
+        Manifest::load(&spec.runtime).map(|m| Launch::Runtime(Box::new(m)))
+    }
+
+    /// The command that starts `spec`'s target.
+    pub fn command(&self, spec: &RunSpec, opts: &StartOptions) -> Result<TargetCommand, String> {
+        let (argv, port, dir) = match self {
+            Launch::BuiltIn { exe } => (builtin::argv(exe, spec, opts), None, None),
+            Launch::Runtime(m) => (runtime::argv(m, spec, opts)?, None, Some(m.dir.clone())),
+            Launch::Custom(argv) => {
+                let (argv, port) = custom::argv(argv, spec, &opts.backends)?;
+                (argv, port, None)
+            }
+        };
+        Ok(TargetCommand {
+            argv,
+            port,
+            cpus: opts.cpus.clone(),
+            dir,
+        })
+    }
+
+    /// Longest wait for the target to start: at least `floor`.
+    pub fn start_timeout(&self, floor: Duration) -> Duration {
+        match self {
+            Launch::Runtime(m) => m.start_timeout().max(floor),
+            _ => floor,
+        }
+    }
+
+    /// The host its model runs on (a runtime may add an interpreter lock).
+    pub fn host(&self, cores: u32) -> Host {
+        match self {
+            Launch::Runtime(m) => m.host(cores),
+            _ => Host::cores(cores),
+        }
+    }
+
+    /// `spec`'s knobs with the runtime's own defaults filled in.
+    pub fn effective(&self, spec: &RunSpec) -> ModelParams {
+        match self {
+            Launch::Runtime(m) => m.effective(spec.model, &spec.params),
+            _ => spec.params.clone(),
+        }
+    }
+
+    /// Does the target serve `/metrics` on a listener of its own?
+    pub fn separate_metrics(&self) -> bool {
+        match self {
+            Launch::Runtime(m) => m.separate_metrics,
+            Launch::BuiltIn { .. } => true,
+            Launch::Custom(_) => false,
+        }
+    }
+}
+
+/// Check what can be checked of `spec`'s target before anything starts: the
+/// model, knobs and options its runtime serves and the backends its steps
+/// call. A custom command is the user's own and is not checked.
+pub fn check(spec: &RunSpec) -> Result<(), String> {
+    match Launch::of(spec, Path::new("iolab"))? {
+        Launch::BuiltIn { .. } => builtin::check(spec),
+        Launch::Runtime(m) => runtime::check(&m, spec),
+        Launch::Custom(_) => Ok(()),
+    }
+}
+
+/// Predict every run of a plan as its target would run it: the runtime's
+/// own defaults filled in and its host (an interpreter lock counts).
+pub fn predict_plan(
+    plan: &iolab_model::experiment::ExperimentPlan,
+    cores: u32,
+) -> Vec<iolab_model::predict::Prediction> {
+    plan.runs
+        .iter()
+        .filter_map(|spec| predict_run(spec, cores))
+        .collect()
+}
+
+/// Predict one run as its target would run it (see [`predict_plan`]).
+pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::Prediction> {
+    match Launch::of(spec, Path::new("iolab")) {
+        Ok(l) => {
+            let mut effective = spec.clone();
+            effective.params = l.effective(spec);
+            iolab_predict::predict_run(&effective, l.host(cores))
+        }
+        Err(_) => iolab_predict::predict_run(spec, cores),
+    }
+}

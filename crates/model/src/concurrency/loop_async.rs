@@ -1,0 +1,36 @@
+//! `loop-async`: IO holds no thread (timers, async clients); only CPU steps
+//! take a loop worker, and workers share the cores.
+
+use super::{Admission, Host, ModelDef, Shape, Words};
+use crate::knob::ModelParams;
+
+pub(super) const DEF: ModelDef = ModelDef {
+    name: "loop-async",
+    about: "event loop, truly non-blocking IO",
+    analogue: "delay(); scheduler timers; async drivers (R2DBC, asyncio, EventMachine, Node)",
+    knobs: &["workers", "processes", "backlog"],
+    built_in: true,
+    blocks_threads: false,
+    shape,
+    words: Words {
+        unit: "",
+        holder: "IO is non-blocking",
+        per_call: "no thread held while waiting",
+        unbounded: "no thread held while waiting",
+    },
+};
+
+fn shape(p: &ModelParams, host: &Host) -> Shape {
+    let processes = p.processes.unwrap_or(1);
+    let workers = p.workers(host.cores);
+    Shape {
+        model: super::ModelKind::LoopAsync,
+        admission: Admission::Open,
+        request_threads: None,
+        offload: None,
+        cpu_servers: host.cpu_servers(processes, workers.saturating_mul(processes)),
+        par_concurrent: true,
+        fixed_threads: workers,
+        holder: DEF.words.holder,
+    }
+}

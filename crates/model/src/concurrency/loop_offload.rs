@@ -1,0 +1,37 @@
+//! `loop-offload`: an event loop that moves each blocking call to a bounded
+//! pool; the loop stays free, the pool's threads are held (`Dispatchers.IO`,
+//! `supplyAsync`, `asyncio.to_thread`).
+
+use super::{Admission, Host, ModelDef, Shape, Words};
+use crate::knob::ModelParams;
+
+pub(super) const DEF: ModelDef = ModelDef {
+    name: "loop-offload",
+    about: "event loop, blocking call moved to a bounded pool of P",
+    analogue: "withContext(Dispatchers.IO); supplyAsync on the common pool; asyncio.to_thread",
+    knobs: &["workers", "offload", "processes", "backlog"],
+    built_in: true,
+    blocks_threads: true,
+    shape,
+    words: Words {
+        unit: "offload threads",
+        holder: "offload threads",
+        per_call: "one per offload thread",
+        unbounded: "",
+    },
+};
+
+fn shape(p: &ModelParams, host: &Host) -> Shape {
+    let workers = p.workers(host.cores);
+    let processes = p.processes.unwrap_or(1);
+    Shape {
+        model: super::ModelKind::LoopOffload,
+        admission: Admission::Open,
+        request_threads: None,
+        offload: Some(p.offload().saturating_mul(processes)),
+        cpu_servers: host.cpu_servers(processes, workers.saturating_mul(processes)),
+        par_concurrent: true,
+        fixed_threads: workers,
+        holder: DEF.words.holder,
+    }
+}

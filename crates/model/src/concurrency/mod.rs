@@ -1,0 +1,182 @@
+//! The concurrency models, each described once: one file per model holds its
+//! [`ModelDef`] (name, what it stands for, the knobs it reads, the words that
+//! explain it) and its [`Shape`] (how it holds requests: admission, a thread
+//! per request, an offload pool, where CPU runs, whether `par` overlaps).
+//! `iolab serve`, batches, the simulation behind `iolab predict` and the
+//! explanations all read these, so adding a model adds its file, one variant
+//! and one arm of [`ModelKind::def`], and its server.
+
+mod loop_async;
+mod loop_blocking;
+mod loop_offload;
+mod pool;
+mod prefork;
+mod sequential;
+mod shape;
+mod thread_per_request;
+mod virtual_threads;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::knob::ModelParams;
+
+pub use shape::{Admission, Capacity, Host, RequestThreads, Shape};
+
+/// How work is scheduled onto threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// One thread, one request at a time.
+    Sequential,
+    /// N OS threads, blocking IO, bounded connections and accept queue (Tomcat).
+    Pool,
+    /// A new OS thread per connection, up to a cap.
+    ThreadPerRequest,
+    /// Event loop whose handler blocks the loop thread (`suspend fun` + `Thread.sleep`).
+    LoopBlocking,
+    /// Event loop that moves blocking calls to a bounded pool (`Dispatchers.IO`).
+    LoopOffload,
+    /// Event loop with truly non-blocking IO (timers, async drivers).
+    LoopAsync,
+    /// Virtual or green threads (JVM Loom, gevent).
+    Virtual,
+    /// N single-threaded processes sharing one listen socket (gunicorn sync, unicorn).
+    Prefork,
+}
+
+/// What one model is, for every part of the lab that needs to know.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelDef {
+    /// The name on the command line, in presets and in results.
+    pub name: &'static str,
+    /// One line: how it schedules work.
+    pub about: &'static str,
+    /// The real systems it stands for.
+    pub analogue: &'static str,
+    /// Knobs it reads, beyond the backend pools every model reads.
+    pub knobs: &'static [&'static str],
+    /// Served by the Rust binary itself (`iolab serve`, batches).
+    pub built_in: bool,
+    /// Does a blocking IO call hold an OS thread in this model?
+    pub blocks_threads: bool,
+    /// How it holds requests, on a host.
+    pub shape: fn(&ModelParams, &Host) -> Shape,
+    /// Words the explanations use.
+    pub words: Words,
+}
+
+/// Words that explain a model, kept with its definition.
+#[derive(Debug, Clone, Copy)]
+pub struct Words {
+    /// What a request holds while it waits, in the plural: `threads`.
+    pub unit: &'static str,
+    /// What holds a request, as a subject: `pool threads`.
+    pub holder: &'static str,
+    /// How many calls of a batch run at once: `one per pool thread`.
+    pub per_call: &'static str,
+    /// Why nothing bounds it, when nothing does.
+    pub unbounded: &'static str,
+}
+
+impl ModelKind {
+    /// Every model, in the order tables show them.
+    pub const ALL: [ModelKind; 8] = [
+        Self::Sequential,
+        Self::Prefork,
+        Self::Pool,
+        Self::ThreadPerRequest,
+        Self::LoopBlocking,
+        Self::LoopOffload,
+        Self::LoopAsync,
+        Self::Virtual,
+    ];
+
+    /// Its definition: the one registration of a model.
+    pub fn def(self) -> &'static ModelDef {
+        match self {
+            Self::Sequential => &sequential::DEF,
+            Self::Pool => &pool::DEF,
+            Self::ThreadPerRequest => &thread_per_request::DEF,
+            Self::LoopBlocking => &loop_blocking::DEF,
+            Self::LoopOffload => &loop_offload::DEF,
+            Self::LoopAsync => &loop_async::DEF,
+            Self::Virtual => &virtual_threads::DEF,
+            Self::Prefork => &prefork::DEF,
+        }
+    }
+
+    /// Models built into the Rust binary, in table order.
+    pub fn built_in() -> impl Iterator<Item = ModelKind> {
+        Self::ALL.into_iter().filter(|m| m.def().built_in)
+    }
+
+    /// The name used on the command line, in presets and in results.
+    pub fn as_str(self) -> &'static str {
+        self.def().name
+    }
+
+    /// Does a blocking IO call hold an OS thread in this model?
+    pub fn blocks_threads(self) -> bool {
+        self.def().blocks_threads
+    }
+
+    /// The model's shape with `params` on `host`.
+    pub fn shape(self, params: &ModelParams, host: &Host) -> Shape {
+        (self.def().shape)(params, &host.at_least_one_core())
+    }
+
+    /// Does `knob` apply to this model (the backend pools apply to all)?
+    pub fn reads(self, knob: &str) -> bool {
+        matches!(knob, "mc_pool" | "pg_pool") || self.def().knobs.contains(&knob)
+    }
+
+    /// Every name, for messages: `sequential, prefork, pool, ...`.
+    pub fn names() -> String {
+        let v: Vec<&str> = Self::ALL.iter().map(|m| m.as_str()).collect();
+        v.join(", ")
+    }
+}
+
+impl fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown model name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown model '{0}' (expected one of: {names})", names = ModelKind::names())]
+pub struct UnknownModel(pub String);
+
+impl FromStr for ModelKind {
+    type Err = UnknownModel;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| UnknownModel(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for m in ModelKind::ALL {
+            assert_eq!(m.as_str().parse::<ModelKind>().unwrap(), m);
+            assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+            assert_eq!(m.shape(&ModelParams::default(), &Host::cores(2)).model, m);
+            for k in m.def().knobs {
+                assert!(crate::knob::knob(k).is_some(), "{m}: {k}");
+            }
+        }
+        assert!("fibers".parse::<ModelKind>().is_err());
+        assert_eq!(ModelKind::built_in().count(), 6);
+    }
+}

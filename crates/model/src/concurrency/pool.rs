@@ -1,0 +1,43 @@
+//! `pool`: N OS threads take requests from a FIFO queue; a request holds its
+//! thread through every blocking call (Tomcat; gunicorn gthread with several
+//! processes of `threads` each).
+
+use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use crate::knob::ModelParams;
+
+pub(super) const DEF: ModelDef = ModelDef {
+    name: "pool",
+    about: "N OS threads, blocking IO, bounded connections and accept queue",
+    analogue: "Tomcat 200; a fixed pool of 8; gunicorn gthread; an Akka blocking worker",
+    knobs: &["threads", "max_connections", "backlog", "processes"],
+    built_in: true,
+    blocks_threads: true,
+    shape,
+    words: Words {
+        unit: "threads",
+        holder: "pool threads",
+        per_call: "one per pool thread",
+        unbounded: "",
+    },
+};
+
+fn shape(p: &ModelParams, host: &Host) -> Shape {
+    let processes = p.processes.unwrap_or(1);
+    let threads = p.threads().saturating_mul(processes);
+    Shape {
+        model: super::ModelKind::Pool,
+        admission: Admission::Limited {
+            max_connections: p.max_connections(),
+            backlog: p.backlog(),
+        },
+        request_threads: Some(RequestThreads {
+            cap: threads,
+            reject_when_full: false,
+        }),
+        offload: None,
+        cpu_servers: host.cpu_servers(processes, host.cores),
+        par_concurrent: false,
+        fixed_threads: 0,
+        holder: DEF.words.holder,
+    }
+}

@@ -1,0 +1,37 @@
+//! `thread-per-request`: the accept loop starts a thread per request at once;
+//! with `max_threads` set, a request that would exceed it gets a 503.
+
+use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use crate::knob::ModelParams;
+
+pub(super) const DEF: ModelDef = ModelDef {
+    name: "thread-per-request",
+    about: "a new OS thread each, up to a cap",
+    analogue: "a servlet container with 1,000 threads; Scala's blocking{}",
+    knobs: &["max_threads"],
+    built_in: true,
+    blocks_threads: true,
+    shape,
+    words: Words {
+        unit: "threads",
+        holder: "request threads",
+        per_call: "one per thread",
+        unbounded: "a new thread per request, no cap",
+    },
+};
+
+fn shape(p: &ModelParams, host: &Host) -> Shape {
+    Shape {
+        model: super::ModelKind::ThreadPerRequest,
+        admission: Admission::Open,
+        request_threads: Some(RequestThreads {
+            cap: p.max_threads.unwrap_or(u32::MAX),
+            reject_when_full: true,
+        }),
+        offload: None,
+        cpu_servers: host.cpu_servers(1, host.cores),
+        par_concurrent: false,
+        fixed_threads: 0,
+        holder: DEF.words.holder,
+    }
+}

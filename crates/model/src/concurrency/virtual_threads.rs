@@ -1,0 +1,35 @@
+//! `virtual`: a virtual (or green) thread per request that unmounts from its
+//! carrier on IO (JVM Loom; gevent's monkey-patched blocking calls).
+
+use super::{Admission, Host, ModelDef, Shape, Words};
+use crate::knob::ModelParams;
+
+pub(super) const DEF: ModelDef = ModelDef {
+    name: "virtual",
+    about: "virtual or green threads: blocking code that holds no OS thread while waiting",
+    analogue: "Spring MVC with spring.threads.virtual.enabled; gunicorn gevent workers",
+    knobs: &["threads", "max_connections", "backlog", "processes"],
+    built_in: false,
+    blocks_threads: false,
+    shape,
+    words: Words {
+        unit: "",
+        holder: "virtual threads unmount on IO",
+        per_call: "no thread held while waiting",
+        unbounded: "a virtual thread per request",
+    },
+};
+
+fn shape(p: &ModelParams, host: &Host) -> Shape {
+    let processes = p.processes.unwrap_or(1);
+    Shape {
+        model: super::ModelKind::Virtual,
+        admission: Admission::Open,
+        request_threads: None,
+        offload: None,
+        cpu_servers: host.cpu_servers(processes, host.cores),
+        par_concurrent: true,
+        fixed_threads: host.cores,
+        holder: DEF.words.holder,
+    }
+}
