@@ -1,6 +1,6 @@
 'use strict';
 // The four Node models, the knobs each takes and their Node defaults. runtime.toml says the
-// same to iolab; test/manifest.test.js keeps the two in step.
+// same to iolab; tests/manifest.test.js keeps the two in step.
 
 const os = require('os');
 
