@@ -61,12 +61,12 @@ const metrics = () =>
   });
 
 async function main() {
-  const stats = await thread('stats-thread.js', { sab: counters.sab });
+  const [stats, run] = await Promise.all([thread('stats-thread.js', { sab: counters.sab }), runner()]);
   const server = http.createServer(
     handler({
       model: settings.model,
       counters,
-      runner: await runner(),
+      runner: run,
       configured: (kind) => Backends.configured(settings, kind),
       metrics,
       // gunicorn's sync workers close each connection: the next request is a new accept,
@@ -74,7 +74,10 @@ async function main() {
       closeEach: settings.model === 'prefork',
     }),
   );
-  server.on('clientError', (e, socket) => socket.destroy());
+  server.on('error', (e) => {
+    process.stderr.write(`cannot serve on 127.0.0.1:${settings.port}: ${e.message}\n`);
+    process.exit(1);
+  });
   server.listen({ port: settings.port, host: '127.0.0.1' }, () => {
     process.send({ type: 'ready', port: server.address().port, statsPort: stats.first.port });
   });
