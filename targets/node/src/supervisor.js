@@ -70,6 +70,8 @@ function start(settings) {
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    // A SIGTERM/SIGINT sent to the whole process group may reach a worker first: a stop, not a crash.
+    if (signal === 'SIGTERM' || signal === 'SIGINT') return stop(0);
     log(`worker ${worker.process.pid} exited (${signal || code}): stopping the target`);
     stop(1);
   });

@@ -18,9 +18,10 @@ function bareEnv(extra = {}) {
 }
 
 /** Start `./start ARGS`; resolves once stdout has the URL line (and the metrics line when asked). */
-function startTarget(args, { env = bareEnv(), timeoutMs = 30000 } = {}) {
+function startTarget(args, { env = bareEnv(), timeoutMs = 30000, group = false } = {}) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(START, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // `group`: the launcher leads its own process group, as a lab that signals groups starts it.
+    const proc = spawn(START, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
     let out = '';
     let err = '';
     const want = args.includes('--metrics-port') ? 2 : 1;
@@ -40,11 +41,12 @@ function startTarget(args, { env = bareEnv(), timeoutMs = 30000 } = {}) {
           url: lines[0],
           metricsUrl: want === 2 ? lines[1].replace(/^metrics /, '') : null,
           stderr: () => err,
-          /** SIGTERM; resolves {code, signal, ms}. */
+          /** SIGTERM (to the whole group with `group`); resolves {code, signal, ms}. */
           stop: (signal = 'SIGTERM') => {
             const t0 = Date.now();
             const done = new Promise((r) => proc.once('exit', (code, sig) => r({ code, signal: sig, ms: Date.now() - t0 })));
-            proc.kill(signal);
+            if (group) process.kill(-proc.pid, signal);
+            else proc.kill(signal);
             return done;
           },
         };

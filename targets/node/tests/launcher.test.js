@@ -79,3 +79,11 @@ for (const args of [['loop-blocking'], ['prefork', '--processes', '2'], ['loop-o
     await Promise.all(blocked);
   });
 }
+
+test('SIGTERM to the whole process group (workers die first) is still a clean stop', async () => {
+  for (let i = 0; i < 3; i++) {
+    const t = await startTarget(['--model', 'prefork', '--processes', '2', '--port', '0'], { group: true });
+    const { code, signal } = await t.stop();
+    assert.equal(code, 0, `exit code (signal ${signal}); stderr: ${t.stderr()}`);
+  }
+});
