@@ -90,3 +90,20 @@ test('counters: booked with Atomics, summed across processes, rendered', () => {
   c.reset();
   assert.equal(shared.snapshot().completed, 0);
 });
+
+test('lease: FIFO hand-over and a bounded wait', async () => {
+  const { Lease } = require('../src/backends/lease');
+  const lease = new Lease(1);
+  await lease.acquire(10);
+  const order = [];
+  const a = lease.acquire(1000).then(() => order.push('a'));
+  const b = lease.acquire(1000).then(() => order.push('b'));
+  await assert.rejects(lease.acquire(20), (e) => e.timedOut === true);
+  lease.release();
+  await a;
+  lease.release();
+  await b;
+  assert.deepEqual(order, ['a', 'b']);
+  lease.release();
+  assert.equal(lease.free, 1);
+});
