@@ -1,0 +1,63 @@
+# frozen_string_literal: true
+
+require_relative '../cpu'
+require_relative 'mc'
+require_relative 'pg'
+require_relative 'http'
+
+module Iolab
+  module Blocking
+    # Runs a workload on the calling thread, blocking it for every IO call
+    # (sequential, pool, prefork). How par(...) gets concurrency is the one
+    # thing those models do differently: `threads: false` runs the children one
+    # after another (one thread, one request: nothing else to give a child);
+    # `threads: true` starts a Ruby thread per child but the first, and joins them.
+    class Runner
+      def initialize(settings, threads:)
+        @threads = threads
+        @mc = settings.mc && Mc.new(settings.mc, settings.mc_pool)
+        @pg = settings.pg && Pg.new(settings.pg, settings.pg_pool, settings.pg_wait_ms)
+        @http = settings.http_backend && Http.new(settings.http_backend)
+      end
+
+      # Run step; the value of its last mc get in written order, or nil. Raises WorkError.
+      def run(step)
+        case step.kind
+        when :cpu then Cpu.leibniz(step.arg) && nil
+        when :sleep
+          Counters.backend_call(:sleep)
+          Kernel.sleep(step.arg / 1e6)
+          nil
+        when :http then @http.call(step.arg) && nil
+        when :pg then @pg.sleep(step.arg) && nil
+        when :mc then @mc.get(step.arg)
+        when :seq then step.arg.reduce(nil) { |last, child| run(child) || last }
+        when :par then par(step.arg)
+        end
+      end
+
+      private
+
+      # Every child runs; the first error in written order wins, else the last value.
+      def par(children)
+        results = if @threads
+                    first, *rest = children
+                    others = rest.map { |child| Thread.new { outcome(child) } }
+                    [outcome(first)] + others.map(&:value)
+                  else
+                    children.map { |child| outcome(child) }
+                  end
+        error = results.find { |r| r.is_a?(Exception) }
+        raise error if error
+
+        results.compact.last
+      end
+
+      def outcome(child)
+        run(child)
+      rescue StandardError => e
+        e
+      end
+    end
+  end
+end
