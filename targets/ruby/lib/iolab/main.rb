@@ -39,9 +39,10 @@ module Iolab
       App.set :work, handler(settings)
       if settings.model == 'prefork'
         require_relative 'servers/prefork'
-        metrics_pid = metrics&.start_process
+        server = Servers::Prefork.new(settings, App.new)
+        metrics_pid = metrics&.start_process(server.listener)
         begin
-          Servers::Prefork.new(settings, App.new).run { |port| announce(settings, port, metrics) }
+          server.run { |port| announce(settings, port, metrics) }
         ensure
           stop_child(metrics_pid)
         end

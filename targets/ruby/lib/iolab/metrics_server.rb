@@ -14,18 +14,21 @@ module Iolab
   class MetricsServer
     def self.bind(port) = TCPServer.new('127.0.0.1', port)
 
+    attr_reader :port
+
     def initialize(listener)
       @listener = listener
+      @port = listener.addr[1]
     end
-
-    def port = @listener.addr[1]
 
     # Serve in a thread of this process.
     def start_thread = Thread.new { serve }
 
-    # Serve in a child process; its pid. The parent's copy of the socket is closed.
-    def start_process
+    # Serve in a child process (which closes its copy of `other`, the target's
+    # own listener); its pid. The parent's copy of the metrics socket is closed.
+    def start_process(other)
       pid = fork do
+        other.close
         %w[TERM INT].each { |sig| trap(sig) { exit!(0) } }
         serve
       end

@@ -1,9 +1,6 @@
 # frozen_string_literal: true
 
 require_relative '../cpu'
-require_relative 'mc'
-require_relative 'pg'
-require_relative 'http'
 
 module Iolab
   module Blocking
@@ -15,9 +12,10 @@ module Iolab
     class Runner
       def initialize(settings, threads:)
         @threads = threads
-        @mc = settings.mc && Mc.new(settings.mc, settings.mc_pool)
-        @pg = settings.pg && Pg.new(settings.pg, settings.pg_pool, settings.pg_wait_ms)
-        @http = settings.http_backend && Http.new(settings.http_backend)
+        # Each client library is loaded only when its backend is configured (start-up time).
+        @mc = settings.mc && load_client('mc') { Mc.new(settings.mc, settings.mc_pool) }
+        @pg = settings.pg && load_client('pg') { Pg.new(settings.pg, settings.pg_pool, settings.pg_wait_ms) }
+        @http = settings.http_backend && load_client('http') { Http.new(settings.http_backend) }
       end
 
       # Run step; the value of its last mc get in written order, or nil. Raises WorkError.
@@ -37,6 +35,11 @@ module Iolab
       end
 
       private
+
+      def load_client(file)
+        require_relative file
+        yield
+      end
 
       # Every child runs; the first error in written order wins, else the last value.
       def par(children)

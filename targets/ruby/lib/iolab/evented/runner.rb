@@ -1,9 +1,6 @@
 # frozen_string_literal: true
 
 require_relative '../cpu'
-require_relative 'mc'
-require_relative 'pg'
-require_relative 'http'
 
 module Iolab
   module Evented
@@ -14,9 +11,10 @@ module Iolab
     # reactor, as on any event loop.
     class Runner
       def initialize(settings)
-        @mc = settings.mc && Mc.new(settings.mc, settings.mc_pool)
-        @pg = settings.pg && Pg.new(settings.pg, settings.pg_pool, settings.pg_wait_ms)
-        @http = settings.http_backend && Http.new(settings.http_backend)
+        # Each client library is loaded only when its backend is configured (start-up time).
+        @mc = settings.mc && load_client('mc') { Mc.new(settings.mc, settings.mc_pool) }
+        @pg = settings.pg && load_client('pg') { Pg.new(settings.pg, settings.pg_pool, settings.pg_wait_ms) }
+        @http = settings.http_backend && load_client('http') { Http.new(settings.http_backend) }
       end
 
       # Run step; done.(error, value): a WorkError, or the last mc value in written order.
@@ -37,6 +35,11 @@ module Iolab
       end
 
       private
+
+      def load_client(file)
+        require_relative file
+        yield
+      end
 
       # Children i.. one after another; the first error stops the rest.
       def seq(children, i, last, done)
