@@ -72,13 +72,21 @@ module Iolab
           return work
         end
         answer = nil
-        pending = true
-        @runner.run(work.step) do |error, value|
-          answer = Handler.reply(@settings.model, work, error, value, started)
+        returned = false
+        finish = lambda do |reply|
+          next if answer # one answer per request, whatever a buggy callback does
+
+          answer = reply
           Counters.finish
-          env['async.callback'].call(answer) unless pending
+          env['async.callback'].call(reply) if returned
         end
-        pending = false
+        begin
+          @runner.run(work.step) { |error, value| finish.call(Handler.reply(@settings.model, work, error, value, started)) }
+        rescue StandardError => e
+          warn "iolab: #{e.class}: #{e.message}"
+          finish.call(Handler.json(500, Answers.error("internal error: #{e.class}: #{e.message}")))
+        end
+        returned = true
         answer || ASYNC_RESPONSE
       end
     end

@@ -26,6 +26,7 @@ module Iolab
         return 2
       end
       $stdout.sync = true
+      $PROGRAM_NAME = "iolab-ruby #{settings.model}" # what ps shows (unicorn names its workers after it)
       serve(settings)
       0
     end

@@ -26,6 +26,8 @@ module Iolab
         # An exception escaping a callback must cost one request, not the server.
         EM.error_handler { |e| warn "iolab: #{e.class}: #{e.message}\n  #{Array(e.backtrace).first(5).join("\n  ")}" }
         EM.epoll
+        # Every waiting loop-async request holds a timer (EM's default cap is 100,000).
+        EM.set_max_timers(1_000_000)
         EM.run do
           server = Thin::Server.new('127.0.0.1', @settings.port, @app, signals: false)
           # No inactivity timeout: a request may legitimately wait an hour for its steps.
