@@ -18,7 +18,7 @@ module Iolab
         @pool = LeasePool.new(size)
       end
 
-      def sleep(micros)
+      def pg_sleep(micros)
         Counters.backend_call(:pg)
         leased = @pool.with(@wait_ms / 1000.0) { |slot| query(slot, micros / 1e6) }
         raise Backends.pool_timeout(:pg, @wait_ms) unless leased

@@ -21,20 +21,28 @@ module Iolab
       # Run step; the value of its last mc get in written order, or nil. Raises WorkError.
       def run(step)
         case step.kind
-        when :cpu then Cpu.leibniz(step.arg) && nil
-        when :sleep
-          Counters.backend_call(:sleep)
-          Kernel.sleep(step.arg / 1e6)
-          nil
-        when :http then @http.call(step.arg) && nil
-        when :pg then @pg.sleep(step.arg) && nil
-        when :mc then @mc.get(step.arg)
         when :seq then step.arg.reduce(nil) { |last, child| run(child) || last }
         when :par then par(step.arg)
+        when :mc then @mc.get(step.arg)
+        else
+          leaf(step)
+          nil
         end
       end
 
       private
+
+      # A leaf that fetches nothing.
+      def leaf(step)
+        case step.kind
+        when :cpu then Cpu.leibniz(step.arg)
+        when :sleep
+          Counters.backend_call(:sleep)
+          Kernel.sleep(step.arg / 1e6)
+        when :http then @http.call(step.arg)
+        when :pg then @pg.pg_sleep(step.arg)
+        end
+      end
 
       def load_client(file)
         require_relative file

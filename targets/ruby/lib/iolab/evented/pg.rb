@@ -22,7 +22,7 @@ module Iolab
       end
 
       # done.(error)
-      def sleep(micros, &done)
+      def pg_sleep(micros, &done)
         Counters.backend_call(:pg)
         lease do |error, conn, reused|
           next done.call(error) if error

@@ -27,7 +27,7 @@ module Iolab
           Counters.backend_call(:sleep)
           EM.add_timer(step.arg / 1e6) { done.call(nil, nil) }
         when :http then @http.call(step.arg) { |e| done.call(e, nil) }
-        when :pg then @pg.sleep(step.arg) { |e| done.call(e, nil) }
+        when :pg then @pg.pg_sleep(step.arg) { |e| done.call(e, nil) }
         when :mc then @mc.get(step.arg, &done)
         when :seq then seq(step.arg, 0, nil, done)
         when :par then par(step.arg, done)
