@@ -42,7 +42,7 @@ module Iolab
           --backlog N         prefork: unicorn listen backlog (default 1024)
           --mc-pool N         pool, loop-async: memcached connections (default 1, the E4 set-up)
           --pg-pool N         pool, loop-async: PostgreSQL connections (default 10)
-          --pg-wait MS        longest wait for a pooled PostgreSQL connection (default 30000)
+          --pg-wait MS        longest wait for a pooled PostgreSQL connection (default 30000; 30s also works)
           --http-backend URL  iolab's delay service for http:MS steps (or IOLAB_HTTP_BACKEND)
           --pg URL            PostgreSQL for pg:MS steps, postgres://USER@HOST:PORT/DB (or IOLAB_PG)
           --mc HOST:PORT      memcached for mc:KEY steps (or IOLAB_MC)
@@ -80,13 +80,24 @@ module Iolab
         backlog: count.call('backlog', 1, 1024),
         mc_pool: count.call('mc-pool', 1, 1),
         pg_pool: count.call('pg-pool', 1, 10),
-        pg_wait_ms: count.call('pg-wait', 1, 30_000),
+        pg_wait_ms: wait_ms(given['pg-wait']),
         warmup: count.call('warmup', 0, 0, max: MAX_WARMUP),
         metrics_port: count.call('metrics-port', 0, nil, max: 65_535),
         http_backend: check_http(given['http-backend'] || env['IOLAB_HTTP_BACKEND']),
         pg: check_pg(given['pg'] || env['IOLAB_PG']),
         mc: check_mc(given['mc'] || env['IOLAB_MC'])
       )
+    end
+
+    # --pg-wait: milliseconds as the launcher protocol says (500), or an iolab duration (500ms, 30s).
+    def self.wait_ms(text)
+      return 30_000 if text.nil?
+
+      m = text.match(/\A(\d+)(ms|s)?\z/)
+      n = m && Integer(m[1], 10) * (m[2] == 's' ? 1000 : 1)
+      raise UsageError, "--pg-wait must be milliseconds >= 1 (e.g. 30000 or 30s), got '#{text}'" if n.nil? || n < 1
+
+      n
     end
 
     def self.read_flags(argv)
