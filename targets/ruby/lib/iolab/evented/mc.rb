@@ -63,7 +63,11 @@ module Iolab
       def get(key, &done)
         Counters.backend_call(:mc)
         i = (0...@conns.size).min_by { |n| @conns[n]&.pending || 0 }
-        @conns[i] ||= EM.connect(@host, @port, McConnection, @host, @port, @addr, method(:closed))
+        begin
+          @conns[i] ||= EM.connect(@host, @port, McConnection, @host, @port, @addr, method(:closed))
+        rescue EM::ConnectionError => e # e.g. a name that does not resolve
+          return done.call(Backends.unavailable(:mc, "#{@addr}: #{e.message}"), nil)
+        end
         @conns[i].fetch(key) do |err, value|
           next done.call(err, nil) if err
           next done.call(Backends.mc_miss(key), nil) if value.nil?
