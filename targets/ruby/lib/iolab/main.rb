@@ -73,6 +73,10 @@ module Iolab
         $stdout.puts "http://127.0.0.1:#{port}"
         $stdout.puts "metrics http://127.0.0.1:#{metrics.port}" if metrics
         $stdout.flush
+      rescue StandardError => e
+        # Without its URL line the target is useless: stop it (and its children) rather than hang.
+        warn "error: cannot announce the target: #{e.class}: #{e.message}"
+        Process.kill('TERM', Process.pid)
       end
     end
 
