@@ -40,16 +40,13 @@ public final class Main {
 
     private static void run(Settings s) throws IOException, InterruptedException {
         Backends backends = new Backends(s.httpBackend() == null ? null : new HttpBackend(s.httpBackend()));
-        OffloadCalls[] offload = new OffloadCalls[1];
+        OffloadCalls offload = s.model() == Model.LOOP_OFFLOAD ? new OffloadCalls(backends, s.offload()) : null;
         var components = PlayServer.components(PlayConfig.of(s), c -> {
             ActorSystem system = c.actorSystem();
             ExecutionContextExecutor loop = system.dispatcher();
             Endpoints endpoints = switch (s.model()) {
                 case POOL -> new Endpoints(s.model(), backends, loop, new BlockingRunner(backends, loop), null);
-                case LOOP_OFFLOAD -> {
-                    offload[0] = new OffloadCalls(backends, s.offload());
-                    yield new Endpoints(s.model(), backends, loop, null, new AsyncRunner(loop, offload[0]));
-                }
+                case LOOP_OFFLOAD -> new Endpoints(s.model(), backends, loop, null, new AsyncRunner(loop, offload));
                 case LOOP_ASYNC -> new Endpoints(s.model(), backends, loop, null,
                         new AsyncRunner(loop, new TimerCalls(backends, system.scheduler(), loop)));
             };
@@ -64,7 +61,7 @@ public final class Main {
         String url = "http://127.0.0.1:" + play.port();
         System.err.println("play: model " + s.model().label + " on " + url + "; Play's default dispatcher: fork-join, "
                 + (pool == null ? "?" : pool.getParallelism()) + " threads"
-                + (offload[0] == null ? "" : "; offload pool: " + offload[0].threads() + " threads")
+                + (offload == null ? "" : "; offload pool: " + offload.threads() + " threads")
                 + (s.httpBackend() == null ? "" : "; http backend " + s.httpBackend()));
         if (s.warmup() > 0) {
             long t0 = System.nanoTime();
