@@ -43,12 +43,14 @@ final class Answers {
         return b.append('"').toString();
     }
 
-    /** Every distinct message down the cause chain, joined by ": " (the class name if none). */
+    /** Down the cause chain, each distinct message (or the class's name where it has none),
+     *  joined by ": ", leaving out the wrappers of futures: why a client library failed. */
     static String causes(Throwable e) {
         java.util.LinkedHashSet<String> seen = new java.util.LinkedHashSet<>();
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null) seen.add(t.getMessage());
+            if (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) continue;
+            seen.add(t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName());
         }
-        return seen.isEmpty() ? e.getClass().getSimpleName() : String.join(": ", seen);
+        return String.join(": ", seen);
     }
 }

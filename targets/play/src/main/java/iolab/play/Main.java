@@ -19,6 +19,9 @@ public final class Main {
     /** The status the JVM ends with once shutdown starts: 0 for a signal, else set before exit. */
     private static volatile int exitStatus = 0;
 
+    /** The running server, once there is one. */
+    private static volatile PlayServer running;
+
     public static void main(String[] args) {
         Settings s;
         try {
@@ -39,6 +42,8 @@ public final class Main {
     }
 
     private static void run(Settings s) throws IOException, InterruptedException {
+        // From here on a signal ends the JVM with exitStatus, also while Play starts or warms up.
+        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(Main::stop));
         Backends backends = new Backends(s.httpBackend() == null ? null : new HttpBackend(s.httpBackend()));
         OffloadCalls offload = s.model() == Model.LOOP_OFFLOAD ? new OffloadCalls(backends, s.offload()) : null;
         var components = PlayServer.components(PlayConfig.of(s), c -> {
@@ -53,7 +58,7 @@ public final class Main {
             return endpoints.router(RoutingDsl.fromComponents(c));
         });
         PlayServer play = PlayServer.start(components, s.port());
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> stop(play)));
+        running = play;
         ForkJoinPool pool = PlayServer.defaultPool(play.app.actorSystem());
         if (pool != null) Counters.queued = () -> pool.getQueuedSubmissionCount() + pool.getQueuedTaskCount();
         MetricsListener metrics = s.metricsPort() == null ? null : new MetricsListener(s.metricsPort());
@@ -75,7 +80,7 @@ public final class Main {
     }
 
     /** Stop Play (Pekko's coordinated shutdown), bounded by the grace, then end with exitStatus. */
-    private static void stop(PlayServer play) {
+    private static void stop() {
         Thread.ofPlatform().daemon(true).start(() -> {
             try {
                 Thread.sleep(SHUTDOWN_GRACE_MS);
@@ -85,7 +90,7 @@ public final class Main {
             Runtime.getRuntime().halt(exitStatus);
         });
         try {
-            play.server.stop();
+            if (running != null) running.server.stop();
         } catch (RuntimeException e) {
             System.err.println("play: stopping: " + Answers.causes(e));
         }

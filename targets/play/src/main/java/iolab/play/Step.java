@@ -75,7 +75,7 @@ public sealed interface Step {
         long ms = micros / 1000;
         long frac = micros % 1000;
         if (frac == 0) return Long.toString(ms);
-        String digits = String.format("%03d", frac).replaceAll("0+$", "");
+        String digits = String.format(java.util.Locale.ROOT, "%03d", frac).replaceAll("0+$", "");
         return ms + "." + digits;
     }
 }
