@@ -13,9 +13,8 @@ object Models {
 
   def runner(file: SpecFile): Runner = (file.spec.master, file.executor) match {
     case (Some(m), _) =>
-      if (m.workers < 1) throw new BadSpec("spec.master.workers must be at least 1")
-      m.sharedPool.foreach(d => if (d < 1) throw new BadSpec("spec.master.shared_pool must be at least 1"))
-      new ActorBatch(m)
+      // As iolab does: 0 workers or a pool of 0 means 1.
+      new ActorBatch(m.copy(workers = m.workers.max(1), sharedPool = m.sharedPool.map(_.max(1))))
     case (None, Some(e)) => executor(e)
     case (None, None) =>
       throw new BadSpec("the spec file has neither spec.master (E1 actors) nor an executor (E3); give one")
@@ -28,12 +27,13 @@ object Models {
       throw new BadSpec(
         s"knob '$k' does not apply to model '${e.model}' on the scala runtime (" +
           (if (knobs.isEmpty) "it takes no knobs" else s"it takes: ${knobs.mkString(", ")}") + ")")
-    for ((k, v) <- e.params if v < 1) throw new BadSpec(s"knob '$k' must be at least 1, got $v")
+    // As iolab does: a knob of 0 means 1.
+    def knob(k: String) = e.params.get(k).map(_.max(1))
     e.model match {
       case "sequential"         => Sequential
-      case "pool"               => e.params.get("threads").fold[Runner](new GlobalPool)(new FixedPool(_))
-      case "thread-per-request" => new GlobalBlocking(e.params.get("max_threads"))
-      case "loop-async"         => new ScheduledPromise(e.params.get("workers"))
+      case "pool"               => knob("threads").fold[Runner](new GlobalPool)(new FixedPool(_))
+      case "thread-per-request" => new GlobalBlocking(knob("max_threads"))
+      case "loop-async"         => new ScheduledPromise(knob("workers"))
     }
   }
 }
