@@ -7,9 +7,11 @@ way of waiting by its total time, T(n) = ceil(n/P) x S, within generous margins 
 is shared). Bad input must give one line on stderr and exit 2; SIGTERM must stop a batch
 with exit 0 and a document that counts the tasks it skipped.
 """
+import atexit
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +22,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 START = os.path.join(HERE, "start")
 CORES = os.cpu_count() or 1
 TMP = tempfile.mkdtemp(prefix="iolab-scala-test-")
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 RESULT_KEYS = {"model", "params", "tasks", "failed", "total_s", "by_type", "peak_threads",
                "peak_rss_mb", "cpu_utilisation"}
