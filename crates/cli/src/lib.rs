@@ -25,7 +25,10 @@ where
             // One line, as every usage error: clap's first line names the
             // fault; its usage block and hints would make it five.
             let text = e.to_string();
-            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error");
             eprintln!("{} (see --help)", first.trim_end());
             return ExitCode::from(2);
         }

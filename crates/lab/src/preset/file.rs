@@ -185,9 +185,11 @@ impl<'de> Deserialize<'de> for Setting {
                 Ok(Setting::Count(v))
             }
             fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Setting, E> {
-                u64::try_from(v)
-                    .map(Setting::Count)
-                    .map_err(|_| E::custom(format!("{v} is below zero: give a whole number of 1 or more")))
+                u64::try_from(v).map(Setting::Count).map_err(|_| {
+                    E::custom(format!(
+                        "{v} is below zero: give a whole number of 1 or more"
+                    ))
+                })
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Setting, E> {
                 Ok(Setting::Flag(v))

@@ -154,29 +154,6 @@ pub(crate) fn read_lines(mut out: impl Read, tx: mpsc::Sender<String>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_are_capped_and_the_rest_is_drained() {
-        let (tx, rx) = mpsc::channel();
-        read_lines(
-            &b"http://127.0.0.1:1\nmetrics http://127.0.0.1:2\nmore\n"[..],
-            tx,
-        );
-        let got: Vec<String> = rx.try_iter().collect();
-        assert_eq!(got, ["http://127.0.0.1:1", "metrics http://127.0.0.1:2"]);
-
-        // A program that never prints a newline: one capped line, bounded memory.
-        let (tx, rx) = mpsc::channel();
-        read_lines(std::io::repeat(b'x').take(10 * 1024 * 1024), tx);
-        let got: Vec<String> = rx.try_iter().collect();
-        assert_eq!(got.len(), 1);
-        assert_eq!(got[0].len(), MAX_LINE);
-    }
-}
-
 /// Wait for `child` to exit; on `cancel`, SIGTERM its group, then SIGKILL
 /// after 10 s.
 pub(crate) fn wait_or_cancel(
@@ -200,5 +177,28 @@ pub(crate) fn wait_or_cancel(
             _ => {}
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_capped_and_the_rest_is_drained() {
+        let (tx, rx) = mpsc::channel();
+        read_lines(
+            &b"http://127.0.0.1:1\nmetrics http://127.0.0.1:2\nmore\n"[..],
+            tx,
+        );
+        let got: Vec<String> = rx.try_iter().collect();
+        assert_eq!(got, ["http://127.0.0.1:1", "metrics http://127.0.0.1:2"]);
+
+        // A program that never prints a newline: one capped line, bounded memory.
+        let (tx, rx) = mpsc::channel();
+        read_lines(std::io::repeat(b'x').take(10 * 1024 * 1024), tx);
+        let got: Vec<String> = rx.try_iter().collect();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].len(), MAX_LINE);
     }
 }

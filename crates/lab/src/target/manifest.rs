@@ -83,9 +83,10 @@ pub struct ModelEntry {
     /// Knobs it reads (the backend pools too, when it has those backends).
     #[serde(default)]
     pub knobs: Vec<String>,
-    /// The runtime's own defaults where they differ from iolab's.
+    /// The runtime's own defaults where they differ from iolab's: a number
+    /// or an expression of the machine's cores (`"max(cores, 4)"`).
     #[serde(default)]
-    pub defaults: BTreeMap<String, u32>,
+    pub defaults: BTreeMap<String, super::expr::Default>,
 }
 
 /// A boolean option of a runtime, passed as a flag.
@@ -254,14 +255,15 @@ impl Manifest {
         ))
     }
 
-    /// `params` with the runtime's defaults for `model` filled in where unset.
-    pub fn effective(&self, model: ModelKind, params: &ModelParams) -> ModelParams {
+    /// `params` with the runtime's defaults for `model` on `cores` cores
+    /// filled in where unset.
+    pub fn effective(&self, model: ModelKind, params: &ModelParams, cores: u32) -> ModelParams {
         let mut p = params.clone();
         if let Some(entry) = self.models.get(model.as_str()) {
             for (name, v) in &entry.defaults {
                 if let Some(k) = iolab_model::knob::knob(name) {
                     if (k.get)(&p).is_none() {
-                        (k.set)(&mut p, Some(*v));
+                        (k.set)(&mut p, Some(v.value(cores)));
                     }
                 }
             }
@@ -325,4 +327,68 @@ fn read_capped(path: &Path) -> Result<String, String> {
 
 fn one_line(e: &toml::de::Error) -> String {
     e.to_string().lines().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_runtime_folder_has_a_valid_manifest() {
+        let root = find_root().unwrap();
+        let names = available(&root);
+        assert!(names.contains(&"jvm".to_string()), "{names:?}");
+        for name in names {
+            let m = Manifest::load_from(&root, &Runtime::named(&name).unwrap())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(m.name, name);
+            assert!(!m.models.is_empty(), "{name}");
+            for (model, entry) in &m.models {
+                let kind: ModelKind = model.parse().unwrap();
+                let p = m.effective(kind, &ModelParams::default(), 2);
+                for k in entry.defaults.keys() {
+                    let def = iolab_model::knob::knob(k).unwrap();
+                    assert!((def.get)(&p).is_some_and(|v| v >= 1), "{name} {model} {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_knob_or_option_the_runtime_lacks_is_named() {
+        let m = Manifest::load(&Runtime::named("jvm").unwrap()).unwrap();
+        let p = ModelParams {
+            threads: Some(2),
+            ..Default::default()
+        };
+        let e = m.check(ModelKind::LoopAsync, &p, &[]).unwrap_err();
+        assert!(
+            e.starts_with("threads does not apply to jvm model 'loop-async'"),
+            "{e}"
+        );
+        let e = m
+            .check(ModelKind::ThreadPerRequest, &ModelParams::default(), &[])
+            .unwrap_err();
+        assert!(e.contains("has no jvm target"), "{e}");
+        let e = m
+            .check(
+                ModelKind::LoopAsync,
+                &ModelParams::default(),
+                &["synchronized".into()],
+            )
+            .unwrap_err();
+        assert!(
+            e.contains("synchronized does not apply") && e.contains("virtual"),
+            "{e}"
+        );
+        assert!(m
+            .check(
+                ModelKind::Virtual,
+                &ModelParams::default(),
+                &["synchronized".into()]
+            )
+            .is_ok());
+        let e = m.check_backend(BackendKind::Mc).map(|_| ());
+        assert!(e.is_ok());
+    }
 }

@@ -12,6 +12,7 @@
 mod builtin;
 pub mod child;
 mod custom;
+pub mod expr;
 pub mod foreground;
 pub mod manifest;
 pub mod process;
@@ -105,10 +106,10 @@ impl Launch {
         }
     }
 
-    /// `spec`'s knobs with the runtime's own defaults filled in.
-    pub fn effective(&self, spec: &RunSpec) -> ModelParams {
+    /// `spec`'s knobs with the runtime's own defaults on `cores` cores filled in.
+    pub fn effective(&self, spec: &RunSpec, cores: u32) -> ModelParams {
         match self {
-            Launch::Runtime(m) => m.effective(spec.model, &spec.params),
+            Launch::Runtime(m) => m.effective(spec.model, &spec.params, cores),
             _ => spec.params.clone(),
         }
     }
@@ -151,7 +152,7 @@ pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::P
     match Launch::of(spec, Path::new("iolab")) {
         Ok(l) => {
             let mut effective = spec.clone();
-            effective.params = l.effective(spec);
+            effective.params = l.effective(spec, cores);
             iolab_predict::predict_run(&effective, l.host(cores))
         }
         Err(_) => iolab_predict::predict_run(spec, cores),

@@ -139,7 +139,7 @@ pub fn build(m: &Manifest) -> Result<(), String> {
     let Some((program, args)) = m.build.split_first() else {
         return Ok(());
     };
-    let argv = resolve(&m.dir, &[program.clone()]);
+    let argv = resolve(&m.dir, std::slice::from_ref(program));
     let status = Command::new(&argv[0])
         .args(args)
         .current_dir(&m.dir)
