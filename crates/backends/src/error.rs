@@ -100,10 +100,5 @@ pub fn config_flag(kind: BackendKind) -> String {
     if def.flag.is_empty() {
         return "nothing (sleep is embedded)".into();
     }
-    let value = if kind == BackendKind::Mc {
-        "HOST:PORT"
-    } else {
-        "URL"
-    };
-    format!("{} {value}", def.flag)
+    format!("{} {}", def.flag, def.value_name)
 }

@@ -21,59 +21,10 @@ pub use expand::{FieldError, Overrides};
 #[error("{0}")]
 pub struct PresetError(pub String);
 
-/// Presets built into the binary, so `iolab run NAME` works from any folder
-/// (a `presets/NAME.toml` in the current folder wins): (name, TOML text).
-pub const EMBEDDED: &[(&str, &str)] = &[
-    ("showdown", include_str!("../../../presets/showdown.toml")),
-    ("e1-actors", include_str!("../../../presets/e1-actors.toml")),
-    ("e2-spring", include_str!("../../../presets/e2-spring.toml")),
-    (
-        "e2-spring-jvm",
-        include_str!("../../../presets/e2-spring-jvm.toml"),
-    ),
-    (
-        "e3-futures",
-        include_str!("../../../presets/e3-futures.toml"),
-    ),
-    (
-        "e3-futures-pg",
-        include_str!("../../../presets/e3-futures-pg.toml"),
-    ),
-    (
-        "e4-memcached",
-        include_str!("../../../presets/e4-memcached.toml"),
-    ),
-    (
-        "e4-memcached-open",
-        include_str!("../../../presets/e4-memcached-open.toml"),
-    ),
-    ("e5-fanout", include_str!("../../../presets/e5-fanout.toml")),
-    (
-        "e5-fanout-real",
-        include_str!("../../../presets/e5-fanout-real.toml"),
-    ),
-    (
-        "e5-fanout-jvm",
-        include_str!("../../../presets/e5-fanout-jvm.toml"),
-    ),
-    ("loom", include_str!("../../../presets/loom.toml")),
-    (
-        "backends-pg",
-        include_str!("../../../presets/backends-pg.toml"),
-    ),
-    (
-        "backends-mc",
-        include_str!("../../../presets/backends-mc.toml"),
-    ),
-    (
-        "jvm-backends-pg",
-        include_str!("../../../presets/jvm-backends-pg.toml"),
-    ),
-    (
-        "jvm-backends-mc",
-        include_str!("../../../presets/jvm-backends-mc.toml"),
-    ),
-];
+// Presets built into the binary, so `iolab run NAME` works from any folder
+// (a `presets/NAME.toml` in the current folder wins): every file of
+// `presets/`, listed by build.rs.
+include!(concat!(env!("OUT_DIR"), "/presets.rs"));
 
 /// The preset run when none is named.
 pub const DEFAULT_PRESET: &str = "showdown";

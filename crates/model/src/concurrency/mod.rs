@@ -130,7 +130,10 @@ impl ModelKind {
 
     /// Does `knob` apply to this model (the backend pools apply to all)?
     pub fn reads(self, knob: &str) -> bool {
-        matches!(knob, "mc_pool" | "pg_pool") || self.def().knobs.contains(&knob)
+        let pool = crate::steps::BackendKind::ALL
+            .iter()
+            .any(|b| b.def().pool_knob == Some(knob));
+        pool || self.def().knobs.contains(&knob)
     }
 
     /// Every name, for messages: `sequential, prefork, pool, ...`.

@@ -38,6 +38,8 @@ pub struct BackendDef {
     pub env: &'static str,
     /// What an address looks like, for messages.
     pub address: &'static str,
+    /// The flag's value in help and messages: `URL`, `HOST:PORT`.
+    pub value_name: &'static str,
     /// The knob sizing its connection pool, if it has one.
     pub pool_knob: Option<&'static str>,
     /// A call takes a duration (`pg:200`), so a batch IO task can be one.
@@ -57,6 +59,7 @@ impl BackendKind {
                 flag: "",
                 env: "",
                 address: "",
+                value_name: "",
                 pool_knob: None,
                 timed: true,
             },
@@ -66,6 +69,7 @@ impl BackendKind {
                 flag: "--http-backend",
                 env: "IOLAB_HTTP_BACKEND",
                 address: "http://HOST:PORT (the URL `iolab backend http` prints)",
+                value_name: "URL",
                 pool_knob: None,
                 timed: true,
             },
@@ -75,6 +79,7 @@ impl BackendKind {
                 flag: "--pg",
                 env: "IOLAB_PG",
                 address: "postgres://USER@HOST:PORT/DB",
+                value_name: "URL",
                 pool_knob: Some("pg_pool"),
                 timed: true,
             },
@@ -84,6 +89,7 @@ impl BackendKind {
                 flag: "--mc",
                 env: "IOLAB_MC",
                 address: "HOST:PORT, e.g. 127.0.0.1:11211",
+                value_name: "HOST:PORT",
                 pool_knob: Some("mc_pool"),
                 timed: false,
             },

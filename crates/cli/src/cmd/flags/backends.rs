@@ -56,11 +56,7 @@ impl Args for BackendFlags {
                 Arg::new(id(kind))
                     .long(id(kind))
                     .env(def.env)
-                    .value_name(if kind == BackendKind::Mc {
-                        "HOST:PORT"
-                    } else {
-                        "URL"
-                    })
+                    .value_name(def.value_name)
                     .help(format!(
                         "Where `{}:...` steps go: {} ({}).",
                         def.name, def.address, def.about

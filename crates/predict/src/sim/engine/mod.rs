@@ -1,0 +1,294 @@
+//! The event loop: clients send, the server admits, queues and runs each
+//! request's program on its resources, clients give up at their timeout.
+//!
+//! Accounting rules (the same as the load generator's): every request sent is
+//! exactly one of ok, timeout, reset, rejected (503), backend (pool wait over)
+//! or client-connections (the client had no connection to send on). A request
+//! whose client gave up is still run to the end by the server: it keeps its
+//! thread and its connection, which is why goodput collapses while throughput
+//! does not.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use iolab_model::driver::{ConnectionMode, Driver};
+
+mod client;
+mod server;
+
+use super::arrivals::Arrivals;
+use super::histogram::Histogram;
+use super::program::{Op, Program, NO_PARENT};
+use super::queue::{Event, EventQueue, Lane};
+use super::resource::{Resource, Then, Waiter};
+use super::{SimInput, SimOutcome};
+use crate::calibration::PG_WAIT_NS;
+use iolab_model::concurrency::{Admission, Shape};
+
+/// A closed-loop client whose request failed at once waits this long before
+/// its next one, as a real client reconnecting would (and so time moves on).
+const RETRY_NS: u64 = 1_000_000;
+
+#[derive(Debug, Default, Clone)]
+struct Req {
+    gen: u32,
+    sent: u64,
+    counters: Vec<u32>,
+    new_conn: bool,
+    /// The client still waits for the answer.
+    waiting: bool,
+    /// The server has answered (or refused) it.
+    answered: bool,
+    /// Holds a server connection slot (limited admission only).
+    accepted: bool,
+    holds_thread: bool,
+    /// Leaves started and not finished (including waits for resources).
+    pending: u32,
+}
+
+enum Source {
+    Open(Box<Arrivals>),
+    Closed {
+        requests: Option<u64>,
+        until: Option<u64>,
+    },
+}
+
+struct Client {
+    keep_alive: bool,
+    max: u32,
+    open: u32,
+    idle: u32,
+}
+
+pub(super) struct Engine<'a> {
+    shape: &'a Shape,
+    prog: Program,
+    q: EventQueue,
+    /// Lane of each node's "done" events (by its duration).
+    node_lane: Vec<Lane>,
+    arrival_lane: Lane,
+    retry_lane: Lane,
+    pg_wait_lane: Lane,
+    now: u64,
+    reqs: Vec<Req>,
+    free: Vec<u32>,
+    threads: Option<Resource>,
+    cpu: Resource,
+    offload: Option<Resource>,
+    pg: Resource,
+    pg_waiting: HashSet<u64>,
+    next_pg_id: u64,
+    conns: u32,
+    backlog: VecDeque<u32>,
+    client: Client,
+    deadlines: VecDeque<(u64, u32, u32)>,
+    timeout_ns: u64,
+    source: Source,
+    sent: u64,
+    ok: u64,
+    errors: BTreeMap<&'static str, u64>,
+    latency: Histogram,
+    in_server: u64,
+    peak_in_server: u64,
+    completed: u64,
+    completed_in_window: u64,
+    window_ns: u64,
+    first_timeout_sent: Option<u64>,
+    last_answer: u64,
+}
+
+impl<'a> Engine<'a> {
+    pub(super) fn new(input: &SimInput<'a>) -> Engine<'a> {
+        let shape = input.shape;
+        let prog = Program::compile(input.steps, shape.par_concurrent);
+        let (keep_alive, max) = match input.connections {
+            ConnectionMode::KeepAlive { max } => (true, max),
+            ConnectionMode::NewPerRequest { max } => (false, max),
+        };
+        let (source, window_ns) = match input.driver {
+            Driver::Open { phases, arrival } => {
+                let d: std::time::Duration = phases.iter().map(|p| p.duration).sum();
+                (
+                    Source::Open(Box::new(Arrivals::new(phases, *arrival))),
+                    d.as_nanos() as u64,
+                )
+            }
+            Driver::Closed {
+                requests, duration, ..
+            } => {
+                let until = duration.map(|d| d.as_nanos() as u64);
+                (
+                    Source::Closed {
+                        requests: *requests,
+                        until,
+                    },
+                    until.unwrap_or(0),
+                )
+            }
+        };
+        let mut q = EventQueue::default();
+        let node_lane = prog
+            .nodes
+            .iter()
+            .map(|n| match n.op {
+                Op::Cpu { ns } | Op::Io { ns, .. } => q.lane_for_delay(ns),
+                _ => 0,
+            })
+            .collect();
+        let arrival_lane = q.own_lane();
+        let retry_lane = q.lane_for_delay(RETRY_NS);
+        let pg_wait_lane = q.lane_for_delay(PG_WAIT_NS);
+        Engine {
+            shape,
+            node_lane,
+            arrival_lane,
+            retry_lane,
+            pg_wait_lane,
+            threads: shape.request_threads.map(|t| Resource::new(t.cap)),
+            cpu: Resource::new(shape.cpu_servers),
+            offload: shape.offload.map(Resource::new),
+            pg: Resource::new(input.pg_pool.max(1)),
+            prog,
+            q,
+            now: 0,
+            reqs: Vec::new(),
+            free: Vec::new(),
+            pg_waiting: HashSet::new(),
+            next_pg_id: 0,
+            conns: 0,
+            backlog: VecDeque::new(),
+            client: Client {
+                keep_alive,
+                max: max.max(1),
+                open: 0,
+                idle: 0,
+            },
+            deadlines: VecDeque::new(),
+            timeout_ns: input.timeout.as_nanos() as u64,
+            source,
+            sent: 0,
+            ok: 0,
+            errors: BTreeMap::new(),
+            latency: Histogram::default(),
+            in_server: 0,
+            peak_in_server: 0,
+            completed: 0,
+            completed_in_window: 0,
+            window_ns,
+            first_timeout_sent: None,
+            last_answer: 0,
+        }
+    }
+
+    /// Run to the end and report.
+    pub(super) fn run(mut self, concurrency: u32) -> SimOutcome {
+        let horizon = match &mut self.source {
+            Source::Open(arrivals) => {
+                if let Some(t) = arrivals.next() {
+                    self.q.push(self.arrival_lane, t, Event::Arrival);
+                }
+                self.window_ns + self.timeout_ns
+            }
+            Source::Closed { until, .. } => until.map_or(u64::MAX, |u| u + self.timeout_ns),
+        };
+        if matches!(self.source, Source::Closed { .. }) {
+            for _ in 0..concurrency.min(self.client.max) {
+                if self.may_send() {
+                    self.send();
+                }
+            }
+        }
+        loop {
+            let ev = self.q.peek_time();
+            let dl = self.deadlines.front().map(|d| d.0);
+            let t = match (ev, dl) {
+                (None, None) => break,
+                (Some(e), None) => e,
+                (None, Some(d)) => d,
+                (Some(e), Some(d)) => e.min(d),
+            };
+            if t > horizon {
+                break;
+            }
+            self.now = t;
+            if ev == Some(t) {
+                let (_, e) = self.q.pop().expect("peeked");
+                self.handle(e);
+            } else {
+                let (_, slot, gen) = self.deadlines.pop_front().expect("peeked");
+                self.deadline(slot, gen);
+            }
+        }
+        self.outcome()
+    }
+
+    pub(super) fn outcome(self) -> SimOutcome {
+        let window_ns = if self.window_ns == 0 {
+            self.last_answer
+        } else {
+            self.window_ns
+        };
+        let peak_threads = match (&self.threads, &self.offload) {
+            (Some(t), _) => t.peak as u64,
+            (None, Some(o)) => (self.shape.fixed_threads + o.peak) as u64,
+            (None, None) => self.shape.fixed_threads as u64,
+        };
+        SimOutcome {
+            offered: self.sent,
+            ok: self.ok,
+            errors: self.errors,
+            completed: self.completed,
+            completed_in_window: self.completed_in_window,
+            window_s: window_ns as f64 / 1e9,
+            latency: self.latency,
+            peak_in_flight: self.peak_in_server,
+            peak_threads,
+            first_timeout_sent_s: self.first_timeout_sent.map(|t| t as f64 / 1e9),
+            events: self.q.pushed,
+            unloaded_ns: self.prog.unloaded_ns(),
+            work_ns: self.prog.work_ns(),
+        }
+    }
+
+    pub(super) fn handle(&mut self, e: Event) {
+        match e {
+            Event::Arrival => {
+                self.send();
+                if let Source::Open(a) = &mut self.source {
+                    if let Some(t) = a.next() {
+                        self.q.push(self.arrival_lane, t, Event::Arrival);
+                    }
+                }
+            }
+            Event::Send => {
+                if self.may_send() {
+                    self.send();
+                }
+            }
+            Event::LeafDone { slot, node } => self.leaf_done(slot, node),
+            Event::PgWaitOver { id, slot } => {
+                if self.pg_waiting.remove(&id) {
+                    self.release_offload();
+                    self.reqs[slot as usize].pending -= 1;
+                    if !self.reqs[slot as usize].answered {
+                        self.answer(slot, Some("backend"));
+                    }
+                    self.maybe_free(slot);
+                }
+            }
+        }
+    }
+
+    pub(super) fn may_send(&self) -> bool {
+        match self.source {
+            Source::Open(_) => true,
+            Source::Closed { requests, until } => {
+                requests.is_none_or(|r| self.sent < r) && until.is_none_or(|u| self.now < u)
+            }
+        }
+    }
+
+    pub(super) fn count_error(&mut self, kind: &'static str) {
+        *self.errors.entry(kind).or_insert(0) += 1;
+    }
+}
