@@ -11,8 +11,8 @@
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::schedule::Schedule;
 
-use super::arrivals::Arrivals;
 use super::histogram::Histogram;
 use super::program::{Op, Program, NO_PARENT};
 use super::queue::{Event, EventQueue, Lane};
@@ -43,7 +43,7 @@ struct Req {
 }
 
 enum Source {
-    Open(Box<Arrivals>),
+    Open(Box<Schedule>),
     Closed {
         requests: Option<u64>,
         until: Option<u64>,
@@ -105,10 +105,8 @@ impl<'a> Engine<'a> {
         let (source, window_ns) = match input.driver {
             Driver::Open { phases, arrival } => {
                 let d: std::time::Duration = phases.iter().map(|p| p.duration).sum();
-                (
-                    Source::Open(Box::new(Arrivals::new(phases, *arrival))),
-                    d.as_nanos() as u64,
-                )
+                let arrivals = super::arrivals(phases, *arrival);
+                (Source::Open(Box::new(arrivals)), d.as_nanos() as u64)
             }
             Driver::Closed {
                 requests, duration, ..
