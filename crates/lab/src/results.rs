@@ -1,40 +1,17 @@
 //! The results folder: `runs.json` (`iolab.runs/1`) and `environment.json`,
-//! each written atomically (a temp file in the same folder, then rename), so
-//! an interrupted run never leaves a file that looks complete.
+//! each written atomically ([`write_atomic`]), so an interrupted run never
+//! leaves a file that looks complete; read back with
+//! [`iolab_model::runs::load`].
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use iolab_model::files::write_atomic;
 use iolab_model::runs::RunsFile;
 
-/// File names inside a results folder.
-pub const RUNS_JSON: &str = "runs.json";
+pub use iolab_model::runs::RUNS_JSON;
 /// The environment, also embedded in `runs.json`.
 pub const ENVIRONMENT_JSON: &str = "environment.json";
-
-/// Write `bytes` to `path` atomically.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
 
 /// Write `runs.json` and `environment.json` into `dir`.
 pub fn save(dir: &Path, runs: &RunsFile) -> std::io::Result<()> {
@@ -47,12 +24,6 @@ pub fn save(dir: &Path, runs: &RunsFile) -> std::io::Result<()> {
     let mut json = json;
     json.push(b'\n');
     write_atomic(&dir.join(RUNS_JSON), &json)
-}
-
-/// Read a `runs.json` back.
-pub fn load(path: &Path) -> std::io::Result<RunsFile> {
-    let text = std::fs::read(path)?;
-    serde_json::from_slice(&text).map_err(std::io::Error::other)
 }
 
 /// `results/<preset>-<yyyymmddThhmmssZ>` for a run started now.
@@ -113,20 +84,5 @@ mod tests {
         assert!(default_dir("showdown")
             .to_string_lossy()
             .starts_with("results/showdown-"));
-    }
-
-    #[test]
-    fn writes_atomically_and_leaves_no_temp() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.json");
-        write_atomic(&p, b"one").unwrap();
-        write_atomic(&p, b"two").unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
-        assert!(write_atomic(&dir.path().join("no/such/dir.json"), b"x").is_err());
     }
 }

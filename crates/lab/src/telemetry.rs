@@ -186,28 +186,17 @@ pub struct Metrics {
     pub rejected: Option<f64>,
 }
 
-/// Read the iolab series out of Prometheus text (comments and others ignored).
+/// Read the iolab series out of Prometheus text (with verify's parser,
+/// leniently: a bad line costs that line, not the sample).
 pub fn parse_metrics(text: &str) -> Metrics {
-    let mut m = Metrics::default();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('#') {
-            continue;
-        }
-        let Some((name, value)) = line.split_once(char::is_whitespace) else {
-            continue;
-        };
-        let value: Option<f64> = value.split_whitespace().next().and_then(|v| v.parse().ok());
-        let slot = match name {
-            "iolab_requests_in_flight" => &mut m.in_flight,
-            "iolab_requests_queued" => &mut m.queued,
-            "iolab_requests_completed_total" => &mut m.completed,
-            "iolab_requests_rejected_total" => &mut m.rejected,
-            _ => continue,
-        };
-        *slot = value;
+    let samples = iolab_verify::prometheus::parse_lenient(text);
+    let get = |series: &str| samples.get(series).copied();
+    Metrics {
+        in_flight: get("iolab_requests_in_flight"),
+        queued: get("iolab_requests_queued"),
+        completed: get("iolab_requests_completed_total"),
+        rejected: get("iolab_requests_rejected_total"),
     }
-    m
 }
 
 #[cfg(test)]
@@ -227,6 +216,8 @@ mod tests {
         assert_eq!(m.completed, Some(1200.0));
         assert_eq!(m.rejected, Some(7.0));
         assert_eq!(parse_metrics("garbage\n\n"), Metrics::default());
+        let m = parse_metrics("iolab_requests_queued 4\niolab_requests_in_flight{ 9\n");
+        assert_eq!((m.queued, m.in_flight), (Some(4.0), None));
     }
 
     #[test]

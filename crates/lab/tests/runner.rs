@@ -67,7 +67,7 @@ fn failed_targets_are_recorded_and_the_experiment_completes() {
         assert!(r.attack.is_none());
     }
     // What is on disk is what was returned.
-    let saved = results::load(&out.join(results::RUNS_JSON)).unwrap();
+    let saved = iolab_model::runs::load(&out).unwrap();
     assert_eq!(saved.schema, RUNS_SCHEMA);
     assert_eq!(saved, file);
     assert!(out.join(results::ENVIRONMENT_JSON).is_file());
@@ -87,7 +87,7 @@ fn cancelled_before_the_first_run_writes_an_incomplete_file() {
     assert!(file.runs.is_empty());
     assert!(file.finished_utc.is_some());
     assert!(
-        !results::load(&tmp.path().join(results::RUNS_JSON))
+        !iolab_model::runs::load(&tmp.path().join(results::RUNS_JSON))
             .unwrap()
             .complete
     );

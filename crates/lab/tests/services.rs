@@ -153,8 +153,7 @@ fn a_preset_with_pg_mc_and_http_runs_on_services_the_runner_starts() {
         );
     }
 
-    let file: RunsFile =
-        serde_json::from_slice(&std::fs::read(out.join("runs.json")).unwrap()).unwrap();
+    let file: RunsFile = iolab_model::runs::load(&out).unwrap();
     assert!(file.complete);
     assert_eq!(file.runs.len(), 2);
     for r in &file.runs {

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_model::attack::AttackPlan;
-use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
+use iolab_model::schedule::Schedule;
 
 use crate::clock::{now_ns, ClockBase, PreciseTimer};
 use crate::recorder::{Live, Recorder};
-use crate::schedule::Schedule;
 use crate::target::Target;
 use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 
@@ -20,6 +20,13 @@ use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 const START_DELAY_NS: u64 = 30_000_000;
 /// Slack past the last possible deadline before the run is cut (hard cap).
 const HARD_CAP_SLACK_NS: u64 = 1_000_000_000;
+
+/// The sends generator thread `i` of `threads` makes in an open loop: its
+/// round-robin share of the plan's one [`Schedule`], which is also what
+/// `predict` simulates (a test in `lab` holds the two together).
+pub fn thread_schedule(phases: &[Phase], arrival: Arrival, i: usize, threads: usize) -> Schedule {
+    Schedule::share(phases, arrival, i, threads)
+}
 
 /// What every generator thread shares, read-only.
 pub struct RunCtx {
@@ -279,7 +286,7 @@ fn thread_main(
             timer.sleep_until(ctx.start_ns).await?;
             match &plan.driver {
                 Driver::Open { phases, arrival } => {
-                    let schedule = Schedule::share(phases, *arrival, i, threads);
+                    let schedule = thread_schedule(phases, *arrival, i, threads);
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
                 Driver::Closed {

@@ -19,7 +19,6 @@ mod open_loop;
 mod output;
 mod recorder;
 mod request;
-mod schedule;
 mod target;
 pub mod text;
 mod validate;
@@ -30,9 +29,10 @@ use std::time::Duration;
 
 use iolab_model::attack::{AttackPlan, AttackResult};
 
+pub use generator::thread_schedule;
 pub use hdrhistogram::Histogram;
+pub use iolab_model::schedule::Schedule;
 pub use recorder::{ErrorClass, RequestRow};
-pub use schedule::Schedule;
 pub use target::Target;
 pub use validate::validate;
 

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use iolab_model::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
@@ -22,7 +23,6 @@ use crate::clock::{now_ns, PreciseTimer};
 use crate::generator::RunCtx;
 use crate::recorder::Recorder;
 use crate::request::request;
-use crate::schedule::Schedule;
 
 /// Longest single sleep, so cancellation is noticed.
 const MAX_SLEEP_NS: u64 = 50_000_000;

@@ -1,48 +1,22 @@
 //! Files a report can be written to: an HdrHistogram interval log (`--hdr`)
-//! and one CSV row per request (`--csv`). Both are written to a temporary file
-//! beside the target and renamed, so a reader never sees half a file.
+//! and one CSV row per request (`--csv`). Both are written atomically
+//! ([`write_atomic_with`]), so a reader never sees half a file.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
+use iolab_model::files::write_atomic_with;
 
 use crate::AttackReport;
-
-/// Write through `fill` into `path.tmp-PID`, then rename over `path`.
-fn atomic_write(
-    path: &Path,
-    fill: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut tmp: PathBuf = path.to_path_buf();
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-    tmp.set_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut w = BufWriter::new(File::create(&tmp)?);
-        fill(&mut w)?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
 
 impl AttackReport {
     /// The HdrHistogram interval log of latency (microseconds, max column in
     /// ms), one histogram per series interval, readable by HistogramLogProcessor.
     pub fn write_hdr_log(&self, path: &Path) -> io::Result<()> {
-        atomic_write(path, |w| {
+        write_atomic_with(path, |w| {
             let start = UNIX_EPOCH + Duration::from_millis(self.result.started_unix_ms);
             let mut ser = V2DeflateSerializer::new();
             let mut builder = IntervalLogWriterBuilder::new();
@@ -65,7 +39,7 @@ impl AttackReport {
     /// (times from the run's start; `sent_ms` empty and error `not_sent` for
     /// requests that never got a connection). Needs `plan.record_requests`.
     pub fn write_csv(&self, path: &Path) -> io::Result<()> {
-        atomic_write(path, |w| {
+        write_atomic_with(path, |w| {
             writeln!(w, "intended_ms,sent_ms,latency_ms,status,error")?;
             let ms = |ns: u64| ns as f64 / 1e6;
             for r in &self.requests {

@@ -1,9 +1,13 @@
-//! Shared types for iolab, with no behaviour beyond parsing and validation.
+//! Shared types for iolab, with no behaviour beyond parsing, validation and
+//! pure computation every side must agree on.
 //!
 //! Every other crate depends on this one and on nothing sideways, so the
-//! vocabulary lives here: workload [`steps`], concurrency [`models`](concurrency) and their [`knobs`](knob),
-//! load [`driver`]s, [`durations`](units), and the result documents that
-//! renderers read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]).
+//! vocabulary lives here: workload [`steps`] and the backends they call,
+//! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
+//! target runs ([`runtime`]), load [`driver`]s and their arrival
+//! [`schedule`], [`durations`](units), the result documents that renderers
+//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), and how
+//! those are written and read back ([`files`]).
 
 pub mod attack;
 pub mod batch;
@@ -12,10 +16,12 @@ pub mod cpu;
 pub mod driver;
 pub mod environment;
 pub mod experiment;
+pub mod files;
 pub mod knob;
 pub mod predict;
 pub mod runs;
 pub mod runtime;
+pub mod schedule;
 pub mod steps;
 pub mod telemetry;
 pub mod units;

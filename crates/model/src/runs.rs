@@ -1,6 +1,6 @@
 //! The results of an experiment: `runs.json`, schema `iolab.runs/1`.
 //! Everything a report shows is in here, so a report re-renders without
-//! rerunning anything.
+//! rerunning anything; [`load`] reads one back.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +14,10 @@ use crate::experiment::{ExperimentPlan, RunSpec};
 use crate::predict::Prediction;
 use crate::telemetry::Telemetry;
 use crate::verify::VerifyReport;
+
+mod load;
+
+pub use load::{load, runs_path, LoadError, MAX_RUNS_JSON, RUNS_JSON};
 
 /// The schema tag of `runs.json`.
 pub const RUNS_SCHEMA: &str = "iolab.runs/1";

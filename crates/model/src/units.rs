@@ -1,5 +1,6 @@
 //! Durations as people type them (`500ms`, `3s`, `1m`, `1.5s`) and as results
-//! store them (seconds as `f64`, so JSON stays readable).
+//! store them (seconds as `f64`, so JSON stays readable); byte sizes as an
+//! error naming a cap shows them (`16 MiB`).
 
 use std::time::Duration;
 
@@ -59,6 +60,25 @@ pub fn format_duration(d: Duration) -> String {
         } else {
             format!("{}m{}s", s / 60, rest)
         }
+    }
+}
+
+/// A size as a cap is named: `16 MiB`, `64 KiB`, `1.5 GiB`, `100 bytes`.
+pub fn format_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = "bytes";
+    for u in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = u;
+    }
+    if unit == "bytes" {
+        format!("{n} bytes")
+    } else {
+        trim(format!("{value:.1}")) + " " + unit
     }
 }
 
@@ -131,6 +151,14 @@ mod tests {
         assert_eq!(parse_duration("s").unwrap_err().reason, "missing number");
         assert!(parse_duration("1.2.3s").is_err());
         assert!(parse_duration("9999h").is_err());
+    }
+
+    #[test]
+    fn formats_sizes() {
+        assert_eq!(format_bytes(100), "100 bytes");
+        assert_eq!(format_bytes(64 * 1024), "64 KiB");
+        assert_eq!(format_bytes(16 << 20), "16 MiB");
+        assert_eq!(format_bytes(3 << 29), "1.5 GiB");
     }
 
     #[test]

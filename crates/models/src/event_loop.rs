@@ -1,6 +1,8 @@
 //! The server shared by the three event-loop models: a tokio runtime with
 //! `--workers` threads (tokio's default: one per core) and hyper's HTTP/1.1.
-//! The models differ only in how they run a step ([`AsyncSteps`]).
+//! The models differ only in how they run a step ([`AsyncSteps`]); the two
+//! that await their IO share one walk of the steps ([`walk`]) and differ only
+//! in how a leaf IO step is served ([`ServeIo`]).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -19,7 +21,8 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use iolab_model::Step;
+use iolab_model::cpu::leibniz;
+use iolab_model::{IoCall, Step};
 
 use crate::ctx::Ctx;
 use crate::exec::{first_error, StepResult};
@@ -40,6 +43,41 @@ pub trait AsyncSteps: Send + Sync + 'static {
 
     /// Adjust the runtime before it is built (e.g. the blocking pool size).
     fn configure(&self, _runtime: &mut tokio::runtime::Builder) {}
+}
+
+/// How a model that awaits its IO serves one leaf (`sleep`, `pg`, ...).
+pub trait ServeIo: Send + Sync + 'static {
+    /// Serve `call`; the future is awaited on the request's own task.
+    fn io<'a>(&'a self, ctx: &'a Arc<Ctx>, call: &'a IoCall) -> BoxFuture<'a, StepResult>;
+}
+
+/// Run `step` on the request's task: `cpu` on the worker polling it (as on
+/// any event loop), IO leaves through `leaves`, `seq(...)` in order, and
+/// `par(...)` children joined on this same task ([`join_all`]).
+pub fn walk<'a, L: ServeIo>(
+    leaves: &'a L,
+    ctx: &'a Arc<Ctx>,
+    step: &'a Step,
+) -> BoxFuture<'a, StepResult> {
+    Box::pin(async move {
+        match step {
+            Step::Cpu { terms } => {
+                leibniz(*terms);
+                Ok(None)
+            }
+            Step::Io(call) => leaves.io(ctx, call).await,
+            Step::Seq(children) => {
+                let mut last = None;
+                for child in children {
+                    last = walk(leaves, ctx, child).await?.or(last);
+                }
+                Ok(last)
+            }
+            Step::Par(children) => {
+                join_all(children.iter().map(|c| walk(leaves, ctx, c)).collect()).await
+            }
+        }
+    })
 }
 
 /// Serve until shutdown with `exec` running the steps.
@@ -164,4 +202,64 @@ pub async fn join_all(mut futures: Vec<BoxFuture<'_, StepResult>>) -> StepResult
     })
     .await;
     first_error(results.into_iter().map(|r| r.unwrap_or(Ok(None))))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use iolab_model::ModelKind;
+
+    use super::*;
+    use crate::exec::StepError;
+    use crate::{ServeConfig, Shutdown};
+
+    /// Serves each leaf by noting it, answering with its text (or failing
+    /// the `sleep:13` leaf).
+    #[derive(Default)]
+    struct Note(Mutex<Vec<String>>);
+
+    impl ServeIo for Note {
+        fn io<'a>(&'a self, _: &'a Arc<Ctx>, call: &'a IoCall) -> BoxFuture<'a, StepResult> {
+            Box::pin(async move {
+                self.0.lock().unwrap().push(call.to_string());
+                match call.to_string().as_str() {
+                    "sleep:13" => Err(StepError {
+                        status: 502,
+                        message: "unlucky".into(),
+                    }),
+                    text => Ok(Some(Bytes::from(text.to_string()))),
+                }
+            })
+        }
+    }
+
+    fn walk_steps(steps: &str) -> (StepResult, Vec<String>) {
+        let config = ServeConfig::new(ModelKind::LoopAsync);
+        let ctx = Arc::new(Ctx::new(&config, Shutdown::new()));
+        let step = iolab_model::steps::parse(steps).unwrap();
+        let leaves = Note::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let result = rt.block_on(walk(&leaves, &ctx, &step));
+        (result, leaves.0.into_inner().unwrap())
+    }
+
+    #[test]
+    fn every_leaf_goes_through_the_model_and_the_last_value_wins() {
+        let (r, served) = walk_steps("seq(sleep:1,par(sleep:2,cpu:10,sleep:3),sleep:4)");
+        assert_eq!(served, ["sleep:1", "sleep:2", "sleep:3", "sleep:4"]);
+        assert_eq!(r.unwrap(), Some(Bytes::from("sleep:4")));
+    }
+
+    #[test]
+    fn par_runs_every_child_and_keeps_the_first_error_seq_stops_at_it() {
+        let (r, served) = walk_steps("par(sleep:13,sleep:2)");
+        assert_eq!(served, ["sleep:13", "sleep:2"]);
+        assert_eq!(r.unwrap_err().status, 502);
+        let (r, served) = walk_steps("seq(sleep:13,sleep:2)");
+        assert_eq!(served, ["sleep:13"]);
+        assert!(r.is_err());
+    }
 }

@@ -1,15 +1,14 @@
 //! `loop-async`: the event loop with truly non-blocking steps. IO leaves are
 //! futures (tokio timers, async clients) that hold no thread while they
-//! wait; `par(...)` joins its children's futures on the request's own task;
-//! `cpu` runs on the worker, as on any event loop.
+//! wait; the steps around them are the shared [`walk`]: `par(...)` joins its
+//! children's futures on the request's own task, `cpu` runs on the worker.
 
 use std::sync::Arc;
 
-use iolab_model::cpu::leibniz;
-use iolab_model::Step;
+use iolab_model::{IoCall, Step};
 
 use crate::ctx::Ctx;
-use crate::event_loop::{join_all, AsyncSteps, BoxFuture};
+use crate::event_loop::{walk, AsyncSteps, BoxFuture, ServeIo};
 use crate::exec::StepResult;
 
 /// Runs steps as futures.
@@ -23,26 +22,14 @@ impl LoopAsync {
     }
 }
 
+impl ServeIo for LoopAsync {
+    fn io<'a>(&'a self, ctx: &'a Arc<Ctx>, call: &'a IoCall) -> BoxFuture<'a, StepResult> {
+        Box::pin(async move { Ok(ctx.backends.fetch_async(call).await?) })
+    }
+}
+
 impl AsyncSteps for LoopAsync {
     fn run<'a>(&'a self, ctx: &'a Arc<Ctx>, step: &'a Step) -> BoxFuture<'a, StepResult> {
-        Box::pin(async move {
-            match step {
-                Step::Cpu { terms } => {
-                    leibniz(*terms);
-                    Ok(None)
-                }
-                Step::Io(call) => Ok(ctx.backends.fetch_async(call).await?),
-                Step::Seq(children) => {
-                    let mut last = None;
-                    for child in children {
-                        last = self.run(ctx, child).await?.or(last);
-                    }
-                    Ok(last)
-                }
-                Step::Par(children) => {
-                    join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await
-                }
-            }
-        })
+        walk(self, ctx, step)
     }
 }

@@ -3,15 +3,15 @@
 //! Dispatchers.IO) with an unbounded FIFO queue, and awaits the result
 //! (`withContext(Dispatchers.IO)`, `supplyAsync`). The pool is tokio's
 //! blocking pool capped at P threads. Each leaf of `par(...)` is its own
-//! job, so a request can hold several pool threads; `cpu` stays on the loop.
+//! job, so a request can hold several pool threads; `cpu` stays on the loop
+//! (the shared [`walk`]).
 
 use std::sync::Arc;
 
-use iolab_model::cpu::leibniz;
-use iolab_model::Step;
+use iolab_model::{IoCall, Step};
 
 use crate::ctx::Ctx;
-use crate::event_loop::{join_all, AsyncSteps, BoxFuture};
+use crate::event_loop::{walk, AsyncSteps, BoxFuture, ServeIo};
 use crate::exec::{StepError, StepResult};
 
 /// Runs IO leaves on the offload pool.
@@ -37,37 +37,25 @@ impl AsyncSteps for LoopOffload {
     }
 
     fn run<'a>(&'a self, ctx: &'a Arc<Ctx>, step: &'a Step) -> BoxFuture<'a, StepResult> {
+        walk(self, ctx, step)
+    }
+}
+
+impl ServeIo for LoopOffload {
+    fn io<'a>(&'a self, ctx: &'a Arc<Ctx>, call: &'a IoCall) -> BoxFuture<'a, StepResult> {
         Box::pin(async move {
-            match step {
-                Step::Cpu { terms } => {
-                    leibniz(*terms);
-                    Ok(None)
-                }
-                Step::Io(call) => {
-                    ctx.metrics.queue();
-                    let (job_ctx, call) = (ctx.clone(), call.clone());
-                    let job = tokio::task::spawn_blocking(move || {
-                        job_ctx.metrics.dequeue();
-                        job_ctx.backends.fetch_blocking(&call)
-                    });
-                    match job.await {
-                        Ok(r) => Ok(r?),
-                        Err(e) => Err(StepError {
-                            status: 500,
-                            message: format!("offload job failed: {e}"),
-                        }),
-                    }
-                }
-                Step::Seq(children) => {
-                    let mut last = None;
-                    for child in children {
-                        last = self.run(ctx, child).await?.or(last);
-                    }
-                    Ok(last)
-                }
-                Step::Par(children) => {
-                    join_all(children.iter().map(|c| self.run(ctx, c)).collect()).await
-                }
+            ctx.metrics.queue();
+            let (job_ctx, call) = (ctx.clone(), call.clone());
+            let job = tokio::task::spawn_blocking(move || {
+                job_ctx.metrics.dequeue();
+                job_ctx.backends.fetch_blocking(&call)
+            });
+            match job.await {
+                Ok(r) => Ok(r?),
+                Err(e) => Err(StepError {
+                    status: 500,
+                    message: format!("offload job failed: {e}"),
+                }),
             }
         })
     }

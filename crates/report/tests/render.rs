@@ -15,8 +15,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> RunsFile {
-    let text = std::fs::read_to_string(path(name)).expect("fixture");
-    serde_json::from_str(&text).expect("fixture parses as iolab.runs/1")
+    iolab_model::runs::load(&path(name)).expect("fixture loads as iolab.runs/1")
 }
 
 fn text(runs: &RunsFile, f: Format) -> String {

@@ -1,12 +1,53 @@
-//! A tiny blocking HTTP/1.1 client, enough to check a target byte by byte:
-//! one request per connection, `Content-Length`, chunked or read-to-close
-//! bodies. Deliberately independent of every server iolab has.
+//! iolab's one blocking HTTP/1.1 GET: `verify` checks a target with it byte
+//! by byte, and `lab` reads `/health` and `/metrics` with it. One request per
+//! connection (`Connection: close`); `Content-Length`, chunked or
+//! read-to-close bodies.
+//!
+//! Every call is bounded, whatever the peer does ([`Limits`]): a connect
+//! timeout, one deadline for the whole exchange (a peer trickling a byte at a
+//! time cannot stretch it, as it could a per-read timeout), and a cap on the
+//! body (a huge or endless body fails naming the cap, without growing memory).
+//!
+//! Written on `httparse` (hyper's parser) rather than a client crate: verify
+//! must send exactly the bytes it is given (no URL normalisation, no extra
+//! headers), report each framing fault of a target by name, and read an early
+//! answer after a failed write; ureq and reqwest hide all three. Deliberately
+//! independent of every server iolab has.
 
-use std::io::{self, Read, Write};
+mod wire;
+
+use std::io::{self, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use crate::VerifyError;
+
+/// Largest body read unless the caller says otherwise: far above any
+/// `/metrics` page or contract answer, far below what would hurt.
+pub const MAX_BODY: usize = 16 << 20;
+
+/// How long and how much one GET may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest wait for the connection.
+    pub connect: Duration,
+    /// Longest time for the whole exchange, from before connecting to the
+    /// last body byte.
+    pub deadline: Duration,
+    /// Largest body accepted; a longer one is an error naming this cap.
+    pub max_body: usize,
+}
+
+impl Limits {
+    /// Connect and answer within `timeout` in all, body up to [`MAX_BODY`].
+    pub fn within(timeout: Duration) -> Limits {
+        Limits {
+            connect: timeout,
+            deadline: timeout,
+            max_body: MAX_BODY,
+        }
+    }
+}
 
 /// Where a target is: its socket address, Host header and path prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,26 +83,32 @@ impl HttpResponse {
     }
 }
 
+/// `GET url` (`http://HOST:PORT/PATH?QUERY`) within `timeout` in all.
+pub fn get(url: &str, timeout: Duration) -> io::Result<HttpResponse> {
+    let (target, path) = Target::split(url)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    target.get(if path.is_empty() { "/" } else { path }, timeout)
+}
+
 impl Target {
     /// Read `http://HOST:PORT[/PREFIX]`.
     pub fn parse(url: &str) -> Result<Target, VerifyError> {
-        let bad = |why: &str| {
-            VerifyError::BadUrl(format!(
-                "bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080)"
-            ))
-        };
+        let (mut target, path) = Target::split(url)?;
+        if path.contains('?') || path.contains('#') {
+            return Err(bad_url(url, "give the base URL, without a query"));
+        }
+        target.base = path.trim_end_matches('/').to_string();
+        Ok(target)
+    }
+
+    /// The target at `url`'s authority (no prefix) and the rest of `url`.
+    fn split(url: &str) -> Result<(Target, &str), VerifyError> {
         let rest = url
             .strip_prefix("http://")
-            .ok_or_else(|| bad("only http:// targets can be verified"))?;
-        let (authority, path) = match rest.find('/') {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, ""),
-        };
+            .ok_or_else(|| bad_url(url, "only http:// targets can be verified"))?;
+        let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
         if authority.is_empty() {
-            return Err(bad("missing host"));
-        }
-        if path.contains('?') || path.contains('#') {
-            return Err(bad("give the base URL, without a query"));
+            return Err(bad_url(url, "missing host"));
         }
         let has_port = match authority.rfind(']') {
             Some(i) => authority[i..].contains(':'),
@@ -72,178 +119,70 @@ impl Target {
         } else {
             format!("{authority}:80")
         };
-        let addr = with_port
+        let addrs: Vec<SocketAddr> = with_port
             .to_socket_addrs()
-            .map_err(|e| bad(&format!("cannot resolve '{authority}': {e}")))?
-            .next()
-            .ok_or_else(|| bad("host resolves to no address"))?;
-        Ok(Target {
+            .map_err(|e| bad_url(url, &format!("cannot resolve '{authority}': {e}")))?
+            .collect();
+        // iolab's servers listen on 127.0.0.1: `localhost` means that one,
+        // even where the resolver lists ::1 first.
+        let addr = addrs
+            .iter()
+            .find(|a| a.is_ipv4())
+            .or(addrs.first())
+            .copied()
+            .ok_or_else(|| bad_url(url, "host resolves to no address"))?;
+        let target = Target {
             addr,
             host: authority.to_string(),
-            base: path.trim_end_matches('/').to_string(),
-        })
+            base: String::new(),
+        };
+        Ok((target, path))
     }
 
-    /// `GET base+path`, within `timeout` for connecting and for the answer.
+    /// `GET base+path`, within `timeout` for connecting and answering in all.
     pub fn get(&self, path: &str, timeout: Duration) -> io::Result<HttpResponse> {
-        let mut stream = TcpStream::connect_timeout(&self.addr, timeout)?;
+        self.get_with(path, &Limits::within(timeout))
+    }
+
+    /// `GET base+path` within `limits`.
+    pub fn get_with(&self, path: &str, limits: &Limits) -> io::Result<HttpResponse> {
+        let deadline = Instant::now() + limits.deadline;
+        let connect = limits.connect.min(limits.deadline);
+        let mut stream = TcpStream::connect_timeout(&self.addr, connect)
+            .map_err(|e| wire::name_timeout(e, "no connection", connect))?;
         let _ = stream.set_nodelay(true);
-        stream.set_read_timeout(Some(timeout))?;
-        stream.set_write_timeout(Some(timeout))?;
         let started = Instant::now();
         let request = format!(
-            "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: iolab-verify\r\nAccept: */*\r\nConnection: close\r\n\r\n",
-            self.base, path, self.host
+            "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: iolab/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n",
+            self.base,
+            path,
+            self.host,
+            env!("CARGO_PKG_VERSION")
         );
+        stream.set_write_timeout(Some(wire::left(deadline, limits.deadline)?))?;
         // One write: a target that answers before reading everything must
         // not turn into a broken pipe here. If the write fails anyway, an
         // answer may still be waiting: read it before giving up.
-        if let Err(e) = stream.write_all(request.as_bytes()) {
-            return read_response(&mut stream, started, timeout).map_err(|_| e);
-        }
-        let resp = read_response(&mut stream, started, timeout)?;
-        Ok(resp)
-    }
-}
-
-fn invalid(msg: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, msg.into())
-}
-
-fn read_response(
-    stream: &mut TcpStream,
-    started: Instant,
-    timeout: Duration,
-) -> io::Result<HttpResponse> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 8192];
-    let head_end = loop {
-        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break p + 4;
-        }
-        if buf.len() > 64 * 1024 {
-            return Err(invalid("response head longer than 64 KiB"));
-        }
-        if started.elapsed() > timeout {
-            return Err(io::Error::new(io::ErrorKind::TimedOut, "no answer in time"));
-        }
-        let n = stream.read(&mut chunk)?;
-        if n == 0 {
-            return Err(invalid(if buf.is_empty() {
-                "connection closed without an answer".to_string()
-            } else {
-                format!(
-                    "answer is not HTTP: {:?}",
-                    String::from_utf8_lossy(&buf[..buf.len().min(60)])
-                )
-            }));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head =
-        std::str::from_utf8(&buf[..head_end]).map_err(|_| invalid("response head is not UTF-8"))?;
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or_default();
-    let mut parts = status_line.splitn(3, ' ');
-    let (version, code) = (
-        parts.next().unwrap_or_default(),
-        parts.next().unwrap_or_default(),
-    );
-    if !version.starts_with("HTTP/1.") {
-        return Err(invalid(format!("answer is not HTTP/1.x: {status_line:?}")));
-    }
-    let status: u16 = code
-        .parse()
-        .map_err(|_| invalid(format!("bad status line {status_line:?}")))?;
-    let mut headers = Vec::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        let (n, v) = line
-            .split_once(':')
-            .ok_or_else(|| invalid(format!("bad header line {line:?}")))?;
-        headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-    }
-    let mut rest = buf[head_end..].to_vec();
-    let find = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
-    let body =
-        if find("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
-            read_to_end(stream, &mut rest, started, timeout)?;
-            dechunk(&rest)?
-        } else if let Some(len) = find("content-length") {
-            let len: usize = len
-                .parse()
-                .map_err(|_| invalid(format!("bad Content-Length {len:?}")))?;
-            while rest.len() < len {
-                let n = stream.read(&mut chunk)?;
-                if n == 0 {
-                    return Err(invalid(format!("body shorter than Content-Length {len}")));
-                }
-                rest.extend_from_slice(&chunk[..n]);
-            }
-            rest.truncate(len);
-            rest
-        } else {
-            read_to_end(stream, &mut rest, started, timeout)?;
-            rest
+        let written = stream.write_all(request.as_bytes());
+        let mut conn = wire::Conn::new(stream, deadline, limits.deadline);
+        let answer = wire::read_response(&mut conn, limits.max_body);
+        let (status, headers, body) = match (written, answer) {
+            (Err(e), Err(_)) => return Err(e),
+            (_, answer) => answer?,
         };
-    Ok(HttpResponse {
-        status,
-        headers,
-        body: String::from_utf8_lossy(&body).into_owned(),
-        elapsed: started.elapsed(),
-    })
-}
-
-fn read_to_end(
-    stream: &mut TcpStream,
-    out: &mut Vec<u8>,
-    started: Instant,
-    timeout: Duration,
-) -> io::Result<()> {
-    let mut chunk = [0u8; 8192];
-    loop {
-        if started.elapsed() > timeout {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "body did not end in time",
-            ));
-        }
-        let n = stream.read(&mut chunk)?;
-        if n == 0 {
-            return Ok(());
-        }
-        out.extend_from_slice(&chunk[..n]);
-        if out.len() > 16 * 1024 * 1024 {
-            return Err(invalid("body longer than 16 MiB"));
-        }
+        Ok(HttpResponse {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            elapsed: started.elapsed(),
+        })
     }
 }
 
-fn dechunk(mut data: &[u8]) -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = data
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or_else(|| invalid("bad chunked body"))?;
-        let size_text =
-            std::str::from_utf8(&data[..line_end]).map_err(|_| invalid("bad chunk size"))?;
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-            .map_err(|_| invalid("bad chunk size"))?;
-        data = &data[line_end + 2..];
-        if size == 0 {
-            return Ok(out);
-        }
-        if data.len() < size + 2 {
-            return Err(invalid("chunked body cut short"));
-        }
-        out.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
+fn bad_url(url: &str, why: &str) -> VerifyError {
+    VerifyError::BadUrl(format!(
+        "bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080)"
+    ))
 }
 
 #[cfg(test)]
@@ -262,14 +201,23 @@ mod tests {
         assert!(Target::parse("127.0.0.1:80").is_err());
         assert!(Target::parse("http://").is_err());
         assert!(Target::parse("http://127.0.0.1:notaport").is_err());
+        assert!(Target::parse("http://127.0.0.1:9/work?steps=cpu:1").is_err());
     }
 
     #[test]
-    fn dechunks() {
-        assert_eq!(
-            dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(),
-            b"abcde"
-        );
-        assert!(dechunk(b"zz\r\n").is_err());
+    fn full_urls_split_into_target_and_path() {
+        let (t, path) = Target::split("http://127.0.0.1:9/work?steps=cpu:1").unwrap();
+        assert_eq!((t.addr.port(), t.base.as_str()), (9, ""));
+        assert_eq!(path, "/work?steps=cpu:1");
+        assert_eq!(Target::split("http://127.0.0.1:9").unwrap().1, "");
+        let bad = get("127.0.0.1:9/health", Duration::from_secs(1)).unwrap_err();
+        assert_eq!(bad.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn localhost_is_the_ipv4_loopback() {
+        let t = Target::parse("http://localhost:8080").unwrap();
+        assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(t.host, "localhost:8080");
     }
 }

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use iolab_model::runs::{RunsFile, RUNS_SCHEMA};
+use iolab_model::runs::RunsFile;
 use iolab_report::Format;
 
 use crate::CliError;
@@ -34,32 +34,7 @@ fn parse_format(s: &str) -> Result<Format, String> {
 
 /// Read and check `runs.json`; every fault is a one-line usage error.
 pub fn load(results: &Path) -> Result<RunsFile, CliError> {
-    let file = if results.is_dir() {
-        results.join("runs.json")
-    } else {
-        results.to_path_buf()
-    };
-    let text = std::fs::read_to_string(&file).map_err(|e| {
-        CliError::usage(format!(
-            "cannot read {}: {e} (pass a results folder written by 'iolab run')",
-            file.display()
-        ))
-    })?;
-    let head: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| CliError::usage(format!("{} is not valid JSON: {e}", file.display())))?;
-    let schema = head.get("schema").and_then(|s| s.as_str()).unwrap_or("");
-    if schema != RUNS_SCHEMA {
-        return Err(CliError::usage(format!(
-            "{} has schema '{schema}', expected '{RUNS_SCHEMA}' (is it a runs.json written by 'iolab run'?)",
-            file.display()
-        )));
-    }
-    serde_json::from_value(head).map_err(|e| {
-        CliError::usage(format!(
-            "{} does not match {RUNS_SCHEMA}: {e}",
-            file.display()
-        ))
-    })
+    iolab_model::runs::load(results).map_err(CliError::usage)
 }
 
 /// Run `iolab report`.

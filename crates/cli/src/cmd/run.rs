@@ -118,7 +118,7 @@ fn write_reports(file: &RunsFile, dir: &Path) {
         (Format::Html, "report.html"),
     ] {
         if let Ok(bytes) = iolab_report::render(file, format) {
-            if let Err(e) = results::write_atomic(&dir.join(name), &bytes) {
+            if let Err(e) = iolab_model::files::write_atomic(&dir.join(name), &bytes) {
                 eprintln!("warning: cannot write {}: {e}", dir.join(name).display());
             }
         }

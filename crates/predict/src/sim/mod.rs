@@ -3,12 +3,11 @@
 //! Time is in integer nanoseconds; events sit in a binary heap
 //! ([`queue`]); client timeouts, whose deadlines come in send order, sit in a
 //! plain FIFO beside it. The server side is the model's [`Shape`] (crates/model), the
-//! work a compiled [`program`], the load an open loop ([`arrivals`]) or a
-//! closed loop. CPU steps queue FIFO for `cpu_servers` cores (one step per
+//! work a compiled [`program`], the load an open loop ([`arrivals`]: the
+//! load generator's own schedule) or a closed loop. CPU steps queue FIFO for `cpu_servers` cores (one step per
 //! core at a time, not processor sharing: the same throughput, a slightly
 //! different latency spread).
 
-mod arrivals;
 mod engine;
 pub mod histogram;
 pub mod program;
@@ -18,12 +17,19 @@ mod resource;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
+use iolab_model::schedule::Schedule;
 use iolab_model::steps::Step;
 
-pub use arrivals::Arrivals;
 use histogram::Histogram;
 pub use iolab_model::concurrency::Shape;
+
+/// When the simulated clients of an open loop send: the plan's one
+/// [`Schedule`], the same send times the load generator's threads share out
+/// (a test in `lab` holds the two together).
+pub fn arrivals(phases: &[Phase], arrival: Arrival) -> Schedule {
+    Schedule::new(phases, arrival)
+}
 
 /// What to simulate.
 #[derive(Debug, Clone)]

@@ -15,7 +15,6 @@ use iolab_model::driver::{ConnectionMode, Driver};
 mod client;
 mod server;
 
-use super::arrivals::Arrivals;
 use super::histogram::Histogram;
 use super::program::{Op, Program, NO_PARENT};
 use super::queue::{Event, EventQueue, Lane};
@@ -23,6 +22,7 @@ use super::resource::{Resource, Then, Waiter};
 use super::{SimInput, SimOutcome};
 use crate::calibration::PG_WAIT_NS;
 use iolab_model::concurrency::{Admission, Shape};
+use iolab_model::schedule::Schedule;
 
 /// A closed-loop client whose request failed at once waits this long before
 /// its next one, as a real client reconnecting would (and so time moves on).
@@ -46,7 +46,7 @@ struct Req {
 }
 
 enum Source {
-    Open(Box<Arrivals>),
+    Open(Box<Schedule>),
     Closed {
         requests: Option<u64>,
         until: Option<u64>,
@@ -107,11 +107,9 @@ impl<'a> Engine<'a> {
         };
         let (source, window_ns) = match input.driver {
             Driver::Open { phases, arrival } => {
-                let d: std::time::Duration = phases.iter().map(|p| p.duration).sum();
-                (
-                    Source::Open(Box::new(Arrivals::new(phases, *arrival))),
-                    d.as_nanos() as u64,
-                )
+                let d = input.driver.duration().unwrap_or_default();
+                let arrivals = super::arrivals(phases, *arrival);
+                (Source::Open(Box::new(arrivals)), d.as_nanos() as u64)
             }
             Driver::Closed {
                 requests, duration, ..

@@ -1,12 +1,18 @@
-//! The open-loop timeline, computed rather than slept per request.
+//! The open-loop timeline: when each request of a [`Driver::Open`] plan is
+//! due, computed rather than slept per request. The load generator sends on
+//! it and the simulation in `predict` arrives on it, so a prediction describes
+//! the very sends a measurement makes (same plan and seed, same times).
 //!
 //! Arrivals are points in "area space" (the k-th request is due when the area
 //! under the rate curve reaches its point): evenly spaced integers for a
 //! constant process, a unit-rate Poisson process for `poisson`. Mapping a point
 //! back through the piecewise-linear rate gives its time, so ramps, holds and
-//! both arrival processes compose without special cases.
+//! both arrival processes compose without special cases. Pure computation: no
+//! clock, no IO.
+//!
+//! [`Driver::Open`]: crate::driver::Driver::Open
 
-use iolab_model::driver::{Arrival, Phase};
+use crate::driver::{Arrival, Phase};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -184,6 +190,38 @@ mod tests {
         assert_eq!(all, merged);
         let n = all.len() as f64;
         assert!((n - 29_500.0).abs() < 29_500.0 * 0.05, "{n}");
+    }
+
+    #[test]
+    fn a_ramp_from_zero_follows_the_area() {
+        let ramp = Phase {
+            duration: Duration::from_secs(10),
+            from_rps: 0.0,
+            to_rps: 100.0,
+        };
+        let v: Vec<u64> = Schedule::new(&[ramp], Arrival::Constant).collect();
+        assert_eq!(v.len(), 500);
+        // Half the requests (250) come after t = 10/sqrt(2) s.
+        assert!((v[250] as f64 / 1e9 - 7.071).abs() < 0.01, "{}", v[250]);
+    }
+
+    #[test]
+    fn poisson_has_the_planned_mean_and_is_ordered() {
+        let p = [Phase::hold(1000.0, Duration::from_secs(10))];
+        let v: Vec<u64> = Schedule::new(&p, Arrival::Poisson { seed: 7 }).collect();
+        assert!((v.len() as f64 - 10_000.0).abs() < 500.0, "{}", v.len());
+        assert!(v.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn no_rate_plans_nothing() {
+        let idle = [Phase::hold(0.0, Duration::from_secs(5))];
+        assert_eq!(Schedule::new(&idle, Arrival::Constant).count(), 0);
+        assert_eq!(
+            Schedule::new(&idle, Arrival::Poisson { seed: 3 }).count(),
+            0
+        );
+        assert_eq!(Schedule::new(&[], Arrival::Constant).count(), 0);
     }
 
     #[test]
