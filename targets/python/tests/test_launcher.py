@@ -1,0 +1,129 @@
+"""The launcher protocol: usage errors, warm-up, the separate metrics listener, counters summed
+over processes, and stopping (SIGTERM with work in flight; the launcher killed outright)."""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import HERE, Target, backend_env, get, metrics
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--model", "sequential"], "unknown model 'sequential'"),
+    ([], "--model is required"),
+    (["--model", "pool", "--nope", "1"], "unknown flag '--nope'"),
+    (["--model", "prefork", "--threads", "4"], "--threads does not apply to model 'prefork'"),
+    (["--model", "loop-async", "--workers", "2"], "use --processes N"),
+    (["--model", "pool", "--max-threads", "9"], "--max-threads does not apply"),
+    (["--model", "pool", "--threads", "0"], "--threads must be a whole number"),
+    (["--model", "pool", "--port"], "--port needs a value"),
+    (["--model", "pool", "--mc", "nohost"], "--mc 'nohost' is not HOST:PORT"),
+    (["--model", "pool", "--pg", "mysql://x"], "is not a PostgreSQL URL"),
+    (["--model", "pool", "--http-backend", "ftp://x"], "is not an http://HOST:PORT URL"),
+])
+def test_usage_errors_exit_2_with_one_line(args, says):
+    r = subprocess.run([str(HERE / "start"), *args], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], r.stderr
+
+
+def in_background(url, paths):
+    """Requests on threads of their own; a connection the target closes is no test failure."""
+    def one(path):
+        try:
+            get(url, path)
+        except OSError:
+            pass
+
+    threads = [threading.Thread(target=one, args=(p,)) for p in paths]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def test_warmup_leaves_zeroed_counters(targets):
+    t = targets("pool", "--warmup", "100", backends=False)
+    m = metrics(t.url)
+    assert m["iolab_requests_completed_total"] == 0
+    assert m['iolab_backend_calls_total{kind="sleep"}'] == 0
+
+
+def test_metrics_port_answers_while_the_loop_is_blocked(targets):
+    t = targets("loop-blocking", "--metrics-port", "0", backends=False)
+    busy = in_background(t.url, ["/work?steps=sleep:1500"])
+    time.sleep(0.3)
+    a = get(t.metrics_url, "/metrics")
+    assert a.status == 200 and a.ms < 500, f"{a.ms:.0f} ms"
+    assert b"iolab_requests_in_flight 1\n" in a.body
+    # The server's own /metrics waits for the blocked loop.
+    assert get(t.url, "/metrics").ms > 700
+    for th in busy:
+        th.join()
+
+
+def test_counters_are_summed_over_processes(targets):
+    t = targets("prefork", "--processes", "3", "--metrics-port", "0", backends=False)
+    before = metrics(t.metrics_url)["iolab_requests_completed_total"]
+    busy = in_background(t.url, ["/work?steps=sleep:1000"] * 3)
+    time.sleep(0.5)
+    m = metrics(t.metrics_url)
+    assert m["iolab_requests_in_flight"] == 3
+    assert m["iolab_processes"] == 5  # launcher, gunicorn master, 3 workers
+    assert m["iolab_threads"] >= 5
+    for th in busy:
+        th.join()
+    assert metrics(t.metrics_url)["iolab_requests_completed_total"] == before + 3
+
+
+@pytest.mark.parametrize("model, flags", [("pool", ["--threads", "1"]),
+                                          ("loop-offload", ["--offload", "1"])])
+def test_queued_counts_what_waits_for_a_thread(targets, model, flags):
+    t = targets(model, *flags, "--metrics-port", "0", backends=False)
+    busy = in_background(t.url, ["/work?steps=sleep:1000"] * 3)
+    time.sleep(0.5)
+    m = metrics(t.metrics_url)
+    assert m["iolab_requests_queued"] == 2, m
+    for th in busy:
+        th.join()
+    assert metrics(t.metrics_url)["iolab_requests_queued"] == 0
+
+
+def test_sigterm_with_work_in_flight_exits_0_within_10_s():
+    t = Target("loop-async", [], backend_env(False))
+    busy = in_background(t.url, ["/work?steps=sleep:20000"])
+    time.sleep(0.3)
+    code, took = t.stop()
+    assert code == 0 and took < 10, (code, took, t.log())
+    for th in busy:
+        th.join()
+
+
+def children_of(pid: int) -> list:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def test_server_stops_when_the_launcher_is_killed():
+    t = Target("pool", [], backend_env(False))
+    server = children_of(t.proc.pid)
+    assert server, "the launcher has no child"
+    t.proc.send_signal(signal.SIGKILL)
+    t.proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") for p in server):
+        time.sleep(0.1)
+    assert not any(os.path.exists(f"/proc/{p}") for p in server), "the server outlived its launcher"
