@@ -44,6 +44,8 @@ def test_pool_threads_share_one_gil(targets):
     alone = min(t.get(f"/work?steps=cpu:{n}").elapsed for _ in range(2))
     wall, answers = together(t.url, [f"/work?steps=cpu:{n}"] * 4)
     assert_all_ok(answers)
+    # Other load on the machine only lengthens `wall`; re-measure `alone` to judge fairly.
+    alone = min(alone, t.get(f"/work?steps=cpu:{n}").elapsed)
     assert wall >= 3.0 * alone, (
         f"4 x cpu:{n} took {wall:.3f} s, one alone {alone:.3f} s: threads ran in parallel?")
     wall, answers = together(t.url, sleeps(4, 400))
@@ -85,3 +87,19 @@ def test_loop_async_holds_no_thread_while_waiting(targets):
     assert wall < 2.5 * S / 1000, f"20 sleeps on the loop took {wall:.3f} s"
     a = t.get(f"/work?steps=par(sleep:{S},sleep:{S},sleep:{S})")
     assert a.status == 200 and a.ms < 2 * S - 50, f"par did not overlap: {a.ms:.0f} ms"
+
+
+def test_backend_calls_wait_the_models_way(targets, backends):
+    """The real clients wait as the model does: psycopg and httpx yield under gevent and on
+    the loop (async clients), and block the loop in loop-blocking."""
+    for model in ("virtual", "loop-async", "pool"):
+        t = targets(model)
+        for kind in ("pg", "http"):
+            wall, answers = together(t.url, [f"/work?steps={kind}:{S}"] * 4)
+            assert_all_ok(answers)
+            assert wall < 2 * S / 1000, f"{model}: 4 x {kind}:{S} took {wall:.3f} s: no overlap"
+    t = targets("loop-blocking")
+    for kind in ("pg", "http"):
+        wall, answers = together(t.url, [f"/work?steps={kind}:200"] * 3)
+        assert_all_ok(answers)
+        assert wall >= 0.58, f"loop-blocking: 3 x {kind}:200 overlapped ({wall:.3f} s)"
