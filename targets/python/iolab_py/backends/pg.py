@@ -4,6 +4,7 @@ through the patched select, so a green thread yields), an AsyncConnectionPool fo
 Each process has its own pool of `--pg-pool` connections (default 10, HikariCP's), opened on
 demand, and waits `--pg-wait` ms for one (default 30 s): the pool caps concurrent queries."""
 
+import asyncio
 import threading
 
 import psycopg
@@ -49,16 +50,21 @@ class Pg:
         except (psycopg.Error, psycopg_pool.PoolTimeout, OSError) as e:
             raise self._error(e) from None
 
+    async def _open_async(self) -> psycopg_pool.AsyncConnectionPool:
+        pool = psycopg_pool.AsyncConnectionPool(
+            self.url, min_size=0, max_size=self.size, timeout=self.wait_ms / 1000,
+            kwargs=self._kwargs, open=False, name="iolab-pg-async")
+        await pool.open(wait=False)
+        return pool
+
     async def sleep_async(self, micros: int):
         try:
             if self._async is None:
-                pool = psycopg_pool.AsyncConnectionPool(
-                    self.url, min_size=0, max_size=self.size, timeout=self.wait_ms / 1000,
-                    kwargs=self._kwargs, open=False, name="iolab-pg-async")
-                if self._async is None:
-                    self._async = pool
-                    await pool.open(wait=False)
-            async with self._async.connection() as conn:
+                # One opening task that every first caller awaits: open() may yield, and a
+                # request must not meet a pool that is made but not open yet.
+                self._async = asyncio.ensure_future(self._open_async())
+            pool = await self._async
+            async with pool.connection() as conn:
                 await conn.execute(SQL, (micros / 1e6,))
         except (psycopg.Error, psycopg_pool.PoolTimeout, OSError) as e:
             raise self._error(e) from None
