@@ -69,6 +69,15 @@ def _count(flag: str, text: str, least: int, most: int = 2**31 - 1) -> int:
     return int(text)
 
 
+def _millis(flag: str, text: str) -> int:
+    """Milliseconds (the protocol's MS), or a duration as `iolab serve` writes one: 500ms, 30s."""
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(ms|s)?", text)
+    ms = float(m[1]) * (1000 if m[2] == "s" else 1) if m else 0
+    if not m or not 1 <= ms <= 3_600_000:
+        raise UsageError(f"--{flag} must be milliseconds from 1 to 3600000 (or 500ms, 30s), got '{text}'")
+    return round(ms)
+
+
 def _http_url(url: str) -> str:
     if not re.fullmatch(r"http://[^/:?#]+(:[0-9]{1,5})?/?", url):
         raise UsageError(f"--http-backend '{url}' is not an http://HOST:PORT URL: use e.g. the "
@@ -119,7 +128,7 @@ def parse(argv, environ=os.environ) -> Settings:
     if "warmup" in given:
         s.warmup = _count("warmup", given["warmup"], 0, MAX_WARMUP)
     if "pg-wait" in given:
-        s.pg_wait_ms = _count("pg-wait", given["pg-wait"], 1)
+        s.pg_wait_ms = _millis("pg-wait", given["pg-wait"])
     # Like `iolab serve`, backends come from the flags, else from the environment.
     http = given.get("http-backend", environ.get("IOLAB_HTTP_BACKEND", ""))
     pg = given.get("pg", environ.get("IOLAB_PG", ""))

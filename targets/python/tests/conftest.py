@@ -70,6 +70,37 @@ def together(base: str, paths) -> tuple:
     return time.perf_counter() - t0, out
 
 
+def children_of(pid: int) -> list:
+    """Pids whose parent is `pid` (from /proc/*/stat)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return sorted(out)
+
+
+def descendants(pid: int) -> list:
+    """Children, grandchildren, ... of `pid`, breadth first."""
+    out, level = [], [pid]
+    while level:
+        level = [c for p in level for c in children_of(p)]
+        out += level
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def metrics(base: str) -> dict:
     """The /metrics samples as {series: value}."""
     samples = {}

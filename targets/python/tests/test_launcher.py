@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import HERE, Target, backend_env, get, metrics
+from conftest import HERE, Target, backend_env, children_of, get, metrics
 
 
 @pytest.mark.parametrize("args, says", [
@@ -102,19 +102,6 @@ def test_sigterm_with_work_in_flight_exits_0_within_10_s():
     assert code == 0 and took < 10, (code, took, t.log())
     for th in busy:
         th.join()
-
-
-def children_of(pid: int) -> list:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = open(f"/proc/{entry}/stat").read()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry))
-    return out
 
 
 def test_server_stops_when_the_launcher_is_killed():
