@@ -10,15 +10,8 @@ runner = AsyncRunner(service.backends, way=service.model.removeprefix("loop-"),
 
 
 async def app(scope, receive, send):
-    if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            kind = message["type"].removeprefix("lifespan.")
-            await send({"type": f"lifespan.{kind}.complete"})
-            if kind == "shutdown":
-                return
     if scope["type"] != "http":
-        return
+        return  # no lifespan work (uvicorn runs with --lifespan off), no websockets
     fixed = service.answer(scope["method"], scope["path"])
     if fixed is None:
         query = scope["query_string"].decode("latin-1")
