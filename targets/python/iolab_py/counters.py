@@ -6,7 +6,8 @@ and a reader sums the rows. One writer per row needs no cross-process atomics: a
 lock orders that process's threads (or greenlets). Counters of a process that died stay in the
 sum (totals never go back); its gauges (in flight, queued) are left out.
 
-Row 0 is the header: the launcher's pid and the server's main pid, whose threads count too.
+Row 0 is the header: the pids of the start script, the launcher and the server's main process,
+which count as the target's processes too.
 """
 
 import fcntl
@@ -20,7 +21,7 @@ PID, IN_FLIGHT, QUEUED, COMPLETED, REJECTED = 0, 1, 2, 3, 4
 CALLS = {"sleep": 5, "http": 6, "pg": 7, "mc": 8}
 COUNTERS = (COMPLETED, REJECTED, *CALLS.values())
 GAUGES = (IN_FLIGHT, QUEUED)
-H_LAUNCHER, H_SERVER = 1, 2
+H_WRAPPER, H_LAUNCHER, H_SERVER = 1, 2, 3
 SIZE = SLOTS * ROWS * 8
 STATE_ENV = "IOLAB_PY_STATE"   # the file's path, set by the launcher for its servers
 
@@ -51,11 +52,12 @@ class Counters:
         os.register_at_fork(after_in_child=self._forget_row)
 
     @staticmethod
-    def create(path: str, launcher_pid: int) -> "Counters":
+    def create(path: str, launcher_pid: int, wrapper_pid: int = 0) -> "Counters":
         with open(path, "wb") as f:
             f.truncate(SIZE)
         c = Counters(path)
         c._v[H_LAUNCHER] = launcher_pid
+        c._v[H_WRAPPER] = wrapper_pid
         return c
 
     def _forget_row(self):
@@ -99,7 +101,8 @@ class Counters:
     def snapshot(self) -> dict:
         """Sums over the rows, and the pids of the target's live processes."""
         total = {s: 0 for s in (*GAUGES, *COUNTERS)}
-        pids = [p for p in (self._v[H_LAUNCHER], self._v[H_SERVER]) if p and alive(p)]
+        header = (self._v[H_WRAPPER], self._v[H_LAUNCHER], self._v[H_SERVER])
+        pids = [p for p in header if p and alive(p)]
         for r in range(1, ROWS):
             base = r * SLOTS
             pid = self._v[base + PID]

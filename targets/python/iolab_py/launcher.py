@@ -17,7 +17,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 from . import metrics_server, warmup
@@ -46,7 +45,8 @@ def log(msg: str):
 
 
 def _die_with_parent():
-    # If the launcher is killed outright, the server still gets SIGTERM (prctl PR_SET_PDEATHSIG).
+    # SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG): the server when the launcher is
+    # killed outright, the launcher when the start script is.
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
 
 
@@ -62,12 +62,14 @@ def _listen(settings: Settings) -> socket.socket:
 class Launcher:
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.stop = threading.Event()
+        # A plain flag: the handler runs between two bytecodes of the main thread, which may
+        # hold a threading.Event's lock just then, so Event.set() there can deadlock.
+        self.stopping = False
         self.child = None
 
     def run(self) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, lambda *_: self.stop.set())
+            signal.signal(sig, self._on_signal)
         state = tempfile.mkdtemp(prefix="iolab-py-")
         try:
             return self._run(os.path.join(state, "counters"))
@@ -77,7 +79,8 @@ class Launcher:
 
     def _run(self, path: str) -> int:
         s = self.settings
-        counters = Counters.create(path, os.getpid())
+        wrapper = int(os.environ.pop("IOLAB_PY_WRAPPER", "0") or 0)
+        counters = Counters.create(path, os.getpid(), wrapper if wrapper == os.getppid() else 0)
         try:
             listener = _listen(s)
             metrics = metrics_server.start(s.metrics_port, counters) if s.metrics_port >= 0 else None
@@ -95,26 +98,32 @@ class Launcher:
         listener.close()  # the server has its copy
         counters.set_server_pid(self.child.pid)
         if not self._wait_ready(port, counters):
-            return 0 if self.stop.is_set() else 1
+            return 0 if self.stopping else 1
         if s.warmup:
             warmup.run(port, s.warmup)
             counters.zero()
+        if self.stopping:
+            return 0
         if metrics:
             metrics_server.serve(metrics)
         print(f"http://127.0.0.1:{port}", flush=True)
         if metrics:
             print(f"metrics http://127.0.0.1:{metrics.server_address[1]}", flush=True)
-        while not self.stop.wait(0.2):
-            if self.child.poll() is not None:
+        while not self.stopping:
+            time.sleep(0.2)
+            if self.child.poll() is not None and not self.stopping:
                 log(f"the server exited with code {self.child.returncode} (its log is above)")
                 return 1
         return 0
+
+    def _on_signal(self, *_):
+        self.stopping = True
 
     def _wait_ready(self, port: int, counters: Counters) -> bool:
         """/health answers 200 and every worker process has its counters row."""
         want = self.settings.knobs["processes"]
         deadline = time.monotonic() + READY_S
-        while time.monotonic() < deadline and not self.stop.is_set():
+        while time.monotonic() < deadline and not self.stopping:
             if self.child.poll() is not None:
                 log(f"the server exited with code {self.child.returncode} before it was ready "
                     "(its log is above)")
@@ -125,7 +134,7 @@ class Launcher:
             except OSError:
                 pass
             time.sleep(0.05)
-        if not self.stop.is_set():
+        if not self.stopping:
             log(f"the server did not become ready within {READY_S} s")
         return False
 
@@ -147,6 +156,7 @@ class Launcher:
 
 
 def main(argv=None) -> int:
+    _die_with_parent()  # the start script killed outright: stop too (SIGTERM, handled below)
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in ("-h", "--help"):
         print(USAGE, end="")
