@@ -98,10 +98,16 @@ fn bad_input_is_a_one_line_usage_error() {
     check(&[], empty.path(), "is not valid JSON");
     std::fs::write(
         empty.path().join("runs.json"),
+        r#"{"schema":"iolab.nope/1"}"#,
+    )
+    .unwrap();
+    check(&[], empty.path(), "expected one of: iolab.runs/1, iolab.attack/1");
+    std::fs::write(
+        empty.path().join("runs.json"),
         r#"{"schema":"iolab.attack/1"}"#,
     )
     .unwrap();
-    check(&[], empty.path(), "expected 'iolab.runs/1'");
+    check(&[], empty.path(), "does not match iolab.attack/1");
     std::fs::write(
         empty.path().join("runs.json"),
         r#"{"schema":"iolab.runs/1","runs":3}"#,

@@ -15,6 +15,7 @@ use iolab_model::batch::{
 use iolab_model::experiment::Work;
 use iolab_model::steps::BackendKind;
 use iolab_model::{parse_duration, ModelKind, ModelParams};
+use iolab_report::Format;
 
 use crate::CliError;
 
@@ -135,13 +136,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .insert("scale".into(), serde_json::Value::from(r.scale));
         results.push(res);
     }
-    if args.json {
-        let doc =
-            serde_json::to_string_pretty(&BatchFile::new(results)).map_err(anyhow::Error::from)?;
-        println!("{doc}");
+    let format = if args.json {
+        Format::Json
     } else {
-        print!("{}", iolab_batch::table::render(&results));
-    }
+        Format::Table
+    };
+    let bytes = iolab_report::batch::render(&BatchFile::new(results), format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)
 }
 
