@@ -101,7 +101,11 @@ fn bad_input_is_a_one_line_usage_error() {
         r#"{"schema":"iolab.nope/1"}"#,
     )
     .unwrap();
-    check(&[], empty.path(), "expected one of: iolab.runs/1, iolab.attack/1");
+    check(
+        &[],
+        empty.path(),
+        "expected one of: iolab.runs/1, iolab.attack/1",
+    );
     std::fs::write(
         empty.path().join("runs.json"),
         r#"{"schema":"iolab.attack/1"}"#,

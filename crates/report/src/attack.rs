@@ -176,13 +176,15 @@ pub fn text(r: &AttackResult) -> String {
 
 /// The same facts as a Markdown table under a heading.
 pub fn markdown(r: &AttackResult) -> String {
-    let mut g = Grid::new(&["", "of", "values"], &[false, false, false]);
+    let mut g = Grid::new(&["fact", "of", "values"], &[false, false, false]);
     for f in facts(r) {
-        g.rows.push(vec![
-            f.label.into(),
-            f.names.into(),
-            format!("{}{}", f.values, f.note.trim_start()),
-        ]);
+        let note = f.note.trim_start();
+        let values = if note.is_empty() {
+            f.values
+        } else {
+            format!("{} {note}", f.values)
+        };
+        g.rows.push(vec![f.label.into(), f.names.into(), values]);
     }
     let mut lines = vec![
         format!("## Attack on {}", r.target),
