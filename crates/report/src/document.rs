@@ -40,6 +40,15 @@ impl Format {
         Format::Csv,
     ];
 
+    /// What a command prints: the document as JSON with `--json`, else text.
+    pub fn json_or_text(json: bool) -> Format {
+        if json {
+            Format::Json
+        } else {
+            Format::Table
+        }
+    }
+
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
         match self {

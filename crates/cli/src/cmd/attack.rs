@@ -317,11 +317,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ))
         })?;
     }
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Table
-    };
+    let format = Format::json_or_text(args.json);
     let bytes = iolab_report::attack::render(&report.result, format)
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);

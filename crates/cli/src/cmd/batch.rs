@@ -136,11 +136,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .insert("scale".into(), serde_json::Value::from(r.scale));
         results.push(res);
     }
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Table
-    };
+    let format = Format::json_or_text(args.json);
     let bytes = iolab_report::batch::render(&BatchFile::new(results), format)
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);

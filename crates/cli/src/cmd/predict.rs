@@ -94,11 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let plan = plan(&args)?;
     let predictions = iolab_predict::predict_plan(&plan, cores);
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Table
-    };
+    let format = Format::json_or_text(args.json);
     let doc = PredictFile::new(&plan.name, cores, predictions);
     let bytes =
         iolab_report::predict::render(&doc, format).map_err(|e| CliError::Failed(e.into()))?;

@@ -20,7 +20,7 @@ pub struct Args {
     /// document saved by `attack`, `batch`, `predict` or `verify` with --json.
     #[arg(value_name = "RESULTS_DIR")]
     pub results: PathBuf,
-    /// Output format: table, md, html, json or csv.
+    /// Output format: table (or text), md, html (results folders only), json or csv.
     #[arg(long, short = 'f', default_value = "table", value_parser = parse_format)]
     pub format: Format,
     /// Write to FILE instead of standard output.
@@ -80,6 +80,18 @@ pub fn print(bytes: &[u8]) {
 /// Run `iolab report`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let doc = load_document(&args.results)?;
+    // Charts are drawn from a results folder only: refuse before printing.
+    let png = match (&args.png, &doc) {
+        (None, _) => None,
+        (Some(dir), Document::Runs(runs)) => Some((dir, runs)),
+        (Some(_), other) => {
+            return Err(CliError::usage(format!(
+                "--png draws the charts of a results folder; {} is a {} document",
+                args.results.display(),
+                other.schema()
+            )))
+        }
+    };
     let bytes = doc.render(args.format).map_err(|e| match e {
         RenderError::Unsupported { .. } => CliError::usage(e),
         other => CliError::Failed(anyhow::anyhow!(other)),
@@ -89,13 +101,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?,
         None => print(&bytes),
     }
-    if let Some(dir) = &args.png {
-        let Document::Runs(runs) = &doc else {
-            return Err(CliError::usage(format!(
-                "--png draws the charts of a results folder; {} is not one",
-                args.results.display()
-            )));
-        };
+    if let Some((dir, runs)) = png {
         let files = iolab_report::render_pngs(runs, dir).map_err(|e| match e {
             RenderError::Io { .. } => CliError::usage(e),
             other => CliError::Failed(anyhow::anyhow!(other)),

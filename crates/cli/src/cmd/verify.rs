@@ -72,11 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|e: VerifyError| CliError::usage(e))?;
         report.checks.extend(checks);
     }
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Table
-    };
+    let format = Format::json_or_text(args.json);
     let passed = report.passed();
     let bytes = iolab_report::verify::render(&VerifyFile::new(report), format)
         .map_err(|e| CliError::Failed(e.into()))?;
