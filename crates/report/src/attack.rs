@@ -9,20 +9,17 @@ use serde_json::json;
 
 use crate::grid::{self, Grid};
 use crate::numbers::{clock, count, ms, percent, rate, secs};
-use crate::{csv, Format, RenderError};
+use crate::{csv, Format, RenderError, Renderers};
 
-/// The formats an attack renders in.
-pub const FORMATS: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
-
-/// Render an attack in `format`.
-pub fn render(r: &AttackResult, format: Format) -> Result<Vec<u8>, RenderError> {
-    Ok(match format {
-        Format::Table => text(r).into_bytes(),
-        Format::Markdown => markdown(r).into_bytes(),
-        Format::Json => crate::json(r)?,
-        Format::Csv => csv(r).into_bytes(),
-        Format::Html => return Err(crate::unsupported(ATTACK_SCHEMA, format, &FORMATS)),
-    })
+/// Render an attack in `format` (one of [`Format::PLAIN`]).
+pub fn render(doc: &AttackResult, format: Format) -> Result<Vec<u8>, RenderError> {
+    Renderers {
+        schema: ATTACK_SCHEMA,
+        text,
+        markdown,
+        csv,
+    }
+    .render(doc, format)
 }
 
 /// One labelled line of the summary: `Label [names] values note`.

@@ -7,20 +7,17 @@ use serde_json::{json, Value};
 
 use crate::grid::{self, Grid};
 use crate::numbers::{count, mib, ms, opt, percent, secs};
-use crate::{csv, Format, RenderError};
+use crate::{csv, Format, RenderError, Renderers};
 
-/// The formats a batch document renders in.
-pub const FORMATS: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
-
-/// Render a batch document in `format`.
+/// Render a batch document in `format` (one of [`Format::PLAIN`]).
 pub fn render(doc: &BatchFile, format: Format) -> Result<Vec<u8>, RenderError> {
-    Ok(match format {
-        Format::Table => text(&doc.runs).into_bytes(),
-        Format::Markdown => markdown(&doc.runs).into_bytes(),
-        Format::Json => crate::json(doc)?,
-        Format::Csv => csv(&doc.runs).into_bytes(),
-        Format::Html => return Err(crate::unsupported(BATCH_SCHEMA, format, &FORMATS)),
-    })
+    Renderers::<BatchFile> {
+        schema: BATCH_SCHEMA,
+        text: |d| text(&d.runs),
+        markdown: |d| markdown(&d.runs),
+        csv: |d| csv(&d.runs),
+    }
+    .render(doc, format)
 }
 
 /// Knobs shown in the `params` column, in this order (the task counts are the

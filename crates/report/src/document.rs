@@ -40,6 +40,9 @@ impl Format {
         Format::Csv,
     ];
 
+    /// The formats of a document without charts: all but HTML.
+    pub const PLAIN: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
+
     /// What a command prints: the document as JSON with `--json`, else text.
     pub fn json_or_text(json: bool) -> Format {
         if json {
@@ -164,10 +167,10 @@ impl Document {
     pub fn formats(&self) -> &'static [Format] {
         match self {
             Document::Runs(_) => &Format::ALL,
-            Document::Attack(_) => &crate::attack::FORMATS,
-            Document::Batch(_) => &crate::batch::FORMATS,
-            Document::Predict(_) => &crate::predict::FORMATS,
-            Document::Verify(_) => &crate::verify::FORMATS,
+            Document::Attack(_)
+            | Document::Batch(_)
+            | Document::Predict(_)
+            | Document::Verify(_) => &Format::PLAIN,
         }
     }
 

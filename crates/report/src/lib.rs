@@ -71,6 +71,31 @@ pub(crate) fn json<T: Serialize>(doc: &T) -> Result<Vec<u8>, RenderError> {
     Ok(out)
 }
 
+/// A document's renderers other than JSON (which is the document itself).
+pub(crate) struct Renderers<T> {
+    /// The document's schema tag, for errors.
+    pub schema: &'static str,
+    /// Terminal text.
+    pub text: fn(&T) -> String,
+    /// Markdown.
+    pub markdown: fn(&T) -> String,
+    /// CSV.
+    pub csv: fn(&T) -> String,
+}
+
+impl<T: Serialize> Renderers<T> {
+    /// Render `doc` in one of [`Format::PLAIN`]; HTML is refused.
+    pub fn render(&self, doc: &T, format: Format) -> Result<Vec<u8>, RenderError> {
+        Ok(match format {
+            Format::Table => (self.text)(doc).into_bytes(),
+            Format::Markdown => (self.markdown)(doc).into_bytes(),
+            Format::Json => json(doc)?,
+            Format::Csv => (self.csv)(doc).into_bytes(),
+            Format::Html => return Err(unsupported(self.schema, format, &Format::PLAIN)),
+        })
+    }
+}
+
 /// The error for a format a document does not offer.
 pub(crate) fn unsupported(schema: &'static str, format: Format, offered: &[Format]) -> RenderError {
     RenderError::Unsupported {

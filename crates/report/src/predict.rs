@@ -7,20 +7,17 @@ use serde_json::json;
 
 use crate::grid::{self, Grid};
 use crate::numbers::{count, ms, opt, percent, rate};
-use crate::{csv, Format, RenderError};
+use crate::{csv, Format, RenderError, Renderers};
 
-/// The formats a predict document renders in.
-pub const FORMATS: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
-
-/// Render a predict document in `format`.
+/// Render a predict document in `format` (one of [`Format::PLAIN`]).
 pub fn render(doc: &PredictFile, format: Format) -> Result<Vec<u8>, RenderError> {
-    Ok(match format {
-        Format::Table => text(doc).into_bytes(),
-        Format::Markdown => markdown(doc).into_bytes(),
-        Format::Json => crate::json(doc)?,
-        Format::Csv => csv(&doc.runs).into_bytes(),
-        Format::Html => return Err(crate::unsupported(PREDICT_SCHEMA, format, &FORMATS)),
-    })
+    Renderers::<PredictFile> {
+        schema: PREDICT_SCHEMA,
+        text,
+        markdown,
+        csv: |d| csv(&d.runs),
+    }
+    .render(doc, format)
 }
 
 /// The table of predictions.

@@ -6,20 +6,17 @@ use iolab_model::verify::{Check, VerifyFile, VerifyReport, VERIFY_SCHEMA};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
-use crate::{csv, Format, RenderError};
+use crate::{csv, Format, RenderError, Renderers};
 
-/// The formats a verify document renders in.
-pub const FORMATS: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
-
-/// Render a verify document in `format`.
+/// Render a verify document in `format` (one of [`Format::PLAIN`]).
 pub fn render(doc: &VerifyFile, format: Format) -> Result<Vec<u8>, RenderError> {
-    Ok(match format {
-        Format::Table => text(&doc.report).into_bytes(),
-        Format::Markdown => markdown(&doc.report).into_bytes(),
-        Format::Json => crate::json(doc)?,
-        Format::Csv => csv(&doc.report).into_bytes(),
-        Format::Html => return Err(crate::unsupported(VERIFY_SCHEMA, format, &FORMATS)),
-    })
+    Renderers::<VerifyFile> {
+        schema: VERIFY_SCHEMA,
+        text: |d| text(&d.report),
+        markdown: |d| markdown(&d.report),
+        csv: |d| csv(&d.report),
+    }
+    .render(doc, format)
 }
 
 fn mark(c: &Check) -> &'static str {
