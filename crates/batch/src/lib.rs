@@ -10,7 +10,6 @@ pub mod io;
 pub mod master;
 pub mod master_timer;
 pub mod measure;
-pub mod table;
 pub mod tasks;
 
 mod event_loop;

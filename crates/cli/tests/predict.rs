@@ -35,7 +35,7 @@ fn e2_from_flags_prints_the_table_and_the_reason() {
         .unwrap();
     common::assert_ok(&out);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("27000"), "{text}");
+    assert!(text.contains("  27,000  3,400    12.6%"), "{text}");
     assert!(text.contains("capacity is 200 req/s"), "{text}");
     assert!(text.contains("7.20 s"), "{text}");
 }

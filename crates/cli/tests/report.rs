@@ -98,10 +98,20 @@ fn bad_input_is_a_one_line_usage_error() {
     check(&[], empty.path(), "is not valid JSON");
     std::fs::write(
         empty.path().join("runs.json"),
+        r#"{"schema":"iolab.nope/1"}"#,
+    )
+    .unwrap();
+    check(
+        &[],
+        empty.path(),
+        "expected one of: iolab.runs/1, iolab.attack/1",
+    );
+    std::fs::write(
+        empty.path().join("runs.json"),
         r#"{"schema":"iolab.attack/1"}"#,
     )
     .unwrap();
-    check(&[], empty.path(), "expected 'iolab.runs/1'");
+    check(&[], empty.path(), "does not match iolab.attack/1");
     std::fs::write(
         empty.path().join("runs.json"),
         r#"{"schema":"iolab.runs/1","runs":3}"#,
@@ -140,4 +150,49 @@ fn chromium_screenshot_is_not_blank() {
     assert!(bytes.starts_with(b"\x89PNG"));
     let colours = iolab_report::distinct_colours(&bytes).unwrap();
     assert!(colours >= 16, "screenshot looks blank: {colours} colours");
+}
+
+/// A document saved with `--json` by attack, batch, predict or verify
+/// re-renders in the formats it offers; HTML and `--png` are for results
+/// folders only (one-line usage errors).
+#[test]
+fn saved_documents_rerender_by_their_schema() {
+    for (name, needle) in [
+        ("attack-open", "Latencies     [min, mean, 50"),
+        ("batch-e3", "io in svc"),
+        (
+            "predict-showdown",
+            "prediction: ad-hoc (6 runs, 2 cores, simulated)",
+        ),
+        ("verify-pool", "FAIL sleep-200"),
+    ] {
+        iolab()
+            .arg("report")
+            .arg(fixture(name))
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(needle));
+        let json = iolab()
+            .arg("report")
+            .arg(fixture(name))
+            .args(["-f", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(json.stdout, std::fs::read(fixture(name)).unwrap(), "{name}");
+        for args in [&["-f", "html"][..], &["--png", "charts"][..]] {
+            let out = iolab()
+                .arg("report")
+                .arg(fixture(name))
+                .args(args)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+            assert!(
+                out.stdout.is_empty(),
+                "{name} {args:?}: printed before failing"
+            );
+        }
+    }
 }

@@ -7,8 +7,8 @@
 //! generator (no coordinated omission). Request failures are data, counted by
 //! class; only an unusable plan or setup is an [`AttackError`].
 //!
-//! Entry points: [`validate`] and [`attack`]; renderers in [`text`]; files
-//! (`--hdr`, `--csv`) via [`AttackReport`].
+//! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
+//! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
 
 mod clock;
 mod closed_loop;
@@ -20,7 +20,6 @@ mod output;
 mod recorder;
 mod request;
 mod target;
-pub mod text;
 mod validate;
 
 use std::sync::atomic::AtomicBool;
@@ -31,6 +30,9 @@ use iolab_model::attack::{AttackPlan, AttackResult};
 
 pub use generator::thread_schedule;
 pub use hdrhistogram::Histogram;
+/// The live snapshot handed to [`Hooks::progress`] (a model type, so that
+/// `iolab-report` can render it as the progress line).
+pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
 pub use recorder::{ErrorClass, RequestRow};
 pub use target::Target;
@@ -47,23 +49,6 @@ pub struct Hooks {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called from the calling thread about every 250 ms while the attack runs.
     pub progress: Option<Arc<ProgressFn>>,
-}
-
-/// A live snapshot of a running attack, for progress lines.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Progress {
-    /// Time since the run started.
-    pub elapsed: Duration,
-    /// Requests sent so far.
-    pub sent: u64,
-    /// 2xx answers so far.
-    pub ok: u64,
-    /// Errors and non-2xx answers so far.
-    pub errors: u64,
-    /// Answers per second since the previous snapshot.
-    pub rps: f64,
-    /// 99th percentile latency of the last completed interval (worst thread), ms.
-    pub p99_ms: f64,
 }
 
 /// One interval of the merged latency record, for the HdrHistogram interval log.

@@ -13,8 +13,8 @@ use iolab_model::attack::{
 };
 use iolab_model::driver::{Arrival, ConnectionMode, Driver};
 
-use crate::generator::RunOutput;
-use crate::recorder::{new_histogram, Interval};
+use crate::generator::{RunOutput, ThreadOutput};
+use crate::recorder::{new_histogram, Interval, RequestRow};
 use crate::{AttackReport, IntervalHistogram};
 
 /// Percentiles of the spectrum (HdrHistogram-style, denser in the tail).
@@ -87,52 +87,63 @@ fn driver_summary(plan: &AttackPlan) -> DriverSummary {
     }
 }
 
-/// Build the report from the threads' outputs.
-pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
-    let highest = run
-        .threads
-        .first()
-        .map_or(1_000_000, |t| t.rec.latency.high());
-    let mut latency = new_histogram(highest);
-    let mut service = new_histogram(highest);
-    let mut lag = new_histogram(highest);
-    let mut requests = RequestCounts::default();
-    let mut errors = ErrorCounts::default();
-    let mut status = vec![0u64; 1000];
-    let mut intervals: Vec<Interval> = Vec::new();
-    let mut rows = Vec::new();
-    let mut cpu_s = 0.0;
-    let mut spin_s = 0.0;
-    let mut end_ns = run.start_ns;
-    for t in run.threads {
+/// Every thread's recorder added into one: counters, histograms, status
+/// codes, intervals (by index on the shared run clock) and request rows.
+struct Merged {
+    latency: Histogram<u64>,
+    service: Histogram<u64>,
+    lag: Histogram<u64>,
+    requests: RequestCounts,
+    errors: ErrorCounts,
+    /// Answers by HTTP status code (index = code).
+    status: Vec<u64>,
+    intervals: Vec<Interval>,
+    rows: Vec<RequestRow>,
+    cpu_s: f64,
+    spin_s: f64,
+    end_ns: u64,
+}
+
+impl Merged {
+    fn new(run: &RunOutput) -> Self {
+        let highest = run
+            .threads
+            .first()
+            .map_or(1_000_000, |t| t.rec.latency.high());
+        Merged {
+            latency: new_histogram(highest),
+            service: new_histogram(highest),
+            lag: new_histogram(highest),
+            requests: RequestCounts::default(),
+            errors: ErrorCounts::default(),
+            status: vec![0u64; 1000],
+            intervals: Vec::new(),
+            rows: Vec::new(),
+            cpu_s: 0.0,
+            spin_s: 0.0,
+            end_ns: run.start_ns,
+        }
+    }
+
+    fn add(&mut self, t: ThreadOutput) {
         let r = t.rec;
-        cpu_s += t.cpu_s;
+        self.cpu_s += t.cpu_s;
         // Wall time spinning; the thread was on CPU for (nearly) all of it.
-        spin_s += (r.spin_ns as f64 / 1e9).min(t.cpu_s);
-        end_ns = end_ns.max(t.end_ns);
-        add(&mut latency, &r.latency);
-        add(&mut service, &r.service);
-        add(&mut lag, &r.lag);
-        requests.planned += r.counts.planned;
-        requests.sent += r.counts.sent;
-        requests.not_sent += r.counts.not_sent;
-        requests.ok += r.counts.ok;
-        requests.non_2xx += r.counts.non_2xx;
-        let e = &r.errors;
-        errors.timeout += e.timeout;
-        errors.refused += e.refused;
-        errors.reset += e.reset;
-        errors.addr_unavailable += e.addr_unavailable;
-        errors.connect_other += e.connect_other;
-        errors.read += e.read;
-        for (s, n) in status.iter_mut().zip(&r.status) {
+        self.spin_s += (r.spin_ns as f64 / 1e9).min(t.cpu_s);
+        self.end_ns = self.end_ns.max(t.end_ns);
+        add(&mut self.latency, &r.latency);
+        add(&mut self.service, &r.service);
+        add(&mut self.lag, &r.lag);
+        add_counts(&mut self.requests, &r.counts);
+        add_errors(&mut self.errors, &r.errors);
+        for (s, n) in self.status.iter_mut().zip(&r.status) {
             *s += n;
         }
         for (i, iv) in r.intervals.into_iter().enumerate() {
-            if i == intervals.len() {
-                intervals.push(iv);
+            if i == self.intervals.len() {
+                self.intervals.push(iv);
             } else {
-                let m = &mut intervals[i];
+                let m = &mut self.intervals[i];
                 m.sent += iv.sent;
                 m.ok += iv.ok;
                 m.errors += iv.errors;
@@ -140,15 +151,31 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
             }
         }
         if let Some(r) = r.rows {
-            rows.extend(r);
+            self.rows.extend(r);
         }
     }
-    rows.sort_by_key(|r| r.intended_ns);
+}
 
-    let elapsed_s = (end_ns - run.start_ns) as f64 / 1e9;
-    let threads = plan_threads(plan);
-    let interval = plan.interval;
-    let series = intervals
+fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
+    into.planned += from.planned;
+    into.sent += from.sent;
+    into.not_sent += from.not_sent;
+    into.ok += from.ok;
+    into.non_2xx += from.non_2xx;
+}
+
+fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
+    into.timeout += e.timeout;
+    into.refused += e.refused;
+    into.reset += e.reset;
+    into.addr_unavailable += e.addr_unavailable;
+    into.connect_other += e.connect_other;
+    into.read += e.read;
+}
+
+/// One series point per interval, on the run clock (t rounded to 1 us).
+fn series(intervals: &[Interval], interval: Duration) -> Vec<SeriesPoint> {
+    intervals
         .iter()
         .enumerate()
         .map(|(i, iv)| SeriesPoint {
@@ -159,13 +186,22 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
             p50_ms: ms(iv.latency.value_at_quantile(0.5)),
             p99_ms: ms(iv.latency.value_at_quantile(0.99)),
         })
-        .collect();
-    let status_codes: BTreeMap<String, u64> = status
+        .collect()
+}
+
+/// The status codes that were seen, by code.
+fn status_codes(status: &[u64]) -> BTreeMap<String, u64> {
+    status
         .iter()
         .enumerate()
         .filter(|(_, &n)| n > 0)
         .map(|(code, &n)| (code.to_string(), n))
-        .collect();
+        .collect()
+}
+
+/// Offered, achieved and good rates; an open loop is offered over its
+/// planned duration, anything else over the elapsed time.
+fn throughput(plan: &AttackPlan, q: &RequestCounts, elapsed_s: f64) -> Throughput {
     let per_s = |n: u64| {
         if elapsed_s > 0.0 {
             n as f64 / elapsed_s
@@ -174,70 +210,93 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
         }
     };
     let offered = match (&plan.driver, plan.driver.duration()) {
-        (Driver::Open { .. }, Some(d)) if d > Duration::ZERO => {
-            requests.planned as f64 / d.as_secs_f64()
-        }
-        _ => per_s(requests.planned),
+        (Driver::Open { .. }, Some(d)) if d > Duration::ZERO => q.planned as f64 / d.as_secs_f64(),
+        _ => per_s(q.planned),
     };
-    let lag_p99_ms = ms(lag.value_at_quantile(0.99));
-    let lag_max_ms = ms(lag.max());
+    Throughput {
+        offered,
+        achieved: per_s(q.ok + q.non_2xx),
+        goodput: per_s(q.ok),
+    }
+}
+
+/// The generator's self-check: saturated when sends ran late or its threads
+/// used most of their CPU (time spent spinning on purpose left out).
+fn generator_stats(m: &Merged, elapsed_s: f64, threads: usize, cpus: Vec<usize>) -> GeneratorStats {
+    let lag_p99_ms = ms(m.lag.value_at_quantile(0.99));
     let cpu_share = if elapsed_s > 0.0 {
-        (cpu_s - spin_s) / (elapsed_s * threads as f64)
+        (m.cpu_s - m.spin_s) / (elapsed_s * threads as f64)
     } else {
         0.0
     };
-    let spectrum = if latency.is_empty() {
-        Vec::new()
-    } else {
-        SPECTRUM
-            .iter()
-            .map(|&p| SpectrumPoint {
-                percentile: p,
-                latency_ms: ms(latency.value_at_quantile(p / 100.0)),
-            })
-            .collect()
-    };
-    let mut encoded = Vec::new();
-    let histogram = V2DeflateSerializer::new()
-        .serialize(&latency, &mut encoded)
-        .ok()
-        .map(|_| base64::engine::general_purpose::STANDARD.encode(&encoded));
+    GeneratorStats {
+        cpu_s: m.cpu_s,
+        lag_p99_ms,
+        lag_max_ms: ms(m.lag.max()),
+        saturated: lag_p99_ms > LAG_SATURATED_MS || cpu_share > CPU_SATURATED,
+        threads,
+        cpus,
+        spin_s: m.spin_s,
+    }
+}
 
+/// The latency spectrum at [`SPECTRUM`]'s percentiles (empty when nothing answered).
+fn spectrum(latency: &Histogram<u64>) -> Vec<SpectrumPoint> {
+    if latency.is_empty() {
+        return Vec::new();
+    }
+    SPECTRUM
+        .iter()
+        .map(|&p| SpectrumPoint {
+            percentile: p,
+            latency_ms: ms(latency.value_at_quantile(p / 100.0)),
+        })
+        .collect()
+}
+
+/// The histogram as V2 + deflate, base64: what lets results merge exactly later.
+fn encode(latency: &Histogram<u64>) -> Option<String> {
+    let mut encoded = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(latency, &mut encoded)
+        .ok()
+        .map(|_| base64::engine::general_purpose::STANDARD.encode(&encoded))
+}
+
+/// Build the report from the threads' outputs.
+pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
+    let mut m = Merged::new(&run);
+    let (start_ns, started_unix_ms, cancelled) = (run.start_ns, run.started_unix_ms, run.cancelled);
+    for t in run.threads {
+        m.add(t);
+    }
+    m.rows.sort_by_key(|r| r.intended_ns);
+    let elapsed_s = (m.end_ns - start_ns) as f64 / 1e9;
+    let interval = plan.interval;
     let result = AttackResult {
         schema: ATTACK_SCHEMA.to_string(),
         target: plan.target.clone(),
         driver: driver_summary(plan),
-        throughput_rps: Throughput {
-            offered,
-            achieved: per_s(requests.ok + requests.non_2xx),
-            goodput: per_s(requests.ok),
-        },
-        requests,
-        errors,
-        status_codes,
-        latency_ms: latency_summary(&latency),
+        throughput_rps: throughput(plan, &m.requests, elapsed_s),
+        requests: m.requests.clone(),
+        errors: m.errors.clone(),
+        status_codes: status_codes(&m.status),
+        latency_ms: latency_summary(&m.latency),
         service_ms: ServiceSummary {
-            p50: ms(service.value_at_quantile(0.5)),
-            p99: ms(service.value_at_quantile(0.99)),
-            max: ms(service.max()),
+            p50: ms(m.service.value_at_quantile(0.5)),
+            p99: ms(m.service.value_at_quantile(0.99)),
+            max: ms(m.service.max()),
         },
-        series,
-        generator: GeneratorStats {
-            cpu_s,
-            lag_p99_ms,
-            lag_max_ms,
-            saturated: lag_p99_ms > LAG_SATURATED_MS || cpu_share > CPU_SATURATED,
-            threads,
-            cpus: run.cpus,
-            spin_s,
-        },
+        series: series(&m.intervals, interval),
+        generator: generator_stats(&m, elapsed_s, plan_threads(plan), run.cpus),
         elapsed_s,
-        started_unix_ms: run.started_unix_ms,
-        spectrum,
-        histogram,
-        interrupted: run.cancelled,
+        started_unix_ms,
+        spectrum: spectrum(&m.latency),
+        histogram: encode(&m.latency),
+        interrupted: cancelled,
     };
-    let intervals = intervals
+    let intervals = m
+        .intervals
         .into_iter()
         .enumerate()
         .map(|(i, iv)| IntervalHistogram {
@@ -248,10 +307,10 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
         .collect();
     AttackReport {
         result,
-        cancelled: run.cancelled,
-        latency,
+        cancelled,
+        latency: m.latency,
         intervals,
-        requests: rows,
+        requests: m.rows,
     }
 }
 

@@ -216,6 +216,24 @@ pub struct DriverSummary {
     pub max_connections: u32,
 }
 
+/// A live snapshot of a running attack, for progress lines (the load
+/// generator makes it, `iolab-report` renders it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Progress {
+    /// Time since the run started.
+    pub elapsed: Duration,
+    /// Requests sent so far.
+    pub sent: u64,
+    /// 2xx answers so far.
+    pub ok: u64,
+    /// Errors and non-2xx answers so far.
+    pub errors: u64,
+    /// Answers per second since the previous snapshot.
+    pub rps: f64,
+    /// 99th percentile latency of the last completed interval (worst thread), ms.
+    pub p99_ms: f64,
+}
+
 /// A point of the latency percentile spectrum (HdrHistogram style).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SpectrumPoint {

@@ -60,3 +60,32 @@ pub struct Prediction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_s: Option<f64>,
 }
+
+/// The `iolab.predict/1` document: what `iolab predict --json` prints.
+///
+/// Fields are in the order `iolab predict --json` has always printed them
+/// (alphabetical, as `serde_json::json!` sorted them), so saved documents and
+/// new ones compare byte for byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictFile {
+    /// CPUs the target was assumed to have.
+    pub cores: u32,
+    /// The plan's name (a preset, or `ad-hoc`).
+    pub plan: String,
+    /// One prediction per run, in plan order.
+    pub runs: Vec<Prediction>,
+    /// Always [`PREDICT_SCHEMA`].
+    pub schema: String,
+}
+
+impl PredictFile {
+    /// Wrap predictions with the schema tag.
+    pub fn new(plan: &str, cores: u32, runs: Vec<Prediction>) -> Self {
+        PredictFile {
+            cores,
+            plan: plan.to_string(),
+            runs,
+            schema: PREDICT_SCHEMA.to_string(),
+        }
+    }
+}

@@ -1,6 +1,10 @@
-//! The result of `iolab verify`: one line per contract check.
+//! The result of `iolab verify`: one line per contract check, and the
+//! `iolab.verify/1` document `iolab verify --json` prints.
 
 use serde::{Deserialize, Serialize};
+
+/// The schema tag of [`VerifyFile`].
+pub const VERIFY_SCHEMA: &str = "iolab.verify/1";
 
 /// One check of the target contract.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,5 +30,26 @@ impl VerifyReport {
     /// True when every check passed (and there was at least one).
     pub fn passed(&self) -> bool {
         !self.checks.is_empty() && self.checks.iter().all(|c| c.passed)
+    }
+}
+
+/// The `iolab.verify/1` document: the report with its schema tag in front.
+/// The report itself stays untagged, as `runs.json` embeds it in each run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyFile {
+    /// Always [`VERIFY_SCHEMA`].
+    pub schema: String,
+    /// The checks.
+    #[serde(flatten)]
+    pub report: VerifyReport,
+}
+
+impl VerifyFile {
+    /// Wrap a report with the schema tag.
+    pub fn new(report: VerifyReport) -> Self {
+        VerifyFile {
+            schema: VERIFY_SCHEMA.to_string(),
+            report,
+        }
     }
 }

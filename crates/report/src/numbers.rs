@@ -1,5 +1,9 @@
-//! How numbers are written: short, fixed rules, so output is stable and
-//! readable (`101ms`, `1.13s`, `450/s`, `12.6%`, `38.2 MiB`).
+//! How every renderer writes numbers: short, fixed rules, so output is
+//! stable, readable and the same in every document and format (`101ms`,
+//! `1.13s`, `4,500`, `12.6%`, `38.2 MiB`). Three significant digits for
+//! measured quantities (a p99 of 101.3 ms is `101ms` in an attack summary, a
+//! batch table, a prediction and a report alike); whole counts in full with
+//! thousands separators. CSV and JSON keep the raw values.
 
 /// A latency in milliseconds: `0.85ms`, `4.21ms`, `101ms`, `1.13s`, `12.4s`.
 pub fn ms(v: f64) -> String {
@@ -71,6 +75,16 @@ pub fn mib(v: f64) -> String {
     }
 }
 
+/// A figure that was not measured is `-`; one that was goes through `f`.
+pub fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "-".into())
+}
+
+/// A live clock, fixed width so a refreshed line does not jitter: `   1.5s`.
+pub fn clock(secs: f64) -> String {
+    format!("{secs:>6.1}s")
+}
+
 /// A plain number with up to `d` decimals, trailing zeros dropped.
 pub fn num(v: f64, d: usize) -> String {
     let s = format!("{v:.d$}");
@@ -97,5 +111,8 @@ mod tests {
         assert_eq!(percent(0.9997), "99.97%");
         assert_eq!(count(27_000), "27,000");
         assert_eq!(num(2.50, 2), "2.5");
+        assert_eq!(clock(1.54), "   1.5s");
+        assert_eq!(mib(7.46), "7.5 MiB");
+        assert_eq!(mib(212.4), "212 MiB");
     }
 }

@@ -14,6 +14,7 @@ use iolab_loadgen::{AttackError, Hooks};
 use iolab_model::attack::AttackPlan;
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::parse_duration;
+use iolab_report::Format;
 
 use crate::CliError;
 
@@ -290,7 +291,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if live {
         hooks.progress = Some(Arc::new(|p: &iolab_loadgen::Progress| {
             let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r\x1b[K{}", iolab_loadgen::text::progress_line(p));
+            let _ = write!(e, "\r\x1b[K{}", iolab_report::attack::progress_line(p));
             let _ = e.flush();
         }));
     }
@@ -316,13 +317,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ))
         })?;
     }
-    if args.json {
-        let text =
-            serde_json::to_string_pretty(&report.result).map_err(|e| CliError::Failed(e.into()))?;
-        println!("{text}");
-    } else {
-        print!("{}", iolab_loadgen::text::render(&report.result));
-    }
+    let format = Format::json_or_text(args.json);
+    let bytes = iolab_report::attack::render(&report.result, format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
     if report.cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }

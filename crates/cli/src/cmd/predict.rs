@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
-use iolab_model::predict::{Prediction, PREDICT_SCHEMA};
+use iolab_model::predict::PredictFile;
 use iolab_model::{parse_duration, ModelKind};
+use iolab_report::Format;
 
 use crate::cmd::flags::KnobFlags;
 use crate::CliError;
@@ -78,20 +79,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let plan = plan(&args)?;
     let predictions = iolab_lab::target::predict_plan(&plan, cores);
-    if args.json {
-        let doc = serde_json::json!({
-            "schema": PREDICT_SCHEMA,
-            "plan": plan.name,
-            "cores": cores,
-            "runs": predictions,
-        });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&doc).map_err(anyhow::Error::from)?
-        );
-    } else {
-        print!("{}", table(&plan, cores, &predictions));
-    }
+    let format = Format::json_or_text(args.json);
+    let doc = PredictFile::new(&plan.name, cores, predictions);
+    let bytes =
+        iolab_report::predict::render(&doc, format).map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -231,80 +223,4 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         runs,
         published: None,
     })
-}
-
-fn ms(x: f64) -> String {
-    if x >= 10_000.0 {
-        format!("{:.1}s", x / 1e3)
-    } else if x >= 1_000.0 {
-        format!("{:.2}s", x / 1e3)
-    } else if x >= 100.0 {
-        format!("{x:.0}ms")
-    } else {
-        format!("{x:.1}ms")
-    }
-}
-
-/// The predictions as a plain-text table, then one explanation per run.
-pub fn table(plan: &ExperimentPlan, cores: u32, preds: &[Prediction]) -> String {
-    let head = [
-        "run",
-        "model",
-        "offered",
-        "ok",
-        "success",
-        "goodput/s",
-        "p50",
-        "p99",
-        "in flight",
-        "threads",
-    ];
-    let rows: Vec<[String; 10]> = preds
-        .iter()
-        .map(|p| {
-            [
-                p.name.clone(),
-                p.model.clone(),
-                p.offered.to_string(),
-                p.ok.to_string(),
-                format!("{:.1}%", p.success_ratio * 100.0),
-                format!("{:.1}", p.goodput_rps),
-                ms(p.latency_ms.p50),
-                ms(p.latency_ms.p99),
-                p.peak_in_flight.to_string(),
-                p.peak_threads.map_or("-".into(), |t| t.to_string()),
-            ]
-        })
-        .collect();
-    let mut width: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (w, c) in width.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    let mut out = format!(
-        "prediction: {} ({} runs, {cores} cores, simulated)\n",
-        plan.name,
-        preds.len()
-    );
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (c, w)) in cells.iter().zip(&width).enumerate() {
-            if i < 2 {
-                s += &format!("{c:<w$}  ");
-            } else {
-                s += &format!("{c:>w$}  ");
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    out += &line(&head.map(String::from));
-    for r in &rows {
-        out += &line(r);
-    }
-    out += "\n";
-    for p in preds {
-        out += &format!("{}: {}\n", p.name, p.explanation);
-    }
-    out
 }

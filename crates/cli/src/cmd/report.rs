@@ -1,23 +1,26 @@
 //! `iolab report`: render a saved results folder (`RESULTS_DIR/runs.json`) as a
-//! terminal table, Markdown, HTML, JSON or CSV, and optionally every chart as PNG.
-//! It only reads: nothing is measured, so the same folder gives the same bytes.
+//! terminal table, Markdown, HTML, JSON or CSV, and optionally every chart as
+//! PNG; or re-render a document saved with `--json` by `attack`, `batch`,
+//! `predict` or `verify` (told apart by its `schema`) in the formats it offers.
+//! It only reads: nothing is measured, so the same file gives the same bytes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use iolab_model::runs::RunsFile;
-use iolab_report::Format;
+use iolab_model::runs::{RunsFile, MAX_RUNS_JSON, RUNS_SCHEMA};
+use iolab_report::{Document, Format, RenderError};
 
 use crate::CliError;
 
 /// Flags of `iolab report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Results folder holding `runs.json` (or the path of a runs.json file).
+    /// Results folder holding `runs.json`, or a runs.json file, or a JSON
+    /// document saved by `attack`, `batch`, `predict` or `verify` with --json.
     #[arg(value_name = "RESULTS_DIR")]
     pub results: PathBuf,
-    /// Output format: table, md, html, json or csv.
+    /// Output format: table (or text), md, html (results folders only), json or csv.
     #[arg(long, short = 'f', default_value = "table", value_parser = parse_format)]
     pub format: Format,
     /// Write to FILE instead of standard output.
@@ -34,26 +37,76 @@ fn parse_format(s: &str) -> Result<Format, String> {
 
 /// Read and check `runs.json`; every fault is a one-line usage error.
 pub fn load(results: &Path) -> Result<RunsFile, CliError> {
-    iolab_model::runs::load(results).map_err(CliError::usage)
+    let file = file_of(results);
+    match load_document(results)? {
+        Document::Runs(runs) => Ok(*runs),
+        other => Err(CliError::usage(format!(
+            "{} has schema '{}', expected '{RUNS_SCHEMA}' (is it a runs.json written by 'iolab run'?)",
+            file.display(),
+            other.schema()
+        ))),
+    }
+}
+
+fn file_of(results: &Path) -> PathBuf {
+    if results.is_dir() {
+        results.join("runs.json")
+    } else {
+        results.to_path_buf()
+    }
+}
+
+/// Read any saved document (a results folder's `runs.json`, or what `attack`,
+/// `batch`, `predict` or `verify` printed with `--json`), chosen by its
+/// `schema`; every fault is a one-line usage error.
+pub fn load_document(results: &Path) -> Result<Document, CliError> {
+    let file = file_of(results);
+    let bytes = iolab_model::files::read_capped(&file, MAX_RUNS_JSON).map_err(|e| {
+        CliError::usage(format!(
+            "cannot read {}: {e} (pass a results folder written by 'iolab run', or a document saved with --json)",
+            file.display()
+        ))
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        CliError::usage(format!("{} is not valid JSON (not UTF-8)", file.display()))
+    })?;
+    Document::from_json(&text).map_err(|e| CliError::usage(format!("{} {e}", file.display())))
+}
+
+/// Write rendered bytes to standard output; a closed pipe (`| head`) is not
+/// an error worth a message.
+pub fn print(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(bytes).and_then(|_| out.flush());
 }
 
 /// Run `iolab report`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let runs = load(&args.results)?;
-    let bytes = iolab_report::render(&runs, args.format)
-        .map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
+    let doc = load_document(&args.results)?;
+    // Charts are drawn from a results folder only: refuse before printing.
+    let png = match (&args.png, &doc) {
+        (None, _) => None,
+        (Some(dir), Document::Runs(runs)) => Some((dir, runs)),
+        (Some(_), other) => {
+            return Err(CliError::usage(format!(
+                "--png draws the charts of a results folder; {} is a {} document",
+                args.results.display(),
+                other.schema()
+            )))
+        }
+    };
+    let bytes = doc.render(args.format).map_err(|e| match e {
+        RenderError::Unsupported { .. } => CliError::usage(e),
+        other => CliError::Failed(anyhow::anyhow!(other)),
+    })?;
     match &args.output {
         Some(path) => std::fs::write(path, &bytes)
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?,
-        None => {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe (`| head`) is not an error worth a message.
-            let _ = out.write_all(&bytes).and_then(|_| out.flush());
-        }
+        None => print(&bytes),
     }
-    if let Some(dir) = &args.png {
-        let files = iolab_report::render_pngs(&runs, dir).map_err(|e| match e {
-            iolab_report::RenderError::Io { .. } => CliError::usage(e),
+    if let Some((dir, runs)) = png {
+        let files = iolab_report::render_pngs(runs, dir).map_err(|e| match e {
+            RenderError::Io { .. } => CliError::usage(e),
             other => CliError::Failed(anyhow::anyhow!(other)),
         })?;
         eprintln!("wrote {} charts to {}", files.len(), dir.display());

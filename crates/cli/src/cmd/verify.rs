@@ -11,6 +11,8 @@
 use std::process::ExitCode;
 
 use iolab_model::parse_duration;
+use iolab_model::verify::VerifyFile;
+use iolab_report::Format;
 use iolab_verify::{VerifyError, VerifyOptions};
 
 use crate::cmd::flags::BackendFlags;
@@ -57,28 +59,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|e: VerifyError| CliError::usage(e))?;
         report.checks.extend(checks);
     }
-    if args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
-        println!("{text}");
-    } else {
-        let width = report
-            .checks
-            .iter()
-            .map(|c| c.name.len())
-            .max()
-            .unwrap_or(0);
-        for c in &report.checks {
-            let mark = if c.passed { "ok  " } else { "FAIL" };
-            println!("{mark} {:width$}  {}", c.name, c.detail);
-        }
-        let failed = report.checks.iter().filter(|c| !c.passed).count();
-        println!(
-            "{}: {} passed, {failed} failed",
-            report.target,
-            report.checks.len() - failed
-        );
-    }
-    Ok(if report.passed() {
+    let format = Format::json_or_text(args.json);
+    let passed = report.passed();
+    let bytes = iolab_report::verify::render(&VerifyFile::new(report), format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
+    Ok(if passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -17,6 +17,7 @@ use iolab_model::batch::{BatchFile, BatchResult, TaskMix};
 use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::parse_duration;
 use iolab_model::steps::BackendKind;
+use iolab_report::Format;
 
 pub use plan::plan;
 
@@ -123,13 +124,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .insert("scale".into(), serde_json::Value::from(r.scale));
         results.push(res);
     }
-    if args.json {
-        let doc =
-            serde_json::to_string_pretty(&BatchFile::new(results)).map_err(anyhow::Error::from)?;
-        println!("{doc}");
-    } else {
-        print!("{}", iolab_batch::table::render(&results));
-    }
+    let format = Format::json_or_text(args.json);
+    let bytes = iolab_report::batch::render(&BatchFile::new(results), format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,28 +1,21 @@
-//! The comparison table as a grid of cells, shared by the terminal and
-//! Markdown renderers: one grid per group of runs under the same load.
+//! The comparison table as a grid of cells, shared by the terminal,
+//! Markdown and HTML renderers: one grid per group of runs under the same
+//! load, with batch columns for batches and request columns otherwise.
 
+use iolab_model::batch::TaskTypeStats;
 use iolab_model::runs::RunsFile;
 
-use crate::groups::Group;
-use crate::numbers::{count, mib, ms, num, percent, rate};
-use crate::summary::RunRow;
-
-/// A table: header, rows, and which columns are numbers (right-aligned).
-pub struct Grid {
-    /// Column names.
-    pub header: Vec<String>,
-    /// Cells, row by row.
-    pub rows: Vec<Vec<String>>,
-    /// Right-align this column.
-    pub numeric: Vec<bool>,
-}
+use crate::grid::Grid;
+use crate::numbers::{count, mib, ms, num, opt, percent, rate};
+use crate::runs::groups::Group;
+use crate::runs::summary::RunRow;
 
 /// The mark of the best run in its group.
 pub const BEST: &str = "★";
 
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map(f).unwrap_or_else(|| "-".into())
-}
+/// The line under every table that says what the mark means.
+pub const FOOTNOTE: &str =
+    "★ best of its load: highest goodput, then lowest p99 (batch: shortest total).";
 
 /// A time as run, and unscaled in brackets when the run was scaled.
 fn scaled_ms(v: Option<f64>, scale: f64) -> String {
@@ -69,58 +62,79 @@ pub fn grid(file: &RunsFile, rows: &[RunRow], g: &Group) -> Grid {
     };
     let mark = |i: usize| if g.best == Some(i) { BEST } else { "" }.to_string();
     if g.batch {
-        let header = vec![
-            String::new(),
-            "run".into(),
-            "tasks".into(),
-            "failed".into(),
-            unscaled("total"),
-            unscaled("cpu task"),
-            unscaled("io task"),
-            unscaled("io wait"),
-            "threads".into(),
-            "RSS".into(),
-            "CPU use".into(),
-        ];
-        let body = g
-            .runs
-            .iter()
-            .map(|&i| {
-                let r = &rows[i];
-                let run = &file.runs[i];
-                let b = run.batch.as_ref();
-                let by = |k: &str, f: fn(&iolab_model::batch::TaskTypeStats) -> f64| {
-                    scaled_ms(b.and_then(|b| b.by_type.get(k)).map(f), r.scale)
-                };
-                let status = if run.outcome.is_completed() {
-                    String::new()
-                } else {
-                    format!(" [{}]", r.outcome)
-                };
-                vec![
-                    mark(i),
-                    format!("{}{status}", r.label()),
-                    opt(r.tasks, count),
-                    opt(r.failed, count),
-                    scaled_ms(r.total_s.map(|s| s * 1e3), r.scale),
-                    by("cpu", |t| t.mean_ms),
-                    by("io", |t| t.mean_ms),
-                    by("io", |t| t.wait_mean_ms),
-                    opt(r.peak_threads, count),
-                    opt(r.peak_rss_mb, mib),
-                    opt(b.map(|b| b.cpu_utilisation), percent),
-                ]
-            })
-            .collect();
-        let numeric = vec![
-            false, false, true, true, true, true, true, true, true, true, true,
-        ];
-        return Grid {
-            header,
-            rows: body,
-            numeric,
-        };
+        batch_grid(file, rows, g, &unscaled, &mark)
+    } else {
+        http_grid(rows, g, &unscaled, &mark)
     }
+}
+
+/// Columns of a batch group: tasks, total and per-type times, resources.
+fn batch_grid(
+    file: &RunsFile,
+    rows: &[RunRow],
+    g: &Group,
+    unscaled: &dyn Fn(&str) -> String,
+    mark: &dyn Fn(usize) -> String,
+) -> Grid {
+    let header = vec![
+        String::new(),
+        "run".into(),
+        "tasks".into(),
+        "failed".into(),
+        unscaled("total"),
+        unscaled("cpu task"),
+        unscaled("io task"),
+        unscaled("io wait"),
+        "threads".into(),
+        "RSS".into(),
+        "CPU use".into(),
+    ];
+    let body = g
+        .runs
+        .iter()
+        .map(|&i| {
+            let r = &rows[i];
+            let run = &file.runs[i];
+            let b = run.batch.as_ref();
+            let by = |k: &str, f: fn(&TaskTypeStats) -> f64| {
+                scaled_ms(b.and_then(|b| b.by_type.get(k)).map(f), r.scale)
+            };
+            let status = if run.outcome.is_completed() {
+                String::new()
+            } else {
+                format!(" [{}]", r.outcome)
+            };
+            vec![
+                mark(i),
+                format!("{}{status}", r.label()),
+                opt(r.tasks, count),
+                opt(r.failed, count),
+                scaled_ms(r.total_s.map(|s| s * 1e3), r.scale),
+                by("cpu", |t| t.mean_ms),
+                by("io", |t| t.mean_ms),
+                by("io", |t| t.wait_mean_ms),
+                opt(r.peak_threads, count),
+                opt(r.peak_rss_mb, mib),
+                opt(b.map(|b| b.cpu_utilisation), percent),
+            ]
+        })
+        .collect();
+    let mut numeric = vec![true; 11];
+    numeric[..2].fill(false);
+    Grid {
+        header,
+        rows: body,
+        numeric,
+    }
+}
+
+/// Columns of an HTTP group: rates, success, latency, errors, resources.
+fn http_grid(
+    rows: &[RunRow],
+    g: &Group,
+    unscaled: &dyn Fn(&str) -> String,
+    mark: &dyn Fn(usize) -> String,
+) -> Grid {
     let header = vec![
         String::new(),
         "run".into(),

@@ -7,7 +7,7 @@ use iolab_model::experiment::Work;
 use iolab_model::runs::{RunRecord, RunsFile};
 use serde::Serialize;
 
-use crate::groups;
+use crate::runs::groups;
 
 /// The flat summary of one run (the `json` and `csv` row).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -207,7 +207,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         predicted_p50_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p50),
         predicted_p99_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p99),
         best,
-        explanation: crate::explain_in(file, run),
+        explanation: crate::runs::explain_in(file, run),
     }
 }
 

@@ -4,8 +4,8 @@
 use iolab_model::runs::{RunRecord, RunsFile};
 
 use super::{slot_of, slots, Chart, Section};
-use crate::groups;
 use crate::numbers::{ms, num};
+use crate::runs::groups;
 use crate::svg::line::{Axis, LineChart, Point, Series};
 use crate::svg::scale::Kind;
 
@@ -20,7 +20,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
             .map(|&i| &file.runs[i])
             .filter_map(|r| {
                 let a = r.attack.as_ref()?;
-                let l = crate::summary::label(r);
+                let l = crate::runs::summary::label(r);
                 let points: Vec<Point> = a
                     .spectrum
                     .iter()

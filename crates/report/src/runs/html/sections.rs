@@ -4,12 +4,12 @@
 
 use iolab_model::runs::RunsFile;
 
-use crate::groups;
 use crate::numbers::{ms, num, percent, secs};
-use crate::published;
-use crate::summary::{self, label};
+use crate::runs::groups;
+use crate::runs::published;
+use crate::runs::summary::{self, label};
+use crate::runs::table::{self, BEST};
 use crate::svg::esc;
-use crate::table::{self, BEST};
 
 pub fn header(file: &RunsFile) -> String {
     let pre = table::preamble(file);
@@ -28,7 +28,7 @@ pub fn glance(file: &RunsFile) -> String {
         return String::new();
     }
     let runs: Vec<_> = file.runs.iter().collect();
-    let labels = crate::charts::slots(&runs);
+    let labels = crate::runs::charts::slots(&runs);
     let mut s = String::from("<section id=\"glance\"><h2>At a glance</h2><p class=\"note\">");
     s.push_str(if gs.iter().all(|g| g.batch) {
         "Total time of each batch (as run); ★ = fastest for that work."

@@ -63,7 +63,7 @@ pub(crate) fn slug(s: &str) -> String {
 pub(crate) fn slots(runs: &[&RunRecord]) -> Vec<String> {
     let mut labels: Vec<String> = Vec::new();
     for r in runs {
-        let l = crate::summary::label(r);
+        let l = crate::runs::summary::label(r);
         if !labels.contains(&l) {
             labels.push(l);
         }

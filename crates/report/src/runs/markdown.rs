@@ -3,13 +3,10 @@
 
 use iolab_model::runs::RunsFile;
 
-use crate::groups;
-use crate::summary;
-use crate::table::{self, BEST};
-
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
+use crate::grid;
+use crate::runs::groups;
+use crate::runs::summary;
+use crate::runs::table::{self, BEST};
 
 /// Render Markdown.
 pub fn render(file: &RunsFile) -> String {
@@ -18,31 +15,9 @@ pub fn render(file: &RunsFile) -> String {
     let mut out = vec![format!("## {}", pre[0]), String::new(), pre[1].clone()];
     out.push(String::new());
     for g in groups::groups(file) {
-        let grid = table::grid(file, &rows, &g);
         out.push(format!("### {}", g.title));
         out.push(String::new());
-        out.push(format!(
-            "| {} |",
-            grid.header
-                .iter()
-                .map(|h| cell(h))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        ));
-        out.push(format!(
-            "|{}|",
-            grid.numeric
-                .iter()
-                .map(|&n| if n { "---:" } else { ":---" })
-                .collect::<Vec<_>>()
-                .join("|")
-        ));
-        for r in &grid.rows {
-            out.push(format!(
-                "| {} |",
-                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-            ));
-        }
+        out.extend(table::grid(file, &rows, &g).markdown());
         out.push(String::new());
         for &i in &g.runs {
             let mark = if g.best == Some(i) {
@@ -59,10 +34,6 @@ pub fn render(file: &RunsFile) -> String {
         }
         out.push(String::new());
     }
-    out.push(format!(
-        "{BEST} best of its load: highest goodput, then lowest p99 (batch: shortest total)."
-    ));
-    let mut s = out.join("\n");
-    s.push('\n');
-    s
+    out.push(table::FOOTNOTE.to_string());
+    grid::join(&out)
 }

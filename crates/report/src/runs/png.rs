@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use iolab_model::runs::RunsFile;
 use resvg::{tiny_skia, usvg};
 
-use crate::charts;
+use crate::runs::charts;
 use crate::RenderError;
 
 /// Pixels per SVG unit: crisp on high-density screens and in READMEs.

@@ -5,7 +5,7 @@ mod sections;
 
 use iolab_model::runs::RunsFile;
 
-use crate::charts::{self, Section};
+use crate::runs::charts::{self, Section};
 use crate::svg::esc;
 
 const STYLE: &str = include_str!("style.css");

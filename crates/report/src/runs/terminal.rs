@@ -1,0 +1,28 @@
+//! The terminal table: aligned plain text, one block per load, the best run
+//! marked, and under each block one sentence per run.
+
+use iolab_model::runs::RunsFile;
+
+use crate::grid;
+use crate::runs::groups;
+use crate::runs::summary;
+use crate::runs::table::{self, BEST};
+
+/// Render the terminal table.
+pub fn render(file: &RunsFile) -> String {
+    let rows = summary::rows(file);
+    let mut out = table::preamble(file);
+    out.push(String::new());
+    for g in groups::groups(file) {
+        out.push(g.title.clone());
+        out.extend(table::grid(file, &rows, &g).text());
+        out.push(String::new());
+        for &i in &g.runs {
+            let mark = if g.best == Some(i) { BEST } else { "-" };
+            out.push(format!("  {mark} {}", rows[i].explanation));
+        }
+        out.push(String::new());
+    }
+    out.push(table::FOOTNOTE.to_string());
+    grid::join(&out)
+}
