@@ -64,6 +64,11 @@ pub struct RunOutput {
     pub cancelled: bool,
 }
 
+/// A duration in nanoseconds, saturating (a week is 6e14 ns: far from it).
+fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// `share` of `total` for thread `i` of `n` (as even as possible).
 fn share(total: u64, i: usize, n: usize) -> u64 {
     total / n as u64 + u64::from((i as u64) < total % n as u64)
@@ -94,7 +99,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let timeout_ns = plan.timeout.as_nanos() as u64;
+    let timeout_ns = ns(plan.timeout);
     let clock = ClockBase::now();
     let start_ns = now_ns() + START_DELAY_NS;
     let started_unix_ms = (std::time::SystemTime::now()
@@ -102,22 +107,22 @@ pub fn run(
         .unwrap_or_default()
         + Duration::from_nanos(START_DELAY_NS))
     .as_millis() as u64;
+    // Saturating: `-n 1844674408 --timeout 10s` is 584 years of worst case,
+    // which must cap nothing rather than wrap to a deadline in the past.
     let bound_ns = match &plan.driver {
         Driver::Open { .. } => {
-            plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns
+            ns(plan.driver.duration().unwrap_or_default()).saturating_add(timeout_ns)
         }
         Driver::Closed {
             concurrency,
             requests,
             duration,
         } => match duration {
-            Some(d) => d.as_nanos() as u64 + timeout_ns,
-            None => {
-                requests
-                    .unwrap_or(1)
-                    .div_ceil(u64::from(*concurrency).max(1))
-                    * timeout_ns.max(1)
-            }
+            Some(d) => ns(*d).saturating_add(timeout_ns),
+            None => requests
+                .unwrap_or(1)
+                .div_ceil(u64::from(*concurrency).max(1))
+                .saturating_mul(timeout_ns.max(1)),
         },
     };
     let ctx = Arc::new(RunCtx {
@@ -296,7 +301,7 @@ fn thread_main(
                 } => {
                     let clients = share(u64::from(*concurrency), i, threads) as usize;
                     let requests = requests.map(|n| share(n, i, threads));
-                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64);
+                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d)));
                     closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
                 }
             }

@@ -26,6 +26,8 @@ fn connect_class(e: &io::Error) -> ErrorClass {
         Some(libc::ECONNREFUSED) => ErrorClass::Refused,
         Some(libc::EADDRNOTAVAIL) => ErrorClass::AddrUnavailable,
         Some(libc::ECONNRESET) => ErrorClass::Reset,
+        // The generator's own limit (ulimit -n), not the target's fault.
+        Some(libc::EMFILE | libc::ENFILE) => ErrorClass::FdLimit,
         _ => ErrorClass::ConnectOther,
     }
 }

@@ -10,6 +10,7 @@ use crate::recorder::{ErrorClass, Recorder};
 
 /// Send one request due at `intended_ns` that must complete by `deadline_ns`.
 /// `slot` keeps the worker's connection between requests (keep-alive mode).
+/// Returns what was recorded: the status, or the failure's class.
 pub async fn request(
     slot: &mut Option<Conn>,
     ctx: &RunCtx,
@@ -17,7 +18,7 @@ pub async fn request(
     intended_ns: u64,
     deadline_ns: u64,
     track_lag: bool,
-) {
+) -> Result<u16, ErrorClass> {
     let sent_ns = now_ns();
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
     let work = async {
@@ -30,7 +31,17 @@ pub async fn request(
         }
     };
     let res = tokio::time::timeout_at(ctx.clock.tokio_instant(deadline_ns), work).await;
+    let done_ns = now_ns();
     let outcome = match res {
+        // Whatever ended past the deadline is a timeout (no complete answer
+        // by then), whichever future the runtime polled first: tokio's timer
+        // is millisecond grained and a busy event loop notices it late.
+        Ok(r) if done_ns > deadline_ns => {
+            if !r.is_ok_and(|a| a.reusable) || ctx.new_connection {
+                *slot = None;
+            }
+            Err(ErrorClass::Timeout)
+        }
         Ok(Ok(answer)) => {
             if !answer.reusable || ctx.new_connection {
                 *slot = None;
@@ -47,5 +58,6 @@ pub async fn request(
         }
     };
     rec.borrow_mut()
-        .done(intended_ns, sent_ns, now_ns(), outcome);
+        .done(intended_ns, sent_ns, done_ns, outcome);
+    outcome
 }

@@ -83,6 +83,15 @@ pub struct ErrorCounts {
     pub connect_other: u64,
     /// A malformed answer or other read failure.
     pub read: u64,
+    /// EMFILE/ENFILE: the generator itself ran out of file descriptors
+    /// (its `ulimit -n`), a fault of the load, not of the target. Written
+    /// only when some happened, so older documents read the same.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub fd_limit: u64,
+}
+
+fn is_none(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ErrorCounts {
@@ -94,10 +103,11 @@ impl ErrorCounts {
             + self.addr_unavailable
             + self.connect_other
             + self.read
+            + self.fd_limit
     }
 
     /// `(class, count)` pairs in a fixed order, for renderers.
-    pub fn classes(&self) -> [(&'static str, u64); 6] {
+    pub fn classes(&self) -> [(&'static str, u64); 7] {
         [
             ("timeout", self.timeout),
             ("refused", self.refused),
@@ -105,6 +115,7 @@ impl ErrorCounts {
             ("addr_unavailable", self.addr_unavailable),
             ("connect_other", self.connect_other),
             ("read", self.read),
+            ("fd_limit", self.fd_limit),
         ]
     }
 }

@@ -6,8 +6,9 @@
 //! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`], [`durations`](units), the result documents that renderers
-//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), and how
-//! those are written and read back ([`files`]).
+//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), how
+//! those are written and read back ([`files`]), and every bound on input
+//! with the machine's kernel limits ([`limits`]).
 
 pub mod attack;
 pub mod batch;
@@ -18,6 +19,7 @@ pub mod environment;
 pub mod experiment;
 pub mod files;
 pub mod knob;
+pub mod limits;
 pub mod predict;
 pub mod runs;
 pub mod runtime;

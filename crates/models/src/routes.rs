@@ -90,8 +90,11 @@ pub fn percent_decode(raw: &str) -> Result<String, String> {
     while i < b.len() {
         match b[i] {
             b'%' => {
+                // Two hex digits exactly: `from_str_radix` alone takes a
+                // sign, so `%+f` would decode as 0x0F.
                 let hex = b
                     .get(i + 1..i + 3)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
                     .ok_or_else(|| {

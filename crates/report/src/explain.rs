@@ -253,6 +253,12 @@ fn http(run: &RunRecord, who: &str, clock: &Clock, cores: Option<u32>) -> String
     if e.connect_other > 0 {
         errs.push(format!("{} failed to connect", count(e.connect_other)));
     }
+    if e.fd_limit > 0 {
+        errs.push(format!(
+            "{} never left the generator: it ran out of file descriptors (raise ulimit -n)",
+            count(e.fd_limit)
+        ));
+    }
     if e.read > 0 {
         errs.push(format!("{} bad answers", count(e.read)));
     }
