@@ -13,9 +13,6 @@ use super::super::file::TargetSection;
 use super::{fault, FieldError};
 use crate::runner::check_http;
 
-/// Knobs that size a set of threads or processes.
-const TASK_KNOBS: [&str; 5] = ["threads", "offload", "max_threads", "workers", "processes"];
-
 /// Check run `spec` of `[[targets]]` table `ti` (`t`) at time-scale `scale`.
 pub(super) fn check_run(
     ti: usize,
@@ -24,12 +21,8 @@ pub(super) fn check_run(
     scale: f64,
 ) -> Result<(), FieldError> {
     crate::target::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
-    for (k, v) in spec.params.set_knobs() {
-        if TASK_KNOBS.contains(&k.name) {
-            limits::check_tasks(u64::from(v))
-                .map_err(|e| fault(format!("targets[{ti}].{}", k.name), e))?;
-        }
-    }
+    limits::check_task_knobs(&spec.params)
+        .map_err(|(knob, e)| fault(format!("targets[{ti}].{knob}"), e))?;
     match &spec.work {
         Work::Http(w) => check_http(w).map_err(|(field, message)| {
             // A target's own rate replaces the load's.
