@@ -14,9 +14,10 @@ use proptest::prelude::*;
 /// Depth of `seq`/`par` nesting and number of leaves.
 fn shape(s: &Step) -> (usize, usize) {
     match s {
-        Step::Seq(c) | Step::Par(c) => c.iter().map(shape).fold((1, 0), |(d, l), (cd, cl)| {
-            (d.max(cd + 1), l + cl)
-        }),
+        Step::Seq(c) | Step::Par(c) => c
+            .iter()
+            .map(shape)
+            .fold((1, 0), |(d, l), (cd, cl)| (d.max(cd + 1), l + cl)),
         _ => (0, 1),
     }
 }
@@ -64,7 +65,14 @@ fn the_steps_corpus_is_parsed_or_refused_in_one_line() {
 
 #[test]
 fn durations_and_cpu_lists_are_bounded() {
-    for d in ["1e400s", "169h", "99999999999999999999h", "-1s", "NaNs", "infms"] {
+    for d in [
+        "1e400s",
+        "169h",
+        "99999999999999999999h",
+        "-1s",
+        "NaNs",
+        "infms",
+    ] {
         let e = parse_duration(d).unwrap_err().to_string();
         assert!(!e.contains('\n'), "{d}: {e}");
     }
