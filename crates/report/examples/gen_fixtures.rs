@@ -268,6 +268,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
                     .filter(|q| q.fate == Fate::Refused && q.done <= t)
                     .count() as f64,
             ),
+            ..TelemetryPoint::default()
         });
         t += step;
     }
@@ -318,6 +319,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             threads: 2,
             cpus: vec![],
             spin_s: 0.0,
+            ..GeneratorStats::default()
         },
         elapsed_s: r(elapsed, 3),
         started_unix_ms: 1_763_750_000_000 + load.seed * 10_000,
@@ -331,6 +333,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         Telemetry {
             pid: Some(4000 + load.seed as u32),
             series: tel,
+            ..Telemetry::default()
         },
     )
 }

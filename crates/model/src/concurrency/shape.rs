@@ -81,6 +81,10 @@ pub struct Shape {
     pub par_concurrent: bool,
     /// Threads that exist whatever the load (event-loop workers).
     pub fixed_threads: u32,
+    /// Answers with `Connection: close`: every request needs a new
+    /// connection, and a connection is held from accept to answer, so the
+    /// listen backlog is the queue (a single-threaded server, prefork).
+    pub closes_connections: bool,
     /// One phrase naming what holds a request, for explanations.
     pub holder: &'static str,
 }

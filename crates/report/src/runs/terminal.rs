@@ -20,6 +20,9 @@ pub fn render(file: &RunsFile) -> String {
         for &i in &g.runs {
             let mark = if g.best == Some(i) { BEST } else { "-" };
             out.push(format!("  {mark} {}", rows[i].explanation));
+            for c in &rows[i].caveats {
+                out.push(format!("      caveat: {c}"));
+            }
         }
         out.push(String::new());
     }
