@@ -185,7 +185,7 @@ fn run_of(
         coordinates,
         model,
         runtime: t.runtime.clone(),
-        params: target::params_of(&pick),
+        params: target::params_of(&pick, t),
         scale,
         work,
     }
