@@ -224,6 +224,15 @@ fn evidence(run: &RunRecord) -> Option<String> {
             count(q)
         ));
     }
+    // A process per worker (prefork, a cluster) costs a process's memory each.
+    let procs = t.measured().filter_map(|p| p.processes).max().unwrap_or(1);
+    if let (true, Some(rss)) = (procs > 1, t.peak_rss_mb()) {
+        parts.push(format!(
+            "its {procs} processes held {} ({} each)",
+            crate::numbers::mib(rss),
+            crate::numbers::mib(rss / procs as f64)
+        ));
+    }
     let answered = t.metrics_answered().unwrap_or(0.0) >= METRICS_ANSWERED;
     match t.peak_in_flight() {
         Some(p) if answered => {
