@@ -122,6 +122,10 @@ pub struct RunRecord {
     /// whose steps call `pg`, `mc` or `http`), next to `attack.requests`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_counts: Option<BackendCounts>,
+    /// What the target ran on: the cores it was given and whether its
+    /// runtime computes one thread at a time per process (CPython's GIL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<crate::concurrency::Host>,
 }
 
 /// What the real backends counted while a run was measured (each counter
@@ -273,6 +277,7 @@ mod tests {
             verify: None,
             prediction: None,
             backend_counts: Some(counts),
+            host: None,
         }
     }
 

@@ -110,6 +110,15 @@ impl Telemetry {
         }
     }
 
+    /// Cores the target kept busy on average while it was measured (CPU
+    /// seconds over wall seconds between the first and last measured sample).
+    pub fn busy_cores(&self) -> Option<f64> {
+        let first = self.measured().next()?;
+        let last = self.measured().last()?;
+        let span = last.t_s - first.t_s;
+        (span > 0.2).then(|| (last.cpu_s - first.cpu_s).max(0.0) / span)
+    }
+
     /// Highest accept-queue length the kernel showed.
     pub fn peak_accept_queue(&self) -> Option<u64> {
         self.measured().filter_map(|p| p.accept_queue).max()

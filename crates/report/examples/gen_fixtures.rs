@@ -586,6 +586,7 @@ fn showdown() -> RunsFile {
                 }),
                 prediction: Some(predict(&name, model, &params, &load)),
                 backend_counts: None,
+                host: None,
             });
         }
     }
@@ -600,6 +601,7 @@ fn showdown() -> RunsFile {
             warmup: Duration::from_secs(1),
             runs: specs,
             published: None,
+            pin: true,
         },
         runs,
         complete: true,
@@ -687,6 +689,7 @@ fn e2_scaled() -> RunsFile {
                 .is_completed()
                 .then(|| predict(&name, model, &params, &load)),
             backend_counts: None,
+            host: None,
         });
     }
     RunsFile {
@@ -699,6 +702,7 @@ fn e2_scaled() -> RunsFile {
             reps: 1,
             warmup: Duration::from_millis(500),
             runs: specs,
+            pin: true,
             published: Some(json!({
                 "source": "seed 001: Kotlin + Spring Boot 2.7, artillery, 27,000 requests",
                 "rows": [
@@ -752,6 +756,7 @@ fn batch_record(
         verify: None,
         prediction: None,
         backend_counts: None,
+        host: None,
     }
 }
 

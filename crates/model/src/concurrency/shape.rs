@@ -5,12 +5,13 @@
 use super::ModelKind;
 
 /// What a model runs on: the machine's cores and what its runtime adds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Host {
     /// Cores the target may use.
     pub cores: u32,
     /// One interpreter lock per process (CPython): threads of one process
     /// overlap their IO but compute one at a time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gil: bool,
 }
 

@@ -99,8 +99,44 @@ fn cause(run: &RunRecord, h: &HttpWork, clock: &Clock, cores: Option<u32>) -> Ca
         Some(Capacity::Unbounded { why }) if failed.is_none() => {
             Cause::Within(format!("{little} and {why}"))
         }
-        _ => failed.map_or(Cause::Unknown, Cause::Failed),
+        _ => cpu_bound(run)
+            .or(failed.map(Cause::Failed))
+            .unwrap_or(Cause::Unknown),
     }
+}
+
+/// Requests failed while the target's CPU was as busy as its model lets it
+/// be: one core per process under an interpreter lock, its loop threads, or
+/// the cores it was given.
+fn cpu_bound(run: &RunRecord) -> Option<Cause> {
+    let a = run.attack.as_ref()?;
+    let host = run.host?;
+    let busy = run.telemetry.busy_cores()?;
+    let servers = run.model.shape(&run.spec.params, &host).cpu_servers;
+    if a.success_ratio() >= 0.999 || busy < 0.85 * f64::from(servers) {
+        return None;
+    }
+    let why = if host.gil && servers < host.cores {
+        format!(
+            "its CPU was the limit: it kept {} of its {} cores busy, one per process, as CPython's interpreter lock lets threads of one process compute only one at a time",
+            num(busy, 2),
+            host.cores
+        )
+    } else if servers < host.cores {
+        format!(
+            "its CPU was the limit: it kept {} of its {} cores busy, all its {} computing threads allow",
+            num(busy, 2),
+            host.cores,
+            servers
+        )
+    } else {
+        format!(
+            "its CPU was the limit: it kept {} of its {} cores busy",
+            num(busy, 2),
+            host.cores
+        )
+    };
+    Some(Cause::Overloaded(why))
 }
 
 /// What a model holds against what a load needs.

@@ -99,6 +99,7 @@ pub fn expand(
         warmup: warmup.mul_f64(scale),
         runs,
         published: file.published.map(toml_to_json),
+        pin: file.pin.unwrap_or(true),
     })
 }
 
