@@ -869,6 +869,7 @@ fn e1_workers() -> RunsFile {
             reps: 1,
             warmup: Duration::ZERO,
             runs: runs.iter().map(|r| r.spec.clone()).collect(),
+            pin: true,
             published: Some(json!({
                 "source": "seed 000: Scala 2.11 + Akka 2.3 on an i7-4790 (4 cores / 8 threads)",
                 "rows": [
@@ -1005,6 +1006,7 @@ fn e3_calls() -> RunsFile {
             reps: 1,
             warmup: Duration::ZERO,
             runs: runs.iter().map(|r| r.spec.clone()).collect(),
+            pin: true,
             published: Some(json!({
                 "source": "seed 002: Scala Futures, 100 calls of a 1 s service",
                 "rows": [
