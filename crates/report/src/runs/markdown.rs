@@ -30,6 +30,9 @@ pub fn render(file: &RunsFile) -> String {
                 out.push(format!("  - *caveat*: {c}"));
             }
         }
+        for line in super::compare::lines(file, &g) {
+            out.push(format!("- *runtime vs stand-in*: {line}"));
+        }
         out.push(String::new());
     }
     out.push(table::FOOTNOTE.to_string());

@@ -126,6 +126,12 @@ pub fn tables(file: &RunsFile) -> String {
             }
             s.push_str("</li>");
         }
+        for line in super::super::compare::lines(file, &g) {
+            s.push_str(&format!(
+                "<li class=\"compare\">runtime vs stand-in: {}</li>",
+                esc(&line)
+            ));
+        }
         s.push_str("</ul>");
     }
     s.push_str("</section>");
