@@ -587,6 +587,7 @@ fn showdown() -> RunsFile {
                 prediction: Some(predict(&name, model, &params, &load)),
                 backend_counts: None,
                 host: None,
+                effective_params: None,
             });
         }
     }
@@ -690,6 +691,7 @@ fn e2_scaled() -> RunsFile {
                 .then(|| predict(&name, model, &params, &load)),
             backend_counts: None,
             host: None,
+            effective_params: None,
         });
     }
     RunsFile {
@@ -757,6 +759,7 @@ fn batch_record(
         prediction: None,
         backend_counts: None,
         host: None,
+        effective_params: None,
     }
 }
 

@@ -249,6 +249,11 @@ impl<'a> Ctx<'a> {
         };
         record.prediction = crate::target::predict_run(spec, self.target_cores());
         record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
+        record.effective_params = launch
+            .as_ref()
+            .ok()
+            .map(|l| l.effective(spec, self.target_cores()))
+            .filter(|p| *p != spec.params);
         record
     }
 
@@ -276,6 +281,7 @@ impl<'a> Ctx<'a> {
             prediction: None,
             backend_counts: None,
             host: None,
+            effective_params: None,
         }
     }
 }

@@ -58,11 +58,11 @@ fn calls(
     cores: Option<u32>,
     (n, call): (u64, f64),
 ) -> (String, &'static str) {
-    let mut cap = capacity(run.model, &run.spec.params, cores);
+    let mut cap = capacity(run.model, &run.params(), cores);
     // Real PostgreSQL calls wait for one of the pool's connections first:
     // the pool caps every executor, the non-blocking one too.
     if spec.io_backend == BackendKind::Pg {
-        let conns = run.spec.params.pg_pool();
+        let conns = run.params().pg_pool();
         if !matches!(cap, Some(Capacity::Bounded { n, .. }) if n <= conns) {
             cap = Some(Capacity::Bounded {
                 n: conns,
