@@ -58,7 +58,7 @@ fn calls(
     cores: Option<u32>,
     (n, call): (u64, f64),
 ) -> (String, &'static str) {
-    let mut cap = capacity(run.model, &run.params(), cores);
+    let mut cap = capacity(run.model, run.params(), cores);
     // Real PostgreSQL calls wait for one of the pool's connections first:
     // the pool caps every executor, the non-blocking one too.
     if spec.io_backend == BackendKind::Pg {

@@ -79,7 +79,7 @@ fn cause(run: &RunRecord, h: &HttpWork, clock: &Clock, cores: Option<u32>) -> Ca
         clock.secs(s),
         num(need, 1)
     );
-    match capacity(run.model, &run.params(), cores) {
+    match capacity(run.model, run.params(), cores) {
         Some(Capacity::Bounded { n, what }) if need > f64::from(n) => {
             let held = Held {
                 n,
@@ -112,7 +112,7 @@ fn cpu_bound(run: &RunRecord) -> Option<Cause> {
     let a = run.attack.as_ref()?;
     let host = run.host?;
     let busy = run.telemetry.busy_cores()?;
-    let servers = run.model.shape(&run.params(), &host).cpu_servers;
+    let servers = run.model.shape(run.params(), &host).cpu_servers;
     if a.success_ratio() >= 0.999 || busy < 0.85 * f64::from(servers) {
         return None;
     }
