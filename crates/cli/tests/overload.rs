@@ -79,7 +79,7 @@ fn sentences_stay_true_beside_a_cpu_hog() {
                 r.name
             );
         }
-        let v = a.generator.verdict(a.elapsed_s, a.latency_ms.p50, false);
+        let v = a.generator_verdict();
         if v.flagged {
             flagged += 1;
             let cause = caveats

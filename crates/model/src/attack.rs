@@ -267,6 +267,14 @@ pub struct AttackResult {
 }
 
 impl AttackResult {
+    /// The verdict on this run's generator: its lateness against the median
+    /// latency it measured (a closed loop is judged on its CPU alone).
+    pub fn generator_verdict(&self) -> GeneratorVerdict {
+        let closed = self.driver.kind == "closed";
+        self.generator
+            .verdict(self.elapsed_s, self.latency_ms.p50, closed)
+    }
+
     /// Success ratio: 2xx within the timeout / planned (0 when nothing was planned).
     pub fn success_ratio(&self) -> f64 {
         if self.requests.planned == 0 {

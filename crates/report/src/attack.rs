@@ -142,9 +142,7 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
 /// The verdicts under the facts: a saturated generator, an interrupted run.
 fn warnings(r: &AttackResult) -> Vec<String> {
     let mut out = Vec::new();
-    let v = r
-        .generator
-        .verdict(r.elapsed_s, r.latency_ms.p50, r.driver.kind == "closed");
+    let v = r.generator_verdict();
     if v.flagged {
         out.push(format!(
             "WARNING: the generator may have shaped these figures: {} (send lag p99 {}, {} of the median latency)",

@@ -49,10 +49,7 @@ fn check(name: &str, file: &RunsFile, run: &RunRecord) {
             "{who}: {s}"
         );
     }
-    let flagged = a
-        .generator
-        .verdict(a.elapsed_s, a.latency_ms.p50, a.driver.kind == "closed")
-        .flagged;
+    let flagged = a.generator_verdict().flagged;
     let generator_caveat = caveats.iter().any(|c| c.starts_with("generator: "));
     assert_eq!(flagged, generator_caveat, "{who}: {caveats:?}");
     assert!(

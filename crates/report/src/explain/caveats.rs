@@ -14,8 +14,7 @@ const METRICS_MISSING: f64 = 0.05;
 pub fn caveats(run: &RunRecord) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(a) = &run.attack {
-        let closed = a.driver.kind == "closed";
-        let v = a.generator.verdict(a.elapsed_s, a.latency_ms.p50, closed);
+        let v = a.generator_verdict();
         if v.flagged {
             out.push(format!(
                 "generator: {}; send lag p99 {} is {} of the median latency, so the figures may be the generator's",

@@ -201,12 +201,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         peak_threads: tel.peak_threads().or(b.map(|b| b.peak_threads)),
         peak_rss_mb: tel.peak_rss_mb().or(b.map(|b| b.peak_rss_mb)),
         cpu_s: tel.cpu_s(),
-        generator_saturated: a.map(|a| {
-            let closed = a.driver.kind == "closed";
-            a.generator
-                .verdict(a.elapsed_s, a.latency_ms.p50, closed)
-                .flagged
-        }),
+        generator_saturated: a.map(|a| a.generator_verdict().flagged),
         total_s: b.map(|b| b.total_s),
         tasks: b.map(|b| b.tasks),
         failed: b.map(|b| b.failed),
