@@ -98,8 +98,9 @@ async fn client(c: Rc<Clients>) {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 16, finding 4: a closed loop spun a core on a dead target.
     #[test]
-    fn backoff_doubles_to_a_cap() {
+    fn r16_04_backoff_doubles_to_a_cap() {
         let w: Vec<u64> = (0..12).map(|n| super::backoff_ns(n) / 1_000_000).collect();
         assert_eq!(w, [0, 1, 2, 4, 8, 16, 32, 64, 100, 100, 100, 100]);
         assert_eq!(super::backoff_ns(u32::MAX), 100_000_000);

@@ -293,3 +293,35 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 16, finding 2: `--interval 1ms` kept one full histogram per
+    /// interval (2.6 GB over a long run). Now at most MAX_SERIES_POINTS
+    /// small ones, whatever the run's length, with every answer kept.
+    #[test]
+    fn r16_02_the_series_stays_bounded_over_a_long_run() {
+        let ms = 1_000_000;
+        let mut rec = Recorder::new(0, ms, 20_000_000, false, Arc::default());
+        let answers = 200_000u64;
+        for i in 0..answers {
+            let at = i * 5 * ms; // one answer every 5 ms for 1,000 s
+            rec.done(at, at, at + 3 * ms, Ok(200));
+        }
+        assert!(
+            rec.intervals.len() <= MAX_SERIES_POINTS,
+            "{}",
+            rec.intervals.len()
+        );
+        assert!(rec.interval_ns() > ms);
+        assert_eq!(rec.intervals.iter().map(|i| i.ok).sum::<u64>(), answers);
+        let widest = rec.interval_ns();
+        let mut other = Recorder::new(0, ms, 20_000_000, false, Arc::default());
+        other.done(0, 0, ms, Err(ErrorClass::Refused));
+        other.coarsen_to(widest);
+        assert_eq!(other.interval_ns(), widest);
+        assert_eq!(other.intervals[0].errors, 1);
+    }
+}

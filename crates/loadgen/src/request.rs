@@ -78,7 +78,7 @@ mod tests {
         assert_eq!(outcome(ok(), 2_000, 2_000), Ok(200));
         assert_eq!(outcome(ok(), 2_001, 2_000), Err(ErrorClass::Timeout));
         let reset = Some(Err(ErrorClass::Reset));
-        assert_eq!(outcome(reset.clone(), 10, 20), Err(ErrorClass::Reset));
+        assert_eq!(outcome(reset, 10, 20), Err(ErrorClass::Reset));
         assert_eq!(outcome(reset, 30, 20), Err(ErrorClass::Timeout));
         assert_eq!(outcome(None, 20, 20), Err(ErrorClass::Timeout));
     }

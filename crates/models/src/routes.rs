@@ -232,6 +232,20 @@ pub fn reason(status: u16) -> &'static str {
 mod tests {
     use super::*;
 
+    /// Issue 16, finding 16: `%+f` decoded as 0x0F (a sign taken as a
+    /// digit); a percent escape is two hex digits or a 400.
+    #[test]
+    fn r16_16_a_percent_escape_is_two_hex_digits() {
+        assert_eq!(percent_decode("a%2Cb%2c").unwrap(), "a,b,");
+        for bad in ["%+f", "%-1", "% f", "%f", "%", "%zz", "%+0"] {
+            assert!(percent_decode(bad).is_err(), "{bad}");
+        }
+        match route("GET", "/work?steps=sleep%3A1%+f") {
+            Route::Work(Err(_)) => {} // answered 400 with this message
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn routes_and_decodes() {
         assert!(matches!(route("GET", "/health"), Route::Health));

@@ -39,7 +39,7 @@ pub struct Limits {
     /// Largest body accepted; a longer one is an error naming this cap.
     pub max_body: usize,
     /// Once set (Ctrl-C), the GET ends within [`wire::CANCEL_TICK`] with an
-    /// `Interrupted` error.
+    /// "interrupted" error.
     pub cancel: Option<Arc<AtomicBool>>,
 }
 

@@ -79,10 +79,12 @@ impl Read for Deadline {
     }
 }
 
-/// An `Interrupted` error once `cancel` is set (Ctrl-C).
+/// An "interrupted" error once `cancel` is set (Ctrl-C). Not of kind
+/// `ErrorKind::Interrupted`: `BufRead` and `read_exact` retry that kind, and
+/// would spin on the flag instead of returning.
 pub fn check_cancel(cancel: Option<&AtomicBool>) -> io::Result<()> {
     if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-        return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        return Err(io::Error::other("interrupted"));
     }
     Ok(())
 }
