@@ -116,3 +116,68 @@ fn r16_14_clients_past_the_open_files_limit_are_refused_up_front() {
         .arg(env!("CARGO_BIN_EXE_iolab"));
     refused(cmd, "ulimit -n");
 }
+
+#[path = "../../../fuzz/corpus.rs"]
+mod corpus;
+
+/// Run `cmd` for at most `limit`; `None` if it had to be killed.
+fn bounded(mut cmd: Command, limit: Duration) -> Option<Output> {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = cmd
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+/// Every hostile command line of `fuzz/corpus/flags` (one argument a line)
+/// is refused: exit 2, one line, nothing on stdout, within seconds.
+#[test]
+fn the_flags_corpus_is_refused_in_one_line() {
+    for (name, bytes) in corpus::inputs("flags") {
+        let text = String::from_utf8(bytes).unwrap();
+        let mut cmd = iolab();
+        cmd.args(text.lines());
+        let out = bounded(cmd, Duration::from_secs(10))
+            .unwrap_or_else(|| panic!("{name}: still running after 10 s"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(out.stdout.is_empty(), "{name}");
+    }
+}
+
+/// Every result document of `fuzz/corpus/documents` is rendered (exit 0) or
+/// refused in one line (exit 2) in every format, never a panic or a hang.
+#[test]
+fn the_documents_corpus_is_rendered_or_refused() {
+    let dir = corpus::dir("documents");
+    for (name, _) in corpus::inputs("documents") {
+        for format in ["table", "md", "html", "json", "csv"] {
+            let mut cmd = iolab();
+            cmd.arg("report")
+                .arg(dir.join(&name))
+                .args(["--format", format]);
+            let out = bounded(cmd, Duration::from_secs(20))
+                .unwrap_or_else(|| panic!("{name} {format}: still running after 20 s"));
+            let err = String::from_utf8_lossy(&out.stderr);
+            match out.status.code() {
+                Some(0) => {}
+                Some(2) => assert_eq!(err.trim_end().lines().count(), 1, "{name} {format}: {err}"),
+                code => panic!("{name} {format}: exit {code:?}: {err}"),
+            }
+        }
+    }
+}

@@ -3,6 +3,8 @@
 //! tests check what was counted, never how fast.
 
 mod common;
+#[path = "../../../fuzz/corpus.rs"]
+mod corpus;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -301,4 +303,26 @@ fn r16_04_a_closed_loop_backs_off_from_a_dead_target() {
         "{} tries from 50 clients in 1 s: no back-off",
         r.requests.sent
     );
+}
+
+/// Every hostile answer of `fuzz/corpus/http-responses`, served to an open
+/// loop: each request lands in exactly one class (the accounting holds) and
+/// the run ends on time.
+#[test]
+fn the_http_responses_corpus_keeps_the_accounting() {
+    for (name, bytes) in corpus::inputs("http-responses") {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = std::io::Read::read(&mut s, &mut [0u8; 4096]);
+                let _ = std::io::Write::write_all(&mut s, &bytes);
+            }
+        });
+        let started = Instant::now();
+        let r = run(&open(&url, 20.0, 0.25)).result;
+        assert!(started.elapsed() < Duration::from_secs(5), "{name}");
+        assert_eq!(r.requests.sent, 5, "{name}: {:?}", r.requests);
+    }
 }

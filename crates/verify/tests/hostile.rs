@@ -130,3 +130,40 @@ fn r16_10_cancel_ends_verify_at_once() {
         report.checks
     );
 }
+
+#[path = "../../../fuzz/corpus.rs"]
+mod corpus;
+
+/// A raw server answering each connection with `bytes`, then closing.
+fn replay(bytes: Vec<u8>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let _ = stream.read(&mut [0u8; 4096]);
+            let _ = stream.write_all(&bytes);
+        }
+    });
+    url
+}
+
+/// Every hostile answer of `fuzz/corpus/http-responses` is read or refused
+/// by verify's client within its deadline, the body within its cap.
+#[test]
+fn the_http_responses_corpus_is_read_within_its_limits() {
+    for (name, bytes) in corpus::inputs("http-responses") {
+        let target = iolab_verify::client::Target::parse(&replay(bytes)).unwrap();
+        let limits = iolab_verify::client::Limits {
+            max_body: 1 << 20,
+            ..iolab_verify::client::Limits::within(Duration::from_secs(2))
+        };
+        let started = Instant::now();
+        let answer = target.get_with("/", &limits);
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(4), "{name}: took {took:?}");
+        if let Ok(resp) = answer {
+            assert!(resp.body.len() <= 1 << 20, "{name}");
+        }
+    }
+}
