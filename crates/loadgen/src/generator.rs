@@ -13,6 +13,7 @@ use iolab_model::schedule::Schedule;
 
 use crate::clock::{now_ns, ClockBase, PreciseTimer};
 use crate::recorder::{Live, Recorder};
+use crate::shard;
 use crate::target::Target;
 use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 
@@ -79,9 +80,9 @@ pub fn thread_count(plan: &AttackPlan) -> usize {
             plan.cpus.len()
         }
     });
-    let mut limit = plan.connections.max() as usize;
+    let mut limit = shard::connection_cap(plan) as usize;
     if let Driver::Closed { concurrency, .. } = plan.driver {
-        limit = limit.min(concurrency as usize);
+        limit = limit.min(shard::closed_share(plan, concurrency, None).0 as usize);
     }
     wanted.min(limit).max(1)
 }
@@ -96,12 +97,10 @@ pub fn run(
     let threads = thread_count(plan);
     let timeout_ns = plan.timeout.as_nanos() as u64;
     let clock = ClockBase::now();
-    let start_ns = now_ns() + START_DELAY_NS;
-    let started_unix_ms = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        + Duration::from_nanos(START_DELAY_NS))
-    .as_millis() as u64;
+    let shard::Start {
+        start_ns,
+        started_unix_ms,
+    } = shard::start(plan, START_DELAY_NS)?;
     let bound_ns = match &plan.driver {
         Driver::Open { .. } => {
             plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns
@@ -113,10 +112,8 @@ pub fn run(
         } => match duration {
             Some(d) => d.as_nanos() as u64 + timeout_ns,
             None => {
-                requests
-                    .unwrap_or(1)
-                    .div_ceil(u64::from(*concurrency).max(1))
-                    * timeout_ns.max(1)
+                let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
+                requests.unwrap_or(1).div_ceil(clients.max(1)) * timeout_ns.max(1)
             }
         },
     };
@@ -279,14 +276,14 @@ fn thread_main(
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
     let local = tokio::task::LocalSet::new();
-    let cap = share(u64::from(plan.connections.max()), i, threads) as usize;
+    let cap = share(shard::connection_cap(plan), i, threads) as usize;
     let rec = local
         .block_on(&rt, async {
             let timer = PreciseTimer::new()?;
-            timer.sleep_until(ctx.start_ns).await?;
+            shard::wait_start(&timer, &ctx).await?;
             match &plan.driver {
                 Driver::Open { phases, arrival } => {
-                    let schedule = thread_schedule(phases, *arrival, i, threads);
+                    let schedule = shard::thread_schedule(plan, phases, *arrival, i, threads);
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
                 Driver::Closed {
@@ -294,7 +291,8 @@ fn thread_main(
                     requests,
                     duration,
                 } => {
-                    let clients = share(u64::from(*concurrency), i, threads) as usize;
+                    let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
+                    let clients = share(clients, i, threads) as usize;
                     let requests = requests.map(|n| share(n, i, threads));
                     let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64);
                     closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await

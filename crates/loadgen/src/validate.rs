@@ -82,6 +82,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     if plan.connections.max() > 1_000_000 {
         return bad("--connections above 1,000,000 cannot be open at once (default 10000)");
     }
+    crate::shard::validate(plan).map_err(AttackError::Invalid)?;
     // SAFETY: sysconf has no preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
     let limit = online.min(libc::CPU_SETSIZE as usize);
@@ -111,6 +112,8 @@ mod tests {
             cpus: vec![],
             record_requests: false,
             spin: false,
+            shard: None,
+            start_at_unix_ms: None,
         }
     }
 
