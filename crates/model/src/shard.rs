@@ -139,18 +139,30 @@ const LOCAL_KEYS: [&str; 6] = [
 
 /// The identity of the load a plan sends: `sha256:` and the first 16 hex
 /// digits of the SHA-256 of its JSON without the host-local keys (every
-/// other key, including any added later, takes part).
+/// other key, including any added later, takes part). Of the target, only
+/// what is asked (path and query) takes part, not where: the hosts of a
+/// sharded `iolab run` each measure their own target, on ports of their
+/// own; whether shards attacked one target is the merge's check.
 pub fn plan_hash(plan: &AttackPlan) -> String {
     let mut v = serde_json::to_value(plan).unwrap_or_default();
     if let Some(map) = v.as_object_mut() {
         for k in LOCAL_KEYS {
             map.remove(k);
         }
+        map.insert("target".into(), request_part(&plan.target).into());
     }
     // serde_json's maps are sorted by key, so this text is canonical.
     let digest = Sha256::digest(v.to_string().as_bytes());
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
+}
+
+/// A URL without its scheme and authority: `/path?query`.
+fn request_part(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+        None => url,
+    }
 }
 
 /// What a shard's document carries so that shards merge exactly.
@@ -319,5 +331,10 @@ mod tests {
         let mut other = plan.clone();
         other.driver = Driver::constant(101.0, Duration::from_secs(1));
         assert_ne!(plan_hash(&other), h);
+        let mut elsewhere = plan.clone();
+        elsewhere.target = "http://10.0.0.9:8080/".into();
+        assert_eq!(plan_hash(&elsewhere), h);
+        elsewhere.target = "http://10.0.0.9:8080/work?steps=cpu:1".into();
+        assert_ne!(plan_hash(&elsewhere), h);
     }
 }

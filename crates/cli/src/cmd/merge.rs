@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use iolab_lab::results::RUNS_JSON;
 use iolab_loadgen::shard::combine::{self, Source};
 use iolab_model::attack::AttackResult;
 use iolab_model::files::write_atomic;
@@ -53,6 +54,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             iolab_model::parse_duration(w).map_err(|e| CliError::usage(format!("--wait: {e}")))
         })
         .transpose()?;
+    if args.paths.iter().any(|p| p.join(RUNS_JSON).is_file()) {
+        return runs(&args);
+    }
     let docs = gather_waiting(&args.paths, wait.unwrap_or(Duration::ZERO))?;
     let merged = combine::merge(&docs).map_err(CliError::usage)?;
     if let Some(path) = &args.out {
@@ -79,14 +83,57 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Results folders of `iolab run --shard`: merged run by run into `--out`.
+fn runs(args: &Args) -> Result<ExitCode, CliError> {
+    let out = args.out.as_ref().ok_or_else(|| {
+        CliError::usage("merging results folders needs --out DIR for the merged folder")
+    })?;
+    if args.json || args.hdr.is_some() || args.wait.is_some() {
+        return Err(CliError::usage(
+            "--json, --hdr and --wait apply to shard documents, not to results folders",
+        ));
+    }
+    let mut folders = Vec::new();
+    for p in &args.paths {
+        if !p.join(RUNS_JSON).is_file() {
+            return Err(CliError::usage(format!(
+                "{} holds no {RUNS_JSON}: give only results folders of iolab run --shard, or only shard documents",
+                p.display()
+            )));
+        }
+        folders.push((p.display().to_string(), super::report::load(p)?));
+    }
+    let file = iolab_lab::merge::merge(&folders).map_err(CliError::usage)?;
+    if out.join(RUNS_JSON).exists() {
+        return Err(CliError::usage(format!(
+            "{} already exists: choose another --out folder or remove it",
+            out.join(RUNS_JSON).display()
+        )));
+    }
+    std::fs::create_dir_all(out)
+        .and_then(|_| iolab_lab::results::save(out, &file))
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write {}: {e}", out.display())))?;
+    super::run::write_reports(&file, out);
+    super::run::print_table(&file);
+    eprintln!("merged: {}/", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The shard documents under `paths`, polled until every shard of the plan
 /// is there or `wait` has passed (then whatever is there, for the merge to
 /// name what is missing).
 fn gather_waiting(paths: &[PathBuf], wait: Duration) -> Result<Vec<Source>, CliError> {
     let deadline = Instant::now() + wait;
     loop {
-        let docs = gather(paths)?;
-        if Instant::now() >= deadline || complete(&docs) {
+        // While waiting, a folder the shards have not made yet is empty.
+        let waiting = Instant::now() < deadline;
+        let present: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| !waiting || p.exists())
+            .cloned()
+            .collect();
+        let docs = gather(&present)?;
+        if !waiting || complete(&docs) {
             return Ok(docs);
         }
         std::thread::sleep(Duration::from_millis(500));

@@ -68,9 +68,13 @@ pub const RESULTS: &str = "/results";
 pub fn manifest(spec: &JobSpec) -> String {
     let mut out = format!(
         "# iolab: {} shards of one plan ({}), starting together at Unix ms {}, then merged.\n\
-         # Apply with: kubectl apply -f FILE; the merged result: {RESULTS}/merged.json on the volume\n\
+         # Apply with: kubectl apply -f FILE; the merged result: {}/merged.json on the volume\n\
          # (kubectl logs job/{}-merge prints its summary).\n",
-        spec.shards, spec.plan_hash, spec.start_at_unix_ms, spec.name
+        spec.shards,
+        spec.plan_hash,
+        spec.start_at_unix_ms,
+        run_dir(spec),
+        spec.name
     );
     out.push_str(&yaml::documents(&documents(spec)));
     out
@@ -147,9 +151,10 @@ fn shards_job(spec: &JobSpec, claim: &str) -> Value {
     let n = spec.shards;
     // The attack's arguments go to sh as "$@", never into the script text,
     // so no quoting of the user's URL or flags can break it.
+    let dir = run_dir(spec);
     let script = format!(
-        "i=$((JOB_COMPLETION_INDEX + 1)); exec iolab attack \"$@\" --shard \"$i/{n}\" \
-         --start-at {at} --out \"{RESULTS}/shard-$i.json\" --hdr \"{RESULTS}/shard-$i.hdr\" --quiet",
+        "i=$((JOB_COMPLETION_INDEX + 1)); mkdir -p {dir} && exec iolab attack \"$@\" --shard \"$i/{n}\" \
+         --start-at {at} --out \"{dir}/shard-$i.json\" --hdr \"{dir}/shard-$i.hdr\" --quiet",
         at = format_start(spec.start_at_unix_ms)
     );
     let mut command = vec!["sh".to_string(), "-c".into(), script, "iolab-shard".into()];
@@ -169,16 +174,17 @@ fn shards_job(spec: &JobSpec, claim: &str) -> Value {
 }
 
 fn merge_job(spec: &JobSpec, claim: &str) -> Value {
+    let dir = run_dir(spec);
     let command = [
         "iolab",
         "merge",
-        RESULTS,
+        &dir,
         "--wait",
         &format!("{}s", spec.merge_wait.as_secs().max(1)),
         "--out",
-        &format!("{RESULTS}/merged.json"),
+        &format!("{dir}/merged.json"),
         "--hdr",
-        &format!("{RESULTS}/merged.hdr"),
+        &format!("{dir}/merged.hdr"),
     ]
     .map(String::from)
     .to_vec();
@@ -191,6 +197,12 @@ fn merge_job(spec: &JobSpec, claim: &str) -> Value {
             "template": pod(spec, claim, "merge", command),
         },
     })
+}
+
+/// This run's folder on the volume: named by Job and start, so a merge never
+/// takes the shards of an earlier run left on a reused claim for this one's.
+pub fn run_dir(spec: &JobSpec) -> String {
+    format!("{RESULTS}/{}-{}", spec.name, spec.start_at_unix_ms / 1000)
 }
 
 /// Unix ms as `--start-at` takes it: whole seconds, or with a fraction.
@@ -243,6 +255,10 @@ mod tests {
         let script = c["command"][2].as_str().unwrap();
         assert!(
             script.contains("--shard \"$i/4\" --start-at 1800000000.500"),
+            "{script}"
+        );
+        assert!(
+            script.contains("--out \"/results/iolab-demo-1800000000/shard-$i.json\""),
             "{script}"
         );
         assert_eq!(c["command"][4], "http://svc:8080/work?steps=sleep:100");

@@ -35,8 +35,24 @@ pub struct Merged {
 /// One input: a name for messages (its file) and its document.
 pub type Source = (String, AttackResult);
 
-/// Merge the shards of one plan; the error is one line naming the fault.
+/// Merge the shards of one plan sent to one target; the error is one line
+/// naming the fault.
 pub fn merge(docs: &[Source]) -> Result<Merged, String> {
+    if let Some((name0, d0)) = docs.first() {
+        if let Some((name, d)) = docs.iter().find(|(_, d)| d.target != d0.target) {
+            return Err(format!(
+                "{name} attacked {}, {name0} {}: shards of one plan attack one target",
+                d.target, d0.target
+            ));
+        }
+    }
+    merge_hosts(docs)
+}
+
+/// Merge the shards of one plan, each host having sent its shard to a
+/// target of its own (a sharded `iolab run`); the merged document names the
+/// first one's.
+pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
     let shards = check(docs)?;
     let interval = Duration::from_secs_f64(shards[0].2.interval_s.max(1e-3));
     let base = shards
