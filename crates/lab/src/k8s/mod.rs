@@ -207,7 +207,7 @@ pub fn run_dir(spec: &JobSpec) -> String {
 
 /// Unix ms as `--start-at` takes it: whole seconds, or with a fraction.
 fn format_start(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{}.{:03}", ms / 1000, ms % 1000)
