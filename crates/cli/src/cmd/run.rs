@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
     write_reports(&file, &out_dir);
     if args.quiet {
-        println!("{}", out_dir.display());
+        crate::outln!("{}", out_dir.display());
     } else {
         print_table(&file);
         let failed = file
@@ -174,7 +174,7 @@ pub(crate) fn print_table(file: &RunsFile) {
 }
 
 fn print_plan(plan: &ExperimentPlan) {
-    println!(
+    crate::outln!(
         "{}: {}\n{} runs x {} reps, scale {}, warm-up {}, about {}",
         plan.name,
         plan.description,
@@ -205,6 +205,6 @@ fn print_plan(plan: &ExperimentPlan) {
             }
             Work::Batch(b) => format!("batch {:?}", b.tasks),
         };
-        println!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
+        crate::outln!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
     }
 }
