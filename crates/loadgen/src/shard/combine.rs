@@ -196,6 +196,10 @@ struct Acc {
     spin_s: f64,
     threads: usize,
     saturated: bool,
+    /// Each shard's CPU wait (`None` where a shard's host could not tell).
+    waits: Vec<Option<f64>>,
+    /// The flagged shards' causes, each naming its shard.
+    causes: Vec<String>,
     interrupted: bool,
 }
 
@@ -277,6 +281,10 @@ impl Acc {
         self.spin_s += g.spin_s;
         self.threads += g.threads;
         self.saturated |= g.saturated;
+        self.waits.push(g.wait_s);
+        if let Some(c) = &g.cause {
+            self.causes.push(format!("shard {}: {c}", rec.index));
+        }
         self.interrupted |= doc.interrupted;
         Ok(())
     }
@@ -332,6 +340,8 @@ impl Acc {
                 threads: self.threads,
                 spin_s: self.spin_s,
                 cpus: Vec::new(),
+                wait_s: self.waits.iter().copied().sum(),
+                cause: (!self.causes.is_empty()).then(|| self.causes.join("; ")),
             },
             elapsed_s: self.elapsed_s,
             started_unix_ms: base,
