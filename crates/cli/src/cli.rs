@@ -34,6 +34,10 @@ pub enum Command {
     Predict(cmd::predict::Args),
     /// Backend helpers: the HTTP delay service, filling memcached.
     Backend(cmd::backend::Args),
+    /// Merge the shards of one plan (attack --shard i/n) into one exact result.
+    Merge(cmd::merge::Args),
+    /// Write Kubernetes manifests running an attack as N shards (an Indexed Job) and their merge.
+    K8s(cmd::k8s::Args),
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`target`]: what is measured: a built-in model, a runtime folder
 //!   (`targets/<name>`, read through its manifest) or a user's own command.
+//! - [`k8s`]: manifests running an attack's shards as a Kubernetes Indexed Job.
+//! - [`merge`]: the results folders of a sharded experiment, run by run.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
@@ -17,6 +19,8 @@ pub mod environment;
 pub mod estimate;
 pub mod http;
 pub mod interrupt;
+pub mod k8s;
+pub mod merge;
 pub mod preset;
 pub mod progress;
 pub mod results;

@@ -13,6 +13,7 @@ use iolab_model::schedule::Schedule;
 
 use crate::clock::{now_ns, ClockBase, PreciseTimer};
 use crate::recorder::{Live, Recorder};
+use crate::shard;
 use crate::target::Target;
 use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 
@@ -86,9 +87,9 @@ pub fn thread_count(plan: &AttackPlan) -> usize {
             plan.cpus.len()
         }
     });
-    let mut limit = plan.connections.max() as usize;
+    let mut limit = shard::connection_cap(plan) as usize;
     if let Driver::Closed { concurrency, .. } = plan.driver {
-        limit = limit.min(concurrency as usize);
+        limit = limit.min(shard::closed_share(plan, concurrency, None).0 as usize);
     }
     wanted.min(limit).max(1)
 }
@@ -98,19 +99,24 @@ pub fn thread_count(plan: &AttackPlan) -> usize {
 /// timeout. Saturating: `-n 1844674408 --timeout 10s` is 584 years of
 /// worst case, which must cap nothing rather than wrap to a deadline in the
 /// past (every answer was then counted a timeout).
-fn bound_ns(driver: &Driver, timeout_ns: u64) -> u64 {
-    match driver {
-        Driver::Open { .. } => ns(driver.duration().unwrap_or_default()).saturating_add(timeout_ns),
+fn bound_ns(plan: &AttackPlan, timeout_ns: u64) -> u64 {
+    match &plan.driver {
+        Driver::Open { .. } => {
+            ns(plan.driver.duration().unwrap_or_default()).saturating_add(timeout_ns)
+        }
         Driver::Closed {
             concurrency,
             requests,
             duration,
         } => match duration {
             Some(d) => ns(*d).saturating_add(timeout_ns),
-            None => requests
-                .unwrap_or(1)
-                .div_ceil(u64::from(*concurrency).max(1))
-                .saturating_mul(timeout_ns.max(1)),
+            None => {
+                let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
+                requests
+                    .unwrap_or(1)
+                    .div_ceil(clients.max(1))
+                    .saturating_mul(timeout_ns.max(1))
+            }
         },
     }
 }
@@ -125,13 +131,11 @@ pub fn run(
     let threads = thread_count(plan);
     let timeout_ns = ns(plan.timeout);
     let clock = ClockBase::now();
-    let start_ns = now_ns() + START_DELAY_NS;
-    let started_unix_ms = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        + Duration::from_nanos(START_DELAY_NS))
-    .as_millis() as u64;
-    let bound_ns = bound_ns(&plan.driver, timeout_ns);
+    let shard::Start {
+        start_ns,
+        started_unix_ms,
+    } = shard::start(plan, START_DELAY_NS)?;
+    let bound_ns = bound_ns(plan, timeout_ns);
     let ctx = Arc::new(RunCtx {
         addr,
         request: target.request_bytes(),
@@ -300,14 +304,14 @@ fn thread_main(
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
     let local = tokio::task::LocalSet::new();
-    let cap = share(u64::from(plan.connections.max()), i, threads) as usize;
+    let cap = share(shard::connection_cap(plan), i, threads) as usize;
     let rec = local
         .block_on(&rt, async {
             let timer = PreciseTimer::new()?;
-            timer.sleep_until(ctx.start_ns).await?;
+            shard::wait_start(&timer, &ctx).await?;
             match &plan.driver {
                 Driver::Open { phases, arrival } => {
-                    let schedule = thread_schedule(phases, *arrival, i, threads);
+                    let schedule = shard::thread_schedule(plan, phases, *arrival, i, threads);
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
                 Driver::Closed {
@@ -315,7 +319,8 @@ fn thread_main(
                     requests,
                     duration,
                 } => {
-                    let clients = share(u64::from(*concurrency), i, threads) as usize;
+                    let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
+                    let clients = share(clients, i, threads) as usize;
                     let requests = requests.map(|n| share(n, i, threads));
                     let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d)));
                     closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
@@ -342,16 +347,19 @@ mod tests {
     /// run's bound to 7.3 s, and every answer after it was a timeout.
     #[test]
     fn r16_06_the_run_bound_saturates_instead_of_wrapping() {
-        let closed = |requests| Driver::Closed {
-            concurrency: 1,
-            requests: Some(requests),
-            duration: None,
+        let plan = |driver| AttackPlan::new("http://127.0.0.1:1/", driver);
+        let closed = |requests| {
+            plan(Driver::Closed {
+                concurrency: 1,
+                requests: Some(requests),
+                duration: None,
+            })
         };
         let ten_s = 10_000_000_000;
         assert_eq!(bound_ns(&closed(1_844_674_408), ten_s), u64::MAX);
         assert_eq!(bound_ns(&closed(3), ten_s), 3 * ten_s);
         let week = Duration::from_secs(7 * 86_400);
-        let open = Driver::constant(10.0, week);
+        let open = plan(Driver::constant(10.0, week));
         assert_eq!(bound_ns(&open, u64::MAX), u64::MAX);
         assert_eq!(bound_ns(&open, 1), ns(week) + 1);
     }

@@ -19,6 +19,7 @@ mod open_loop;
 mod output;
 mod recorder;
 mod request;
+pub mod shard;
 mod target;
 mod validate;
 
@@ -34,6 +35,7 @@ pub use hdrhistogram::Histogram;
 /// `iolab-report` can render it as the progress line).
 pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
+pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
 pub use target::Target;
 pub use validate::validate;

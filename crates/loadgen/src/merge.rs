@@ -27,7 +27,7 @@ fn ms(us: u64) -> f64 {
     us as f64 / 1e3
 }
 
-fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
+pub(crate) fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
     // Same bounds everywhere, so adding cannot fail; saturate if it ever did.
     if into.add(from).is_err() {
         for v in from.iter_recorded() {
@@ -98,6 +98,8 @@ struct Merged {
     spin_s: f64,
     wait_s: Option<f64>,
     end_ns: u64,
+    /// The earliest send over threads, `(intended, sent)`.
+    first_send: Option<(u64, u64)>,
 }
 
 impl Merged {
@@ -119,6 +121,7 @@ impl Merged {
             spin_s: 0.0,
             wait_s: Some(0.0),
             end_ns: run.start_ns,
+            first_send: None,
         }
     }
 
@@ -129,6 +132,11 @@ impl Merged {
         // Wall time spinning; the thread was on CPU for (nearly) all of it.
         self.spin_s += (r.spin_ns as f64 / 1e9).min(t.cpu_s);
         self.end_ns = self.end_ns.max(t.end_ns);
+        if let Some(f) = r.first_send {
+            if self.first_send.is_none_or(|(_, s)| f.1 < s) {
+                self.first_send = Some(f);
+            }
+        }
         add(&mut self.latency, &r.latency);
         add(&mut self.service, &r.service);
         add(&mut self.lag, &r.lag);
@@ -169,7 +177,7 @@ fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
 }
 
 /// One series point per interval, on the run clock (t rounded to 1 us).
-fn series(intervals: &[Interval], interval: Duration) -> Vec<SeriesPoint> {
+pub(crate) fn series(intervals: &[Interval], interval: Duration) -> Vec<SeriesPoint> {
     intervals
         .iter()
         .enumerate()
@@ -243,7 +251,7 @@ fn generator_stats(
 }
 
 /// The latency spectrum at [`SPECTRUM`]'s percentiles (empty when nothing answered).
-fn spectrum(latency: &Histogram<u64>) -> Vec<SpectrumPoint> {
+pub(crate) fn spectrum(latency: &Histogram<u64>) -> Vec<SpectrumPoint> {
     if latency.is_empty() {
         return Vec::new();
     }
@@ -257,7 +265,7 @@ fn spectrum(latency: &Histogram<u64>) -> Vec<SpectrumPoint> {
 }
 
 /// The histogram as V2 + deflate, base64: what lets results merge exactly later.
-fn encode(latency: &Histogram<u64>) -> Option<String> {
+pub(crate) fn encode(latency: &Histogram<u64>) -> Option<String> {
     let mut encoded = Vec::new();
     V2DeflateSerializer::new()
         .serialize(latency, &mut encoded)
@@ -312,6 +320,17 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         spectrum: spectrum(&m.latency),
         histogram: encode(&m.latency),
         interrupted: cancelled,
+        shard: crate::shard::record::record(
+            plan,
+            &crate::shard::record::Measured {
+                service: &m.service,
+                lag: &m.lag,
+                intervals: &m.intervals,
+                first_send: m.first_send,
+                start_ns,
+            },
+        ),
+        merged: None,
     };
     let intervals = m
         .intervals

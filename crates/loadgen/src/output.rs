@@ -8,31 +8,16 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
+use iolab_model::attack::AttackResult;
 use iolab_model::files::write_atomic_with;
 
-use crate::AttackReport;
+use crate::{AttackReport, IntervalHistogram};
 
 impl AttackReport {
     /// The HdrHistogram interval log of latency (microseconds, max column in
     /// ms), one histogram per series interval, readable by HistogramLogProcessor.
     pub fn write_hdr_log(&self, path: &Path) -> io::Result<()> {
-        write_atomic_with(path, |w| {
-            let start = UNIX_EPOCH + Duration::from_millis(self.result.started_unix_ms);
-            let mut ser = V2DeflateSerializer::new();
-            let mut builder = IntervalLogWriterBuilder::new();
-            builder
-                .add_comment(&format!("iolab attack {}", self.result.target))
-                .add_comment("latency from intended send time, microseconds")
-                .with_start_time(start)
-                .with_base_time(start)
-                .with_max_value_divisor(1000.0);
-            let mut log = builder.begin_log_with(w, &mut ser)?;
-            for iv in &self.intervals {
-                log.write_histogram(&iv.histogram, iv.start, iv.duration, None)
-                    .map_err(|e| io::Error::other(format!("{e:?}")))?;
-            }
-            Ok(())
-        })
+        write_hdr_log(path, &self.result, &self.intervals)
     }
 
     /// One row per request: `intended_ms,sent_ms,latency_ms,status,error`
@@ -59,4 +44,44 @@ impl AttackReport {
             Ok(())
         })
     }
+}
+
+/// The HdrHistogram interval log of `result`'s latency from `intervals`
+/// (StartTime = the run's, or the plan's for a shard, so the logs of a
+/// plan's shards line up); a shard or a merge says so in a comment.
+pub fn write_hdr_log(
+    path: &Path,
+    result: &AttackResult,
+    intervals: &[IntervalHistogram],
+) -> io::Result<()> {
+    write_atomic_with(path, |w| {
+        let start = UNIX_EPOCH + Duration::from_millis(result.started_unix_ms);
+        let mut ser = V2DeflateSerializer::new();
+        let mut builder = IntervalLogWriterBuilder::new();
+        builder
+            .add_comment(&format!("iolab attack {}", result.target))
+            .add_comment("latency from intended send time, microseconds");
+        if let Some(s) = &result.shard {
+            builder.add_comment(&format!(
+                "iolab shard {}/{} of plan {}",
+                s.index, s.count, s.plan_hash
+            ));
+        }
+        if let Some(m) = &result.merged {
+            builder.add_comment(&format!(
+                "iolab merge of {} shards of plan {}",
+                m.shards, m.plan_hash
+            ));
+        }
+        builder
+            .with_start_time(start)
+            .with_base_time(start)
+            .with_max_value_divisor(1000.0);
+        let mut log = builder.begin_log_with(w, &mut ser)?;
+        for iv in intervals {
+            log.write_histogram(&iv.histogram, iv.start, iv.duration, None)
+                .map_err(|e| io::Error::other(format!("{e:?}")))?;
+        }
+        Ok(())
+    })
 }

@@ -123,6 +123,9 @@ pub struct Recorder {
     pub last_done_ns: u64,
     /// Wall time the open-loop dispatcher spent busy-waiting (`spin`).
     pub spin_ns: u64,
+    /// The earliest send, `(intended, sent)` on the run clock: where a
+    /// shard really started (the start skew of a merge).
+    pub first_send: Option<(u64, u64)>,
 }
 
 /// A histogram able to hold every value up to `highest_us` at 3 significant digits.
@@ -152,6 +155,7 @@ impl Recorder {
             live,
             last_done_ns: start_ns,
             spin_ns: 0,
+            first_send: None,
         }
     }
 
@@ -232,6 +236,9 @@ impl Recorder {
             self.lag.saturating_record(lag);
         }
         self.interval(sent_ns).sent += 1;
+        if self.first_send.is_none_or(|(_, s)| sent_ns < s) {
+            self.first_send = Some((intended_ns, sent_ns));
+        }
     }
 
     /// A request finished: an HTTP status or an error class.

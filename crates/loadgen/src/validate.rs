@@ -82,6 +82,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     if plan.connections.max() == 0 {
         return bad("--connections must be >= 1");
     }
+    crate::shard::validate(plan).map_err(AttackError::Invalid)?;
     // SAFETY: sysconf has no preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
     let limit = online.min(libc::CPU_SETSIZE as usize);
@@ -97,21 +98,11 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolab_model::driver::{ConnectionMode, Phase};
+    use iolab_model::driver::Phase;
     use std::time::Duration;
 
     fn plan(driver: Driver) -> AttackPlan {
-        AttackPlan {
-            target: "http://127.0.0.1:1/".into(),
-            driver,
-            connections: ConnectionMode::default(),
-            timeout: Duration::from_secs(10),
-            interval: Duration::from_secs(1),
-            threads: None,
-            cpus: vec![],
-            record_requests: false,
-            spin: false,
-        }
+        AttackPlan::new("http://127.0.0.1:1/", driver)
     }
 
     fn msg(p: &AttackPlan) -> String {

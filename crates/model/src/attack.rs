@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{ConnectionMode, Driver};
+use crate::shard::{MergeRecord, Shard, ShardRecord};
 use crate::units::secs;
 
 /// The schema tag of [`AttackResult`].
@@ -47,6 +48,34 @@ pub struct AttackPlan {
     /// spinning keeps sends on time at the price of the generator's core.
     #[serde(default)]
     pub spin: bool,
+    /// Send only this shard of the plan (`--shard i/n`; `None` = all of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Start at this wall-clock time, Unix ms (`--start-at`), so shards on
+    /// several hosts begin together; `None` = as soon as the threads are up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_ms: Option<u64>,
+}
+
+impl AttackPlan {
+    /// A plan with every option at its default (`iolab attack URL` with
+    /// only the driver's flags): kept-alive connections, 10 s timeout, 1 s
+    /// intervals, one thread per core, no pinning, the whole plan now.
+    pub fn new(target: impl Into<String>, driver: Driver) -> Self {
+        AttackPlan {
+            target: target.into(),
+            driver,
+            connections: ConnectionMode::default(),
+            timeout: Duration::from_secs(10),
+            interval: Duration::from_secs(1),
+            threads: None,
+            cpus: vec![],
+            record_requests: false,
+            spin: false,
+            shard: None,
+            start_at_unix_ms: None,
+        }
+    }
 }
 
 /// How close to a send [`AttackPlan::spin`] stops sleeping: more than the
@@ -272,6 +301,12 @@ pub struct AttackResult {
     /// up to then, and requests scheduled later are `not_sent`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Present on one shard of a plan (`--shard`): what a merge needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+    /// Present on a merge of shards (`iolab merge`): where they came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<MergeRecord>,
 }
 
 impl AttackResult {

@@ -5,7 +5,7 @@
 //! vocabulary lives here: workload [`steps`] and the backends they call,
 //! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
-//! [`schedule`], [`durations`](units), the result documents that renderers
+//! [`schedule`] and its [`shard`]s, [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), how
 //! those are written and read back ([`files`]), and every bound on input
 //! with the machine's kernel limits ([`limits`]).
@@ -25,6 +25,7 @@ pub mod predict;
 pub mod runs;
 pub mod runtime;
 pub mod schedule;
+pub mod shard;
 pub mod steps;
 pub mod telemetry;
 pub mod units;

@@ -522,17 +522,7 @@ mod tests {
     use crate::driver::{ConnectionMode, Phase};
 
     fn plan(driver: Driver) -> AttackPlan {
-        AttackPlan {
-            target: "http://127.0.0.1:1/".into(),
-            driver,
-            connections: ConnectionMode::default(),
-            timeout: Duration::from_secs(10),
-            interval: Duration::from_secs(1),
-            threads: None,
-            cpus: vec![],
-            record_requests: false,
-            spin: false,
-        }
+        AttackPlan::new("http://127.0.0.1:1/", driver)
     }
 
     #[test]

@@ -326,6 +326,8 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         spectrum,
         histogram: None,
         interrupted: false,
+        shard: None,
+        merged: None,
     };
     attack.check_accounting().expect("fixture accounting");
     (

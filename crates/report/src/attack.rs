@@ -107,7 +107,8 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
     }
     let codes = r.status_codes.iter().map(|(c, n)| (c.as_str(), *n));
     let errors = r.errors.classes().into_iter().filter(|(_, n)| *n > 0);
-    vec![
+    let mut facts: Vec<Fact> = shards(r).into_iter().collect();
+    facts.extend([
         fact(
             "Requests",
             "planned, sent, not_sent",
@@ -136,7 +137,41 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         fact("Status Codes", "code:count", vec![pairs(codes)]),
         fact("Error Set", "class:count", vec![pairs(errors)]),
         generator,
-    ]
+    ]);
+    facts
+}
+
+/// Where a sharded run sits in its plan, or what a merge came from.
+fn shards(r: &AttackResult) -> Option<Fact> {
+    let late = |sent: Option<f64>, due: Option<f64>| {
+        sent.zip(due)
+            .map_or("-".into(), |(s, d)| ms((s - d).max(0.0)))
+    };
+    if let Some(s) = &r.shard {
+        let mut f = fact(
+            "Shard",
+            "i/n, plan, first send late",
+            vec![
+                format!("{}/{}", s.index, s.count),
+                s.plan_hash.clone(),
+                late(s.first_send_ms, s.first_due_ms),
+            ],
+        );
+        f.note =
+            "  (requests, rates and latencies are this shard's; the driver line is the plan's)"
+                .into();
+        return Some(f);
+    }
+    let m = r.merged.as_ref()?;
+    Some(fact(
+        "Shards",
+        "merged, plan, start skew",
+        vec![
+            count(m.shards.into()),
+            m.plan_hash.clone(),
+            m.start_skew_ms.map_or("-".into(), ms),
+        ],
+    ))
 }
 
 /// The verdicts under the facts: a saturated generator, an interrupted run.
@@ -150,6 +185,18 @@ fn warnings(r: &AttackResult) -> Vec<String> {
             ms(r.generator.lag_p99_ms),
             percent(v.lag_share)
         ));
+    }
+    if let Some(m) = &r.merged {
+        if m.plan_requests.is_some_and(|p| p != r.requests.planned) && !r.interrupted {
+            out.push(format!(
+                "WARNING: the shards planned {} requests, the plan {}: a shard was cut short",
+                count(r.requests.planned),
+                count(m.plan_requests.unwrap_or(0))
+            ));
+        }
+        if m.series_shifted {
+            out.push("NOTE: the shards did not share a start (--start-at): their series were lined up to the nearest interval".into());
+        }
     }
     if r.interrupted {
         out.push(format!(

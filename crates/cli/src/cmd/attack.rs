@@ -33,7 +33,8 @@ pub enum ArrivalArg {
   iolab attack http://127.0.0.1:8080/ --rate 500 --duration 30s
   iolab attack http://127.0.0.1:8080/ --phase 10s:50..450 --phase 60s:450 --arrival poisson
   iolab attack http://127.0.0.1:8080/ --concurrency 50 --requests 100000
-  iolab attack http://127.0.0.1:8080/ --rate 200 -d 1m --new-connection --json > run.json")]
+  iolab attack http://127.0.0.1:8080/ --rate 200 -d 1m --new-connection --json > run.json
+  iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json")]
 pub struct Args {
     /// URL to attack (http:// only), e.g. http://127.0.0.1:8080/work?steps=sleep:100.
     #[arg(value_name = "URL")]
@@ -103,6 +104,13 @@ pub struct Args {
     /// Write one CSV row per request to FILE (intended_ms,sent_ms,latency_ms,status,error).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Also write the iolab.attack/1 document to FILE (atomically: a run
+    /// that fails leaves no file), e.g. a shard's result for `iolab merge`.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Which shard of the plan to send, and when.
+    #[command(flatten)]
+    pub sharding: super::shard::ShardArgs,
 }
 
 fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
@@ -254,6 +262,8 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
             .unwrap_or_default(),
         record_requests: args.csv.is_some(),
         spin: args.spin,
+        shard: args.sharding.shard,
+        start_at_unix_ms: args.sharding.start_at_unix_ms()?,
     })
 }
 
@@ -262,7 +272,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
     // The files go where the run's results go: check them before sending.
-    for (flag, path) in [("--hdr", &args.hdr), ("--csv", &args.csv)] {
+    for (flag, path) in [
+        ("--hdr", &args.hdr),
+        ("--csv", &args.csv),
+        ("--out", &args.out),
+    ] {
         if let Some(path) = path {
             iolab_model::files::check_writable(path)
                 .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
@@ -308,6 +322,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         report.write_csv(path).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
                 "cannot write --csv {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    if let Some(path) = &args.out {
+        let bytes = iolab_report::attack::render(&report.result, Format::Json)
+            .map_err(|e| CliError::Failed(e.into()))?;
+        iolab_model::files::write_atomic(path, &bytes).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --out {}: {e}",
                 path.display()
             ))
         })?;

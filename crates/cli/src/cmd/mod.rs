@@ -5,11 +5,14 @@ pub mod attack;
 pub mod backend;
 pub mod batch;
 pub mod flags;
+pub mod k8s;
+pub mod merge;
 pub mod predict;
 pub mod presets;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod shard;
 pub mod verify;
 
 use std::process::ExitCode;
@@ -29,5 +32,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Batch(a) => batch::run(a),
         Command::Predict(a) => predict::run(a),
         Command::Backend(a) => backend::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::K8s(a) => k8s::run(a),
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use iolab_lab::preset::{self, Overrides};
 use iolab_lab::progress::{summary_line, Console};
+use iolab_lab::runner::slots::Sharding;
 use iolab_lab::{interrupt, results, runner, LabError, RunOptions};
 use iolab_model::experiment::{ExperimentPlan, Work};
 use iolab_model::runs::RunsFile;
@@ -44,6 +45,16 @@ pub struct Args {
     /// Print the runs the preset expands to, and the time it will take; run nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// This host's shard of every run's load, and the start of the first
+    /// (--start-at is required with --shard: each later run starts at a slot
+    /// fixed by the preset, the same on every host; `iolab merge` adds the
+    /// hosts' results folders).
+    #[command(flatten)]
+    pub sharding: super::shard::ShardArgs,
+    /// With --shard: time between one run's planned end and the next run's
+    /// start, beyond the warm-up, for the next target to start and be verified.
+    #[arg(long, value_name = "D", default_value = "10s")]
+    pub shard_gap: String,
 }
 
 /// Run `iolab run`.
@@ -56,6 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         },
     )
     .map_err(CliError::usage)?;
+    let sharding = sharding(&args)?;
     if args.dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
@@ -67,6 +79,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let cancel = interrupt::cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let opts = RunOptions {
+        sharding,
         pin: !args.no_pin,
         verify: !args.no_verify,
         cancel,
@@ -110,9 +123,29 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     })
 }
 
+/// `--shard` with its `--start-at` and `--shard-gap`; neither without `--shard`.
+fn sharding(args: &Args) -> Result<Option<Sharding>, CliError> {
+    let start = args.sharding.start_at_unix_ms()?;
+    match (args.sharding.shard, start) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(CliError::usage(
+            "--start-at applies to a sharded run: add --shard i/n (or leave --start-at out)",
+        )),
+        (Some(_), None) => Err(CliError::usage(
+            "--shard needs --start-at TIME so that every host starts each run together (e.g. --start-at +30s, the same time on every host)",
+        )),
+        (Some(shard), Some(start_at_unix_ms)) => Ok(Some(Sharding {
+            shard,
+            start_at_unix_ms,
+            gap: iolab_model::parse_duration(&args.shard_gap)
+                .map_err(|e| CliError::usage(format!("--shard-gap: {e}")))?,
+        })),
+    }
+}
+
 /// `report.md` and `report.html` beside `runs.json`; a renderer that fails
 /// leaves its file out (the results can be re-rendered with `iolab report`).
-fn write_reports(file: &RunsFile, dir: &Path) {
+pub(crate) fn write_reports(file: &RunsFile, dir: &Path) {
     for (format, name) in [
         (Format::Markdown, "report.md"),
         (Format::Html, "report.html"),
@@ -126,7 +159,7 @@ fn write_reports(file: &RunsFile, dir: &Path) {
 }
 
 /// The report's table, or one summary line per run if it cannot render.
-fn print_table(file: &RunsFile) {
+pub(crate) fn print_table(file: &RunsFile) {
     let mut out = std::io::stdout().lock();
     match iolab_report::render(file, Format::Table) {
         Ok(bytes) => {

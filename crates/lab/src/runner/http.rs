@@ -54,7 +54,7 @@ impl Ctx<'_> {
             }
             self.observer
                 .run_started(index, self.plan.runs.len(), spec, rep);
-            let r = self.http_rep(spec, w, launch);
+            let r = self.http_rep(spec, w, launch, self.slot(index, rep));
             let stop = !r.outcome.is_completed();
             reps.push(r);
             if stop {
@@ -102,7 +102,8 @@ impl Ctx<'_> {
         record
     }
 
-    fn http_rep(&self, spec: &RunSpec, w: &HttpWork, launch: &Launch) -> Rep {
+    /// One repetition; `slot` is its start (Unix ms) in a sharded experiment.
+    fn http_rep(&self, spec: &RunSpec, w: &HttpWork, launch: &Launch, slot: Option<u64>) -> Rep {
         let mut rep = Rep::new();
         self.observer.stage(spec, Stage::Starting);
         let opts = StartOptions {
@@ -148,7 +149,7 @@ impl Ctx<'_> {
             metrics_separate: target.metrics_url.is_some(),
         });
         self.warm_up(spec, w, &target, &metrics);
-        let zero = self.measure(spec, w, &mut target, &mut rep);
+        let zero = self.measure(spec, w, &mut target, &mut rep, slot);
         rep.telemetry = sampler.finish(zero);
         if let Some(d) = target.exit_detail() {
             rep.outcome = Outcome::TargetDied { detail: d };
@@ -174,7 +175,14 @@ impl Ctx<'_> {
 
     /// The measured load, with the backends' counters around it; returns the
     /// attack's start (Unix ms), the zero of the telemetry series.
-    fn measure(&self, spec: &RunSpec, w: &HttpWork, target: &mut Target, rep: &mut Rep) -> f64 {
+    fn measure(
+        &self,
+        spec: &RunSpec,
+        w: &HttpWork,
+        target: &mut Target,
+        rep: &mut Rep,
+        slot: Option<u64>,
+    ) -> f64 {
         let mut zero = telemetry::unix_ms();
         if self.opts.cancelled() {
             rep.outcome = Outcome::Interrupted;
@@ -184,7 +192,11 @@ impl Ctx<'_> {
             return zero;
         }
         self.observer.stage(spec, Stage::Measuring);
-        let plan = attack_plan(&target.url, w, w.driver.clone(), &self.gen_cpus);
+        let mut plan = attack_plan(&target.url, w, w.driver.clone(), &self.gen_cpus);
+        if let Some(s) = &self.opts.sharding {
+            plan.shard = Some(s.shard);
+            plan.start_at_unix_ms = slot;
+        }
         let counted = self.backends.only(Needs::of_steps(&w.steps).kinds());
         let before = read_counts(&counted);
         zero = telemetry::unix_ms();
@@ -244,7 +256,7 @@ fn counts_since(counted: &Addresses, before: Result<BackendCounts, String>) -> B
 }
 
 /// Min and max of the key figures over repetitions.
-fn spread(attacks: &[&AttackResult]) -> Spread {
+pub(crate) fn spread(attacks: &[&AttackResult]) -> Spread {
     let range = |f: &dyn Fn(&AttackResult) -> f64| {
         attacks
             .iter()

@@ -15,6 +15,9 @@ mod batch;
 mod gate;
 mod http;
 mod load;
+pub mod slots;
+
+pub(crate) use http::spread;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,6 +59,8 @@ pub struct RunOptions {
     pub grace: Duration,
     /// Longest wait for the previous target's sockets to drain.
     pub drain_max: Duration,
+    /// Send only one shard of every run, each from its slot (`--shard`, `--start-at`).
+    pub sharding: Option<slots::Sharding>,
 }
 
 impl RunOptions {
@@ -71,6 +76,7 @@ impl RunOptions {
             start_timeout: Duration::from_secs(15),
             grace: Duration::from_millis(1500),
             drain_max: Duration::from_secs(3),
+            sharding: None,
         }
     }
 
@@ -186,6 +192,9 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
             })?;
         }
     }
+    if let Some(s) = &opts.sharding {
+        slots::check(plan, s).map_err(LabError::Invalid)?;
+    }
     let runs_json = opts.out_dir.join(results::RUNS_JSON);
     if runs_json.exists() {
         return Err(LabError::Invalid(format!(
@@ -223,6 +232,8 @@ struct Ctx<'a> {
     verified: Mutex<HashMap<String, VerifyReport>>,
     /// The real backends of this experiment (only those its steps call).
     backends: &'a Addresses,
+    /// A sharded experiment's attack starts, `[run][rep]` (empty otherwise).
+    slots: Vec<Vec<u64>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -246,7 +257,16 @@ impl<'a> Ctx<'a> {
             ephemeral: (env.port_range.1.saturating_sub(env.port_range.0)) as usize,
             verified: Mutex::new(HashMap::new()),
             backends,
+            slots: opts
+                .sharding
+                .as_ref()
+                .map_or_else(Vec::new, |s| slots::slots(plan, s)),
         }
+    }
+
+    /// Where repetition `rep` of run `index` starts in a sharded experiment.
+    fn slot(&self, index: usize, rep: u32) -> Option<u64> {
+        self.slots.get(index)?.get(rep as usize).copied()
     }
 
     /// One run, all its repetitions, with its prediction.

@@ -21,6 +21,8 @@ pub fn open(url: &str, rate: f64, secs: f64) -> AttackPlan {
         cpus: vec![],
         record_requests: false,
         spin: false,
+        shard: None,
+        start_at_unix_ms: None,
     }
 }
 

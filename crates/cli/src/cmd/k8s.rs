@@ -1,0 +1,194 @@
+//! `iolab k8s --shards N --image IMG -- URL ATTACK-FLAGS`: the Kubernetes
+//! manifests (`iolab_lab::k8s`) that run an attack as N shards of an Indexed
+//! Job starting together, and merge them. The attack flags are checked here
+//! exactly as `iolab attack` would check them, so a plan that cannot run is
+//! refused before anything reaches a cluster.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Parser;
+use iolab_lab::k8s::{manifest, Claim, JobSpec};
+use iolab_model::shard::{parse_start_at, plan_hash, Shard};
+
+use crate::cli::{Cli, Command};
+use crate::CliError;
+
+/// Time the merge waits past the shards' planned end (pods scheduled late,
+/// slow volumes) before it names the missing shards.
+const MERGE_SLACK: Duration = Duration::from_secs(300);
+
+/// Flags of `iolab k8s`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  iolab k8s --shards 8 --image registry.example/iolab:1 -- http://svc:8080/ --rate 8000 --duration 5m | kubectl apply -f -
+  iolab k8s --shards 4 --image IMG --claim results --start-at 2026-11-22T10:00:00Z -o job.yaml -- http://svc:8080/ -c 400 -n 1000000")]
+pub struct Args {
+    /// Shards (pods of the Indexed Job), 1..=10000.
+    #[arg(long, value_name = "N")]
+    pub shards: u32,
+    /// Container image with `iolab` on its PATH (and `sh`).
+    #[arg(long, value_name = "IMAGE")]
+    pub image: String,
+    /// Name of the Job (and prefix of the other objects).
+    #[arg(long, default_value = "iolab", value_name = "NAME")]
+    pub name: String,
+    /// Namespace of the objects [default: kubectl's current one].
+    #[arg(long, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// When every shard starts: Unix seconds, RFC 3339, or +DUR from now
+    /// (leave the pods time to be scheduled and pull the image).
+    #[arg(long, default_value = "+2m", value_name = "TIME")]
+    pub start_at: String,
+    /// Use this existing ReadWriteMany claim for results instead of creating one.
+    #[arg(long, value_name = "CLAIM")]
+    pub claim: Option<String>,
+    /// Size of the results claim created.
+    #[arg(long, default_value = "1Gi", value_name = "SIZE")]
+    pub storage: String,
+    /// Storage class of the claim created (one offering ReadWriteMany).
+    #[arg(long, value_name = "CLASS")]
+    pub storage_class: Option<String>,
+    /// CPU each shard's pod requests, e.g. 1 or 500m.
+    #[arg(long, value_name = "CPU")]
+    pub cpu: Option<String>,
+    /// Write the manifests to FILE instead of standard output.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// After `--`: the URL and `iolab attack` flags of the whole plan (the
+    /// shard flags, --out and --hdr are added per pod).
+    #[arg(last = true, required = true, value_name = "URL FLAGS")]
+    pub attack: Vec<String>,
+}
+
+/// Run `iolab k8s`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if !dns_label(&args.name) {
+        return Err(CliError::usage(format!(
+            "--name '{}': use lowercase letters, digits and '-', at most 50 characters, starting with a letter",
+            args.name
+        )));
+    }
+    let whole: Shard = format!("1/{}", args.shards)
+        .parse()
+        .map_err(|e: String| CliError::usage(e.replace("--shard '1/", "--shards '")))?;
+    let attack = attack_args(&args.attack)?;
+    let mut plan = super::attack::plan(&attack)?;
+    plan.shard = Some(whole);
+    iolab_loadgen::validate(&plan)
+        .map_err(|e| CliError::usage(format!("the attack after --: {e}")))?;
+    let now = SystemTime::now();
+    let start = parse_start_at(&args.start_at, now).map_err(CliError::usage)?;
+    let now_ms = now
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64;
+    let lead = Duration::from_millis(start.saturating_sub(now_ms));
+    let run = plan.driver.duration().unwrap_or(Duration::from_secs(3600)) + plan.timeout;
+    let spec = JobSpec {
+        name: args.name.clone(),
+        namespace: args.namespace.clone(),
+        image: args.image.clone(),
+        shards: args.shards,
+        start_at_unix_ms: start,
+        attack_args: args.attack.clone(),
+        plan_hash: plan_hash(&plan),
+        merge_wait: lead + run + MERGE_SLACK,
+        claim: match &args.claim {
+            Some(c) => Claim::Existing(c.clone()),
+            None => Claim::New {
+                size: args.storage.clone(),
+                storage_class: args.storage_class.clone(),
+            },
+        },
+        cpu: args.cpu.clone(),
+    };
+    let text = manifest(&spec);
+    match &args.out {
+        Some(path) => iolab_model::files::write_atomic(path, text.as_bytes()).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+        })?,
+        None => super::report::print(text.as_bytes()),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The attack flags after `--`, parsed as `iolab attack` parses them; the
+/// flags each pod gets from the manifest are refused here.
+fn attack_args(argv: &[String]) -> Result<super::attack::Args, CliError> {
+    const PER_POD: [&str; 7] = [
+        "--shard",
+        "--start-at",
+        "--out",
+        "-o",
+        "--hdr",
+        "--csv",
+        "--json",
+    ];
+    if let Some(f) = argv.iter().find(|a| {
+        PER_POD
+            .iter()
+            .any(|p| *a == p || a.starts_with(&format!("{p}=")))
+    }) {
+        return Err(CliError::usage(format!(
+            "{f} after --: iolab k8s sets it for each pod; leave it out"
+        )));
+    }
+    let full = ["iolab", "attack"]
+        .into_iter()
+        .map(String::from)
+        .chain(argv.iter().cloned());
+    match Cli::try_parse_from(full) {
+        Ok(Cli {
+            command: Command::Attack(a),
+        }) => Ok(a),
+        Ok(_) => unreachable!("parsed as attack"),
+        Err(e) => {
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error");
+            Err(CliError::usage(format!(
+                "the attack after --: {}",
+                first.trim_start_matches("error: ")
+            )))
+        }
+    }
+}
+
+/// A name Kubernetes accepts for every object made from it.
+fn dns_label(s: &str) -> bool {
+    s.len() <= 50
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && !s.ends_with('-')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_kubernetes_accepts() {
+        assert!(dns_label("iolab-e2"));
+        for bad in ["", "Iolab", "9x", "a_b", "x-", &"a".repeat(51)] {
+            assert!(!dns_label(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn per_pod_flags_are_refused_and_attack_flags_checked() {
+        let e = attack_args(&["http://x/".into(), "--shard".into(), "1/2".into()]).unwrap_err();
+        assert!(e.to_string().contains("sets it for each pod"), "{e}");
+        let e = attack_args(&["http://x/".into(), "--rat".into(), "5".into()]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("the attack after --: unexpected argument"),
+            "{e}"
+        );
+        assert!(attack_args(&["http://x/".into(), "--rate".into(), "5".into()]).is_ok());
+    }
+}

@@ -1,0 +1,401 @@
+//! `iolab merge`: shard documents of one plan into the one document a single
+//! host would have written. Counters add; every percentile is read from an
+//! added HdrHistogram (latency, service time, send lag, and each series
+//! interval), never averaged; series line up on absolute time.
+//!
+//! Refused, with one line naming the fault: a document that is not a shard,
+//! shards of different plans (hash), of different cuts (n) or starts, a
+//! missing or duplicate index, a histogram that does not decode.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use base64::Engine;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::Histogram;
+use iolab_model::attack::{
+    AttackResult, ErrorCounts, GeneratorStats, RequestCounts, ServiceSummary, Throughput,
+    ATTACK_SCHEMA,
+};
+use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
+
+use crate::merge::{add, encode, latency_summary, series, spectrum};
+use crate::recorder::Interval;
+use crate::IntervalHistogram;
+
+/// A merged document and its interval histograms (for `--hdr`).
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The merged `iolab.attack/1` document.
+    pub result: AttackResult,
+    /// Per-interval latency histograms, on the merged clock.
+    pub intervals: Vec<IntervalHistogram>,
+}
+
+/// One input: a name for messages (its file) and its document.
+pub type Source = (String, AttackResult);
+
+/// Merge the shards of one plan sent to one target; the error is one line
+/// naming the fault.
+pub fn merge(docs: &[Source]) -> Result<Merged, String> {
+    if let Some((name0, d0)) = docs.first() {
+        if let Some((name, d)) = docs.iter().find(|(_, d)| d.target != d0.target) {
+            return Err(format!(
+                "{name} attacked {}, {name0} {}: shards of one plan attack one target",
+                d.target, d0.target
+            ));
+        }
+    }
+    merge_hosts(docs)
+}
+
+/// Merge the shards of one plan, each host having sent its shard to a
+/// target of its own (a sharded `iolab run`); the merged document names the
+/// first one's.
+pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
+    let shards = check(docs)?;
+    let interval = Duration::from_secs_f64(shards[0].2.interval_s.max(1e-3));
+    let base = shards
+        .iter()
+        .map(|(_, d, _)| d.started_unix_ms)
+        .min()
+        .unwrap_or(0);
+    let mut acc = Acc::default();
+    for (name, doc, rec) in &shards {
+        acc.add(doc, rec, base, interval)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    let shards: Vec<(&AttackResult, &ShardRecord)> =
+        shards.iter().map(|(_, d, r)| (*d, *r)).collect();
+    let result = acc.result(&shards, base, interval);
+    result.check_accounting().map_err(|e| {
+        format!("the merged counts do not balance ({e}): a shard document was edited or is corrupt")
+    })?;
+    let intervals = acc
+        .intervals
+        .into_iter()
+        .enumerate()
+        .map(|(i, iv)| IntervalHistogram {
+            start: interval * i as u32,
+            duration: interval,
+            histogram: iv.latency,
+        })
+        .collect();
+    Ok(Merged { result, intervals })
+}
+
+/// A shard: its name, document and record.
+type Checked<'a> = (&'a String, &'a AttackResult, &'a ShardRecord);
+
+/// Every document a shard, all of one plan, cut and start, each index once;
+/// the shards sorted by index.
+fn check(docs: &[Source]) -> Result<Vec<Checked<'_>>, String> {
+    let mut shards = Vec::with_capacity(docs.len());
+    for (name, doc) in docs {
+        let rec = doc.shard.as_ref().ok_or_else(|| {
+            format!("{name} is not a shard (no \"shard\" record): write shards with iolab attack --shard i/n")
+        })?;
+        shards.push((name, doc, rec));
+    }
+    let Some(&(name0, _, r0)) = shards.first() else {
+        return Err("nothing to merge: give shard result files or folders holding them".into());
+    };
+    for &(name, _, r) in &shards {
+        if r.plan_hash != r0.plan_hash {
+            return Err(format!(
+                "{name} is of plan {}, {name0} of plan {}: shards of different plans do not merge",
+                r.plan_hash, r0.plan_hash
+            ));
+        }
+        if r.count != r0.count {
+            return Err(format!(
+                "{name} is shard {} but {name0} is shard {}: one plan, one n",
+                r.shard(),
+                r0.shard()
+            ));
+        }
+    }
+    apart(&shards)?;
+    let mut by_index: BTreeMap<u32, &String> = BTreeMap::new();
+    for &(name, _, r) in &shards {
+        if let Some(other) = by_index.insert(r.index, name) {
+            return Err(format!(
+                "shard {} appears twice ({other} and {name}): give each shard once",
+                r.shard()
+            ));
+        }
+    }
+    let missing: Vec<String> = (1..=r0.count)
+        .filter(|i| !by_index.contains_key(i))
+        .map(|i| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "shard(s) {} of {} missing: a merge needs every shard of the plan",
+            missing.join(", "),
+            r0.count
+        ));
+    }
+    shards.sort_by_key(|(_, _, r)| r.index);
+    Ok(shards)
+}
+
+/// Shards whose sends cannot have overlapped (one started after another's
+/// plan was over) are of different runs of the plan. Starts closer than
+/// that line up on absolute time (a `+DUR` start read on each host's clock
+/// differs by how far apart the hosts read it).
+fn apart(shards: &[Checked<'_>]) -> Result<(), String> {
+    let d = &shards[0].1.driver;
+    let Some(lasts_s) = d.duration_s.map(|s| s + d.timeout_s) else {
+        return Ok(());
+    };
+    let first = shards
+        .iter()
+        .min_by_key(|(_, d, _)| d.started_unix_ms)
+        .expect("not empty");
+    let last = shards
+        .iter()
+        .max_by_key(|(_, d, _)| d.started_unix_ms)
+        .expect("not empty");
+    let gap_s = (last.1.started_unix_ms - first.1.started_unix_ms) as f64 / 1e3;
+    if gap_s > lasts_s {
+        return Err(format!(
+            "{} started {gap_s:.1} s after {}, and the plan lasts {lasts_s:.1} s: they are shards of different runs",
+            last.0, first.0
+        ));
+    }
+    Ok(())
+}
+
+/// A base64 V2 + deflate histogram.
+fn decode(what: &str, b64: Option<&str>) -> Result<Option<Histogram<u64>>, String> {
+    let Some(b64) = b64.filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("the {what} histogram is not base64 ({e})"))?;
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map(Some)
+        .map_err(|e| format!("the {what} histogram does not decode ({e:?})"))
+}
+
+/// The sums so far.
+#[derive(Default)]
+struct Acc {
+    requests: RequestCounts,
+    errors: ErrorCounts,
+    status: BTreeMap<String, u64>,
+    latency: Option<Histogram<u64>>,
+    service: Option<Histogram<u64>>,
+    lag: Option<Histogram<u64>>,
+    intervals: Vec<Interval>,
+    elapsed_s: f64,
+    cpu_s: f64,
+    spin_s: f64,
+    threads: usize,
+    saturated: bool,
+    /// Each shard's CPU wait (`None` where a shard's host could not tell).
+    waits: Vec<Option<f64>>,
+    /// The flagged shards' causes, each naming its shard.
+    causes: Vec<String>,
+    interrupted: bool,
+}
+
+/// Add `from` into `into`, starting `into` at the first histogram seen.
+fn add_opt(into: &mut Option<Histogram<u64>>, from: Option<Histogram<u64>>) {
+    match (into.as_mut(), from) {
+        (Some(i), Some(f)) => add(i, &f),
+        (None, Some(f)) => {
+            let mut h = auto_histogram();
+            add(&mut h, &f);
+            *into = Some(h);
+        }
+        (_, None) => {}
+    }
+}
+
+impl Acc {
+    fn add(
+        &mut self,
+        doc: &AttackResult,
+        rec: &ShardRecord,
+        base: u64,
+        interval: Duration,
+    ) -> Result<(), String> {
+        let (q, e) = (&doc.requests, &doc.errors);
+        let r = &mut self.requests;
+        (r.planned, r.sent, r.not_sent) = (
+            r.planned + q.planned,
+            r.sent + q.sent,
+            r.not_sent + q.not_sent,
+        );
+        (r.ok, r.non_2xx) = (r.ok + q.ok, r.non_2xx + q.non_2xx);
+        let a = &mut self.errors;
+        a.timeout += e.timeout;
+        a.refused += e.refused;
+        a.reset += e.reset;
+        a.addr_unavailable += e.addr_unavailable;
+        a.connect_other += e.connect_other;
+        a.read += e.read;
+        for (code, n) in &doc.status_codes {
+            *self.status.entry(code.clone()).or_default() += n;
+        }
+        add_opt(
+            &mut self.latency,
+            decode("latency", doc.histogram.as_deref())?,
+        );
+        add_opt(
+            &mut self.service,
+            decode("service", rec.service_histogram.as_deref())?,
+        );
+        add_opt(&mut self.lag, decode("lag", rec.lag_histogram.as_deref())?);
+        if rec.interval_histograms.len() != doc.series.len() {
+            return Err(format!(
+                "{} interval histograms for {} series points",
+                rec.interval_histograms.len(),
+                doc.series.len()
+            ));
+        }
+        let late_ms = doc.started_unix_ms - base;
+        let shift = (late_ms as f64 / (interval.as_secs_f64() * 1e3)).round() as usize;
+        for (i, (p, h)) in doc.series.iter().zip(&rec.interval_histograms).enumerate() {
+            while self.intervals.len() <= shift + i {
+                self.intervals.push(Interval {
+                    sent: 0,
+                    ok: 0,
+                    errors: 0,
+                    latency: auto_histogram(),
+                });
+            }
+            let m = &mut self.intervals[shift + i];
+            (m.sent, m.ok, m.errors) = (m.sent + p.sent, m.ok + p.ok, m.errors + p.errors);
+            if let Some(h) = decode("interval", Some(h))? {
+                add(&mut m.latency, &h);
+            }
+        }
+        self.elapsed_s = self.elapsed_s.max(late_ms as f64 / 1e3 + doc.elapsed_s);
+        let g = &doc.generator;
+        self.cpu_s += g.cpu_s;
+        self.spin_s += g.spin_s;
+        self.threads += g.threads;
+        self.saturated |= g.saturated;
+        self.waits.push(g.wait_s);
+        if let Some(c) = &g.cause {
+            self.causes.push(format!("shard {}: {c}", rec.index));
+        }
+        self.interrupted |= doc.interrupted;
+        Ok(())
+    }
+
+    fn result(
+        &self,
+        shards: &[(&AttackResult, &ShardRecord)],
+        base: u64,
+        interval: Duration,
+    ) -> AttackResult {
+        let first = shards[0].0;
+        let empty = auto_histogram();
+        let latency = self.latency.as_ref().unwrap_or(&empty);
+        let service = self.service.as_ref().unwrap_or(&empty);
+        let lag = self.lag.as_ref().unwrap_or(&empty);
+        let q = &self.requests;
+        let per_s = |n: u64| {
+            if self.elapsed_s > 0.0 {
+                n as f64 / self.elapsed_s
+            } else {
+                0.0
+            }
+        };
+        let offered = match (first.driver.kind.as_str(), first.driver.duration_s) {
+            ("open", Some(d)) if d > 0.0 => q.planned as f64 / d,
+            _ => per_s(q.planned),
+        };
+        let ms = |us: u64| us as f64 / 1e3;
+        AttackResult {
+            schema: ATTACK_SCHEMA.to_string(),
+            target: first.target.clone(),
+            driver: first.driver.clone(),
+            requests: q.clone(),
+            errors: self.errors.clone(),
+            status_codes: self.status.clone(),
+            latency_ms: latency_summary(latency),
+            service_ms: ServiceSummary {
+                p50: ms(service.value_at_quantile(0.5)),
+                p99: ms(service.value_at_quantile(0.99)),
+                max: ms(service.max()),
+            },
+            throughput_rps: Throughput {
+                offered,
+                achieved: per_s(q.ok + q.non_2xx),
+                goodput: per_s(q.ok),
+            },
+            series: series(&self.intervals, interval),
+            generator: GeneratorStats {
+                cpu_s: self.cpu_s,
+                lag_p99_ms: ms(lag.value_at_quantile(0.99)),
+                lag_max_ms: ms(lag.max()),
+                saturated: self.saturated,
+                threads: self.threads,
+                spin_s: self.spin_s,
+                cpus: Vec::new(),
+                wait_s: self.waits.iter().copied().sum(),
+                cause: (!self.causes.is_empty()).then(|| self.causes.join("; ")),
+            },
+            elapsed_s: self.elapsed_s,
+            started_unix_ms: base,
+            spectrum: spectrum(latency),
+            histogram: self.latency.as_ref().and_then(encode),
+            interrupted: self.interrupted,
+            shard: None,
+            merged: Some(merge_record(shards, base)),
+        }
+    }
+}
+
+/// An empty histogram that grows to what is added (same lowest value and
+/// precision as the shards', so adding keeps every count in its bucket).
+fn auto_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits")
+}
+
+/// The shards as the merged document lists them, and their start skew.
+fn merge_record(shards: &[(&AttackResult, &ShardRecord)], base: u64) -> MergeRecord {
+    let r0 = shards[0].1;
+    let parts: Vec<ShardPart> = shards
+        .iter()
+        .map(|(d, r)| ShardPart {
+            index: r.index,
+            started_unix_ms: d.started_unix_ms,
+            first_send_late_ms: r
+                .first_send_ms
+                .zip(r.first_due_ms)
+                .map(|(sent, due)| (d.started_unix_ms - base) as f64 + sent - due),
+            planned: d.requests.planned,
+            sent: d.requests.sent,
+            ok: d.requests.ok,
+            cpu_s: d.generator.cpu_s,
+            threads: d.generator.threads,
+            saturated: d.generator.saturated,
+        })
+        .collect();
+    let late: Vec<f64> = parts.iter().filter_map(|p| p.first_send_late_ms).collect();
+    let start_skew_ms = (!late.is_empty()).then(|| {
+        late.iter().copied().fold(f64::MIN, f64::max)
+            - late.iter().copied().fold(f64::MAX, f64::min)
+    });
+    MergeRecord {
+        shards: r0.count,
+        plan_hash: r0.plan_hash.clone(),
+        plan_requests: r0.plan_requests,
+        start_at_unix_ms: r0.start_at_unix_ms.filter(|_| {
+            shards
+                .iter()
+                .all(|(_, r)| r.start_at_unix_ms == r0.start_at_unix_ms)
+        }),
+        start_skew_ms,
+        series_shifted: parts.iter().any(|p| p.started_unix_ms != base),
+        parts,
+    }
+}
