@@ -11,10 +11,11 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
     Err(AttackError::Invalid(msg.into()))
 }
 
-/// Check a plan: http:// URL, positive rates and durations, non-empty phases,
+/// Check a plan: http(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
-    Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     match &plan.driver {
         Driver::Open { phases, .. } => {
             if phases.is_empty() {
@@ -111,6 +112,7 @@ mod tests {
             cpus: vec![],
             record_requests: false,
             spin: false,
+            request: Default::default(),
         }
     }
 
@@ -145,7 +147,7 @@ mod tests {
             }),
         ];
         let mut p = plan(Driver::constant(10.0, Duration::from_secs(1)));
-        p.target = "https://x/".into();
+        p.target = "ftp://x/".into();
         cases.push(p.clone());
         p.target = "http://x/".into();
         p.timeout = Duration::ZERO;

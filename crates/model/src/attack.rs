@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{ConnectionMode, Driver};
+use crate::request::RequestSet;
 use crate::units::secs;
 
 /// The schema tag of [`AttackResult`].
@@ -47,6 +48,9 @@ pub struct AttackPlan {
     /// spinning keeps sends on time at the price of the generator's core.
     #[serde(default)]
     pub spin: bool,
+    /// What each request sends (default: a plain GET of `target`).
+    #[serde(default, skip_serializing_if = "RequestSet::is_plain_get")]
+    pub request: RequestSet,
 }
 
 /// How close to a send [`AttackPlan::spin`] stops sleeping: more than the

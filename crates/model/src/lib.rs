@@ -6,11 +6,13 @@
 //! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`], [`durations`](units), the result documents that renderers
-//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), and how
+//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
+//! [`capacity`]), what a request sends ([`request`]), and how
 //! those are written and read back ([`files`]).
 
 pub mod attack;
 pub mod batch;
+pub mod capacity;
 pub mod concurrency;
 pub mod cpu;
 pub mod driver;
@@ -19,6 +21,7 @@ pub mod experiment;
 pub mod files;
 pub mod knob;
 pub mod predict;
+pub mod request;
 pub mod runs;
 pub mod runtime;
 pub mod schedule;

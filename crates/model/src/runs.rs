@@ -263,6 +263,7 @@ mod tests {
                     interval: Duration::from_secs(1),
                     command: None,
                     body: Default::default(),
+                    foreign: None,
                 }),
             },
             attack: Some(attack),

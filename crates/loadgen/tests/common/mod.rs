@@ -1,6 +1,7 @@
 //! Helpers shared by the loadgen tests: plans and a real server.
 #![allow(dead_code)]
 
+pub mod echo;
 pub mod server;
 
 use std::time::Duration;
@@ -21,6 +22,7 @@ pub fn open(url: &str, rate: f64, secs: f64) -> AttackPlan {
         cpus: vec![],
         record_requests: false,
         spin: false,
+        request: Default::default(),
     }
 }
 

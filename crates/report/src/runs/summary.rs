@@ -207,7 +207,14 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         predicted_p50_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p50),
         predicted_p99_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p99),
         best,
-        explanation: crate::runs::explain_in(file, run),
+        explanation: match &run.spec.work {
+            Work::Http(h) if h.foreign.is_some() => format!(
+                "{} {}",
+                iolab_model::request::CONTRACT_SKIPPED,
+                crate::runs::explain_in(file, run)
+            ),
+            _ => crate::runs::explain_in(file, run),
+        },
     }
 }
 
