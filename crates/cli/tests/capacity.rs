@@ -75,7 +75,11 @@ fn finds_a_pools_capacity_and_names_its_threads() {
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
     let cap = doc["capacity_rps"].as_f64().expect("a capacity");
-    assert!((cap - 200.0).abs() <= 30.0, "capacity {cap} vs 200: {}", doc["searches"][0]["outcome"]);
+    assert!(
+        (cap - 200.0).abs() <= 30.0,
+        "capacity {cap} vs 200: {}",
+        doc["searches"][0]["outcome"]
+    );
     let s0 = &doc["searches"][0];
     assert!(s0["bracket_width_pct"].as_f64().unwrap() <= 10.0 + 1e-9);
     let fit = &s0["fit"];
@@ -88,16 +92,25 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     // Every step carries its attack, with honest books.
     for st in s0["steps"].as_array().unwrap() {
         let r = &st["attack"]["requests"];
-        assert_eq!(r["planned"].as_u64(), Some(r["sent"].as_u64().unwrap() + r["not_sent"].as_u64().unwrap()));
+        assert_eq!(
+            r["planned"].as_u64(),
+            Some(r["sent"].as_u64().unwrap() + r["not_sent"].as_u64().unwrap())
+        );
     }
     // The saved document re-renders as text and HTML.
     let saved = out_dir.path().join("capacity.json");
     let text = iolab().args(["report"]).arg(&saved).output().unwrap();
     common::assert_ok(&text);
     let text = String::from_utf8(text.stdout).unwrap();
-    assert!(text.contains("capacity ") && text.contains("behaves like a pool"), "{text}");
+    assert!(
+        text.contains("capacity ") && text.contains("behaves like a pool"),
+        "{text}"
+    );
     let html = std::fs::read_to_string(out_dir.path().join("report.html")).unwrap();
-    assert!(html.contains("<svg") && html.contains("pool(threads="), "no chart");
+    assert!(
+        html.contains("<svg") && html.contains("pool(threads="),
+        "no chart"
+    );
 }
 
 #[test]
@@ -105,13 +118,48 @@ fn bad_input_is_one_line_and_exit_2() {
     for args in [
         vec!["capacity", "http://127.0.0.1:1/", "--slo", "p99<fast"],
         vec!["capacity", "http://127.0.0.1:1/", "--precision", "0%"],
-        vec!["capacity", "http://127.0.0.1:1/", "--start", "100", "--max", "10"],
+        vec![
+            "capacity",
+            "http://127.0.0.1:1/",
+            "--start",
+            "100",
+            "--max",
+            "10",
+        ],
         vec!["capacity", "ftp://127.0.0.1:1/"],
         vec!["capacity", "http://127.0.0.1:1/", "-H", "NoColon"],
         vec!["capacity", "http://127.0.0.1:1/", "--pid", "999999999"],
-        vec!["attack", "http://127.0.0.1:1/", "-H", "Content-Length: 5", "--rate", "1", "-d", "1s"],
-        vec!["attack", "--targets", "/nonexistent/targets.txt", "--rate", "1", "-d", "1s"],
-        vec!["attack", "http://127.0.0.1:1/", "--body", "x", "--body-file", "/etc/hostname", "--rate", "1", "-d", "1s"],
+        vec![
+            "attack",
+            "http://127.0.0.1:1/",
+            "-H",
+            "Content-Length: 5",
+            "--rate",
+            "1",
+            "-d",
+            "1s",
+        ],
+        vec![
+            "attack",
+            "--targets",
+            "/nonexistent/targets.txt",
+            "--rate",
+            "1",
+            "-d",
+            "1s",
+        ],
+        vec![
+            "attack",
+            "http://127.0.0.1:1/",
+            "--body",
+            "x",
+            "--body-file",
+            "/etc/hostname",
+            "--rate",
+            "1",
+            "-d",
+            "1s",
+        ],
     ] {
         let out = iolab().args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -136,10 +184,22 @@ fn attack_sends_a_targets_file_in_turn() {
     let out = iolab()
         .args(["attack", "--targets"])
         .arg(&file)
-        .args(["--rate", "40", "--duration", "500ms", "-H", "Accept: text/plain", "--json", "-q"])
+        .args([
+            "--rate",
+            "40",
+            "--duration",
+            "500ms",
+            "-H",
+            "Accept: text/plain",
+            "--json",
+            "-q",
+        ])
         .output()
         .unwrap();
     let doc = common::json_ok(&out);
     assert_eq!(doc["requests"]["ok"], doc["requests"]["planned"], "{doc}");
-    assert!(doc["target"].as_str().unwrap().ends_with("/work?steps=sleep:1"));
+    assert!(doc["target"]
+        .as_str()
+        .unwrap()
+        .ends_with("/work?steps=sleep:1"));
 }

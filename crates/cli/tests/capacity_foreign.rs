@@ -52,7 +52,9 @@ impl Service {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0);
-        let child = c.spawn().unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
+        let child = c
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {argv:?}: {e}"));
         let url = format!("http://127.0.0.1:{port}");
         let s = Service { child, url };
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -71,7 +73,9 @@ impl Service {
 impl Drop for Service {
     fn drop(&mut self) {
         let pgid = self.child.id();
-        let _ = Command::new("kill").args(["-KILL", &format!("-{pgid}")]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &format!("-{pgid}")])
+            .status();
         let _ = self.child.wait();
     }
 }
@@ -94,7 +98,10 @@ fn capacity(url: &str, pid: u32, slo: &str, extra: &[&str]) -> Value {
         out_dir.path().display().to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
-    let out = Command::new(env!("CARGO_BIN_EXE_iolab")).args(&args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(&args)
+        .output()
+        .unwrap();
     let doc = common::json_ok(&out);
     assert!(out_dir.path().join("capacity.json").is_file());
     assert!(out_dir.path().join("report.html").is_file());
@@ -104,7 +111,9 @@ fn capacity(url: &str, pid: u32, slo: &str, extra: &[&str]) -> Value {
 /// Capacity within 15% of `implied`, and the fit's limit.
 fn check(name: &str, doc: &Value, implied: f64, limit: &str) {
     let s = &doc["searches"][0];
-    let cap = doc["capacity_rps"].as_f64().unwrap_or_else(|| panic!("{name}: no capacity: {}", s["outcome"]));
+    let cap = doc["capacity_rps"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{name}: no capacity: {}", s["outcome"]));
     let fit = &s["fit"];
     eprintln!(
         "{name}: capacity {cap:.1} req/s, implied {implied:.1}; {} steps in {:.1} s; {}",
@@ -118,14 +127,19 @@ fn check(name: &str, doc: &Value, implied: f64, limit: &str) {
         s["outcome"]
     );
     assert_eq!(fit["limit"], limit, "{name}: {fit}");
-    assert!(!s["what_if"].as_array().unwrap().is_empty(), "{name}: no what-if");
+    assert!(
+        !s["what_if"].as_array().unwrap().is_empty(),
+        "{name}: no what-if"
+    );
 }
 
 /// The CPU-bound case: one core (or the share of one it got when
 /// overloaded, if less) over the CPU per request.
 fn cpu_implied(doc: &Value) -> f64 {
     let s = &doc["searches"][0];
-    let cpu_ms = s["fit"]["cpu_per_request_ms"].as_f64().expect("CPU per request measured");
+    let cpu_ms = s["fit"]["cpu_per_request_ms"]
+        .as_f64()
+        .expect("CPU per request measured");
     let got = s["steps"]
         .as_array()
         .unwrap()
@@ -146,7 +160,10 @@ fn available(tool: &Path) -> bool {
         "{} is missing: run scripts/foreign-services/build and scripts/install-deps nginx",
         tool.display()
     );
-    eprintln!("SKIPPED: {} is missing (scripts/test installs it)", tool.display());
+    eprintln!(
+        "SKIPPED: {} is missing (scripts/test installs it)",
+        tool.display()
+    );
     false
 }
 
@@ -155,7 +172,8 @@ fn capacity_of_gunicorn_uvicorn_and_nginx() {
     let dir = repo().join("scripts/foreign-services");
     let venv = dir.join(".venv/bin");
     let nginx = Path::new("/usr/sbin/nginx");
-    if !(available(&venv.join("gunicorn")) && available(&venv.join("uvicorn")) && available(nginx)) {
+    if !(available(&venv.join("gunicorn")) && available(&venv.join("uvicorn")) && available(nginx))
+    {
         return;
     }
 
@@ -177,11 +195,24 @@ fn capacity_of_gunicorn_uvicorn_and_nginx() {
         &dir,
         port,
     );
-    let doc = capacity(&format!("{}/work?ms=50", g.url), g.child.id(), "p99<250ms,success>=99%", &["--start", "20"]);
+    let doc = capacity(
+        &format!("{}/work?ms=50", g.url),
+        g.child.id(),
+        "p99<250ms,success>=99%",
+        &["--start", "20"],
+    );
     drop(g);
-    check("gunicorn sync, 4 workers x 50 ms", &doc, 80.0, "concurrency");
+    check(
+        "gunicorn sync, 4 workers x 50 ms",
+        &doc,
+        80.0,
+        "concurrency",
+    );
     let c = doc["searches"][0]["fit"]["concurrency"].as_f64().unwrap();
-    assert!((c - 4.0).abs() <= 0.6, "gunicorn: the fit's concurrency {c:.2} is not about 4 workers");
+    assert!(
+        (c - 4.0).abs() <= 0.6,
+        "gunicorn: the fit's concurrency {c:.2} is not about 4 workers"
+    );
 
     // uvicorn: one process computing 4 ms of CPU per request on its loop.
     let port = free_port();
@@ -200,14 +231,28 @@ fn capacity_of_gunicorn_uvicorn_and_nginx() {
         &dir,
         port,
     );
-    let doc = capacity(&format!("{}/work?cpu_ms=4", u.url), u.child.id(), "p99<100ms,success>=99%", &["--start", "40"]);
+    let doc = capacity(
+        &format!("{}/work?cpu_ms=4", u.url),
+        u.child.id(),
+        "p99<100ms,success>=99%",
+        &["--start", "40"],
+    );
     drop(u);
-    check("uvicorn, one process, 4 ms CPU", &doc, cpu_implied(&doc), "cpu");
+    check(
+        "uvicorn, one process, 4 ms CPU",
+        &doc,
+        cpu_implied(&doc),
+        "cpu",
+    );
 
     // nginx: one worker gzipping a 256 KiB page at level 9.
     let site = tempfile::tempdir().unwrap();
     let port = free_port();
-    std::fs::set_permissions(site.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        site.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let conf = std::fs::read_to_string(dir.join("nginx.conf"))
         .unwrap()
         .replace("@PORT@", &port.to_string())
@@ -232,7 +277,12 @@ fn capacity_of_gunicorn_uvicorn_and_nginx() {
         &["--start", "20", "-H", "Accept-Encoding: gzip"],
     );
     drop(n);
-    check("nginx, one worker, gzip -9 of 256 KiB", &doc, cpu_implied(&doc), "cpu");
+    check(
+        "nginx, one worker, gzip -9 of 256 KiB",
+        &doc,
+        cpu_implied(&doc),
+        "cpu",
+    );
 }
 
 /// Text that compresses like prose: words drawn from a small list.
@@ -248,7 +298,7 @@ fn page(bytes: usize) -> String {
         x ^= x >> 7;
         x ^= x << 17;
         s.push_str(WORDS[(x % 16) as usize]);
-        s.push(if x % 11 == 0 { '\n' } else { ' ' });
+        s.push(if x.is_multiple_of(11) { '\n' } else { ' ' });
     }
     s
 }

@@ -110,8 +110,8 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     let requests = wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     let tls = match target.tls {
         true => {
-            let tls = tls::Tls::new(&target.host, plan.request.insecure)
-                .map_err(AttackError::Invalid)?;
+            let tls =
+                tls::Tls::new(&target.host, plan.request.insecure).map_err(AttackError::Invalid)?;
             tls::preflight(&tls, addr, &target.host).map_err(AttackError::Setup)?;
             Some(tls)
         }

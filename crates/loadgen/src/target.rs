@@ -129,8 +129,14 @@ mod tests {
         let t = Target::parse("http://h:1?q=1").unwrap();
         assert_eq!(t.path, "/?q=1");
         let t = Target::parse("https://h/x").unwrap();
-        assert_eq!((t.tls, t.port, t.origin().as_str()), (true, 443, "https://h"));
-        assert_eq!(Target::parse("https://h:8443").unwrap().origin(), "https://h:8443");
+        assert_eq!(
+            (t.tls, t.port, t.origin().as_str()),
+            (true, 443, "https://h")
+        );
+        assert_eq!(
+            Target::parse("https://h:8443").unwrap().origin(),
+            "https://h:8443"
+        );
     }
 
     #[test]

@@ -95,7 +95,10 @@ mod tests {
                     DELETE http://h:1/orders/1\n";
         let t = parse_targets(text, "t.txt", &read).unwrap();
         assert_eq!(t.len(), 3);
-        assert_eq!((t[0].method.as_str(), t[0].url.as_str()), ("GET", "http://h:1/a?x=1"));
+        assert_eq!(
+            (t[0].method.as_str(), t[0].url.as_str()),
+            ("GET", "http://h:1/a?x=1")
+        );
         assert_eq!(t[0].header("accept"), Some("application/json"));
         assert_eq!(t[1].body, b"{\"id\":1}");
         assert_eq!(t[2].method, "DELETE");
@@ -112,8 +115,13 @@ mod tests {
             ("GET http://h/\n\nX: 1\n", 3),
         ] {
             let e = parse_targets(text, "t.txt", &read).unwrap_err();
-            assert!(e.starts_with(&format!("t.txt:{line}: ")) && !e.contains('\n'), "{e}");
+            assert!(
+                e.starts_with(&format!("t.txt:{line}: ")) && !e.contains('\n'),
+                "{e}"
+            );
         }
-        assert!(parse_targets("# nothing\n", "t.txt", &read).unwrap_err().contains("no targets"));
+        assert!(parse_targets("# nothing\n", "t.txt", &read)
+            .unwrap_err()
+            .contains("no targets"));
     }
 }

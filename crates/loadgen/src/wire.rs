@@ -19,7 +19,10 @@ pub fn render(target: &Target, method: &str, headers: &[(String, String)], body:
         head.push_str(&format!("Host: {}\r\n", target.host_header()));
     }
     if !set("user-agent") {
-        head.push_str(&format!("User-Agent: iolab/{}\r\n", env!("CARGO_PKG_VERSION")));
+        head.push_str(&format!(
+            "User-Agent: iolab/{}\r\n",
+            env!("CARGO_PKG_VERSION")
+        ));
     }
     if !set("accept") {
         head.push_str("Accept: */*\r\n");
@@ -88,8 +91,16 @@ mod tests {
             ("X-Key".to_string(), "k".to_string()),
         ];
         let s = text(render(&t, "POST", &h, b"{\"a\":1}"));
-        assert!(s.starts_with("POST /orders HTTP/1.1\r\nHost: api.test\r\n"), "{s}");
-        assert!(s.contains("accept: application/json\r\nX-Key: k\r\nContent-Length: 7\r\n\r\n{\"a\":1}"), "{s}");
+        assert!(
+            s.starts_with("POST /orders HTTP/1.1\r\nHost: api.test\r\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "accept: application/json\r\nX-Key: k\r\nContent-Length: 7\r\n\r\n{\"a\":1}"
+            ),
+            "{s}"
+        );
         assert!(!s.contains("*/*"), "{s}");
         assert!(text(render(&t, "PUT", &[], b"")).contains("Content-Length: 0\r\n"));
         assert!(!text(render(&t, "DELETE", &[], b"")).contains("Content-Length"));
@@ -98,12 +109,17 @@ mod tests {
     #[test]
     fn every_request_goes_to_one_origin() {
         let first = Target::parse("http://h:1/a").unwrap();
-        let ok = [RequestTemplate::get("http://h:1/a"), RequestTemplate::get("http://h:1/b?x")];
+        let ok = [
+            RequestTemplate::get("http://h:1/a"),
+            RequestTemplate::get("http://h:1/b?x"),
+        ];
         assert_eq!(render_all(&first, &ok).unwrap().len(), 2);
         let e = render_all(&first, &[RequestTemplate::get("http://other:1/")]).unwrap_err();
         assert!(e.contains("one origin") && !e.contains('\n'), "{e}");
         let mut bad = RequestTemplate::get("http://h:1/");
         bad.method = "B AD".into();
-        assert!(render_all(&first, &[bad]).unwrap_err().starts_with("request 1:"));
+        assert!(render_all(&first, &[bad])
+            .unwrap_err()
+            .starts_with("request 1:"));
     }
 }

@@ -35,7 +35,10 @@ fn method_headers_and_body_arrive_as_sent() {
     let seen = server.seen();
     assert_eq!(seen.len() as u64, r.result.requests.ok);
     for s in &seen {
-        assert_eq!((s.method.as_str(), s.path.as_str()), ("POST", "/api/orders?x=1"));
+        assert_eq!(
+            (s.method.as_str(), s.path.as_str()),
+            ("POST", "/api/orders?x=1")
+        );
         assert_eq!(s.header("x-api-key"), Some("secret"));
         assert_eq!(s.header("content-length"), Some("1024"));
         assert_eq!(s.body, body);
@@ -52,9 +55,16 @@ fn a_targets_list_is_sent_in_turn_and_head_ends_at_the_head() {
     ];
     let mut plan = open(&server.url("/a"), 60.0, 0.5);
     plan.threads = Some(1);
-    plan.request = RequestSet { list, insecure: false };
+    plan.request = RequestSet {
+        list,
+        insecure: false,
+    };
     let r = run(&plan);
-    assert_eq!(r.result.requests.ok, r.result.requests.planned, "{:?}", r.result.errors);
+    assert_eq!(
+        r.result.requests.ok, r.result.requests.planned,
+        "{:?}",
+        r.result.errors
+    );
     let seen = server.seen();
     let paths: Vec<&str> = seen.iter().map(|s| s.path.as_str()).collect();
     for (i, p) in paths.iter().enumerate() {
@@ -69,18 +79,28 @@ fn https_with_a_certificate_made_now() {
     let url = server.url("/secure");
     let mut plan = open(&url, 50.0, 0.4);
     // Self-signed: refused before anything is sent, in one line naming the fix.
-    let e = iolab_loadgen::attack(&plan, &Default::default()).unwrap_err().to_string();
+    let e = iolab_loadgen::attack(&plan, &Default::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("--insecure") && !e.contains('\n'), "{e}");
     assert!(server.seen().is_empty());
     plan.request.insecure = true;
     plan.request.list = vec![template(&url, "POST", b"{\"tls\":true}")];
     let r = run(&plan);
-    assert_eq!(r.result.requests.ok, r.result.requests.planned, "{:?}", r.result.errors);
+    assert_eq!(
+        r.result.requests.ok, r.result.requests.planned,
+        "{:?}",
+        r.result.errors
+    );
     let seen = server.seen();
     assert_eq!(seen.len() as u64, r.result.requests.ok);
     assert!(seen.iter().all(|s| s.body == b"{\"tls\":true}"));
     // A new connection per request: every request makes its own handshake.
     plan.connections = iolab_model::driver::ConnectionMode::NewPerRequest { max: 100 };
     let r = run(&plan);
-    assert_eq!(r.result.requests.ok, r.result.requests.planned, "{:?}", r.result.errors);
+    assert_eq!(
+        r.result.requests.ok, r.result.requests.planned,
+        "{:?}",
+        r.result.errors
+    );
 }

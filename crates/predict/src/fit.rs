@@ -45,7 +45,9 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
         _ => Limit::Concurrency,
     };
     let cores = cores.max(1);
-    let cpu_capacity_rps = cpu_ms.filter(|c| *c > 0.0).map(|c| f64::from(cores) * 1000.0 / c);
+    let cpu_capacity_rps = cpu_ms
+        .filter(|c| *c > 0.0)
+        .map(|c| f64::from(cores) * 1000.0 / c);
     let (model, params) = fitted_model(limit, concurrency, busy);
     let mut f = Fit {
         service_ms,
@@ -168,7 +170,8 @@ pub fn what_if(fit: &Fit, rates: &[Rate], timeout: Duration) -> Vec<WhatIf> {
         Ok(s) => s,
         Err(_) => return Vec::new(),
     };
-    let (fitted, fitted_params) = fitted_model(fit.limit, fit.concurrency, fit.cpu_cores_at_capacity);
+    let (fitted, fitted_params) =
+        fitted_model(fit.limit, fit.concurrency, fit.cpu_cores_at_capacity);
     let c = fit.concurrency.round().max(1.0) as u64;
     let mut models = vec![(fitted, fitted_params.clone(), true)];
     let mut twice = ModelParams::default();
@@ -251,8 +254,16 @@ mod tests {
         assert!((f.concurrency - 4.0).abs() < 0.01, "{f:?}");
         assert_eq!(f.model, "pool(threads=4)");
         assert_eq!(f.steps, "seq(cpu:909091,sleep:49)");
-        assert!(f.sentence.contains("pool of about 4 threads"), "{}", f.sentence);
-        assert!(f.sentence.contains("about 2000 req/s on 2 cores"), "{}", f.sentence);
+        assert!(
+            f.sentence.contains("pool of about 4 threads"),
+            "{}",
+            f.sentence
+        );
+        assert!(
+            f.sentence.contains("about 2000 req/s on 2 cores"),
+            "{}",
+            f.sentence
+        );
         let rates = [80.0, 160.0].map(|rps| Rate {
             rps,
             duration: Duration::from_secs(2),

@@ -11,9 +11,9 @@ use serde_json::json;
 
 use crate::grid::{self, Grid};
 use crate::numbers::{ms, num, opt, percent, rate, secs};
+use crate::svg::esc;
 use crate::svg::line::{Axis, LineChart, Point, Series};
 use crate::svg::scale::Kind;
-use crate::svg::esc;
 use crate::{csv, json as to_json, Format, RenderError};
 
 /// Render a capacity document in any format.
@@ -31,7 +31,8 @@ pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError
 pub fn step_line(s: &StepRecord) -> String {
     format!(
         "{:<7} {:>9} for {}: {} ({}, p99 {}, success {})",
-        s.phase.map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
+        s.phase
+            .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
         format!("{}/s", rate(s.rate_rps)),
         secs(s.duration_s),
         if s.passed { "pass" } else { "FAIL" },
@@ -45,18 +46,34 @@ pub fn step_line(s: &StepRecord) -> String {
 pub fn curve(search: &Search) -> Grid {
     let mut g = Grid::new(
         &[
-            "#", "phase", "rate/s", "for", "verdict", "success", "goodput/s", "p50", "p99",
-            "in flight", "CPU cores",
+            "#",
+            "phase",
+            "rate/s",
+            "for",
+            "verdict",
+            "success",
+            "goodput/s",
+            "p50",
+            "p99",
+            "in flight",
+            "CPU cores",
         ],
-        &[true, false, true, true, false, true, true, true, true, true, true],
+        &[
+            true, false, true, true, false, true, true, true, true, true, true,
+        ],
     );
     for (i, s) in search.steps.iter().enumerate() {
         g.rows.push(vec![
             (i + 1).to_string(),
-            s.phase.map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
+            s.phase
+                .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
             rate(s.rate_rps),
             secs(s.duration_s),
-            if s.passed { "pass".into() } else { "fail".into() },
+            if s.passed {
+                "pass".into()
+            } else {
+                "fail".into()
+            },
             percent(s.success_ratio),
             rate(s.goodput_rps),
             ms(s.p50_ms),
@@ -104,7 +121,10 @@ pub fn answer(s: &Search) -> String {
 
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
 fn findings(s: &Search) -> Vec<String> {
-    let mut out = vec![answer(s), format!("{} (in {})", s.outcome, secs(s.elapsed_s))];
+    let mut out = vec![
+        answer(s),
+        format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
+    ];
     for n in &s.noise {
         out.push(format!(
             "noise: {}/s passed at or above {}/s, which failed",
@@ -129,7 +149,10 @@ fn findings(s: &Search) -> Vec<String> {
 }
 
 fn heading(doc: &CapacityFile, s: &Search) -> String {
-    format!("capacity of {} ({}), objective {}", s.name, s.target, doc.slo)
+    format!(
+        "capacity of {} ({}), objective {}",
+        s.name, s.target, doc.slo
+    )
 }
 
 /// Terminal text.
@@ -177,28 +200,38 @@ pub fn csv_steps(doc: &CapacityFile) -> String {
         .iter()
         .flat_map(|s| s.steps.iter().map(|st| (s.name.clone(), st.clone())))
         .collect();
-    csv::records(&rows, &(String::new(), StepRecord::default()), |(name, s)| {
-        vec![
-            ("target", json!(name)),
-            ("phase", json!(s.phase)),
-            ("rate_rps", json!(s.rate_rps)),
-            ("duration_s", json!(s.duration_s)),
-            ("passed", json!(s.passed)),
-            ("success_ratio", json!(s.success_ratio)),
-            ("goodput_rps", json!(s.goodput_rps)),
-            ("p50_ms", json!(s.p50_ms)),
-            ("p99_ms", json!(s.p99_ms)),
-            ("in_flight", json!(s.in_flight)),
-            ("cpu_cores", json!(s.cpu_cores)),
-            ("cpu_per_request_ms", json!(s.cpu_per_request_ms)),
-            ("verdict", json!(s.verdict)),
-        ]
-    })
+    csv::records(
+        &rows,
+        &(String::new(), StepRecord::default()),
+        |(name, s)| {
+            vec![
+                ("target", json!(name)),
+                ("phase", json!(s.phase)),
+                ("rate_rps", json!(s.rate_rps)),
+                ("duration_s", json!(s.duration_s)),
+                ("passed", json!(s.passed)),
+                ("success_ratio", json!(s.success_ratio)),
+                ("goodput_rps", json!(s.goodput_rps)),
+                ("p50_ms", json!(s.p50_ms)),
+                ("p99_ms", json!(s.p99_ms)),
+                ("in_flight", json!(s.in_flight)),
+                ("cpu_cores", json!(s.cpu_cores)),
+                ("cpu_per_request_ms", json!(s.cpu_per_request_ms)),
+                ("verdict", json!(s.verdict)),
+            ]
+        },
+    )
 }
 
 /// A chart of one figure against the offered rate: the measured steps
 /// (solid), each model's simulation (dashed).
-fn chart(s: &Search, title: &str, y: Axis, measured: fn(&StepRecord) -> f64, sim: fn(&iolab_model::capacity::WhatIfPoint) -> f64) -> String {
+fn chart(
+    s: &Search,
+    title: &str,
+    y: Axis,
+    measured: fn(&StepRecord) -> f64,
+    sim: fn(&iolab_model::capacity::WhatIfPoint) -> f64,
+) -> String {
     let mut steps: Vec<&StepRecord> = s.steps.iter().collect();
     steps.sort_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
     let mut series = vec![Series {

@@ -135,9 +135,9 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
     let (url, request) = args.request.requests(args.url.as_deref())?;
     let timeout = match &args.timeout {
         Some(t) => duration("--timeout", t)?,
-        None => Duration::from_secs_f64(
-            (slo.tightest_ms().unwrap_or(500.0) * 2.0 / 1000.0).max(1.0),
-        ),
+        None => {
+            Duration::from_secs_f64((slo.tightest_ms().unwrap_or(500.0) * 2.0 / 1000.0).max(1.0))
+        }
     };
     if timeout.is_zero() {
         return Err(CliError::usage("--timeout must be above 0"));
@@ -151,7 +151,10 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
     }
     let max = args.connections;
     let series = if args.series.is_empty() {
-        iolab_model::request::DEFAULT_SERIES.iter().map(|s| s.to_string()).collect()
+        iolab_model::request::DEFAULT_SERIES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else {
         args.series.clone()
     };
@@ -179,7 +182,10 @@ pub const DEFAULT_SLO: &str = "p99<200ms,success>=99.9%";
 fn slo_flag(args: &Args) -> Result<Option<Slo>, CliError> {
     args.slo
         .as_deref()
-        .map(|s| s.parse().map_err(|e| CliError::usage(format!("--slo: {e}"))))
+        .map(|s| {
+            s.parse()
+                .map_err(|e| CliError::usage(format!("--slo: {e}")))
+        })
         .transpose()
 }
 
@@ -271,9 +277,13 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
 pub fn save(doc: &CapacityFile, dir: &std::path::Path) -> Result<(), CliError> {
     let fail = |e: String| CliError::Failed(anyhow::anyhow!("cannot write {}: {e}", dir.display()));
     std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    for (name, format) in [("capacity.json", Format::Json), ("report.html", Format::Html)] {
+    for (name, format) in [
+        ("capacity.json", Format::Json),
+        ("report.html", Format::Html),
+    ] {
         let bytes = iolab_report::capacity::render(doc, format).map_err(|e| fail(e.to_string()))?;
-        iolab_model::files::write_atomic(&dir.join(name), &bytes).map_err(|e| fail(e.to_string()))?;
+        iolab_model::files::write_atomic(&dir.join(name), &bytes)
+            .map_err(|e| fail(e.to_string()))?;
     }
     Ok(())
 }

@@ -64,7 +64,13 @@ impl Default for Options {
 }
 
 /// The length of a step at `rate` (see the module's header).
-pub fn step_length(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options, rate: f64) -> Duration {
+pub fn step_length(
+    slo: &Slo,
+    timeout: Duration,
+    unloaded_ms: f64,
+    o: &Options,
+    rate: f64,
+) -> Duration {
     let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
     let q = slo.percentile().unwrap_or(1.0);
     let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
@@ -110,7 +116,7 @@ pub fn run(
         if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
             break None;
         }
-        let (rate, phase) = match search.next() {
+        let (rate, phase) = match search.next_step() {
             Next::Measure { rate, phase } => (rate, phase),
             Next::Done(end) => break Some(end),
         };
@@ -185,7 +191,12 @@ fn describe(p: &Probe) -> String {
             }
             s
         }
-        many => format!("{} requests in turn, first {} {}", many.len(), many[0].method, many[0].url),
+        many => format!(
+            "{} requests in turn, first {} {}",
+            many.len(),
+            many[0].method,
+            many[0].url
+        ),
     }
 }
 
@@ -207,13 +218,17 @@ fn outcome(end: Option<End>, failure: Option<String>, steps: &[StepRecord], o: &
             o.max_rps
         ),
         Some(End::NothingPassed) => {
-            "no rate met the objective, down to the lowest tried: check the objective and --timeout".into()
+            "no rate met the objective, down to the lowest tried: check the objective and --timeout"
+                .into()
         }
         Some(End::Budget) => format!(
             "stopped after {} steps before the bracket narrowed: raise --max-steps or --precision",
             o.max_steps
         ),
-        Some(End::Noisy) => "stopped: the answer failed every confirmation; the verdicts are noise (see noise)".into(),
+        Some(End::Noisy) => {
+            "stopped: the answer failed every confirmation; the verdicts are noise (see noise)"
+                .into()
+        }
     }
 }
 
@@ -231,8 +246,14 @@ mod tests {
         // (200 - 100) ms / (10% x 0.99) = 1.01 s, at least 200 requests.
         let d = step_length(&slo, Duration::from_secs(1), 100.0, &o, 1000.0);
         assert!((d.as_secs_f64() - 1.0101).abs() < 0.01, "{d:?}");
-        assert_eq!(step_length(&slo, Duration::from_secs(1), 100.0, &o, 20.0), Duration::from_secs(10));
-        assert_eq!(step_length(&slo, Duration::from_secs(1), 100.0, &o, 1.0), o.max_step);
+        assert_eq!(
+            step_length(&slo, Duration::from_secs(1), 100.0, &o, 20.0),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            step_length(&slo, Duration::from_secs(1), 100.0, &o, 1.0),
+            o.max_step
+        );
         let success: Slo = "success>=99%".parse().unwrap();
         let d = step_length(&success, Duration::from_millis(500), 100.0, &o, 1000.0);
         assert!((d.as_secs_f64() - 4.0).abs() < 0.01, "{d:?}");

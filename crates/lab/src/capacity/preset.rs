@@ -80,13 +80,15 @@ pub fn parse_share(s: &str) -> Result<f64, String> {
 pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), PresetError> {
     let (origin, text) = crate::preset::locate(name_or_path)?;
     let plan = crate::preset::parse_plan(&text, &origin, Default::default())?;
-    let only: Only = toml::from_str(&text).map_err(|e| PresetError(format!("{origin}: [capacity]: {}", e.message())))?;
+    let only: Only = toml::from_str(&text)
+        .map_err(|e| PresetError(format!("{origin}: [capacity]: {}", e.message())))?;
     let sec = only.capacity.ok_or_else(|| {
         PresetError(format!(
             "{origin}: no [capacity] table: add one with slo = \"p99<200ms\" (see docs/capacity.md)"
         ))
     })?;
-    let bad = |field: &str, e: String| PresetError(format!("{origin}: field 'capacity.{field}': {e}"));
+    let bad =
+        |field: &str, e: String| PresetError(format!("{origin}: field 'capacity.{field}': {e}"));
     let slo: Slo = sec.slo.parse().map_err(|e| bad("slo", e))?;
     let d = Options::default();
     let dur = |field: &str, v: &Option<String>, default: Duration| match v {
@@ -106,13 +108,21 @@ pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), Preset
         cores: d.cores,
     };
     if !(o.start_rps > 0.0 && o.max_rps >= o.start_rps) {
-        return Err(bad("start", "start must be above 0 and max at least start".into()));
+        return Err(bad(
+            "start",
+            "start must be above 0 and max at least start".into(),
+        ));
     }
     if o.min_step.is_zero() || o.max_step < o.min_step || o.max_steps < 2 {
-        return Err(bad("min_step", "steps must be above 0, max_step >= min_step, max_steps >= 2".into()));
+        return Err(bad(
+            "min_step",
+            "steps must be above 0, max_step >= min_step, max_steps >= 2".into(),
+        ));
     }
     if plan.runs.iter().any(|r| matches!(r.work, Work::Batch(_))) {
-        return Err(PresetError(format!("{origin}: a capacity search loads HTTP targets: use an HTTP preset")));
+        return Err(PresetError(format!(
+            "{origin}: a capacity search loads HTTP targets: use an HTTP preset"
+        )));
     }
     Ok((plan, slo, o))
 }
@@ -123,7 +133,16 @@ fn targets(plan: &ExperimentPlan) -> Vec<&RunSpec> {
     plan.runs
         .iter()
         .filter(|r| {
-            let key = format!("{}|{}|{:?}|{}", r.model, r.runtime, r.params, r.coordinates.get("target").map(|v| v.to_string()).unwrap_or_default());
+            let key = format!(
+                "{}|{}|{:?}|{}",
+                r.model,
+                r.runtime,
+                r.params,
+                r.coordinates
+                    .get("target")
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            );
             let key = match &r.work {
                 Work::Http(w) => format!("{key}|{:?}|{:?}|{}", w.command, w.foreign, w.steps),
                 Work::Batch(_) => key,
@@ -165,15 +184,39 @@ pub fn run(
                     .map_err(|e| format!("{}: {e}", spec.name))?;
                 let (base, metrics) = (r.base.clone(), r.metrics(f));
                 let notes = vec![foreign::CONTRACT_SKIPPED.to_string()];
-                (base.clone(), r.pid, r.target, notes, f.requests(&base), metrics)
+                (
+                    base.clone(),
+                    r.pid,
+                    r.target,
+                    notes,
+                    f.requests(&base),
+                    metrics,
+                )
             }
             None => {
                 let launch = Launch::of(spec, &exe)?;
                 let cmd = launch.command(spec, &opts)?;
-                let t = Target::start(&cmd, launch.start_timeout(timeout), &cancel).map_err(|e| format!("{}: {e}", spec.name))?;
+                let t = Target::start(&cmd, launch.start_timeout(timeout), &cancel)
+                    .map_err(|e| format!("{}: {e}", spec.name))?;
                 let base = t.url.clone();
-                let metrics = Some((format!("{}/metrics", t.metrics_url.clone().unwrap_or_else(|| base.clone())), vec!["iolab_requests_in_flight".to_string(), "iolab_requests_queued".to_string()]));
-                (base, Some(t.pid()), Some(t), Vec::new(), Default::default(), metrics)
+                let metrics = Some((
+                    format!(
+                        "{}/metrics",
+                        t.metrics_url.clone().unwrap_or_else(|| base.clone())
+                    ),
+                    vec![
+                        "iolab_requests_in_flight".to_string(),
+                        "iolab_requests_queued".to_string(),
+                    ],
+                ));
+                (
+                    base,
+                    Some(t.pid()),
+                    Some(t),
+                    Vec::new(),
+                    Default::default(),
+                    metrics,
+                )
             }
         };
         let url = match &w.foreign {
@@ -190,7 +233,11 @@ pub fn run(
             metrics,
             cancel: cancel.clone(),
         };
-        let cores = if target_cpus.is_empty() { o.cores } else { target_cpus.len() as u32 };
+        let cores = if target_cpus.is_empty() {
+            o.cores
+        } else {
+            target_cpus.len() as u32
+        };
         let opts_here = Options { cores, ..*o };
         out.push(super::run(&spec.name, &probe, slo, &opts_here, notes, each));
         if let Some(t) = target.as_mut() {

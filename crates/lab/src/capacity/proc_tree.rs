@@ -31,7 +31,11 @@ fn children_map() -> HashMap<u32, Vec<u32>> {
         return map;
     };
     for entry in dir.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
             continue;
         };
         if let Some(ppid) = parent(pid) {

@@ -134,7 +134,7 @@ impl Search {
     }
 
     /// What to measure next, or why to stop.
-    pub fn next(&mut self) -> Next {
+    pub fn next_step(&mut self) -> Next {
         let b = self.bounds;
         if self.steps.len() >= b.max_steps {
             return Next::Done(End::Budget);
@@ -199,7 +199,7 @@ mod tests {
     fn run(b: Bounds, pass: impl Fn(f64, usize) -> bool) -> (Search, End) {
         let mut s = Search::new(b);
         loop {
-            match s.next() {
+            match s.next_step() {
                 Next::Measure { rate, phase } => {
                     let n = s.steps.len();
                     s.record(rate, pass(rate, n), phase)
@@ -215,7 +215,7 @@ mod tests {
         assert_eq!(end, End::Converged);
         let lo = s.answer().unwrap();
         let hi = s.lowest_fail().unwrap();
-        assert!(lo <= 200.0 && lo >= 190.0, "{lo}");
+        assert!((190.0..=200.0).contains(&lo), "{lo}");
         assert!((hi - lo) / lo <= 0.05, "{lo}..{hi}");
         assert!(s.noise().is_empty());
         assert_eq!(s.steps.iter().filter(|x| x.2 == Phase::Confirm).count(), 1);
@@ -246,9 +246,12 @@ mod tests {
 
     #[test]
     fn a_service_that_flips_forever_ends_noisy_within_the_budget() {
-        let flip = |_r: f64, n: usize| n % 2 == 0;
+        let flip = |_r: f64, n: usize| n.is_multiple_of(2);
         let (s, end) = run(bounds(), flip);
-        assert!(matches!(end, End::Noisy | End::Budget | End::Converged), "{end:?}");
+        assert!(
+            matches!(end, End::Noisy | End::Budget | End::Converged),
+            "{end:?}"
+        );
         assert!(s.steps.len() <= 40);
     }
 }

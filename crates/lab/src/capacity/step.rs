@@ -136,7 +136,9 @@ impl Probe {
         };
         while Instant::now() < deadline && !self.cancel.load(Ordering::Relaxed) {
             match iolab_loadgen::attack(&plan, &hooks) {
-                Ok(r) if r.result.requests.ok == 3 && r.result.latency_ms.max <= ms(quick) => return,
+                Ok(r) if r.result.requests.ok == 3 && r.result.latency_ms.max <= ms(quick) => {
+                    return
+                }
                 _ => thread::sleep(Duration::from_millis(100)),
             }
         }
@@ -197,24 +199,7 @@ impl Scraper {
     }
 }
 
-/// Each named series' value in Prometheus text, summed over label sets.
-pub fn pick(text: &str, series: &[String]) -> BTreeMap<String, f64> {
-    let samples = iolab_verify::prometheus::parse_lenient(text);
-    let mut out = BTreeMap::new();
-    for name in series {
-        let mut sum = None;
-        for (key, v) in &samples {
-            let base = key.split('{').next().unwrap_or(key);
-            if base == name {
-                *sum.get_or_insert(0.0) += v;
-            }
-        }
-        if let Some(s) = sum {
-            out.insert(name.clone(), s);
-        }
-    }
-    out
-}
+pub use crate::telemetry::pick;
 
 #[cfg(test)]
 mod tests {

@@ -43,7 +43,13 @@ impl Ctx<'_> {
             }
         };
         let sampler = running.pid.map(|pid| {
-            telemetry::Sampler::start(pid, running.metrics(f).map(|(url, _)| url))
+            let (metrics_url, series) = running.metrics(f).unzip();
+            telemetry::Sampler::start_with(telemetry::Sources {
+                pid,
+                metrics_url,
+                series: series.unwrap_or_default(),
+                ..telemetry::Sources::default()
+            })
         });
         if let Some(driver) = warmup_driver(&w.driver, self.plan.warmup) {
             if !self.opts.cancelled() {

@@ -148,6 +148,7 @@ impl Ctx<'_> {
             port: Some(target.port),
             metrics_url: Some(format!("{metrics}/metrics")),
             metrics_separate: target.metrics_url.is_some(),
+            series: Vec::new(),
         });
         self.warm_up(spec, w, &target, &metrics);
         let zero = self.measure(spec, w, &mut target, &mut rep);

@@ -74,8 +74,7 @@ pub fn start(
         });
     }
     let argv = command.ok_or_else(|| StartError("a foreign target needs url or command".into()))?;
-    let (argv, port) =
-        super::custom::argv(argv, spec, &opts.backends).map_err(StartError)?;
+    let (argv, port) = super::custom::argv(argv, spec, &opts.backends).map_err(StartError)?;
     let cmd = TargetCommand {
         argv,
         port,

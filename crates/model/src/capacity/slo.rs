@@ -96,11 +96,7 @@ impl Slo {
                 }
                 Clause::Success { at_least } => {
                     if o.success < at_least {
-                        return Err(format!(
-                            "success {} < {}",
-                            pct(o.success),
-                            pct(at_least)
-                        ));
+                        return Err(format!("success {} < {}", pct(o.success), pct(at_least)));
                     }
                 }
             }
@@ -175,7 +171,8 @@ impl FromStr for Slo {
                 if !(q > 0.0 && q < 100.0) {
                     return Err(bad(part, "the percentile must be between 0 and 100"));
                 }
-                let d = crate::parse_duration(bound.trim()).map_err(|e| bad(part, &e.to_string()))?;
+                let d =
+                    crate::parse_duration(bound.trim()).map_err(|e| bad(part, &e.to_string()))?;
                 if d.is_zero() {
                     return Err(bad(part, "the bound must be above zero"));
                 }
@@ -206,9 +203,21 @@ mod tests {
         assert_eq!(s.percentile(), Some(0.99));
         let s: Slo = "p50<=1s,p99.9<2s".parse().unwrap();
         assert_eq!(s.to_string(), "p50<1000ms,p99.9<2000ms");
-        for bad in ["", "p99", "p100<1s", "p99<0ms", "success>99%", "success>=120%", "q99<1s", "p99<fast"] {
+        for bad in [
+            "",
+            "p99",
+            "p100<1s",
+            "p99<0ms",
+            "success>99%",
+            "success>=120%",
+            "q99<1s",
+            "p99<fast",
+        ] {
             let e = bad.parse::<Slo>().unwrap_err();
-            assert!(e.starts_with("objective") && !e.contains('\n'), "{bad}: {e}");
+            assert!(
+                e.starts_with("objective") && !e.contains('\n'),
+                "{bad}: {e}"
+            );
         }
     }
 

@@ -97,7 +97,8 @@ impl RequestFlags {
         let text = String::from_utf8(read_file("--targets", path)?).map_err(|_| {
             CliError::usage(format!("--targets {}: is not UTF-8 text", path.display()))
         })?;
-        let read = |p: &str| std::fs::read(p).map_err(|e| format!("cannot read body file {p}: {e}"));
+        let read =
+            |p: &str| std::fs::read(p).map_err(|e| format!("cannot read body file {p}: {e}"));
         let mut list = iolab_loadgen::parse_targets(&text, &path.display().to_string(), &read)
             .map_err(CliError::usage)?;
         for t in &mut list {

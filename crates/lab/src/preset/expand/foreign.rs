@@ -45,12 +45,10 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
                 "a request needs the service: url = \"http://127.0.0.1:8080\" or command = [...]",
             ))
         }
-        (_, _, None) => {
-            return Err(fault(
-                field("request"),
-                "a foreign target needs request = { path = \"/\" } (method, headers, body optional)",
-            ))
-        }
+        (_, _, None) => return Err(fault(
+            field("request"),
+            "a foreign target needs request = { path = \"/\" } (method, headers, body optional)",
+        )),
         _ => {}
     }
     if !t.runtime.is_rust() {
@@ -76,7 +74,10 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
     for (name, path) in [("health", &t.health), ("metrics", &t.metrics)] {
         if let Some(p) = path {
             if !(p.starts_with('/') || p.contains("://")) {
-                return Err(fault(field(name), "give a path starting with '/', or a URL"));
+                return Err(fault(
+                    field(name),
+                    "give a path starting with '/', or a URL",
+                ));
             }
         }
     }
@@ -87,9 +88,7 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
             "give a path starting with '/', e.g. \"/api/orders\"",
         ));
     }
-    spec.request
-        .check()
-        .map_err(|e| fault(field("request"), e))
+    spec.request.check().map_err(|e| fault(field("request"), e))
 }
 
 /// The foreign spec of a target table, when it is one.
@@ -100,7 +99,11 @@ pub(super) fn spec(t: &TargetSection) -> Option<Box<ForeignSpec>> {
         request: RequestTemplate {
             method: r.method.clone().unwrap_or_else(|| "GET".into()),
             url: r.path.clone(),
-            headers: r.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            headers: r
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             body: r.body.clone().unwrap_or_default().into_bytes(),
         },
         health: t.health.clone(),
