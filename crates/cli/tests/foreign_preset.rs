@@ -178,7 +178,7 @@ fn capacity_searches_a_running_service_given_by_url_and_pid() {
 description = "gunicorn already running"
 [capacity]
 slo = "p99<250ms,success>=99%"
-start = 10
+start = 15
 precision = "10%"
 [load]
 steps = "sleep:50"

@@ -125,7 +125,7 @@ pub fn run(
             Ok(rec) => {
                 each(&rec);
                 search.record(rate, rec.passed, phase);
-                if rec.generator_saturated {
+                if rec.generator_saturated && !rec.passed {
                     steps.push(rec);
                     break None;
                 }
@@ -204,7 +204,10 @@ fn outcome(end: Option<End>, failure: Option<String>, steps: &[StepRecord], o: &
     if let Some(e) = failure {
         return format!("stopped: the load generator refused a step: {e}");
     }
-    if steps.last().is_some_and(|s| s.generator_saturated) {
+    if steps
+        .last()
+        .is_some_and(|s| s.generator_saturated && !s.passed)
+    {
         return "stopped: the generator itself was the bottleneck at the last rate; the answer is a lower bound".into();
     }
     match end {

@@ -68,8 +68,11 @@ pub struct StepRecord {
     /// Peaks of the target's own Prometheus series during the step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
-    /// The generator flagged itself as the bottleneck: the verdict says
-    /// nothing about the target.
+    /// The step failed and the generator was late enough to explain it
+    /// (the objective holds with every answer forgiven the generator's
+    /// largest lateness): the verdict says nothing about the target. A
+    /// late generator's pass stands (it only made the target look worse);
+    /// its raw flag is `attack.generator.saturated`.
     #[serde(default)]
     pub generator_saturated: bool,
     /// The step's full load result.
