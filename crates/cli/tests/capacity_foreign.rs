@@ -74,7 +74,7 @@ impl Drop for Service {
     fn drop(&mut self) {
         let pgid = self.child.id();
         let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{pgid}")])
+            .args(["-s", "KILL", "--", &format!("-{pgid}")])
             .status();
         let _ = self.child.wait();
     }

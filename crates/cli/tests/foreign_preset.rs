@@ -133,7 +133,7 @@ struct Gunicorn(Child);
 impl Drop for Gunicorn {
     fn drop(&mut self) {
         let _ = Command::new("kill")
-            .args(["-KILL", &format!("-{}", self.0.id())])
+            .args(["-s", "KILL", "--", &format!("-{}", self.0.id())])
             .status();
         let _ = self.0.wait();
     }
