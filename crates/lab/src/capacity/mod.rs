@@ -30,6 +30,10 @@ pub use step::Probe;
 /// Fewest requests one step sends (a p99 needs a tail to read).
 pub const MIN_REQUESTS: f64 = 100.0;
 
+/// Steps a search measures again when a fail had no verdict (the
+/// generator's lateness could explain it) before it stops on one.
+pub const GENERATOR_RETRIES: usize = 3;
+
 /// The search's settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
@@ -112,6 +116,7 @@ pub fn run(
     });
     let mut steps: Vec<StepRecord> = Vec::new();
     let mut failure = None;
+    let mut retries = GENERATOR_RETRIES;
     let end = loop {
         if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
             break None;
@@ -124,8 +129,16 @@ pub fn run(
         match probe.step(slo, rate, length, phase) {
             Ok(rec) => {
                 each(&rec);
+                if rec.generator_saturated && retries > 0 {
+                    // No verdict: kept in the curve, not in the search; the
+                    // same rate is measured again once the service has drained.
+                    retries -= 1;
+                    steps.push(rec);
+                    probe.settle(quick);
+                    continue;
+                }
                 search.record(rate, rec.passed, phase);
-                if rec.generator_saturated && !rec.passed {
+                if rec.generator_saturated {
                     steps.push(rec);
                     break None;
                 }
