@@ -259,12 +259,12 @@ mod tests {
             precision: 0.1,
             ..Options::default()
         };
-        // (200 - 100) ms / (10% x 0.99) = 1.01 s, at least 200 requests.
+        // (200 - 100) ms / (10% x 0.99) = 1.01 s, at least MIN_REQUESTS (100) requests.
         let d = step_length(&slo, Duration::from_secs(1), 100.0, &o, 1000.0);
         assert!((d.as_secs_f64() - 1.0101).abs() < 0.01, "{d:?}");
         assert_eq!(
             step_length(&slo, Duration::from_secs(1), 100.0, &o, 20.0),
-            Duration::from_secs(10)
+            Duration::from_secs(5)
         );
         assert_eq!(
             step_length(&slo, Duration::from_secs(1), 100.0, &o, 1.0),
