@@ -16,6 +16,9 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
     crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
+    // Every size, count and rate against its bound (and the machine's open
+    // files), before anything is allocated.
+    iolab_model::limits::check_attack(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
     match &plan.driver {
         Driver::Open { phases, .. } => {
             if phases.is_empty() {
@@ -79,9 +82,6 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     }
     if plan.connections.max() == 0 {
         return bad("--connections must be >= 1");
-    }
-    if plan.connections.max() > 1_000_000 {
-        return bad("--connections above 1,000,000 cannot be open at once (default 10000)");
     }
     // SAFETY: sysconf has no preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;

@@ -7,8 +7,9 @@
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`], [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
-//! [`capacity`]), what a request sends ([`request`]), and how
-//! those are written and read back ([`files`]).
+//! [`capacity`]), what a request sends ([`request`]), how those are written
+//! and read back ([`files`]), and every bound on input with the machine's
+//! kernel limits ([`limits`]).
 
 pub mod attack;
 pub mod batch;
@@ -21,6 +22,7 @@ pub mod experiment;
 pub mod files;
 pub mod generator;
 pub mod knob;
+pub mod limits;
 pub mod predict;
 pub mod request;
 pub mod runs;
