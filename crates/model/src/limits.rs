@@ -532,6 +532,7 @@ mod tests {
             cpus: vec![],
             record_requests: false,
             spin: false,
+            request: Default::default(),
         }
     }
 
