@@ -22,6 +22,8 @@ pub enum Command {
     Presets(cmd::presets::Args),
     /// Send HTTP load to a URL, open or closed loop, and measure it honestly.
     Attack(cmd::attack::Args),
+    /// Find the highest rate a service holds within an objective, and what limits it.
+    Capacity(cmd::capacity::Args),
     /// Serve the target contract under one concurrency model.
     Serve(cmd::serve::Args),
     /// Check that a target honours the contract before measuring it.

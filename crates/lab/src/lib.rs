@@ -5,6 +5,8 @@
 //! - [`runner`]: runs a plan — its [`target`]s, the verify gate, warm-up,
 //!   load, [`telemetry`], socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
+//! - [`capacity`]: the highest rate a target serves within an objective,
+//!   a ramp and a bisection of measured steps, and the model fitted to it.
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`target`]: what is measured: a built-in model, a runtime folder
@@ -14,6 +16,7 @@
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
+pub mod capacity;
 pub mod drain;
 pub mod environment;
 pub mod estimate;

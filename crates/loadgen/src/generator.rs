@@ -3,7 +3,7 @@
 //! The calling thread only starts them, reports progress and joins them.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +14,7 @@ use iolab_model::schedule::Schedule;
 use crate::clock::{now_ns, ClockBase, PreciseTimer};
 use crate::recorder::{Live, Recorder};
 use crate::shard;
-use crate::target::Target;
+use crate::tls::Tls;
 use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.
@@ -32,7 +32,12 @@ pub fn thread_schedule(phases: &[Phase], arrival: Arrival, i: usize, threads: us
 /// What every generator thread shares, read-only.
 pub struct RunCtx {
     pub addr: SocketAddr,
-    pub request: Vec<u8>,
+    /// The requests, rendered; sent in turn.
+    pub requests: Vec<Vec<u8>>,
+    /// Index of the next request (only read with more than one).
+    pub turn: AtomicUsize,
+    /// `https://`: the TLS client.
+    pub tls: Option<Tls>,
     pub timeout_ns: u64,
     pub new_connection: bool,
     pub start_ns: u64,
@@ -46,6 +51,14 @@ pub struct RunCtx {
 impl RunCtx {
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
+    }
+
+    /// The next request's bytes: the requests in turn, across threads.
+    pub fn next_request(&self) -> &[u8] {
+        match self.requests.len() {
+            1 => &self.requests[0],
+            n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
+        }
     }
 }
 
@@ -124,7 +137,8 @@ fn bound_ns(plan: &AttackPlan, timeout_ns: u64) -> u64 {
 /// Start the threads, watch them, and collect their outputs.
 pub fn run(
     plan: &AttackPlan,
-    target: &Target,
+    requests: Vec<Vec<u8>>,
+    tls: Option<Tls>,
     addr: SocketAddr,
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
@@ -138,7 +152,9 @@ pub fn run(
     let bound_ns = bound_ns(plan, timeout_ns);
     let ctx = Arc::new(RunCtx {
         addr,
-        request: target.request_bytes(),
+        requests,
+        turn: AtomicUsize::new(0),
+        tls,
         timeout_ns,
         new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
         start_ns,

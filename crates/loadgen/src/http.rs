@@ -1,5 +1,5 @@
-//! A minimal keep-alive HTTP/1.1 client on a tokio `TcpStream` (what wrk
-//! does): write a fixed GET, parse the status line and headers with
+//! A minimal keep-alive HTTP/1.1 client on a tokio `TcpStream`, or TLS over
+//! it ([`tls`](crate::tls)) (what wrk does): write a pre-rendered request, parse the status line and headers with
 //! `httparse`, skip the body by Content-Length, chunked framing or EOF, and
 //! keep the connection when the server allows. Errors map onto [`ErrorClass`].
 
@@ -10,13 +10,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::recorder::ErrorClass;
+use crate::tls::{Stream, Tls};
 
 /// Largest response head accepted.
 const MAX_HEAD: usize = 64 * 1024;
 
 /// An open connection with its reusable read buffer.
 pub struct Conn {
-    stream: TcpStream,
+    stream: Stream,
     buf: Vec<u8>,
 }
 
@@ -64,25 +65,33 @@ pub struct Answer {
 }
 
 impl Conn {
-    /// Open a connection (TCP_NODELAY on).
-    pub async fn connect(addr: SocketAddr) -> Result<Conn, ErrorClass> {
-        let stream = TcpStream::connect(addr)
+    /// Open a connection (TCP_NODELAY on), with a TLS handshake when `tls`
+    /// is given (a failed handshake is a connect failure).
+    pub async fn connect(addr: SocketAddr, tls: Option<&Tls>) -> Result<Conn, ErrorClass> {
+        let tcp = TcpStream::connect(addr)
             .await
             .map_err(|e| connect_class(&e))?;
-        let _ = stream.set_nodelay(true);
+        let _ = tcp.set_nodelay(true);
+        let stream = match tls {
+            None => Stream::Plain(tcp),
+            Some(tls) => Stream::Tls(Box::new(
+                tls.wrap(tcp).await.map_err(|e| connect_class(&e))?,
+            )),
+        };
         Ok(Conn {
             stream,
             buf: vec![0; 8 * 1024],
         })
     }
 
-    /// Send `request` and read one complete answer.
+    /// Send `request` and read one complete answer (none of a body after a
+    /// `HEAD`, whatever its Content-Length says).
     pub async fn exchange(&mut self, request: &[u8]) -> Result<Answer, ErrorClass> {
         self.stream
             .write_all(request)
             .await
             .map_err(|e| io_class(&e))?;
-        self.read_answer().await
+        self.read_answer(request.starts_with(b"HEAD ")).await
     }
 
     async fn fill(&mut self, at: usize) -> Result<usize, ErrorClass> {
@@ -95,7 +104,7 @@ impl Conn {
             .map_err(|e| io_class(&e))
     }
 
-    async fn read_answer(&mut self) -> Result<Answer, ErrorClass> {
+    async fn read_answer(&mut self, head_only: bool) -> Result<Answer, ErrorClass> {
         let mut len = 0;
         let (status, mut reusable, framing, head_len) = loop {
             let n = self.fill(len).await?;
@@ -108,7 +117,10 @@ impl Conn {
             match resp.parse(&self.buf[..len]) {
                 Ok(httparse::Status::Complete(head_len)) => {
                     let status = resp.code.unwrap_or(0);
-                    let (reusable, framing) = framing_of(&resp, status)?;
+                    let (reusable, mut framing) = framing_of(&resp, status)?;
+                    if head_only {
+                        framing = Framing::Length(0);
+                    }
                     break (status, reusable, framing, head_len);
                 }
                 Ok(httparse::Status::Partial) if len < MAX_HEAD => continue,

@@ -7,6 +7,10 @@
 //! generator (no coordinated omission). Request failures are data, counted by
 //! class; only an unusable plan or setup is an [`AttackError`].
 //!
+//! Requests are rendered once before the run ([`wire`]: method, headers,
+//! body; several in turn from a vegeta targets file, [`parse_targets`]);
+//! `https://` runs over rustls ([`tls`]).
+//!
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
 //! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
 
@@ -21,7 +25,10 @@ mod recorder;
 mod request;
 pub mod shard;
 mod target;
+mod targets_file;
+mod tls;
 mod validate;
+mod wire;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -38,6 +45,7 @@ pub use iolab_model::schedule::Schedule;
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
 pub use target::Target;
+pub use targets_file::parse_targets;
 pub use validate::validate;
 
 /// A progress callback.
@@ -105,7 +113,17 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     // open (validate checked the hard limit allows a closed loop's clients).
     let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;
     iolab_model::limits::raise_nofile(fds);
-    let outputs = generator::run(plan, &target, addr, hooks)?;
+    let requests = wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
+    let tls = match target.tls {
+        true => {
+            let tls =
+                tls::Tls::new(&target.host, plan.request.insecure).map_err(AttackError::Invalid)?;
+            tls::preflight(&tls, addr, &target.host).map_err(AttackError::Setup)?;
+            Some(tls)
+        }
+        false => None,
+    };
+    let outputs = generator::run(plan, requests, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));
     Ok(report)

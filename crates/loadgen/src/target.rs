@@ -1,11 +1,13 @@
-//! The URL attacked: parsed once, resolved once, and its fixed GET request
-//! rendered once so the hot path only copies bytes.
+//! The URL attacked: parsed once, resolved once, and its requests rendered
+//! once ([`wire`](crate::wire)) so the hot path only copies bytes.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-/// A parsed `http://host[:port][/path]` URL.
+/// A parsed `http[s]://host[:port][/path]` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// `https://`: TLS over the connection.
+    pub tls: bool,
     /// Host name or address as written (IPv6 without brackets).
     pub host: String,
     /// Port (80 when not written).
@@ -18,10 +20,10 @@ impl Target {
     /// Parse a URL; the error is one line naming the fault and the fix.
     pub fn parse(url: &str) -> Result<Target, String> {
         let bad = |why: &str| format!("bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080/)");
-        let rest = match url.split_once("://") {
-            Some(("http", rest)) => rest,
-            Some(("https", _)) => return Err(bad("https is not supported, only http://")),
-            Some(_) => return Err(bad("only http:// is supported")),
+        let (tls, rest) = match url.split_once("://") {
+            Some(("http", rest)) => (false, rest),
+            Some(("https", rest)) => (true, rest),
+            Some(_) => return Err(bad("only http:// and https:// are supported")),
             None => return Err(bad("missing http://")),
         };
         let (authority, path) = match rest.find(['/', '?']) {
@@ -56,13 +58,19 @@ impl Target {
             return Err(bad("path has spaces (percent-encode them)"));
         }
         let port = match port {
+            None if tls => 443,
             None => 80,
             Some(p) => match p.parse::<u16>() {
                 Ok(0) | Err(_) => return Err(bad("port must be 1-65535")),
                 Ok(p) => p,
             },
         };
-        Ok(Target { host, port, path })
+        Ok(Target {
+            tls,
+            host,
+            port,
+            path,
+        })
     }
 
     /// Resolve to the first socket address (done once, before the run).
@@ -75,28 +83,28 @@ impl Target {
     }
 
     /// The `Host` header value.
-    fn host_header(&self) -> String {
+    pub(crate) fn host_header(&self) -> String {
         let h = if self.host.contains(':') {
             format!("[{}]", self.host)
         } else {
             self.host.clone()
         };
-        if self.port == 80 {
+        if self.port == if self.tls { 443 } else { 80 } {
             h
         } else {
             format!("{h}:{}", self.port)
         }
     }
 
-    /// The fixed request every send writes.
+    /// The plain GET of this URL, as sent.
     pub fn request_bytes(&self) -> Vec<u8> {
-        format!(
-            "GET {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: iolab/{}\r\nAccept: */*\r\n\r\n",
-            self.path,
-            self.host_header(),
-            env!("CARGO_PKG_VERSION")
-        )
-        .into_bytes()
+        crate::wire::render(self, "GET", &[], &[])
+    }
+
+    /// Scheme, host and port: what one connection pool serves.
+    pub fn origin(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.host_header())
     }
 }
 
@@ -120,12 +128,20 @@ mod tests {
             .contains("Host: [::1]:9\r\n"));
         let t = Target::parse("http://h:1?q=1").unwrap();
         assert_eq!(t.path, "/?q=1");
+        let t = Target::parse("https://h/x").unwrap();
+        assert_eq!(
+            (t.tls, t.port, t.origin().as_str()),
+            (true, 443, "https://h")
+        );
+        assert_eq!(
+            Target::parse("https://h:8443").unwrap().origin(),
+            "https://h:8443"
+        );
     }
 
     #[test]
     fn refuses_what_it_cannot_send() {
         for bad in [
-            "https://x/",
             "ftp://x",
             "127.0.0.1:80",
             "http://",

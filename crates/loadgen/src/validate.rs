@@ -11,10 +11,11 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
     Err(AttackError::Invalid(msg.into()))
 }
 
-/// Check a plan: http:// URL, positive rates and durations, non-empty phases,
+/// Check a plan: http(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
-    Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     // Every size, count and rate against its bound (and the machine's open
     // files), before anything is allocated.
     iolab_model::limits::check_attack(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
@@ -136,7 +137,7 @@ mod tests {
             }),
         ];
         let mut p = plan(Driver::constant(10.0, Duration::from_secs(1)));
-        p.target = "https://x/".into();
+        p.target = "ftp://x/".into();
         cases.push(p.clone());
         p.target = "http://x/".into();
         p.timeout = Duration::ZERO;

@@ -276,7 +276,7 @@ fn bad_plans_are_refused_before_sending() {
     let mut plan = open("http://127.0.0.1:1/", 0.0, 1.0);
     assert!(matches!(validate(&plan), Err(AttackError::Invalid(_))));
     plan.driver = Driver::constant(10.0, Duration::from_secs(1));
-    plan.target = "https://127.0.0.1/".into();
+    plan.target = "ftp://127.0.0.1/".into();
     let e = attack(&plan, &Hooks::default()).unwrap_err();
     assert!(e.to_string().contains("http://"), "{e}");
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{ConnectionMode, Driver};
+use crate::request::RequestSet;
 use crate::shard::{MergeRecord, Shard, ShardRecord};
 use crate::units::secs;
 
@@ -48,6 +49,9 @@ pub struct AttackPlan {
     /// spinning keeps sends on time at the price of the generator's core.
     #[serde(default)]
     pub spin: bool,
+    /// What each request sends (default: a plain GET of `target`).
+    #[serde(default, skip_serializing_if = "RequestSet::is_plain_get")]
+    pub request: RequestSet,
     /// Send only this shard of the plan (`--shard i/n`; `None` = all of it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -72,6 +76,7 @@ impl AttackPlan {
             cpus: vec![],
             record_requests: false,
             spin: false,
+            request: RequestSet::default(),
             shard: None,
             start_at_unix_ms: None,
         }

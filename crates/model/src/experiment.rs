@@ -110,6 +110,10 @@ pub struct HttpWork {
     /// What the target answers with (`/work?...&body=value`); JSON by default.
     #[serde(default, skip_serializing_if = "WorkBody::is_json")]
     pub body: WorkBody,
+    /// A foreign target: the user's own service and request, instead of
+    /// `/work?steps=` (the steps then only describe it to `predict`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign: Option<Box<crate::request::ForeignSpec>>,
 }
 
 /// What a `/work` answer carries: the `body` query parameter of the target

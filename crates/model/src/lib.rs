@@ -6,12 +6,14 @@
 //! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`] and its [`shard`]s, [`durations`](units), the result documents that renderers
-//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), how
-//! those are written and read back ([`files`]), and every bound on input
+//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
+//! [`capacity`]), what a request sends ([`request`]), how those are written
+//! and read back ([`files`]), and every bound on input
 //! with the machine's kernel limits ([`limits`]).
 
 pub mod attack;
 pub mod batch;
+pub mod capacity;
 pub mod concurrency;
 pub mod cpu;
 pub mod driver;
@@ -22,6 +24,7 @@ pub mod generator;
 pub mod knob;
 pub mod limits;
 pub mod predict;
+pub mod request;
 pub mod runs;
 pub mod runtime;
 pub mod schedule;

@@ -276,6 +276,7 @@ mod tests {
                     interval: Duration::from_secs(1),
                     command: None,
                     body: Default::default(),
+                    foreign: None,
                 }),
             },
             attack: Some(attack),

@@ -264,7 +264,7 @@ pub struct MergeRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{ConnectionMode, Driver};
+    use crate::driver::Driver;
 
     #[test]
     fn shards_parse_and_refuse_with_the_fix() {
@@ -308,17 +308,11 @@ mod tests {
     #[test]
     fn the_plan_hash_ignores_the_host_and_sees_the_load() {
         let plan = AttackPlan {
-            target: "http://127.0.0.1:1/".into(),
-            driver: Driver::constant(100.0, Duration::from_secs(1)),
-            connections: ConnectionMode::default(),
             timeout: Duration::from_secs(1),
-            interval: Duration::from_secs(1),
-            threads: None,
-            cpus: vec![],
-            record_requests: false,
-            spin: false,
-            shard: None,
-            start_at_unix_ms: None,
+            ..AttackPlan::new(
+                "http://127.0.0.1:1/",
+                Driver::constant(100.0, Duration::from_secs(1)),
+            )
         };
         let h = plan_hash(&plan);
         assert!(h.starts_with("sha256:") && h.len() == 23, "{h}");

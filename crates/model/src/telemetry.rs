@@ -42,6 +42,19 @@ pub struct TelemetryPoint {
     /// The kernel: connections established on the target's port.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<u64>,
+    /// A foreign service's own Prometheus endpoint: each named series
+    /// (Tomcat's busy threads, HikariCP's active connections), summed over
+    /// its label sets; empty when not scraped or not answered.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub service: BTreeMap<String, f64>,
+}
+
+impl TelemetryPoint {
+    /// Did the target's metrics endpoint answer in this sample (iolab's
+    /// own series, or a foreign service's named ones)?
+    pub fn metrics_answered(&self) -> bool {
+        self.in_flight.is_some() || !self.service.is_empty()
+    }
 }
 
 /// Telemetry of one run.
@@ -94,7 +107,7 @@ impl Telemetry {
     /// `/metrics` (`None` when nothing was sampled).
     pub fn metrics_answered(&self) -> Option<f64> {
         let n = self.measured().count();
-        let got = self.measured().filter(|p| p.in_flight.is_some()).count();
+        let got = self.measured().filter(|p| p.metrics_answered()).count();
         (n > 0).then(|| got as f64 / n as f64)
     }
 
@@ -102,7 +115,7 @@ impl Telemetry {
     /// `/metrics` for good, if it did while it was sampled.
     pub fn metrics_silent_from(&self) -> Option<f64> {
         let measured: Vec<&TelemetryPoint> = self.measured().collect();
-        let last_answer = measured.iter().rposition(|p| p.in_flight.is_some());
+        let last_answer = measured.iter().rposition(|p| p.metrics_answered());
         match last_answer {
             Some(i) if i + 1 < measured.len() => Some(measured[i + 1].t_s),
             Some(_) => None,

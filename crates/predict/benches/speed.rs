@@ -20,6 +20,7 @@ fn work(steps: &str, rate: f64, secs: u64, conn: ConnectionMode) -> HttpWork {
         interval: Duration::from_secs(1),
         command: None,
         body: Default::default(),
+        foreign: None,
     }
 }
 

@@ -4,6 +4,8 @@
 //!
 //! - [`closed_form`]: Little's law, capacity c/S, first-timeout time, batches.
 //! - [`sim`]: the event simulation (one file per model's server behaviour).
+//! - [`fit`]: the queueing model read from a measured capacity curve, and
+//!   what each model would do with the service so fitted.
 //! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
 //!   per run, with a sentence that explains it from the numbers.
 
@@ -11,6 +13,7 @@ pub mod batch;
 pub mod calibration;
 pub mod closed_form;
 mod explain;
+pub mod fit;
 pub mod sim;
 
 use iolab_model::concurrency::Host;

@@ -391,6 +391,7 @@ fn http_spec(
             interval: Duration::from_secs_f64(load.interval),
             command: None,
             body: Default::default(),
+            foreign: None,
         }),
     }
 }

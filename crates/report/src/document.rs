@@ -1,4 +1,4 @@
-//! The five documents iolab writes, read back by their `schema` tag, and the
+//! The six documents iolab writes, read back by their `schema` tag, and the
 //! output formats with their command-line names: what `iolab report FILE`
 //! needs to re-render any saved result.
 
@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use iolab_model::attack::{AttackResult, ATTACK_SCHEMA};
 use iolab_model::batch::{BatchFile, BATCH_SCHEMA};
+use iolab_model::capacity::{CapacityFile, CAPACITY_SCHEMA};
 use iolab_model::predict::{PredictFile, PREDICT_SCHEMA};
 use iolab_model::runs::{RunsFile, RUNS_SCHEMA};
 use iolab_model::verify::{VerifyFile, VERIFY_SCHEMA};
@@ -103,6 +104,8 @@ pub enum Document {
     Predict(PredictFile),
     /// `iolab.verify/1`: `iolab verify --json`.
     Verify(VerifyFile),
+    /// `iolab.capacity/1`: `iolab capacity --json` (and its `capacity.json`).
+    Capacity(Box<CapacityFile>),
 }
 
 /// Why a JSON text is not a document.
@@ -130,12 +133,13 @@ fn parse<T: DeserializeOwned>(v: Value, schema: &'static str) -> Result<T, LoadE
 
 impl Document {
     /// Every schema tag, results folder first.
-    pub const SCHEMAS: [&'static str; 5] = [
+    pub const SCHEMAS: [&'static str; 6] = [
         RUNS_SCHEMA,
         ATTACK_SCHEMA,
         BATCH_SCHEMA,
         PREDICT_SCHEMA,
         VERIFY_SCHEMA,
+        CAPACITY_SCHEMA,
     ];
 
     /// Read a document, choosing its type by its `schema` field.
@@ -148,6 +152,7 @@ impl Document {
             BATCH_SCHEMA => Document::Batch(parse(v, BATCH_SCHEMA)?),
             PREDICT_SCHEMA => Document::Predict(parse(v, PREDICT_SCHEMA)?),
             VERIFY_SCHEMA => Document::Verify(parse(v, VERIFY_SCHEMA)?),
+            CAPACITY_SCHEMA => Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?)),
             other => return Err(LoadError::UnknownSchema(other.to_string())),
         })
     }
@@ -160,13 +165,14 @@ impl Document {
             Document::Batch(_) => BATCH_SCHEMA,
             Document::Predict(_) => PREDICT_SCHEMA,
             Document::Verify(_) => VERIFY_SCHEMA,
+            Document::Capacity(_) => CAPACITY_SCHEMA,
         }
     }
 
     /// The formats this document renders in, in help order.
     pub fn formats(&self) -> &'static [Format] {
         match self {
-            Document::Runs(_) => &Format::ALL,
+            Document::Runs(_) | Document::Capacity(_) => &Format::ALL,
             Document::Attack(_)
             | Document::Batch(_)
             | Document::Predict(_)
@@ -182,6 +188,7 @@ impl Document {
             Document::Batch(d) => crate::batch::render(d, format),
             Document::Predict(d) => crate::predict::render(d, format),
             Document::Verify(d) => crate::verify::render(d, format),
+            Document::Capacity(d) => crate::capacity::render(d, format),
         }
     }
 }

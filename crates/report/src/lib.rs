@@ -12,6 +12,7 @@
 
 pub mod attack;
 pub mod batch;
+pub mod capacity;
 mod csv;
 mod document;
 mod explain;

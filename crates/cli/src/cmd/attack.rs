@@ -16,6 +16,7 @@ use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::parse_duration;
 use iolab_report::Format;
 
+use crate::cmd::flags::RequestFlags;
 use crate::CliError;
 
 /// Arrival process of an open loop.
@@ -34,11 +35,17 @@ pub enum ArrivalArg {
   iolab attack http://127.0.0.1:8080/ --phase 10s:50..450 --phase 60s:450 --arrival poisson
   iolab attack http://127.0.0.1:8080/ --concurrency 50 --requests 100000
   iolab attack http://127.0.0.1:8080/ --rate 200 -d 1m --new-connection --json > run.json
+  iolab attack http://127.0.0.1:8080/api/orders -m POST -H 'Content-Type: application/json' --body-file order.json --rate 100 -d 10s
+  iolab attack https://127.0.0.1:8443/ --insecure --rate 100 -d 10s
+  iolab attack --targets targets.txt --rate 100 -d 10s        (vegeta's format, sent in turn)
   iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json")]
 pub struct Args {
-    /// URL to attack (http:// only), e.g. http://127.0.0.1:8080/work?steps=sleep:100.
-    #[arg(value_name = "URL")]
-    pub url: String,
+    /// URL to attack (http:// or https://), e.g.
+    /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
+    #[arg(value_name = "URL", required_unless_present = "targets")]
+    pub url: Option<String>,
+    #[command(flatten)]
+    pub request: RequestFlags,
     /// Open loop: requests per second, sent on schedule whatever the answers.
     #[arg(long, short = 'r', value_name = "R")]
     pub rate: Option<f64>,
@@ -243,8 +250,10 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         }
     };
     let max = args.connections;
+    let (target, request) = args.request.requests(args.url.as_deref())?;
     Ok(AttackPlan {
-        target: args.url.clone(),
+        target,
+        request,
         driver,
         connections: if args.new_connection {
             ConnectionMode::NewPerRequest { max }

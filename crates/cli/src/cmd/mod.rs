@@ -4,6 +4,7 @@
 pub mod attack;
 pub mod backend;
 pub mod batch;
+pub mod capacity;
 pub mod flags;
 pub mod k8s;
 pub mod merge;
@@ -26,6 +27,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Run(a) => run::run(a),
         Command::Presets(a) => presets::run(a),
         Command::Attack(a) => attack::run(a),
+        Command::Capacity(a) => capacity::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Report(a) => report::run(a),

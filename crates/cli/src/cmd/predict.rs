@@ -225,6 +225,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
                 interval: Duration::from_secs(1),
                 command: None,
                 body: Default::default(),
+                foreign: None,
             }),
         })
         .collect();

@@ -47,6 +47,10 @@ pub struct PresetFile {
     pub batch: Option<BatchSection>,
     /// The targets (models and their knobs), `[[targets]]`.
     pub targets: Vec<TargetSection>,
+    /// `iolab capacity PRESET`: the objective and the search's settings
+    /// (read by `capacity::preset`; `iolab run` ignores it).
+    #[serde(default)]
+    pub capacity: Option<toml::Value>,
 }
 
 /// What runs do.
@@ -160,11 +164,52 @@ pub struct TargetSection {
     /// Open-loop HTTP presets: this target's own rates, replacing `load.rate`.
     #[serde(default)]
     pub rate: Option<OneOrMany<Positive>>,
+    /// A foreign target (a user's own service): its base URL, when it is
+    /// already running (else iolab starts `command`).
+    #[serde(default)]
+    pub url: Option<String>,
+    /// A foreign target's request, sent instead of `/work?steps=`.
+    #[serde(default)]
+    pub request: Option<RequestSection>,
+    /// A foreign target's health path (default: its request path answering
+    /// anything but a 5xx).
+    #[serde(default)]
+    pub health: Option<String>,
+    /// A foreign target's PID, for `/proc` telemetry of a service iolab did
+    /// not start.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// A foreign target's own Prometheus endpoint, a path or a URL.
+    #[serde(default)]
+    pub metrics: Option<String>,
+    /// The series kept from `metrics`.
+    #[serde(default)]
+    pub series: Option<Vec<String>>,
+    /// HTTPS: accept a foreign target's certificate whatever it is.
+    #[serde(default)]
+    pub insecure: Option<bool>,
     /// Everything else: knobs (`threads = 20`, any of the knob list) and the
     /// runtime's options (`synchronized = true`), each a value or a sweep.
     /// Checked by name when the preset is expanded.
     #[serde(flatten)]
     pub settings: BTreeMap<String, OneOrMany<Setting>>,
+}
+
+/// `request = { method, path, headers, body }` of a foreign target.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestSection {
+    /// HTTP method (default GET).
+    #[serde(default)]
+    pub method: Option<String>,
+    /// Path and query, e.g. `/api/orders?id=1`.
+    pub path: String,
+    /// Headers, `{ "Content-Type" = "application/json" }`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The body, as text.
+    #[serde(default)]
+    pub body: Option<String>,
 }
 
 /// The value of a knob (a count) or of a runtime option (a flag).

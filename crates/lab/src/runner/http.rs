@@ -19,16 +19,16 @@ use crate::target::{Launch, StartOptions, Target};
 use crate::{drain, telemetry};
 
 /// What one repetition of an HTTP run produced.
-struct Rep {
-    outcome: Outcome,
-    attack: Option<AttackResult>,
-    telemetry: Telemetry,
-    verify: Option<VerifyReport>,
-    backend_counts: Option<BackendCounts>,
+pub(super) struct Rep {
+    pub(super) outcome: Outcome,
+    pub(super) attack: Option<AttackResult>,
+    pub(super) telemetry: Telemetry,
+    pub(super) verify: Option<VerifyReport>,
+    pub(super) backend_counts: Option<BackendCounts>,
 }
 
 impl Rep {
-    fn new() -> Rep {
+    pub(super) fn new() -> Rep {
         Rep {
             outcome: Outcome::Completed,
             attack: None,
@@ -104,6 +104,9 @@ impl Ctx<'_> {
 
     /// One repetition; `slot` is its start (Unix ms) in a sharded experiment.
     fn http_rep(&self, spec: &RunSpec, w: &HttpWork, launch: &Launch, slot: Option<u64>) -> Rep {
+        if let Some(f) = &w.foreign {
+            return self.foreign_rep(spec, w, f);
+        }
         let mut rep = Rep::new();
         self.observer.stage(spec, Stage::Starting);
         let opts = StartOptions {
@@ -147,6 +150,7 @@ impl Ctx<'_> {
             port: Some(target.port),
             metrics_url: Some(format!("{metrics}/metrics")),
             metrics_separate: target.metrics_url.is_some(),
+            series: Vec::new(),
         });
         self.warm_up(spec, w, &target, &metrics);
         let zero = self.measure(spec, w, &mut target, &mut rep, slot);

@@ -22,10 +22,21 @@ use crate::telemetry;
 /// measured run).
 const WARMUP_CLIENTS: u32 = 4;
 
-/// The load plan of one HTTP run against `base` (a target's base URL).
+/// The load plan of one HTTP run against `base` (a target's base URL): the
+/// contract's `/work?steps=`, or a foreign target's own request.
 pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usize]) -> AttackPlan {
+    let (target, request) = match &w.foreign {
+        Some(f) => (
+            iolab_model::request::ForeignSpec::join(base, &f.request.url),
+            f.requests(base),
+        ),
+        None => (
+            format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
+            Default::default(),
+        ),
+    };
     AttackPlan {
-        target: format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
+        target,
         driver,
         connections: w.connections,
         timeout: w.timeout,
@@ -37,6 +48,7 @@ pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usiz
         spin: !cpus.is_empty(),
         shard: None,
         start_at_unix_ms: None,
+        request,
     }
 }
 

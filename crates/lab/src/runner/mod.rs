@@ -9,9 +9,10 @@
 //!
 //! One file per stage: [`http`] (a served run and its repetitions),
 //! [`load`] (the attacks and the settle between them), [`gate`] (the verify
-//! gate), [`batch`] (batches, in process or on a batch runtime).
+//! gate), [`foreign`] (a user's own service: no gate, its own request), [`batch`] (batches, in process or on a batch runtime).
 
 mod batch;
+mod foreign;
 mod gate;
 mod http;
 mod load;

@@ -3,7 +3,9 @@
 //! - built in: a Rust model served by this binary ([`builtin`]);
 //! - a runtime folder, `targets/<name>` ([`runtime`]), read through its
 //!   [`manifest`]: the JVM today, any runtime with a manifest tomorrow;
-//! - a user's own program ([`custom`]): a command with placeholders.
+//! - a user's own program ([`custom`]): a command with placeholders;
+//! - a user's own service ([`foreign`]): a URL or a command, measured with
+//!   a request of their own instead of the target contract.
 //!
 //! [`process`] starts, watches and stops any of them ([`child`] is the
 //! process under it); [`foreground`] runs a runtime's target in the
@@ -14,6 +16,7 @@ pub mod child;
 mod custom;
 pub mod expr;
 pub mod foreground;
+pub mod foreign;
 pub mod manifest;
 pub mod process;
 pub mod runtime;
@@ -28,7 +31,7 @@ use iolab_model::ModelParams;
 use crate::services::Addresses;
 
 pub use manifest::{Manifest, RuntimeKind};
-pub use process::{StartError, Target, TargetCommand};
+pub use process::{Health, StartError, Target, TargetCommand};
 
 /// How a run's target is started.
 #[derive(Debug, Clone)]
@@ -126,8 +129,14 @@ impl Launch {
 
 /// Check what can be checked of `spec`'s target before anything starts: the
 /// model, knobs and options its runtime serves and the backends its steps
-/// call. A custom command is the user's own and is not checked.
+/// call. A custom command is the user's own and is not checked; a foreign
+/// target's model is what the user believes it to be (only its knobs are).
 pub fn check(spec: &RunSpec) -> Result<(), String> {
+    if let Work::Http(w) = &spec.work {
+        if w.foreign.is_some() {
+            return spec.params.check();
+        }
+    }
     match Launch::of(spec, Path::new("iolab"))? {
         Launch::BuiltIn { .. } => builtin::check(spec),
         Launch::Runtime(m) => runtime::check(&m, spec),

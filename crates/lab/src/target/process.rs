@@ -29,6 +29,34 @@ pub struct TargetCommand {
     pub dir: Option<PathBuf>,
 }
 
+/// When a started target counts as up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Health {
+    /// The target contract: `GET /health` answers 200.
+    Contract,
+    /// A foreign target's own path answers 200.
+    Path(String),
+    /// A foreign target with no health path: its request path answers
+    /// anything but a 5xx (it is up, whatever it thinks of a bare GET).
+    Answers(String),
+}
+
+impl Health {
+    fn path(&self) -> &str {
+        match self {
+            Health::Contract => "/health",
+            Health::Path(p) | Health::Answers(p) => p,
+        }
+    }
+
+    fn ready(&self, status: u16) -> bool {
+        match self {
+            Health::Contract | Health::Path(_) => status == 200,
+            Health::Answers(_) => status < 500,
+        }
+    }
+}
+
 /// Why a target could not be started.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -56,6 +84,17 @@ impl Target {
     /// exits, `timeout` passes or `cancel` is set.
     pub fn start(
         cmd: &TargetCommand,
+        timeout: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Target, StartError> {
+        Target::start_with_health(cmd, Health::Contract, timeout, cancel)
+    }
+
+    /// [`Target::start`] with the readiness check of `health` (a foreign
+    /// target's own path).
+    pub fn start_with_health(
+        cmd: &TargetCommand,
+        health: Health,
         timeout: Duration,
         cancel: &AtomicBool,
     ) -> Result<Target, StartError> {
@@ -93,7 +132,7 @@ impl Target {
                 return Err(e);
             }
         }
-        if let Err(e) = target.await_health(deadline, cancel) {
+        if let Err(e) = target.await_health(&health, deadline, cancel) {
             target.stop(Duration::from_millis(200));
             return Err(e);
         }
@@ -152,8 +191,13 @@ impl Target {
         }
     }
 
-    fn await_health(&mut self, deadline: Instant, cancel: &AtomicBool) -> Result<(), StartError> {
-        let health = format!("{}/health", self.url);
+    fn await_health(
+        &mut self,
+        check: &Health,
+        deadline: Instant,
+        cancel: &AtomicBool,
+    ) -> Result<(), StartError> {
+        let health = format!("{}{}", self.url, check.path());
         let mut last;
         loop {
             if let Some(d) = self.exit_detail() {
@@ -163,8 +207,8 @@ impl Target {
                 return Err(StartError("interrupted while starting".into()));
             }
             match http::get(&health, Duration::from_millis(500)) {
-                Ok(r) if r.status == 200 => return Ok(()),
-                Ok(r) => last = format!("/health answered {}", r.status),
+                Ok(r) if check.ready(r.status) => return Ok(()),
+                Ok(r) => last = format!("{} answered {}", check.path(), r.status),
                 Err(e) => last = e.to_string(),
             }
             if Instant::now() >= deadline {

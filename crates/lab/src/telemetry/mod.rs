@@ -2,7 +2,8 @@
 //! reads the target's process tree from `/proc` ([`procs`]), the kernel's
 //! view of its port ([`net`]: accept queue, connections) and scrapes its
 //! `/metrics`, preferably from a listener of its own that a saturated pool
-//! cannot starve. What a source could not give is recorded as missing.
+//! cannot starve (a foreign service's own Prometheus endpoint: the series
+//! named for it). What a source could not give is recorded as missing.
 //! Samples carry Unix time, so they are put on the attack's clock afterwards.
 
 pub mod net;
@@ -36,6 +37,9 @@ pub struct Sources {
     pub metrics_url: Option<String>,
     /// The metrics URL is a listener of its own, apart from the load's port.
     pub metrics_separate: bool,
+    /// A foreign service's endpoint: the series kept from it (instead of
+    /// iolab's own four).
+    pub series: Vec<String>,
 }
 
 /// One sample before alignment: Unix ms and the point (its `t_s` unset).
@@ -100,7 +104,7 @@ impl Sampler {
         if self.sources.metrics_url.is_some() {
             lost.insert(
                 "metrics".into(),
-                measured().filter(|p| p.in_flight.is_none()).count() as u64,
+                measured().filter(|p| !p.metrics_answered()).count() as u64,
             );
         }
         if self.sources.port.is_some() {
@@ -145,7 +149,7 @@ fn sample_until(s: &Sources, flag: &AtomicBool) -> Vec<Raw> {
             point.connections = Some(view.established);
         }
         if let Some(url) = &s.metrics_url {
-            scrape(url, &mut point);
+            scrape(url, &s.series, &mut point);
         }
         out.push(Raw {
             unix_ms: unix_ms(),
@@ -195,11 +199,15 @@ pub fn sample_proc(pid: u32) -> Option<TelemetryPoint> {
     })
 }
 
-fn scrape(url: &str, p: &mut TelemetryPoint) {
+fn scrape(url: &str, series: &[String], p: &mut TelemetryPoint) {
     let Ok(r) = http::get(url, SCRAPE_TIMEOUT) else {
         return;
     };
     if r.status != 200 {
+        return;
+    }
+    if !series.is_empty() {
+        p.service = pick(&r.body, series);
         return;
     }
     let m = parse_metrics(&r.body);
@@ -207,6 +215,26 @@ fn scrape(url: &str, p: &mut TelemetryPoint) {
     p.queued = m.queued;
     p.completed = m.completed;
     p.rejected = m.rejected;
+}
+
+/// Each named series' value in Prometheus text, summed over label sets
+/// (a series absent from the text is left out).
+pub fn pick(text: &str, series: &[String]) -> BTreeMap<String, f64> {
+    let samples = iolab_verify::prometheus::parse_lenient(text);
+    let mut out = BTreeMap::new();
+    for name in series {
+        let mut sum = None;
+        for (key, v) in &samples {
+            let base = key.split('{').next().unwrap_or(key);
+            if base == name {
+                *sum.get_or_insert(0.0) += v;
+            }
+        }
+        if let Some(s) = sum {
+            out.insert(name.clone(), s);
+        }
+    }
+    out
 }
 
 /// The four gauges/counters iolab reads from a target's `/metrics`.

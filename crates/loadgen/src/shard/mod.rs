@@ -191,22 +191,13 @@ pub async fn wait_start(timer: &PreciseTimer, ctx: &RunCtx) -> std::io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolab_model::driver::ConnectionMode;
     use std::time::Duration;
 
     fn plan(driver: Driver, shard: Option<Shard>) -> AttackPlan {
         AttackPlan {
-            target: "http://127.0.0.1:1/".into(),
-            driver,
-            connections: ConnectionMode::default(),
             timeout: Duration::from_secs(1),
-            interval: Duration::from_secs(1),
-            threads: None,
-            cpus: vec![],
-            record_requests: false,
-            spin: false,
             shard,
-            start_at_unix_ms: None,
+            ..AttackPlan::new("http://127.0.0.1:1/", driver)
         }
     }
 

@@ -1,28 +1,22 @@
 //! Helpers shared by the loadgen tests: plans and a real server.
 #![allow(dead_code)]
 
+pub mod echo;
 pub mod server;
 
 use std::time::Duration;
 
 use iolab_loadgen::{attack, AttackReport, Hooks};
 use iolab_model::attack::AttackPlan;
-use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::driver::Driver;
 
 /// An open loop at `rate` for `secs` against `url`, two threads.
 pub fn open(url: &str, rate: f64, secs: f64) -> AttackPlan {
     AttackPlan {
-        target: url.to_string(),
-        driver: Driver::constant(rate, Duration::from_secs_f64(secs)),
-        connections: ConnectionMode::default(),
         timeout: Duration::from_secs(2),
         interval: Duration::from_millis(250),
         threads: Some(2),
-        cpus: vec![],
-        record_requests: false,
-        spin: false,
-        shard: None,
-        start_at_unix_ms: None,
+        ..AttackPlan::new(url, Driver::constant(rate, Duration::from_secs_f64(secs)))
     }
 }
 

@@ -41,6 +41,7 @@ pub fn work(steps: &str, driver: Driver, conn: ConnectionMode, timeout_s: f64) -
         interval: Duration::from_secs(1),
         command: None,
         body: Default::default(),
+        foreign: None,
     }
 }
 

@@ -1,8 +1,10 @@
 //! What could make a run's numbers wrong, each in one short line, only when
 //! it matters: a generator whose lateness could change the figures (with
 //! its cause), a target that stopped answering its `/metrics` (and from
-//! when), a backend that counted fewer calls than the answers claim.
+//! when), a backend that counted fewer calls than the answers claim, a
+//! foreign target measured without the contract check.
 
+use iolab_model::experiment::Work;
 use iolab_model::runs::RunRecord;
 
 use crate::numbers::{count, ms, percent, secs};
@@ -13,6 +15,11 @@ const METRICS_MISSING: f64 = 0.05;
 /// The caveats of a run (empty when nothing casts doubt on it).
 pub fn caveats(run: &RunRecord) -> Vec<String> {
     let mut out = Vec::new();
+    if let Work::Http(h) = &run.spec.work {
+        if h.foreign.is_some() {
+            out.push(iolab_model::request::CONTRACT_SKIPPED.to_string());
+        }
+    }
     if let Some(a) = &run.attack {
         let v = a.generator_verdict();
         if v.flagged {

@@ -201,5 +201,6 @@ pub(super) fn http_work(
         interval: interval.mul_f64(scale).max(MIN_INTERVAL),
         command: target.command.clone(),
         body: load.body,
+        foreign: super::foreign::spec(target),
     }
 }

@@ -2,10 +2,11 @@
 //! more than one field, the sweep's cartesian product, the time-scale, and
 //! every check a run's target needs before anything starts (the same checks
 //! for `--dry-run` and for a real run). One file per table: [`target`]
-//! (`[[targets]]`), [`load`] (`[load]`), [`batch`] (`[batch]`).
+//! (`[[targets]]`, and [`foreign`] for a user's own service), [`load`] (`[load]`), [`batch`] (`[batch]`).
 
 mod batch;
 mod bounds;
+mod foreign;
 mod load;
 mod target;
 
@@ -84,6 +85,7 @@ pub fn expand(
     let mut runs = Vec::new();
     for (ti, t) in file.targets.iter().enumerate() {
         target::check(ti, t, &file)?;
+        foreign::check(ti, t)?;
         let axes = target::axes_with(t, &common);
         if sweep::count(&axes).saturating_add(runs.len()) > MAX_RUNS {
             return Err(fault(

@@ -11,7 +11,8 @@ use super::{closed_loop, count_of, fault, FieldError, Pick};
 use crate::target::Manifest;
 
 /// The fields a `[[targets]]` table has besides knobs and runtime options.
-const FIELDS: &str = "model, label, runtime, command, steps, rate";
+const FIELDS: &str =
+    "model, label, runtime, command, steps, rate, url, request, health, pid, metrics, series, insecure";
 
 /// A target's own axes: model, then each knob and option it sets.
 pub(super) fn own_axes(t: &TargetSection) -> Vec<Axis> {

@@ -1,0 +1,286 @@
+//! `iolab capacity URL --slo 'p99<200ms,success>=99.9%'`: the highest
+//! sustained open-loop rate the URL serves within the objective, the curve
+//! that led there, the queueing model fitted to it and what each
+//! concurrency model would do with the service. Flags become a
+//! [`Probe`] and [`Options`]; `iolab_lab::capacity` does the work; the
+//! `iolab.capacity/1` document is printed (text or `--json`) and saved with
+//! its HTML report in a results folder.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
+
+use iolab_lab::capacity::{self, Options, Probe};
+use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
+use iolab_lab::results;
+use iolab_model::capacity::{CapacityFile, Slo, StepRecord};
+use iolab_model::driver::ConnectionMode;
+use iolab_model::parse_duration;
+use iolab_report::Format;
+
+use crate::cmd::flags::RequestFlags;
+use crate::CliError;
+
+/// Flags of `iolab capacity`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  iolab capacity http://127.0.0.1:8080/api/orders --slo 'p99<200ms,success>=99.9%'
+  iolab capacity https://127.0.0.1:8443/ -k -m POST -H 'Content-Type: application/json' --body '{}' --slo 'p99<500ms'
+  iolab capacity http://127.0.0.1:8080/ --slo 'p99<250ms' --pid 4242 --metrics http://127.0.0.1:8080/actuator/prometheus --json")]
+pub struct Args {
+    /// URL of the service (http:// or https://), or a preset (name or .toml
+    /// file) with a [capacity] table; or give --targets.
+    #[arg(value_name = "URL|PRESET", required_unless_present = "targets")]
+    pub url: Option<String>,
+    /// The objective every step must meet: latency clauses pQ<BOUND (over
+    /// every planned request: an unanswered one is late) and success>=S%
+    /// [default: p99<200ms,success>=99.9%; a preset's own].
+    #[arg(long, value_name = "SLO")]
+    pub slo: Option<String>,
+    #[command(flatten)]
+    pub request: RequestFlags,
+    /// First rate of the ramp, req/s.
+    #[arg(long, value_name = "R", default_value_t = 10.0)]
+    pub start: f64,
+    /// Highest rate tried, req/s.
+    #[arg(long, value_name = "R", default_value_t = 100_000.0)]
+    pub max: f64,
+    /// Stop when the bracket (fail - pass) / pass is this narrow, e.g. 5%.
+    #[arg(long, value_name = "P", default_value = "5%")]
+    pub precision: String,
+    /// Shortest step.
+    #[arg(long, value_name = "D", default_value = "1s")]
+    pub min_step: String,
+    /// Longest step.
+    #[arg(long, value_name = "D", default_value = "30s")]
+    pub max_step: String,
+    /// Most steps.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    pub max_steps: usize,
+    /// Per-request timeout [default: twice the tightest latency bound, at least 1s].
+    #[arg(long, value_name = "T")]
+    pub timeout: Option<String>,
+    /// The service's PID: its CPU (and its children's) and telemetry from /proc.
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<u32>,
+    /// The service's own Prometheus endpoint, e.g. http://127.0.0.1:8080/actuator/prometheus.
+    #[arg(long, value_name = "URL")]
+    pub metrics: Option<String>,
+    /// Series to keep from --metrics (repeat) [default: Tomcat/Jetty busy threads, HikariCP connections].
+    #[arg(long = "series", value_name = "NAME")]
+    pub series: Vec<String>,
+    /// Most connections open at once.
+    #[arg(long, value_name = "MAX", default_value_t = ConnectionMode::DEFAULT_MAX)]
+    pub connections: u32,
+    /// A new TCP connection per request instead of keep-alive.
+    #[arg(long)]
+    pub new_connection: bool,
+    /// Cores the service may use, for the fit and the what-ifs [default: this machine's].
+    #[arg(long, value_name = "N")]
+    pub cores: Option<u32>,
+    /// Results folder [default: results/capacity-<UTC time>/].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the iolab.capacity/1 document instead of the text report.
+    #[arg(long)]
+    pub json: bool,
+    /// No line per step on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
+    parse_duration(s).map_err(|e| CliError::usage(format!("{flag}: {e}")))
+}
+
+/// `5%` or `0.05`.
+fn precision(s: &str) -> Result<f64, CliError> {
+    capacity::preset::parse_share(s).map_err(|e| CliError::usage(format!("--precision {e}")))
+}
+
+/// The search's settings from the flags.
+pub fn options(args: &Args) -> Result<Options, CliError> {
+    let o = Options {
+        start_rps: args.start,
+        max_rps: args.max,
+        precision: precision(&args.precision)?,
+        min_step: duration("--min-step", &args.min_step)?,
+        max_step: duration("--max-step", &args.max_step)?,
+        max_steps: args.max_steps,
+        cores: match args.cores {
+            Some(0) => return Err(CliError::usage("--cores: give at least 1")),
+            Some(n) => n,
+            None => Options::default().cores,
+        },
+    };
+    if !(o.start_rps > 0.0 && o.start_rps.is_finite() && o.max_rps >= o.start_rps) {
+        return Err(CliError::usage(
+            "--start must be above 0 and --max at least --start (e.g. --start 10 --max 10000)",
+        ));
+    }
+    if o.min_step.is_zero() || o.max_step < o.min_step {
+        return Err(CliError::usage(
+            "--min-step must be above 0 and --max-step at least --min-step",
+        ));
+    }
+    if o.max_steps < 2 {
+        return Err(CliError::usage("--max-steps: give at least 2"));
+    }
+    Ok(o)
+}
+
+/// The probe (what is loaded and watched) from the flags.
+pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
+    let (url, request) = args.request.requests(args.url.as_deref())?;
+    let timeout = match &args.timeout {
+        Some(t) => duration("--timeout", t)?,
+        None => {
+            Duration::from_secs_f64((slo.tightest_ms().unwrap_or(500.0) * 2.0 / 1000.0).max(1.0))
+        }
+    };
+    if timeout.is_zero() {
+        return Err(CliError::usage("--timeout must be above 0"));
+    }
+    if let Some(pid) = args.pid {
+        if iolab_lab::telemetry::sample_proc(pid).is_none() {
+            return Err(CliError::usage(format!(
+                "--pid {pid}: no such process (give the service's PID, e.g. from `pgrep -f gunicorn`)"
+            )));
+        }
+    }
+    let max = args.connections;
+    let series = if args.series.is_empty() {
+        iolab_model::request::DEFAULT_SERIES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        args.series.clone()
+    };
+    Ok(Probe {
+        url,
+        request,
+        timeout,
+        connections: if args.new_connection {
+            ConnectionMode::NewPerRequest { max }
+        } else {
+            ConnectionMode::KeepAlive { max }
+        },
+        gen_cpus: Vec::new(),
+        pid: args.pid,
+        metrics: args.metrics.clone().map(|m| (m, series)),
+        cancel: cancel_on_signals().map_err(|e| {
+            CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+        })?,
+    })
+}
+
+/// The default objective.
+pub const DEFAULT_SLO: &str = "p99<200ms,success>=99.9%";
+
+fn slo_flag(args: &Args) -> Result<Option<Slo>, CliError> {
+    args.slo
+        .as_deref()
+        .map(|s| {
+            s.parse()
+                .map_err(|e| CliError::usage(format!("--slo: {e}")))
+        })
+        .transpose()
+}
+
+/// Run `iolab capacity`.
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if let Some(preset) = args.url.as_deref().filter(|u| !u.contains("://")) {
+        return run_preset(&args, preset);
+    }
+    let slo = match slo_flag(&args)? {
+        Some(s) => s,
+        None => DEFAULT_SLO.parse().expect("the default objective parses"),
+    };
+    let o = options(&args)?;
+    let probe = probe(&args, &slo)?;
+    // Refuse an unusable request before the search starts.
+    let check = iolab_model::attack::AttackPlan {
+        connections: probe.connections,
+        timeout: probe.timeout,
+        request: probe.request.clone(),
+        ..iolab_model::attack::AttackPlan::new(
+            probe.url.clone(),
+            iolab_model::Driver::constant(o.start_rps, Duration::from_secs(1)),
+        )
+    };
+    iolab_loadgen::validate(&check).map_err(CliError::usage)?;
+    let started = results::rfc3339(SystemTime::now());
+    let quiet = args.quiet;
+    let each = move |s: &StepRecord| {
+        if !quiet {
+            eprintln!("{}", iolab_report::capacity::step_line(s));
+        }
+    };
+    let mut notes = Vec::new();
+    if probe.pid.is_none() {
+        notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
+    }
+    let search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    let doc = CapacityFile::new("capacity", slo, vec![search], started);
+    finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
+}
+
+/// `iolab capacity PRESET`: every target of the preset, searched in turn.
+fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
+    let (plan, slo, o) = capacity::preset::load(preset).map_err(CliError::usage)?;
+    let slo = slo_flag(args)?.unwrap_or(slo);
+    let cancel = cancel_on_signals()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
+    let started = results::rfc3339(SystemTime::now());
+    let quiet = args.quiet;
+    let say = move |m: &str| {
+        if !quiet {
+            eprintln!("{m}");
+        }
+    };
+    let each = move |s: &StepRecord| {
+        if !quiet {
+            eprintln!("{}", iolab_report::capacity::step_line(s));
+        }
+    };
+    let searches = capacity::preset::run(&plan, &slo, &o, cancel.clone(), &say, &each)
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
+    let doc = CapacityFile::new(&plan.name, slo, searches, started);
+    finish(args, &doc, cancel.load(Ordering::Relaxed))
+}
+
+/// Save the document and its report, print it, and the exit code.
+fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, CliError> {
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| results::default_dir(&doc.name));
+    save(doc, &out_dir)?;
+    if !args.quiet {
+        eprintln!("results: {}/", out_dir.display());
+    }
+    let bytes = iolab_report::capacity::render(doc, Format::json_or_text(args.json))
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
+    if cancelled {
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `capacity.json` and `report.html` in `dir`.
+pub fn save(doc: &CapacityFile, dir: &std::path::Path) -> Result<(), CliError> {
+    let fail = |e: String| CliError::Failed(anyhow::anyhow!("cannot write {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    for (name, format) in [
+        ("capacity.json", Format::Json),
+        ("report.html", Format::Html),
+    ] {
+        let bytes = iolab_report::capacity::render(doc, format).map_err(|e| fail(e.to_string()))?;
+        iolab_model::files::write_atomic(&dir.join(name), &bytes)
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! What each request sends, for `iolab attack` and `iolab capacity`:
+//! method, headers, body and TLS, as curl and vegeta take them, and a
+//! vegeta targets file (`--targets`, parsed by `iolab_loadgen`).
+
+use std::path::{Path, PathBuf};
+
+use iolab_model::request::{parse_header, RequestSet, RequestTemplate};
+
+use crate::CliError;
+
+/// Request flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RequestFlags {
+    /// HTTP method of every request.
+    #[arg(long, short = 'm', value_name = "M", default_value = "GET")]
+    pub method: String,
+    /// A header sent with every request, 'Name: value'; repeat the flag for more.
+    #[arg(long = "header", short = 'H', value_name = "H")]
+    pub headers: Vec<String>,
+    /// The body of every request (Content-Length is set from it).
+    #[arg(long, value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// The body of every request, read from FILE (any bytes).
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+    /// Requests from a vegeta targets file, sent in turn: `METHOD URL` lines,
+    /// then `Name: value` headers, then `@path` for a body; a blank line
+    /// between targets. -H headers and --body apply to each (its own win).
+    #[arg(long, value_name = "FILE")]
+    pub targets: Option<PathBuf>,
+    /// HTTPS: accept the server's certificate whatever it is (self-signed).
+    #[arg(long, short = 'k')]
+    pub insecure: bool,
+}
+
+impl RequestFlags {
+    /// The URL attacked and the requests: one from `url`, -m, -H and the
+    /// body, or a targets file's with -H and the body added where a target
+    /// has none.
+    pub fn requests(&self, url: Option<&str>) -> Result<(String, RequestSet), CliError> {
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let body = match (&self.body, &self.body_file) {
+            (Some(text), _) => text.clone().into_bytes(),
+            (None, Some(path)) => read_file("--body-file", path)?,
+            (None, None) => Vec::new(),
+        };
+        let list = match (url, &self.targets) {
+            (Some(_), Some(_)) => {
+                return Err(CliError::usage(
+                    "give a URL or --targets FILE, not both (a targets file names each URL)",
+                ))
+            }
+            (Some(url), None) => {
+                let t = RequestTemplate {
+                    method: self.method.clone(),
+                    url: url.to_string(),
+                    headers,
+                    body,
+                };
+                t.check().map_err(CliError::usage)?;
+                if t == RequestTemplate::get(url) {
+                    Vec::new()
+                } else {
+                    vec![t]
+                }
+            }
+            (None, Some(path)) => self.file(path, &headers, &body)?,
+            (None, None) => return Err(CliError::usage("give a URL or --targets FILE")),
+        };
+        let target = match (url, list.first()) {
+            (Some(url), _) => url.to_string(),
+            (None, Some(first)) => first.url.clone(),
+            (None, None) => return Err(CliError::usage("--targets: the file has no targets")),
+        };
+        let set = RequestSet {
+            list,
+            insecure: self.insecure,
+        };
+        Ok((target, set))
+    }
+
+    fn file(
+        &self,
+        path: &Path,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Result<Vec<RequestTemplate>, CliError> {
+        if self.method != "GET" {
+            return Err(CliError::usage(
+                "-m/--method applies to a URL; a targets file names the method of each request",
+            ));
+        }
+        let text = String::from_utf8(read_file("--targets", path)?).map_err(|_| {
+            CliError::usage(format!("--targets {}: is not UTF-8 text", path.display()))
+        })?;
+        let read =
+            |p: &str| std::fs::read(p).map_err(|e| format!("cannot read body file {p}: {e}"));
+        let mut list = iolab_loadgen::parse_targets(&text, &path.display().to_string(), &read)
+            .map_err(CliError::usage)?;
+        for t in &mut list {
+            for (name, value) in headers {
+                if t.header(name).is_none() {
+                    t.headers.push((name.clone(), value.clone()));
+                }
+            }
+            if t.body.is_empty() {
+                t.body = body.to_vec();
+            }
+        }
+        Ok(list)
+    }
+}
+
+/// A file named by a flag, with the flag in the error.
+fn read_file(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))
+}

@@ -1,0 +1,278 @@
+//! `iolab capacity`: the highest sustained open-loop rate a target serves
+//! within an objective ([`Slo`]), found by a ramp and a bisection
+//! ([`search`]), each step measured like a run ([`step`]), and the queueing
+//! model fitted to the curve (`iolab_predict::fit`) with what each
+//! concurrency model would do with the fitted service.
+//!
+//! **How long a step lasts.** Just above capacity, at rate (1 + e) x X
+//! (e = the precision), the queue grows by e x X requests a second, so a
+//! request sent t seconds into the step waits about e x t. It misses a
+//! latency bound L once S + e x t > L, S being the unloaded service time;
+//! for the objective's percentile q to fail, more than (1 - q) of the
+//! step's requests must miss it, which takes a step of
+//! (L - S) / (e x q) seconds. With no latency clause, L is the client
+//! timeout. Each step also sends at least [`MIN_REQUESTS`] requests, and
+//! lasts between the `min_step` and `max_step` of [`Options`].
+
+pub mod preset;
+pub mod proc_tree;
+pub mod search;
+pub mod step;
+
+use std::time::{Duration, Instant};
+
+use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
+use iolab_predict::fit::{fit, what_if, Rate};
+
+use search::{Bounds, End, Next, Search};
+pub use step::Probe;
+
+/// Fewest requests one step sends (a p99 needs a tail to read).
+pub const MIN_REQUESTS: f64 = 100.0;
+
+/// Steps a search measures again when a fail had no verdict (the
+/// generator's lateness could explain it) before it stops on one.
+pub const GENERATOR_RETRIES: usize = 3;
+
+/// The search's settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// First rate, req/s.
+    pub start_rps: f64,
+    /// Highest rate tried, req/s.
+    pub max_rps: f64,
+    /// Bracket width to stop at (0.05 = 5%).
+    pub precision: f64,
+    /// Shortest step.
+    pub min_step: Duration,
+    /// Longest step.
+    pub max_step: Duration,
+    /// Most steps.
+    pub max_steps: usize,
+    /// Cores the target's host offers (for the fit and the what-ifs).
+    pub cores: u32,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            start_rps: 10.0,
+            max_rps: 100_000.0,
+            precision: 0.05,
+            min_step: Duration::from_secs(1),
+            max_step: Duration::from_secs(30),
+            max_steps: 30,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        }
+    }
+}
+
+/// The length of a step at `rate` (see the module's header).
+pub fn step_length(
+    slo: &Slo,
+    timeout: Duration,
+    unloaded_ms: f64,
+    o: &Options,
+    rate: f64,
+) -> Duration {
+    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
+    let q = slo.percentile().unwrap_or(1.0);
+    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    let requests_s = MIN_REQUESTS / rate.max(0.1);
+    Duration::from_secs_f64(queue_s.max(requests_s)).clamp(o.min_step, o.max_step)
+}
+
+/// The rule in words, with its numbers for this target.
+pub fn step_rule(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) -> String {
+    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
+    let q = slo.percentile().unwrap_or(1.0);
+    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    format!(
+        "each step lasts (L - S) / (e x q) = ({bound_ms:.0} ms - {unloaded_ms:.1} ms) / ({:.0}% x {q}) = {queue_s:.2} s, so that a rate {:.0}% above capacity queues past L before it ends; at least {MIN_REQUESTS:.0} requests; between {:.1} s and {:.1} s",
+        o.precision * 100.0,
+        o.precision * 100.0,
+        o.min_step.as_secs_f64(),
+        o.max_step.as_secs_f64()
+    )
+}
+
+/// Search one target; `each` sees every step as it is measured.
+pub fn run(
+    name: &str,
+    probe: &Probe,
+    slo: &Slo,
+    o: &Options,
+    notes: Vec<String>,
+    each: &dyn Fn(&StepRecord),
+) -> SearchRecord {
+    let t0 = Instant::now();
+    let unloaded_ms = probe.unloaded_ms().unwrap_or(0.0);
+    let quick = Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0);
+    let mut search = Search::new(Bounds {
+        start_rps: o.start_rps,
+        max_rps: o.max_rps,
+        precision: o.precision,
+        max_steps: o.max_steps,
+    });
+    let mut steps: Vec<StepRecord> = Vec::new();
+    let mut failure = None;
+    let mut retries = GENERATOR_RETRIES;
+    let end = loop {
+        if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            break None;
+        }
+        let (rate, phase) = match search.next_step() {
+            Next::Measure { rate, phase } => (rate, phase),
+            Next::Done(end) => break Some(end),
+        };
+        let length = step_length(slo, probe.timeout, unloaded_ms, o, rate);
+        match probe.step(slo, rate, length, phase) {
+            Ok(rec) => {
+                each(&rec);
+                if rec.generator_saturated && retries > 0 {
+                    // No verdict: kept in the curve, not in the search; the
+                    // same rate is measured again once the service has drained.
+                    retries -= 1;
+                    steps.push(rec);
+                    probe.settle(quick);
+                    continue;
+                }
+                search.record(rate, rec.passed, phase);
+                if rec.generator_saturated {
+                    steps.push(rec);
+                    break None;
+                }
+                if !rec.passed {
+                    probe.settle(quick);
+                }
+                steps.push(rec);
+            }
+            Err(e) => {
+                failure = Some(e);
+                break None;
+            }
+        }
+    };
+    let capacity = search.answer();
+    let failed = search.lowest_fail();
+    let fitted = capacity.and_then(|c| fit(&steps, c, o.cores));
+    let mut rates: Vec<Rate> = steps
+        .iter()
+        .map(|s| Rate {
+            rps: s.rate_rps,
+            duration: Duration::from_secs_f64(s.duration_s),
+        })
+        .collect();
+    rates.sort_by(|a, b| a.rps.total_cmp(&b.rps));
+    rates.dedup_by(|a, b| a.rps == b.rps);
+    let what = fitted
+        .as_ref()
+        .map(|f| what_if(f, &rates, probe.timeout))
+        .unwrap_or_default();
+    SearchRecord {
+        name: name.to_string(),
+        target: describe(probe),
+        notes,
+        step_rule: step_rule(slo, probe.timeout, unloaded_ms, o),
+        outcome: outcome(end, failure, &steps, o),
+        noise: search.noise(),
+        bracket_width_pct: capacity
+            .zip(failed)
+            .filter(|(c, f)| f > c)
+            .map(|(c, f)| (f - c) / c * 100.0),
+        capacity_rps: capacity,
+        failed_rps: failed,
+        steps,
+        fit: fitted,
+        what_if: what,
+        elapsed_s: t0.elapsed().as_secs_f64(),
+    }
+}
+
+/// `POST https://host/path (2 headers, 1024-byte body)`, or the URL.
+fn describe(p: &Probe) -> String {
+    match p.request.list.as_slice() {
+        [] => p.url.clone(),
+        [one] => {
+            let mut s = format!("{} {}", one.method, one.url);
+            if !one.headers.is_empty() || !one.body.is_empty() {
+                s.push_str(&format!(
+                    " ({} headers, {}-byte body)",
+                    one.headers.len(),
+                    one.body.len()
+                ));
+            }
+            s
+        }
+        many => format!(
+            "{} requests in turn, first {} {}",
+            many.len(),
+            many[0].method,
+            many[0].url
+        ),
+    }
+}
+
+fn outcome(end: Option<End>, failure: Option<String>, steps: &[StepRecord], o: &Options) -> String {
+    if let Some(e) = failure {
+        return format!("stopped: the load generator refused a step: {e}");
+    }
+    if steps
+        .last()
+        .is_some_and(|s| s.generator_saturated && !s.passed)
+    {
+        return "stopped: the generator itself was the bottleneck at the last rate; the answer is a lower bound".into();
+    }
+    match end {
+        None => "interrupted: the answer covers the steps measured".into(),
+        Some(End::Converged) => format!(
+            "converged: the bracket is within {:.0}% and its bottom passed twice",
+            o.precision * 100.0
+        ),
+        Some(End::Cap) => format!(
+            "every rate up to the cap of {:.0} req/s met the objective: raise --max",
+            o.max_rps
+        ),
+        Some(End::NothingPassed) => {
+            "no rate met the objective, down to the lowest tried: check the objective and --timeout"
+                .into()
+        }
+        Some(End::Budget) => format!(
+            "stopped after {} steps before the bracket narrowed: raise --max-steps or --precision",
+            o.max_steps
+        ),
+        Some(End::Noisy) => {
+            "stopped: the answer failed every confirmation; the verdicts are noise (see noise)"
+                .into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_lasts_long_enough_for_the_queue_to_show() {
+        let slo: Slo = "p99<200ms".parse().unwrap();
+        let o = Options {
+            precision: 0.1,
+            ..Options::default()
+        };
+        // (200 - 100) ms / (10% x 0.99) = 1.01 s, at least MIN_REQUESTS (100) requests.
+        let d = step_length(&slo, Duration::from_secs(1), 100.0, &o, 1000.0);
+        assert!((d.as_secs_f64() - 1.0101).abs() < 0.01, "{d:?}");
+        assert_eq!(
+            step_length(&slo, Duration::from_secs(1), 100.0, &o, 20.0),
+            Duration::from_secs(5)
+        );
+        assert_eq!(
+            step_length(&slo, Duration::from_secs(1), 100.0, &o, 1.0),
+            o.max_step
+        );
+        let success: Slo = "success>=99%".parse().unwrap();
+        let d = step_length(&success, Duration::from_millis(500), 100.0, &o, 1000.0);
+        assert!((d.as_secs_f64() - 4.0).abs() < 0.01, "{d:?}");
+        assert!(step_rule(&slo, Duration::from_secs(1), 100.0, &o).contains("= 1.01 s"));
+    }
+}

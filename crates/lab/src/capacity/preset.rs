@@ -1,0 +1,249 @@
+//! A capacity search as a preset: any HTTP preset with a `[capacity]` table
+//! (the objective and the search's settings). `iolab capacity PRESET`
+//! searches each of its targets in turn (one search per target: a sweep's
+//! other points are the same target), starting and stopping them as
+//! `iolab run` does, and a foreign target (`url` or `command` with a
+//! `request`) is searched with its own request. The same file runs with
+//! `iolab run`, which ignores `[capacity]`.
+//!
+//! ```toml
+//! [capacity]
+//! slo = "p99<200ms,success>=99.9%"
+//! start = 10          # req/s
+//! max = 10000
+//! precision = "5%"
+//! min_step = "1s"
+//! max_step = "30s"
+//! max_steps = 30
+//! ```
+
+use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use iolab_model::capacity::{Search, Slo, StepRecord};
+use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+
+use super::{Options, Probe};
+use crate::preset::PresetError;
+use crate::services::{self, Addresses, Needs};
+use crate::target::{foreign, Launch, StartOptions, Target};
+
+/// The `[capacity]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Section {
+    /// The objective, e.g. `p99<200ms,success>=99.9%`.
+    pub slo: String,
+    /// First rate, req/s.
+    #[serde(default)]
+    pub start: Option<f64>,
+    /// Highest rate, req/s.
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// Bracket width to stop at, e.g. `"5%"`.
+    #[serde(default)]
+    pub precision: Option<String>,
+    /// Shortest step, e.g. `"1s"`.
+    #[serde(default)]
+    pub min_step: Option<String>,
+    /// Longest step.
+    #[serde(default)]
+    pub max_step: Option<String>,
+    /// Most steps per target.
+    #[serde(default)]
+    pub max_steps: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct Only {
+    capacity: Option<Section>,
+}
+
+/// `5%` or `0.05`.
+pub fn parse_share(s: &str) -> Result<f64, String> {
+    let v = match s.trim().strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => s.trim().parse::<f64>(),
+    }
+    .map_err(|_| format!("'{s}' is not a share like 5%"))?;
+    if !(0.005..=1.0).contains(&v) {
+        return Err(format!("'{s}': give between 0.5% and 100%"));
+    }
+    Ok(v)
+}
+
+/// A capacity preset: its plan, objective and settings.
+pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), PresetError> {
+    let (origin, text) = crate::preset::locate(name_or_path)?;
+    let plan = crate::preset::parse_plan(&text, &origin, Default::default())?;
+    let only: Only = toml::from_str(&text)
+        .map_err(|e| PresetError(format!("{origin}: [capacity]: {}", e.message())))?;
+    let sec = only.capacity.ok_or_else(|| {
+        PresetError(format!(
+            "{origin}: no [capacity] table: add one with slo = \"p99<200ms\" (see docs/capacity.md)"
+        ))
+    })?;
+    let bad =
+        |field: &str, e: String| PresetError(format!("{origin}: field 'capacity.{field}': {e}"));
+    let slo: Slo = sec.slo.parse().map_err(|e| bad("slo", e))?;
+    let d = Options::default();
+    let dur = |field: &str, v: &Option<String>, default: Duration| match v {
+        Some(s) => iolab_model::parse_duration(s).map_err(|e| bad(field, e.to_string())),
+        None => Ok(default),
+    };
+    let o = Options {
+        start_rps: sec.start.unwrap_or(d.start_rps),
+        max_rps: sec.max.unwrap_or(d.max_rps),
+        precision: match &sec.precision {
+            Some(p) => parse_share(p).map_err(|e| bad("precision", e))?,
+            None => d.precision,
+        },
+        min_step: dur("min_step", &sec.min_step, d.min_step)?,
+        max_step: dur("max_step", &sec.max_step, d.max_step)?,
+        max_steps: sec.max_steps.unwrap_or(d.max_steps),
+        cores: d.cores,
+    };
+    if !(o.start_rps > 0.0 && o.max_rps >= o.start_rps) {
+        return Err(bad(
+            "start",
+            "start must be above 0 and max at least start".into(),
+        ));
+    }
+    if o.min_step.is_zero() || o.max_step < o.min_step || o.max_steps < 2 {
+        return Err(bad(
+            "min_step",
+            "steps must be above 0, max_step >= min_step, max_steps >= 2".into(),
+        ));
+    }
+    if plan.runs.iter().any(|r| matches!(r.work, Work::Batch(_))) {
+        return Err(PresetError(format!(
+            "{origin}: a capacity search loads HTTP targets: use an HTTP preset"
+        )));
+    }
+    Ok((plan, slo, o))
+}
+
+/// One run per distinct target (a sweep's rates are the same target).
+fn targets(plan: &ExperimentPlan) -> Vec<&RunSpec> {
+    let mut seen = HashSet::new();
+    plan.runs
+        .iter()
+        .filter(|r| {
+            let key = format!(
+                "{}|{}|{:?}|{}",
+                r.model,
+                r.runtime,
+                r.params,
+                r.coordinates
+                    .get("target")
+                    .map(|v| v.to_string())
+                    .unwrap_or_default()
+            );
+            let key = match &r.work {
+                Work::Http(w) => format!("{key}|{:?}|{:?}|{}", w.command, w.foreign, w.steps),
+                Work::Batch(_) => key,
+            };
+            seen.insert(key)
+        })
+        .collect()
+}
+
+/// Search every target of a capacity preset.
+pub fn run(
+    plan: &ExperimentPlan,
+    slo: &Slo,
+    o: &Options,
+    cancel: Arc<AtomicBool>,
+    say: &dyn Fn(&str),
+    each: &dyn Fn(&StepRecord),
+) -> Result<Vec<Search>, String> {
+    let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)
+        .map_err(|e| format!("{e:?}"))?;
+    let (target_cpus, gen_cpus) = crate::environment::pinning(true);
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the iolab binary: {e}"))?;
+    let mut out = Vec::new();
+    for spec in targets(plan) {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let Work::Http(w) = &spec.work else { continue };
+        say(&format!("capacity: searching {}", spec.name));
+        let opts = StartOptions {
+            backends: backends.addresses.clone(),
+            cpus: target_cpus.clone(),
+            separate_metrics: false,
+        };
+        let timeout = Duration::from_secs(60);
+        let (base, pid, mut target, notes, request, metrics) = match &w.foreign {
+            Some(f) => {
+                let r = foreign::start(spec, f, w.command.as_deref(), &opts, timeout, &cancel)
+                    .map_err(|e| format!("{}: {e}", spec.name))?;
+                let (base, metrics) = (r.base.clone(), r.metrics(f));
+                let notes = vec![foreign::CONTRACT_SKIPPED.to_string()];
+                (
+                    base.clone(),
+                    r.pid,
+                    r.target,
+                    notes,
+                    f.requests(&base),
+                    metrics,
+                )
+            }
+            None => {
+                let launch = Launch::of(spec, &exe)?;
+                let cmd = launch.command(spec, &opts)?;
+                let t = Target::start(&cmd, launch.start_timeout(timeout), &cancel)
+                    .map_err(|e| format!("{}: {e}", spec.name))?;
+                let base = t.url.clone();
+                let metrics = Some((
+                    format!(
+                        "{}/metrics",
+                        t.metrics_url.clone().unwrap_or_else(|| base.clone())
+                    ),
+                    vec![
+                        "iolab_requests_in_flight".to_string(),
+                        "iolab_requests_queued".to_string(),
+                    ],
+                ));
+                (
+                    base,
+                    Some(t.pid()),
+                    Some(t),
+                    Vec::new(),
+                    Default::default(),
+                    metrics,
+                )
+            }
+        };
+        let url = match &w.foreign {
+            Some(f) => iolab_model::request::ForeignSpec::join(&base, &f.request.url),
+            None => format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
+        };
+        let probe = Probe {
+            url,
+            request,
+            timeout: w.timeout,
+            connections: w.connections,
+            gen_cpus: gen_cpus.clone(),
+            pid,
+            metrics,
+            cancel: cancel.clone(),
+        };
+        let cores = if target_cpus.is_empty() {
+            o.cores
+        } else {
+            target_cpus.len() as u32
+        };
+        let opts_here = Options { cores, ..*o };
+        out.push(super::run(&spec.name, &probe, slo, &opts_here, notes, each));
+        if let Some(t) = target.as_mut() {
+            t.stop(Duration::from_millis(1500));
+        }
+    }
+    backends.stop();
+    Ok(out)
+}

@@ -1,0 +1,245 @@
+//! One step of a capacity search: hold a constant open-loop rate against
+//! the target, measure it as a run is measured (the attack, and the
+//! target's telemetry and CPU from `/proc` when its PID is known, its own
+//! Prometheus series when named), judge it against the objective; and the
+//! settle that lets a queue left by a failed step drain before the next.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use iolab_loadgen::Hooks;
+use iolab_model::attack::AttackPlan;
+use iolab_model::capacity::{Observed, Phase, Slo, StepRecord};
+use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::request::RequestSet;
+
+use super::proc_tree::tree_cpu_seconds;
+use crate::telemetry;
+
+/// Where and how one target is loaded.
+#[derive(Debug, Clone)]
+pub struct Probe {
+    /// The URL attacked (the first request's).
+    pub url: String,
+    /// Method, headers, body, TLS.
+    pub request: RequestSet,
+    /// Client timeout per request.
+    pub timeout: Duration,
+    /// Connection handling.
+    pub connections: ConnectionMode,
+    /// CPUs for the generator (empty: not pinned).
+    pub gen_cpus: Vec<usize>,
+    /// The target's PID, when known.
+    pub pid: Option<u32>,
+    /// The target's Prometheus endpoint and the series to keep, when named.
+    pub metrics: Option<(String, Vec<String>)>,
+    /// Ctrl-C.
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Probe {
+    fn plan(&self, driver: Driver, interval: Duration) -> AttackPlan {
+        AttackPlan {
+            target: self.url.clone(),
+            driver,
+            connections: self.connections,
+            timeout: self.timeout,
+            interval,
+            threads: (!self.gen_cpus.is_empty()).then_some(self.gen_cpus.len()),
+            cpus: self.gen_cpus.clone(),
+            record_requests: false,
+            spin: !self.gen_cpus.is_empty(),
+            request: self.request.clone(),
+            shard: None,
+            start_at_unix_ms: None,
+        }
+    }
+
+    /// Hold `rate` for `duration` and judge it.
+    pub fn step(
+        &self,
+        slo: &Slo,
+        rate: f64,
+        duration: Duration,
+        phase: Phase,
+    ) -> Result<StepRecord, String> {
+        let interval = (duration / 10).max(Duration::from_millis(50));
+        let plan = self.plan(Driver::constant(rate, duration), interval);
+        let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
+        let scraper = self.metrics.clone().map(Scraper::start);
+        let cpu0 = self.pid.and_then(tree_cpu_seconds);
+        let hooks = Hooks {
+            cancel: Some(self.cancel.clone()),
+            progress: None,
+        };
+        let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
+        let cpu1 = self.pid.and_then(tree_cpu_seconds);
+        let a = report.result;
+        let telemetry = sampler
+            .map(|s| s.finish(a.started_unix_ms as f64))
+            .unwrap_or_default();
+        let answered = a.requests.ok + a.requests.non_2xx;
+        let cpu = cpu0.zip(cpu1).map(|(c0, c1)| (c1 - c0).max(0.0));
+        let within = |ms: f64| report.latency.count_between(0, (ms * 1000.0) as u64);
+        let verdict = slo.judge(&Observed {
+            planned: a.requests.planned,
+            success: a.success_ratio(),
+            answered_within: &within,
+        });
+        // A late generator excuses a fail only if the fail goes away with every
+        // answer's latency forgiven the generator's largest lateness.
+        let lag = a.generator.lag_max_ms;
+        let forgiven = |ms: f64| within(ms + lag);
+        let excused = slo
+            .judge(&Observed {
+                planned: a.requests.planned,
+                success: a.success_ratio(),
+                answered_within: &forgiven,
+            })
+            .is_ok();
+        let late = a.generator.saturated;
+        let saturated = late && verdict.is_err() && excused;
+        Ok(StepRecord {
+            rate_rps: rate,
+            phase: Some(phase),
+            duration_s: duration.as_secs_f64(),
+            // Latency counts from each request's intended send time, so a late
+            // generator only makes the target look worse: a pass stands, a
+            // fail is no verdict on the target (the search stops there).
+            passed: verdict.is_ok(),
+            verdict: match (&verdict, late, saturated) {
+                (Ok(()), false, _) => format!("meets {slo}"),
+                (Ok(()), true, _) => format!("meets {slo} though the generator was late"),
+                (Err(why), _, false) => why.clone(),
+                (Err(why), _, true) => {
+                    format!("the generator was the bottleneck: no verdict on the target ({why})")
+                }
+            },
+            success_ratio: a.success_ratio(),
+            goodput_rps: a.throughput_rps.goodput,
+            p50_ms: a.latency_ms.p50,
+            p99_ms: a.latency_ms.p99,
+            in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
+            cpu_cores: cpu.map(|c| c / a.elapsed_s.max(1e-3)),
+            cpu_per_request_ms: cpu
+                .filter(|_| answered > 0)
+                .map(|c| c * 1000.0 / answered as f64),
+            metrics: scraper.map(Scraper::finish).unwrap_or_default(),
+            generator_saturated: saturated,
+            attack: a,
+            telemetry,
+        })
+    }
+
+    /// After a failed step: wait until single requests come back within
+    /// `quick` again (the target's queue has drained), at most the timeout
+    /// plus two seconds.
+    pub fn settle(&self, quick: Duration) {
+        let deadline = Instant::now() + self.timeout + Duration::from_secs(2);
+        let driver = Driver::Closed {
+            concurrency: 1,
+            requests: Some(3),
+            duration: None,
+        };
+        let plan = AttackPlan {
+            threads: Some(1),
+            cpus: Vec::new(),
+            spin: false,
+            ..self.plan(driver, Duration::from_secs(1))
+        };
+        let hooks = Hooks {
+            cancel: Some(self.cancel.clone()),
+            progress: None,
+        };
+        while Instant::now() < deadline && !self.cancel.load(Ordering::Relaxed) {
+            match iolab_loadgen::attack(&plan, &hooks) {
+                Ok(r) if r.result.requests.ok == 3 && r.result.latency_ms.max <= ms(quick) => {
+                    return
+                }
+                _ => thread::sleep(Duration::from_millis(100)),
+            }
+        }
+    }
+
+    /// Median latency of a few single requests, ms: the unloaded service time.
+    pub fn unloaded_ms(&self) -> Option<f64> {
+        let driver = Driver::Closed {
+            concurrency: 1,
+            requests: Some(20),
+            duration: Some(self.timeout * 2),
+        };
+        let plan = AttackPlan {
+            threads: Some(1),
+            ..self.plan(driver, Duration::from_secs(1))
+        };
+        let r = iolab_loadgen::attack(&plan, &Hooks::default()).ok()?;
+        (r.result.requests.ok > 0).then_some(r.result.service_ms.p50)
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The target's own Prometheus series, scraped every 200 ms during a step;
+/// the peak of each named series (summed over its label sets) is kept.
+struct Scraper {
+    stop: Arc<AtomicBool>,
+    handle: thread::JoinHandle<BTreeMap<String, f64>>,
+}
+
+impl Scraper {
+    fn start((url, series): (String, Vec<String>)) -> Scraper {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = thread::spawn(move || {
+            let mut peaks: BTreeMap<String, f64> = BTreeMap::new();
+            while !flag.load(Ordering::Relaxed) {
+                if let Ok(r) = crate::http::get(&url, Duration::from_millis(150)) {
+                    if r.status == 200 {
+                        for (name, v) in pick(&r.body, &series) {
+                            let peak = peaks.entry(name).or_insert(v);
+                            *peak = peak.max(v);
+                        }
+                    }
+                }
+                thread::sleep(Duration::from_millis(200));
+            }
+            peaks
+        });
+        Scraper { stop, handle }
+    }
+
+    fn finish(self) -> BTreeMap<String, f64> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+pub use crate::telemetry::pick;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_named_series_summed_over_labels() {
+        let text = "# TYPE tomcat_threads_busy_threads gauge\n\
+                    tomcat_threads_busy_threads{name=\"http-nio-8080\"} 12\n\
+                    tomcat_threads_busy_threads{name=\"https\"} 3\n\
+                    hikaricp_connections_active{pool=\"HikariPool-1\"} 4\n\
+                    other 1\n";
+        let names = vec![
+            "tomcat_threads_busy_threads".to_string(),
+            "hikaricp_connections_active".to_string(),
+            "missing".to_string(),
+        ];
+        let m = pick(text, &names);
+        assert_eq!(m.get("tomcat_threads_busy_threads"), Some(&15.0));
+        assert_eq!(m.get("hikaricp_connections_active"), Some(&4.0));
+        assert!(!m.contains_key("missing"));
+    }
+}

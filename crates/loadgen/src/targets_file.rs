@@ -1,0 +1,127 @@
+//! Targets files in vegeta's HTTP format, so files written for vegeta work
+//! unchanged: a `METHOD URL` line, then `Name: value` header lines, then
+//! optionally `@path` (the body, read from that file, relative to the
+//! current folder as vegeta reads it); a blank line (or the next
+//! `METHOD URL` line) ends a target; `#` starts a comment line.
+//!
+//! ```text
+//! GET http://127.0.0.1:8080/api/orders?id=1
+//! Accept: application/json
+//!
+//! POST http://127.0.0.1:8080/api/orders
+//! Content-Type: application/json
+//! @order.json
+//! ```
+
+use iolab_model::request::{check_method, parse_header, RequestTemplate};
+
+/// Parse a targets file; `origin` names it in errors (`FILE:LINE: ...`) and
+/// `read` loads an `@path` body.
+pub fn parse_targets(
+    text: &str,
+    origin: &str,
+    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
+) -> Result<Vec<RequestTemplate>, String> {
+    let mut out: Vec<RequestTemplate> = Vec::new();
+    let mut open = false;
+    for (i, raw) in text.lines().enumerate() {
+        let at = |msg: String| format!("{origin}:{}: {msg}", i + 1);
+        let line = raw.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        if line.is_empty() {
+            open = false;
+            continue;
+        }
+        if let Some(request) = request_line(line) {
+            let (method, url) = request.map_err(at)?;
+            out.push(RequestTemplate::get(url));
+            out.last_mut().expect("just pushed").method = method;
+            open = true;
+            continue;
+        }
+        let Some(current) = out.last_mut().filter(|_| open) else {
+            return Err(at(format!(
+                "'{}' is not a `METHOD URL` line (e.g. GET http://127.0.0.1:8080/)",
+                short(line)
+            )));
+        };
+        if let Some(path) = line.strip_prefix('@') {
+            current.body = read(path.trim()).map_err(&at)?;
+            open = false;
+        } else {
+            current.headers.push(parse_header(line).map_err(at)?);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{origin}: no targets (write one `METHOD URL` line per request, e.g. GET http://127.0.0.1:8080/)"
+        ));
+    }
+    Ok(out)
+}
+
+/// `Some` when the line is `METHOD URL` (a URL with a scheme): the method
+/// checked, the URL kept as written.
+fn request_line(line: &str) -> Option<Result<(String, String), String>> {
+    let (method, url) = line.split_once(char::is_whitespace)?;
+    let url = url.trim();
+    if !url.contains("://") || url.contains(char::is_whitespace) {
+        return None;
+    }
+    Some(check_method(method).map(|_| (method.to_string(), url.to_string())))
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(60).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &str) -> Result<Vec<u8>, String> {
+        match path {
+            "order.json" => Ok(b"{\"id\":1}".to_vec()),
+            p => Err(format!("cannot read body file {p}")),
+        }
+    }
+
+    #[test]
+    fn reads_vegeta_targets() {
+        let text = "# orders\nGET http://h:1/a?x=1\nAccept: application/json\n\n\
+                    POST http://h:1/orders\nContent-Type: application/json\n@order.json\n\
+                    DELETE http://h:1/orders/1\n";
+        let t = parse_targets(text, "t.txt", &read).unwrap();
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            (t[0].method.as_str(), t[0].url.as_str()),
+            ("GET", "http://h:1/a?x=1")
+        );
+        assert_eq!(t[0].header("accept"), Some("application/json"));
+        assert_eq!(t[1].body, b"{\"id\":1}");
+        assert_eq!(t[2].method, "DELETE");
+        assert!(t[2].headers.is_empty());
+    }
+
+    #[test]
+    fn faults_name_file_and_line() {
+        for (text, line) in [
+            ("Accept: x\n", 1),
+            ("GET http://h/\nnot a header\n", 2),
+            ("GET http://h/\n@missing.json\n", 2),
+            ("G/T http://h/\n", 1),
+            ("GET http://h/\n\nX: 1\n", 3),
+        ] {
+            let e = parse_targets(text, "t.txt", &read).unwrap_err();
+            assert!(
+                e.starts_with(&format!("t.txt:{line}: ")) && !e.contains('\n'),
+                "{e}"
+            );
+        }
+        assert!(parse_targets("# nothing\n", "t.txt", &read)
+            .unwrap_err()
+            .contains("no targets"));
+    }
+}

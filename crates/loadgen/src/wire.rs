@@ -1,0 +1,125 @@
+//! A request as bytes on the wire, rendered once before the run: request
+//! line, `Host`, `User-Agent`, `Accept` (each unless the user set it), the
+//! user's headers in order, `Content-Length` when there is a body or the
+//! method usually carries one, then the body.
+
+use iolab_model::request::RequestTemplate;
+
+use crate::target::Target;
+
+/// Methods whose requests carry a body by convention: they get
+/// `Content-Length: 0` when the body is empty, as curl sends.
+const BODY_METHODS: [&str; 3] = ["POST", "PUT", "PATCH"];
+
+/// `method target.path HTTP/1.1` with headers and body.
+pub fn render(target: &Target, method: &str, headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
+    let set = |name: &str| headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    let mut head = format!("{method} {} HTTP/1.1\r\n", target.path);
+    if !set("host") {
+        head.push_str(&format!("Host: {}\r\n", target.host_header()));
+    }
+    if !set("user-agent") {
+        head.push_str(&format!(
+            "User-Agent: iolab/{}\r\n",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    if !set("accept") {
+        head.push_str("Accept: */*\r\n");
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if !body.is_empty() || BODY_METHODS.contains(&method) {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    let mut out = head.into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// Every request of a plan, parsed and rendered: the targets must share one
+/// origin (scheme, host, port), the first one's; the error is one line.
+pub fn render_all(first: &Target, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, String> {
+    if list.is_empty() {
+        return Ok(vec![first.request_bytes()]);
+    }
+    list.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.check().map_err(|e| format!("request {}: {e}", i + 1))?;
+            let t = Target::parse(&r.url)?;
+            if t.origin() != first.origin() {
+                return Err(format!(
+                    "request {} goes to {} but the first to {}: one attack sends to one origin (run one attack per host)",
+                    i + 1,
+                    t.origin(),
+                    first.origin()
+                ));
+            }
+            Ok(render(&t, &r.method, &r.headers, &r.body))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(b: Vec<u8>) -> String {
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn get_is_the_fixed_request_it_always_was() {
+        let t = Target::parse("http://127.0.0.1:8080/work?steps=sleep:100").unwrap();
+        assert_eq!(
+            text(t.request_bytes()),
+            format!(
+                "GET /work?steps=sleep:100 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: iolab/{}\r\nAccept: */*\r\n\r\n",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+    }
+
+    #[test]
+    fn headers_replace_defaults_and_bodies_get_a_length() {
+        let t = Target::parse("https://api.test/orders").unwrap();
+        let h = vec![
+            ("accept".to_string(), "application/json".to_string()),
+            ("X-Key".to_string(), "k".to_string()),
+        ];
+        let s = text(render(&t, "POST", &h, b"{\"a\":1}"));
+        assert!(
+            s.starts_with("POST /orders HTTP/1.1\r\nHost: api.test\r\n"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "accept: application/json\r\nX-Key: k\r\nContent-Length: 7\r\n\r\n{\"a\":1}"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("*/*"), "{s}");
+        assert!(text(render(&t, "PUT", &[], b"")).contains("Content-Length: 0\r\n"));
+        assert!(!text(render(&t, "DELETE", &[], b"")).contains("Content-Length"));
+    }
+
+    #[test]
+    fn every_request_goes_to_one_origin() {
+        let first = Target::parse("http://h:1/a").unwrap();
+        let ok = [
+            RequestTemplate::get("http://h:1/a"),
+            RequestTemplate::get("http://h:1/b?x"),
+        ];
+        assert_eq!(render_all(&first, &ok).unwrap().len(), 2);
+        let e = render_all(&first, &[RequestTemplate::get("http://other:1/")]).unwrap_err();
+        assert!(e.contains("one origin") && !e.contains('\n'), "{e}");
+        let mut bad = RequestTemplate::get("http://h:1/");
+        bad.method = "B AD".into();
+        assert!(render_all(&first, &[bad])
+            .unwrap_err()
+            .starts_with("request 1:"));
+    }
+}

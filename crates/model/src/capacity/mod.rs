@@ -1,0 +1,224 @@
+//! Capacity under an objective: the `iolab.capacity/1` document that
+//! `iolab capacity` prints with `--json` and saves as `capacity.json`
+//! (pinned by `schema/capacity.schema.json`).
+//!
+//! One [`Search`] per target: every step measured (the attack and the
+//! target's telemetry, as a run records them), the answer with its bracket,
+//! the noise met on the way, the [`Fit`] of the queueing model to the curve,
+//! and what each concurrency model would do with the fitted service
+//! ([`WhatIf`], simulated by `iolab predict`'s engine).
+
+mod slo;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::attack::AttackResult;
+use crate::telemetry::Telemetry;
+
+pub use slo::{Clause, Observed, Slo};
+
+/// The schema tag of [`CapacityFile`].
+pub const CAPACITY_SCHEMA: &str = "iolab.capacity/1";
+
+/// Which part of the search a step belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Doubling (or halving) until a pass and a fail bracket the answer.
+    Ramp,
+    /// Halving the bracket.
+    Bisect,
+    /// The answer measured again, to catch a lucky pass.
+    Confirm,
+}
+
+/// One step: a constant open-loop rate held for a while, and its verdict.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// Offered rate, req/s.
+    pub rate_rps: f64,
+    /// `ramp`, `bisect` or `confirm`.
+    pub phase: Option<Phase>,
+    /// How long the rate was held, s.
+    pub duration_s: f64,
+    /// Every clause of the objective held.
+    pub passed: bool,
+    /// Why it failed, or what it met.
+    pub verdict: String,
+    /// 2xx in time / planned.
+    pub success_ratio: f64,
+    /// 2xx per second.
+    pub goodput_rps: f64,
+    /// Median latency from the intended send, ms.
+    pub p50_ms: f64,
+    /// 99th percentile latency from the intended send (answered requests), ms.
+    pub p99_ms: f64,
+    /// Requests outstanding on average (Little's law on the generator's
+    /// side: answers per second x mean latency).
+    pub in_flight: f64,
+    /// CPU the target used during the step, in cores (its process and
+    /// every descendant, from `/proc`); `None` without a PID.
+    #[serde(default)]
+    pub cpu_cores: Option<f64>,
+    /// CPU per answered request, ms; `None` without a PID.
+    #[serde(default)]
+    pub cpu_per_request_ms: Option<f64>,
+    /// Peaks of the target's own Prometheus series during the step.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, f64>,
+    /// The step failed and the generator was late enough to explain it
+    /// (the objective holds with every answer forgiven the generator's
+    /// largest lateness): the verdict says nothing about the target. A
+    /// late generator's pass stands (it only made the target look worse);
+    /// its raw flag is `attack.generator.saturated`.
+    #[serde(default)]
+    pub generator_saturated: bool,
+    /// The step's full load result.
+    pub attack: AttackResult,
+    /// The target's telemetry during the step (empty without a PID).
+    #[serde(default)]
+    pub telemetry: Telemetry,
+}
+
+/// What limits a fitted service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Limit {
+    /// A fixed number of requests at a time (threads, workers, a pool).
+    Concurrency,
+    /// The CPU: requests compute most of the time they are held.
+    Cpu,
+}
+
+/// The queueing model read from the curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// Service time unloaded: median latency at the lowest passing rate, ms.
+    pub service_ms: f64,
+    /// Requests held at once at the knee, by Little's law: capacity x S.
+    pub concurrency: f64,
+    /// CPU per request, ms (median over passing steps); `None` without a PID.
+    pub cpu_per_request_ms: Option<f64>,
+    /// CPU busy at the capacity, in cores (capacity x CPU per request).
+    pub cpu_cores_at_capacity: Option<f64>,
+    /// What limits it.
+    pub limit: Limit,
+    /// The rate the CPU alone would allow on the host's cores, req/s.
+    pub cpu_capacity_rps: Option<f64>,
+    /// Cores the host offers the target.
+    pub cores: u32,
+    /// The workload predict simulates for it, e.g. `seq(cpu:4000000,sleep:46)`.
+    pub steps: String,
+    /// The model and knobs it behaves like, e.g. `pool(threads=4)`.
+    pub model: String,
+    /// One sentence: what limits it.
+    pub sentence: String,
+}
+
+/// One rate of a simulated curve.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WhatIfPoint {
+    /// Offered rate, req/s.
+    pub rate_rps: f64,
+    /// Predicted success ratio.
+    pub success_ratio: f64,
+    /// Predicted p50, ms.
+    pub p50_ms: f64,
+    /// Predicted p99, ms.
+    pub p99_ms: f64,
+}
+
+/// What one concurrency model would do with the fitted service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// Model and knobs, e.g. `loop-async(workers=2)`.
+    pub label: String,
+    /// The model's name.
+    pub model: String,
+    /// The model the fit says the service behaves like.
+    pub fitted: bool,
+    /// Its capacity for the fitted workload (closed form), req/s.
+    pub capacity_rps: Option<f64>,
+    /// Its simulated curve at the measured rates.
+    pub points: Vec<WhatIfPoint>,
+}
+
+/// A noisy verdict: a pass above a fail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    /// The rate that passed.
+    pub passed_rps: f64,
+    /// The lower (or equal) rate that failed.
+    pub failed_rps: f64,
+}
+
+/// The search of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Search {
+    /// The target's name (a preset's label or model, or `url`).
+    pub name: String,
+    /// What was sent to: a URL, and the request if not a plain GET.
+    pub target: String,
+    /// Notes on the target (e.g. "foreign target: contract check skipped").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The rule each step's length followed, in words.
+    pub step_rule: String,
+    /// Every step, in the order measured.
+    pub steps: Vec<StepRecord>,
+    /// The highest rate that met the objective, req/s (`None`: none did).
+    pub capacity_rps: Option<f64>,
+    /// The lowest rate that failed above it, req/s (`None`: none failed up to the cap).
+    pub failed_rps: Option<f64>,
+    /// (failed - capacity) / capacity, %.
+    pub bracket_width_pct: Option<f64>,
+    /// How the search ended, in words.
+    pub outcome: String,
+    /// Passes above fails met on the way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<Noise>,
+    /// The queueing model read from the curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Fit>,
+    /// Each model's simulated curve for the fitted service.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub what_if: Vec<WhatIf>,
+    /// Wall time of the search, s.
+    pub elapsed_s: f64,
+}
+
+/// The `iolab.capacity/1` document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CapacityFile {
+    /// Always [`CAPACITY_SCHEMA`].
+    pub schema: String,
+    /// `capacity` (a URL) or the preset's name.
+    pub name: String,
+    /// The objective.
+    pub slo: Slo,
+    /// The answer when one target was searched (each search has its own).
+    pub capacity_rps: Option<f64>,
+    /// One search per target.
+    pub searches: Vec<Search>,
+    /// Start, RFC 3339 UTC.
+    pub started_utc: String,
+}
+
+impl CapacityFile {
+    /// Wrap searches; `capacity_rps` is the single search's answer.
+    pub fn new(name: &str, slo: Slo, searches: Vec<Search>, started_utc: String) -> CapacityFile {
+        CapacityFile {
+            schema: CAPACITY_SCHEMA.to_string(),
+            name: name.to_string(),
+            slo,
+            capacity_rps: match searches.as_slice() {
+                [one] => one.capacity_rps,
+                _ => None,
+            },
+            searches,
+            started_utc,
+        }
+    }
+}

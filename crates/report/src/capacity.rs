@@ -1,0 +1,323 @@
+//! Capacity searches (`iolab.capacity/1`, what `iolab capacity` measured):
+//! per target, the curve (one row per step, in the order measured), the
+//! answer with its bracket, the noise met, the fitted model in one
+//! sentence, and what each model would do with the fitted service; as
+//! text, Markdown, the document as JSON, CSV (one record per step), and a
+//! self-contained HTML page whose charts draw the measured curve beside
+//! each model's simulated one.
+
+use iolab_model::capacity::{CapacityFile, Search, StepRecord, CAPACITY_SCHEMA};
+use serde_json::json;
+
+use crate::grid::{self, Grid};
+use crate::numbers::{ms, num, opt, percent, rate, secs};
+use crate::svg::esc;
+use crate::svg::line::{Axis, LineChart, Point, Series};
+use crate::svg::scale::Kind;
+use crate::{csv, json as to_json, Format, RenderError};
+
+/// Render a capacity document in any format.
+pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError> {
+    Ok(match format {
+        Format::Table => text(doc).into_bytes(),
+        Format::Markdown => markdown(doc).into_bytes(),
+        Format::Json => to_json(doc)?,
+        Format::Csv => csv_steps(doc).into_bytes(),
+        Format::Html => html(doc).into_bytes(),
+    })
+}
+
+/// One line per step, for progress: `ramp  80 req/s for 2.0s: pass (...)`.
+pub fn step_line(s: &StepRecord) -> String {
+    format!(
+        "{:<7} {:>9} for {}: {} ({}, p99 {}, success {})",
+        s.phase
+            .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
+        format!("{}/s", rate(s.rate_rps)),
+        secs(s.duration_s),
+        if s.passed { "pass" } else { "FAIL" },
+        s.verdict,
+        ms(s.p99_ms),
+        percent(s.success_ratio)
+    )
+}
+
+/// The curve: one row per step.
+pub fn curve(search: &Search) -> Grid {
+    let mut g = Grid::new(
+        &[
+            "#",
+            "phase",
+            "rate/s",
+            "for",
+            "verdict",
+            "success",
+            "goodput/s",
+            "p50",
+            "p99",
+            "in flight",
+            "CPU cores",
+        ],
+        &[
+            true, false, true, true, false, true, true, true, true, true, true,
+        ],
+    );
+    for (i, s) in search.steps.iter().enumerate() {
+        g.rows.push(vec![
+            (i + 1).to_string(),
+            s.phase
+                .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
+            rate(s.rate_rps),
+            secs(s.duration_s),
+            if s.passed {
+                "pass".into()
+            } else {
+                "fail".into()
+            },
+            percent(s.success_ratio),
+            rate(s.goodput_rps),
+            ms(s.p50_ms),
+            ms(s.p99_ms),
+            num(s.in_flight, 1),
+            opt(s.cpu_cores, |c| num(c, 2)),
+        ]);
+    }
+    g
+}
+
+/// What each model would do: capacity and the simulated curve's last point.
+pub fn what_if(search: &Search) -> Grid {
+    let mut g = Grid::new(
+        &["model", "capacity/s", "at", "success", "p99"],
+        &[false, true, true, true, true],
+    );
+    for w in &search.what_if {
+        let last = w.points.last();
+        g.rows.push(vec![
+            format!("{}{}", w.label, if w.fitted { " (fitted)" } else { "" }),
+            opt(w.capacity_rps, rate),
+            opt(last.map(|p| p.rate_rps), |r| format!("{}/s", rate(r))),
+            opt(last.map(|p| p.success_ratio), percent),
+            opt(last.map(|p| p.p99_ms), ms),
+        ]);
+    }
+    g
+}
+
+/// The answer in one line.
+pub fn answer(s: &Search) -> String {
+    match (s.capacity_rps, s.failed_rps) {
+        (Some(c), Some(f)) => format!(
+            "capacity {}/s (passed; {}/s failed: the bracket is {}% wide)",
+            rate(c),
+            rate(f),
+            num(s.bracket_width_pct.unwrap_or(0.0), 1)
+        ),
+        (Some(c), None) => format!("capacity at least {}/s (nothing failed)", rate(c)),
+        (None, Some(f)) => format!("no capacity: even {}/s failed", rate(f)),
+        (None, None) => "no step was measured".into(),
+    }
+}
+
+/// The lines after a search's curve: answer, outcome, noise, fit, rule.
+fn findings(s: &Search) -> Vec<String> {
+    let mut out = vec![
+        answer(s),
+        format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
+    ];
+    for n in &s.noise {
+        out.push(format!(
+            "noise: {}/s passed at or above {}/s, which failed",
+            rate(n.passed_rps),
+            rate(n.failed_rps)
+        ));
+    }
+    if let Some(f) = &s.fit {
+        out.push(format!(
+            "fit: S = {}, c = capacity x S = {} at the knee (Little's law), CPU {} per request; as {} running {}",
+            ms(f.service_ms),
+            num(f.concurrency, 1),
+            opt(f.cpu_per_request_ms, ms),
+            f.model,
+            f.steps
+        ));
+        out.push(format!("{} {}.", s.name, f.sentence));
+    }
+    out.extend(s.notes.iter().map(|n| format!("note: {n}")));
+    out.push(format!("step rule: {}", s.step_rule));
+    out
+}
+
+fn heading(doc: &CapacityFile, s: &Search) -> String {
+    format!(
+        "capacity of {} ({}), objective {}",
+        s.name, s.target, doc.slo
+    )
+}
+
+/// Terminal text.
+pub fn text(doc: &CapacityFile) -> String {
+    let mut lines = Vec::new();
+    for s in &doc.searches {
+        lines.push(heading(doc, s));
+        lines.extend(curve(s).text());
+        lines.push(String::new());
+        lines.extend(findings(s));
+        if !s.what_if.is_empty() {
+            lines.push(String::new());
+            lines.push("what each model would do with this service (simulated):".into());
+            lines.extend(what_if(s).text());
+        }
+        lines.push(String::new());
+    }
+    grid::join(&lines)
+}
+
+/// Markdown.
+pub fn markdown(doc: &CapacityFile) -> String {
+    let mut lines = Vec::new();
+    for s in &doc.searches {
+        lines.push(format!("## {}", grid::cell(&heading(doc, s))));
+        lines.push(String::new());
+        lines.extend(curve(s).markdown());
+        lines.push(String::new());
+        lines.extend(findings(s).iter().map(|l| format!("- {}", grid::cell(l))));
+        if !s.what_if.is_empty() {
+            lines.push(String::new());
+            lines.push("What each model would do with this service (simulated):".into());
+            lines.push(String::new());
+            lines.extend(what_if(s).markdown());
+        }
+        lines.push(String::new());
+    }
+    grid::join(&lines)
+}
+
+/// CSV: one record per step of every search.
+pub fn csv_steps(doc: &CapacityFile) -> String {
+    let rows: Vec<(String, StepRecord)> = doc
+        .searches
+        .iter()
+        .flat_map(|s| s.steps.iter().map(|st| (s.name.clone(), st.clone())))
+        .collect();
+    csv::records(
+        &rows,
+        &(String::new(), StepRecord::default()),
+        |(name, s)| {
+            vec![
+                ("target", json!(name)),
+                ("phase", json!(s.phase)),
+                ("rate_rps", json!(s.rate_rps)),
+                ("duration_s", json!(s.duration_s)),
+                ("passed", json!(s.passed)),
+                ("success_ratio", json!(s.success_ratio)),
+                ("goodput_rps", json!(s.goodput_rps)),
+                ("p50_ms", json!(s.p50_ms)),
+                ("p99_ms", json!(s.p99_ms)),
+                ("in_flight", json!(s.in_flight)),
+                ("cpu_cores", json!(s.cpu_cores)),
+                ("cpu_per_request_ms", json!(s.cpu_per_request_ms)),
+                ("verdict", json!(s.verdict)),
+            ]
+        },
+    )
+}
+
+/// A chart of one figure against the offered rate: the measured steps
+/// (solid), each model's simulation (dashed).
+fn chart(
+    s: &Search,
+    title: &str,
+    y: Axis,
+    measured: fn(&StepRecord) -> f64,
+    sim: fn(&iolab_model::capacity::WhatIfPoint) -> f64,
+) -> String {
+    let mut steps: Vec<&StepRecord> = s.steps.iter().collect();
+    steps.sort_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
+    let mut series = vec![Series {
+        name: format!("{} (measured)", s.name),
+        colour: 0,
+        points: steps
+            .iter()
+            .map(|st| Point {
+                x: st.rate_rps,
+                y: measured(st),
+                tip: step_line(st),
+            })
+            .collect(),
+        dashed: false,
+        markers: true,
+    }];
+    for (i, w) in s.what_if.iter().enumerate() {
+        series.push(Series {
+            name: w.label.clone(),
+            colour: i + 1,
+            points: w
+                .points
+                .iter()
+                .map(|p| Point {
+                    x: p.rate_rps,
+                    y: sim(p),
+                    tip: format!("{} at {}/s", w.label, rate(p.rate_rps)),
+                })
+                .collect(),
+            dashed: true,
+            markers: true,
+        });
+        // A solid, empty twin puts the model's name in the legend.
+        series.push(Series {
+            name: w.label.clone(),
+            colour: i + 1,
+            points: Vec::new(),
+            dashed: false,
+            markers: false,
+        });
+    }
+    LineChart {
+        title: title.into(),
+        x: Axis::new(Kind::Log, "offered rate (req/s)"),
+        y,
+        series,
+        width: 560.0,
+        height: 260.0,
+    }
+    .render()
+    .0
+}
+
+/// The HTML page: the text report and two charts per search.
+pub fn html(doc: &CapacityFile) -> String {
+    let mut body = String::new();
+    for s in &doc.searches {
+        body.push_str(&format!("<h2>{}</h2>", esc(&heading(doc, s))));
+        body.push_str("<div class=\"charts\">");
+        body.push_str(&chart(
+            s,
+            "p99 latency vs offered rate",
+            Axis::new(Kind::Log, "p99 (ms)"),
+            |st| st.p99_ms.max(0.01),
+            |p| p.p99_ms.max(0.01),
+        ));
+        body.push_str(&chart(
+            s,
+            "success vs offered rate",
+            Axis::new(Kind::Linear, "success (%)").fixed(0.0, 100.0),
+            |st| st.success_ratio * 100.0,
+            |p| p.success_ratio * 100.0,
+        ));
+        body.push_str("</div><pre>");
+        let mut lines = curve(s).text();
+        lines.push(String::new());
+        lines.extend(findings(s));
+        lines.push(String::new());
+        lines.extend(what_if(s).text());
+        body.push_str(&esc(&lines.join("\n")));
+        body.push_str("</pre>");
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>iolab · capacity</title><style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:12px}}.charts svg{{margin:0 1em 1em 0}}</style></head><body><main><h1>{}</h1><p>schema {}, started {}</p>{body}</main></body></html>\n",
+        esc(&doc.name),
+        CAPACITY_SCHEMA,
+        esc(&doc.started_utc)
+    )
+}
