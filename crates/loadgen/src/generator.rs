@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use iolab_model::attack::AttackPlan;
+use iolab_model::attack::{AttackPlan, Engine};
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::schedule::Schedule;
 
@@ -58,6 +58,8 @@ pub struct ThreadOutput {
 /// Everything the merge step needs besides the threads' outputs.
 pub struct RunOutput {
     pub threads: Vec<ThreadOutput>,
+    /// The engine that ran (`epoll` or `io_uring`).
+    pub engine: &'static str,
     pub start_ns: u64,
     pub started_unix_ms: u64,
     pub cpus: Vec<usize>,
@@ -94,6 +96,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
+    let engine = resolve_engine(plan.engine)?;
     let timeout_ns = plan.timeout.as_nanos() as u64;
     let clock = ClockBase::now();
     let start_ns = now_ns() + START_DELAY_NS;
@@ -155,7 +158,7 @@ pub fn run(
                     plan.record_requests,
                     live,
                 );
-                thread_main(i, threads, &plan, ctx, rec)
+                thread_main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
         handles.push(h);
@@ -180,6 +183,7 @@ pub fn run(
     };
     Ok(RunOutput {
         threads: outputs,
+        engine: engine.as_str(),
         start_ns,
         started_unix_ms,
         cpus,
@@ -263,51 +267,107 @@ fn thread_cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// The engine a plan runs on: `auto` takes io_uring where the kernel has
+/// it (cheaper per request), else epoll; asking for io_uring where it is
+/// missing is a setup error naming the way out.
+pub fn resolve_engine(wanted: Engine) -> Result<Engine, AttackError> {
+    match wanted {
+        Engine::Epoll => Ok(Engine::Epoll),
+        Engine::Auto => Ok(match crate::uring::probe() {
+            Ok(()) => Engine::IoUring,
+            Err(_) => Engine::Epoll,
+        }),
+        Engine::IoUring => crate::uring::probe()
+            .map(|()| Engine::IoUring)
+            .map_err(|why| {
+                AttackError::Setup(format!(
+                    "--engine io_uring: not available here ({why}); use --engine epoll"
+                ))
+            }),
+    }
+}
+
+/// What one generator thread sends: its share of the plan, the same for
+/// every engine.
+pub enum Work {
+    /// Its round-robin share of the schedule, on at most `cap` connections.
+    Open { schedule: Schedule, cap: usize },
+    /// `clients` clients sharing `requests` (if bounded) until `end_ns`.
+    Closed {
+        clients: usize,
+        requests: Option<u64>,
+        end_ns: u64,
+    },
+}
+
+impl Work {
+    fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> Work {
+        match &plan.driver {
+            Driver::Open { phases, arrival } => Work::Open {
+                schedule: thread_schedule(phases, *arrival, i, threads),
+                cap: share(u64::from(plan.connections.max()), i, threads) as usize,
+            },
+            Driver::Closed {
+                concurrency,
+                requests,
+                duration,
+            } => Work::Closed {
+                clients: share(u64::from(*concurrency), i, threads) as usize,
+                requests: requests.map(|n| share(n, i, threads)),
+                end_ns: duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64),
+            },
+        }
+    }
+}
+
 fn thread_main(
     i: usize,
     threads: usize,
     plan: &AttackPlan,
     ctx: Arc<RunCtx>,
     rec: Recorder,
+    engine: Engine,
 ) -> Result<ThreadOutput, String> {
     if !plan.cpus.is_empty() {
         pin(plan.cpus[i % plan.cpus.len()])?;
     }
     let cpu0 = thread_cpu_s();
+    let work = Work::of(plan, &ctx, i, threads);
+    let rec = match engine {
+        Engine::IoUring => crate::uring::run(&ctx, rec, work)?,
+        Engine::Epoll | Engine::Auto => epoll_thread(&ctx, rec, work)?,
+    };
+    Ok(ThreadOutput {
+        rec,
+        cpu_s: thread_cpu_s() - cpu0,
+        end_ns: now_ns(),
+    })
+}
+
+/// The epoll engine: a current-thread tokio runtime running the work.
+fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: Work) -> Result<Recorder, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
     let local = tokio::task::LocalSet::new();
-    let cap = share(u64::from(plan.connections.max()), i, threads) as usize;
     let rec = local
         .block_on(&rt, async {
             let timer = PreciseTimer::new()?;
             timer.sleep_until(ctx.start_ns).await?;
-            match &plan.driver {
-                Driver::Open { phases, arrival } => {
-                    let schedule = thread_schedule(phases, *arrival, i, threads);
+            match work {
+                Work::Open { schedule, cap } => {
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
-                Driver::Closed {
-                    concurrency,
+                Work::Closed {
+                    clients,
                     requests,
-                    duration,
-                } => {
-                    let clients = share(u64::from(*concurrency), i, threads) as usize;
-                    let requests = requests.map(|n| share(n, i, threads));
-                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64);
-                    closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
-                }
+                    end_ns,
+                } => closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await,
             }
         })
         .map_err(|e| format!("generator event loop failed: {e}"))?;
-    let end_ns = now_ns();
     drop(local);
     drop(rt);
-    Ok(ThreadOutput {
-        rec,
-        cpu_s: thread_cpu_s() - cpu0,
-        end_ns,
-    })
+    Ok(rec)
 }

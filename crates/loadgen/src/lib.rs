@@ -10,6 +10,7 @@
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
 //! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
 
+mod backlog;
 mod clock;
 mod closed_loop;
 mod generator;
@@ -20,6 +21,7 @@ mod output;
 mod recorder;
 mod request;
 mod target;
+mod uring;
 mod validate;
 
 use std::sync::atomic::AtomicBool;
@@ -37,6 +39,12 @@ pub use iolab_model::schedule::Schedule;
 pub use recorder::{ErrorClass, RequestRow};
 pub use target::Target;
 pub use validate::validate;
+
+/// Whether the io_uring engine can run on this kernel: `Err` says why not
+/// (no io_uring, disabled by `kernel.io_uring_disabled`, a missing operation).
+pub fn io_uring_available() -> Result<(), String> {
+    uring::probe()
+}
 
 /// A progress callback.
 pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;

@@ -237,6 +237,7 @@ fn generator_stats(m: &Merged, elapsed_s: f64, threads: usize, cpus: Vec<usize>)
         threads,
         cpus,
         spin_s: m.spin_s,
+        engine: String::new(),
     }
 }
 
@@ -288,7 +289,10 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
             max: ms(m.service.max()),
         },
         series: series(&m.intervals, interval),
-        generator: generator_stats(&m, elapsed_s, plan_threads(plan), run.cpus),
+        generator: GeneratorStats {
+            engine: run.engine.to_string(),
+            ..generator_stats(&m, elapsed_s, plan_threads(plan), run.cpus)
+        },
         elapsed_s,
         started_unix_ms,
         spectrum: spectrum(&m.latency),

@@ -111,6 +111,7 @@ mod tests {
             cpus: vec![],
             record_requests: false,
             spin: false,
+            engine: Default::default(),
         }
     }
 

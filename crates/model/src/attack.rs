@@ -47,6 +47,36 @@ pub struct AttackPlan {
     /// spinning keeps sends on time at the price of the generator's core.
     #[serde(default)]
     pub spin: bool,
+    /// Which event-loop engine the generator threads run on.
+    #[serde(default)]
+    pub engine: Engine,
+}
+
+/// The generator's event-loop engine. Both run the same schedule, recorder
+/// and accounting; they differ only in how sockets are driven.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// io_uring where the kernel offers it (it is cheaper per request),
+    /// else epoll.
+    #[default]
+    Auto,
+    /// A readiness loop on epoll (tokio): works on every Linux kernel.
+    Epoll,
+    /// Completions on io_uring: sends and receives of many connections
+    /// submitted and reaped in one system call.
+    IoUring,
+}
+
+impl Engine {
+    /// The name used in flags and results (`auto`, `epoll`, `io_uring`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Epoll => "epoll",
+            Engine::IoUring => "io_uring",
+        }
+    }
 }
 
 /// How close to a send [`AttackPlan::spin`] stops sleeping: more than the
@@ -191,6 +221,10 @@ pub struct GeneratorStats {
     /// CPUs the generator was pinned to (empty = not pinned).
     #[serde(default)]
     pub cpus: Vec<usize>,
+    /// The engine that ran (`epoll` or `io_uring`; empty in documents
+    /// written before engines existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub engine: String,
 }
 
 /// Driver settings as run, flattened for readers.

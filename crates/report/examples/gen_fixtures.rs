@@ -318,6 +318,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             threads: 2,
             cpus: vec![],
             spin_s: 0.0,
+            engine: String::new(),
         },
         elapsed_s: r(elapsed, 3),
         started_unix_ms: 1_763_750_000_000 + load.seed * 10_000,

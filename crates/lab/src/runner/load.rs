@@ -35,6 +35,7 @@ pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usiz
         record_requests: false,
         // A pinned generator owns its core: spin so sends leave on time.
         spin: !cpus.is_empty(),
+        engine: Default::default(),
     }
 }
 

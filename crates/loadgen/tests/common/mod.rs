@@ -21,6 +21,7 @@ pub fn open(url: &str, rate: f64, secs: f64) -> AttackPlan {
         cpus: vec![],
         record_requests: false,
         spin: false,
+        engine: Default::default(),
     }
 }
 
