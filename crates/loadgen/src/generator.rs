@@ -51,6 +51,8 @@ impl RunCtx {
 /// One thread's measurements.
 pub struct ThreadOutput {
     pub rec: Recorder,
+    /// The engine this thread ran on (`auto` falls back per thread).
+    pub engine: Engine,
     pub cpu_s: f64,
     pub end_ns: u64,
 }
@@ -58,7 +60,8 @@ pub struct ThreadOutput {
 /// Everything the merge step needs besides the threads' outputs.
 pub struct RunOutput {
     pub threads: Vec<ThreadOutput>,
-    /// The engine that ran (`epoll` or `io_uring`).
+    /// The engine that ran (`epoll`, `io_uring`, or `io_uring+epoll` when
+    /// some threads of an `auto` run had their ring refused).
     pub engine: &'static str,
     pub start_ns: u64,
     pub started_unix_ms: u64,
@@ -96,7 +99,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let engine = resolve_engine(plan.engine)?;
+    let engine = crate::engine::resolve(plan.engine)?;
     let timeout_ns = plan.timeout.as_nanos() as u64;
     let clock = ClockBase::now();
     let start_ns = now_ns() + START_DELAY_NS;
@@ -181,9 +184,10 @@ pub fn run(
             .into_iter()
             .collect()
     };
+    let engine = crate::engine::ran_on(outputs.iter().map(|t| t.engine));
     Ok(RunOutput {
         threads: outputs,
-        engine: engine.as_str(),
+        engine,
         start_ns,
         started_unix_ms,
         cpus,
@@ -267,26 +271,6 @@ fn thread_cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-/// The engine a plan runs on: `auto` takes io_uring where the kernel has
-/// it (cheaper per request), else epoll; asking for io_uring where it is
-/// missing is a setup error naming the way out.
-pub fn resolve_engine(wanted: Engine) -> Result<Engine, AttackError> {
-    match wanted {
-        Engine::Epoll => Ok(Engine::Epoll),
-        Engine::Auto => Ok(match crate::uring::probe() {
-            Ok(()) => Engine::IoUring,
-            Err(_) => Engine::Epoll,
-        }),
-        Engine::IoUring => crate::uring::probe()
-            .map(|()| Engine::IoUring)
-            .map_err(|why| {
-                AttackError::Setup(format!(
-                    "--engine io_uring: not available here ({why}); use --engine epoll"
-                ))
-            }),
-    }
-}
-
 /// What one generator thread sends: its share of the plan, the same for
 /// every engine.
 pub enum Work {
@@ -301,6 +285,14 @@ pub enum Work {
 }
 
 impl Work {
+    /// Connections this thread may hold at once.
+    pub fn slots(&self) -> usize {
+        match self {
+            Work::Open { cap, .. } => *cap,
+            Work::Closed { clients, .. } => *clients,
+        }
+    }
+
     fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> Work {
         match &plan.driver {
             Driver::Open { phases, arrival } => Work::Open {
@@ -333,12 +325,23 @@ fn thread_main(
     }
     let cpu0 = thread_cpu_s();
     let work = Work::of(plan, &ctx, i, threads);
-    let rec = match engine {
-        Engine::IoUring => crate::uring::run(&ctx, rec, work)?,
-        Engine::Epoll | Engine::Auto => epoll_thread(&ctx, rec, work)?,
+    let ring = match engine {
+        Engine::IoUring => match crate::uring::Ring::new(work.slots()) {
+            Ok(ring) => Some(ring),
+            // Probed fine, but this ring (bigger, or one of several) was
+            // refused: `auto` runs this thread on epoll instead.
+            Err(_) if plan.engine == Engine::Auto => None,
+            Err(e) => return Err(format!("cannot set up io_uring: {e}; use --engine epoll")),
+        },
+        Engine::Epoll | Engine::Auto => None,
+    };
+    let (rec, engine) = match ring {
+        Some(ring) => (crate::uring::run(&ctx, rec, work, ring)?, Engine::IoUring),
+        None => (epoll_thread(&ctx, rec, work)?, Engine::Epoll),
     };
     Ok(ThreadOutput {
         rec,
+        engine,
         cpu_s: thread_cpu_s() - cpu0,
         end_ns: now_ns(),
     })

@@ -13,6 +13,7 @@
 mod backlog;
 mod clock;
 mod closed_loop;
+mod engine;
 mod generator;
 mod http;
 mod merge;

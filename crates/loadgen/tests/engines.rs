@@ -120,8 +120,18 @@ fn both_engines_spin_and_report_it() {
         plan.spin = true;
         let r = on(engine, plan);
         assert!(r.requests.ok >= 198, "{engine:?} {:?}", r.requests);
-        // How much it spun depends on how much CPU the machine lets it have.
+        // How much it spun depends on how much CPU the machine lets it have:
+        // a generator that fell behind (saturated) had nothing to wait for,
+        // so spun nothing; one that kept up spun in its waits.
         let g = &r.generator;
-        assert!(g.spin_s > 0.0 && g.spin_s <= g.cpu_s, "{engine:?} {g:?}");
+        assert!(g.spin_s <= g.cpu_s, "{engine:?} {g:?}");
+        if g.saturated {
+            eprintln!(
+                "{engine:?} fell behind on a busy machine (lag p99 {} ms): spin not checked",
+                g.lag_p99_ms
+            );
+        } else {
+            assert!(g.spin_s > 0.0, "{engine:?} kept up but spun nothing: {g:?}");
+        }
     }
 }

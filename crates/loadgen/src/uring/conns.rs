@@ -124,12 +124,12 @@ pub struct Conns<'a> {
 
 impl<'a> Conns<'a> {
     /// A ring sized for `cap` connections.
-    pub fn new(ctx: &'a RunCtx, rec: Recorder, cap: usize) -> io::Result<Self> {
-        Ok(Conns {
+    pub fn new(ctx: &'a RunCtx, rec: Recorder, ring: Ring) -> Self {
+        Conns {
             ctx,
             rec,
             now: crate::clock::now_ns(),
-            ring: Ring::new(cap)?,
+            ring,
             slots: Vec::new(),
             addr: Box::new(sockaddr(ctx.addr)),
             deadlines: Deadlines::default(),
@@ -137,7 +137,7 @@ impl<'a> Conns<'a> {
             open: 0,
             ready: Vec::new(),
             cqes: Vec::new(),
-        })
+        }
     }
 
     /// A new slot with no connection; returns its index.

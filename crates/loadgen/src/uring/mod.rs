@@ -19,7 +19,7 @@ mod ring;
 
 use std::io;
 
-pub use ring::probe;
+pub use ring::{probe, Ring};
 
 use crate::clock::now_ns;
 use crate::generator::{RunCtx, Work};
@@ -47,16 +47,14 @@ trait Driver {
     fn end(&mut self, _c: &mut Conns) {}
 }
 
-/// Run one generator thread's work on a fresh ring, from `ctx.start_ns`.
-pub fn run(ctx: &RunCtx, rec: Recorder, work: Work) -> Result<Recorder, String> {
+/// Run one generator thread's work on `ring` (made by the caller with
+/// [`Ring::new`] for [`Work::slots`], so that a kernel refusing it can be met
+/// with the epoll engine instead), from `ctx.start_ns`.
+pub fn run(ctx: &RunCtx, rec: Recorder, work: Work, ring: Ring) -> Result<Recorder, String> {
     // Waits end at the nanosecond asked, not up to 50 us later.
     // SAFETY: prctl on the calling thread with a plain integer argument.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-    let cap = match &work {
-        Work::Open { cap, .. } => *cap,
-        Work::Closed { clients, .. } => *clients,
-    };
-    let mut c = Conns::new(ctx, rec, cap).map_err(|e| format!("cannot set up io_uring: {e}"))?;
+    let mut c = Conns::new(ctx, rec, ring);
     sleep_until(ctx.start_ns);
     c.now = now_ns();
     let res = match work {
