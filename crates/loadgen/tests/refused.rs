@@ -20,7 +20,7 @@ const AUDIT_ARCH_X86_64: u32 = 0xC000_003E;
 /// Install, on the calling thread only, a filter making `io_uring_setup`
 /// fail with EPERM when it asks for more than `max_entries` entries.
 fn refuse_io_uring_above(max_entries: u32) {
-    const LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+    const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const JEQ_K: u16 = 0x05 | 0x10;
     const JGT_K: u16 = 0x05 | 0x20;
     const RET_K: u16 = 0x06;
