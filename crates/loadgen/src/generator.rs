@@ -54,6 +54,8 @@ pub struct ThreadOutput {
     /// The engine this thread ran on (`auto` falls back per thread).
     pub engine: Engine,
     pub cpu_s: f64,
+    /// Seconds it was ready to run but another process held its CPU.
+    pub wait_s: Option<f64>,
     pub end_ns: u64,
 }
 
@@ -312,6 +314,14 @@ impl Work {
     }
 }
 
+/// Seconds this thread has waited on a run queue (ready, but its CPU was
+/// another's): the second field of `/proc/thread-self/schedstat`.
+fn thread_wait_s() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 fn thread_main(
     i: usize,
     threads: usize,
@@ -324,6 +334,7 @@ fn thread_main(
         pin(plan.cpus[i % plan.cpus.len()])?;
     }
     let cpu0 = thread_cpu_s();
+    let wait0 = thread_wait_s();
     let work = Work::of(plan, &ctx, i, threads);
     let ring = match engine {
         Engine::IoUring => match crate::uring::Ring::new(work.slots()) {
@@ -343,6 +354,7 @@ fn thread_main(
         rec,
         engine,
         cpu_s: thread_cpu_s() - cpu0,
+        wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
         end_ns: now_ns(),
     })
 }

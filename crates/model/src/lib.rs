@@ -17,6 +17,7 @@ pub mod driver;
 pub mod environment;
 pub mod experiment;
 pub mod files;
+pub mod generator;
 pub mod knob;
 pub mod predict;
 pub mod runs;

@@ -7,6 +7,7 @@
 //! out as a grid; [`charts`] draws the figures the HTML page and `--png` share.
 
 pub mod charts;
+mod compare;
 mod flat;
 mod groups;
 mod html;

@@ -99,6 +99,7 @@ pub fn expand(
         warmup: warmup.mul_f64(scale),
         runs,
         published: file.published.map(toml_to_json),
+        pin: file.pin.unwrap_or(true),
     })
 }
 
@@ -185,7 +186,7 @@ fn run_of(
         coordinates,
         model,
         runtime: t.runtime.clone(),
-        params: target::params_of(&pick),
+        params: target::params_of(&pick, t),
         scale,
         work,
     }
