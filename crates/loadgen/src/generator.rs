@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use iolab_model::attack::AttackPlan;
+use iolab_model::attack::{AttackPlan, Engine};
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::schedule::Schedule;
 
@@ -65,6 +65,8 @@ impl RunCtx {
 /// One thread's measurements.
 pub struct ThreadOutput {
     pub rec: Recorder,
+    /// The engine this thread ran on (`auto` falls back per thread).
+    pub engine: Engine,
     pub cpu_s: f64,
     /// Seconds it was ready to run but another process held its CPU.
     pub wait_s: Option<f64>,
@@ -74,6 +76,9 @@ pub struct ThreadOutput {
 /// Everything the merge step needs besides the threads' outputs.
 pub struct RunOutput {
     pub threads: Vec<ThreadOutput>,
+    /// The engine that ran (`epoll`, `io_uring`, or `io_uring+epoll` when
+    /// some threads of an `auto` run had their ring refused).
+    pub engine: &'static str,
     pub start_ns: u64,
     pub started_unix_ms: u64,
     pub cpus: Vec<usize>,
@@ -143,6 +148,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
+    let engine = crate::engine::resolve(plan.engine, tls.is_some())?;
     let timeout_ns = ns(plan.timeout);
     let clock = ClockBase::now();
     let shard::Start {
@@ -187,7 +193,7 @@ pub fn run(
                     plan.record_requests,
                     live,
                 );
-                thread_main(i, threads, &plan, ctx, rec)
+                thread_main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
         handles.push(h);
@@ -210,8 +216,10 @@ pub fn run(
             .into_iter()
             .collect()
     };
+    let engine = crate::engine::ran_on(outputs.iter().map(|t| t.engine));
     Ok(RunOutput {
         threads: outputs,
+        engine,
         start_ns,
         started_unix_ms,
         cpus,
@@ -303,56 +311,113 @@ fn thread_wait_s() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
+/// What one generator thread sends: its share of the plan (and of its
+/// shard), the same for every engine.
+pub enum Work {
+    /// Its round-robin share of the schedule, on at most `cap` connections.
+    Open { schedule: Schedule, cap: usize },
+    /// `clients` clients sharing `requests` (if bounded) until `end_ns`.
+    Closed {
+        clients: usize,
+        requests: Option<u64>,
+        end_ns: u64,
+    },
+}
+
+impl Work {
+    /// Connections this thread may hold at once.
+    pub fn slots(&self) -> usize {
+        match self {
+            Work::Open { cap, .. } => *cap,
+            Work::Closed { clients, .. } => *clients,
+        }
+    }
+
+    fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> Work {
+        match &plan.driver {
+            Driver::Open { phases, arrival } => Work::Open {
+                schedule: shard::thread_schedule(plan, phases, *arrival, i, threads),
+                cap: share(shard::connection_cap(plan), i, threads) as usize,
+            },
+            Driver::Closed {
+                concurrency,
+                requests,
+                duration,
+            } => {
+                let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
+                Work::Closed {
+                    clients: share(clients, i, threads) as usize,
+                    requests: requests.map(|n| share(n, i, threads)),
+                    end_ns: duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d))),
+                }
+            }
+        }
+    }
+}
+
 fn thread_main(
     i: usize,
     threads: usize,
     plan: &AttackPlan,
     ctx: Arc<RunCtx>,
     rec: Recorder,
+    engine: Engine,
 ) -> Result<ThreadOutput, String> {
     if !plan.cpus.is_empty() {
         pin(plan.cpus[i % plan.cpus.len()])?;
     }
     let cpu0 = thread_cpu_s();
     let wait0 = thread_wait_s();
+    let work = Work::of(plan, &ctx, i, threads);
+    let ring = match engine {
+        Engine::IoUring => match crate::uring::Ring::new(work.slots()) {
+            Ok(ring) => Some(ring),
+            // Probed fine, but this ring (bigger, or one of several) was
+            // refused: `auto` runs this thread on epoll instead.
+            Err(_) if plan.engine == Engine::Auto => None,
+            Err(e) => return Err(format!("cannot set up io_uring: {e}; use --engine epoll")),
+        },
+        Engine::Epoll | Engine::Auto => None,
+    };
+    let (rec, engine) = match ring {
+        Some(ring) => (crate::uring::run(&ctx, rec, work, ring)?, Engine::IoUring),
+        None => (epoll_thread(&ctx, rec, work)?, Engine::Epoll),
+    };
+    Ok(ThreadOutput {
+        rec,
+        engine,
+        cpu_s: thread_cpu_s() - cpu0,
+        wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
+        end_ns: now_ns(),
+    })
+}
+
+/// The epoll engine: a current-thread tokio runtime running the work.
+fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: Work) -> Result<Recorder, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
     let local = tokio::task::LocalSet::new();
-    let cap = share(shard::connection_cap(plan), i, threads) as usize;
     let rec = local
         .block_on(&rt, async {
             let timer = PreciseTimer::new()?;
-            shard::wait_start(&timer, &ctx).await?;
-            match &plan.driver {
-                Driver::Open { phases, arrival } => {
-                    let schedule = shard::thread_schedule(plan, phases, *arrival, i, threads);
+            shard::wait_start(&timer, ctx).await?;
+            match work {
+                Work::Open { schedule, cap } => {
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
-                Driver::Closed {
-                    concurrency,
+                Work::Closed {
+                    clients,
                     requests,
-                    duration,
-                } => {
-                    let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
-                    let clients = share(clients, i, threads) as usize;
-                    let requests = requests.map(|n| share(n, i, threads));
-                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d)));
-                    closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
-                }
+                    end_ns,
+                } => closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await,
             }
         })
         .map_err(|e| format!("generator event loop failed: {e}"))?;
-    let end_ns = now_ns();
     drop(local);
     drop(rt);
-    Ok(ThreadOutput {
-        rec,
-        cpu_s: thread_cpu_s() - cpu0,
-        wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
-        end_ns,
-    })
+    Ok(rec)
 }
 
 #[cfg(test)]

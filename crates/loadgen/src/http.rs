@@ -13,7 +13,7 @@ use crate::recorder::ErrorClass;
 use crate::tls::{Stream, Tls};
 
 /// Largest response head accepted.
-const MAX_HEAD: usize = 64 * 1024;
+pub(crate) const MAX_HEAD: usize = 64 * 1024;
 
 /// An open connection with its reusable read buffer.
 pub struct Conn {
@@ -22,7 +22,7 @@ pub struct Conn {
 }
 
 /// Class of a failed connect.
-fn connect_class(e: &io::Error) -> ErrorClass {
+pub(crate) fn connect_class(e: &io::Error) -> ErrorClass {
     match e.raw_os_error() {
         Some(libc::ECONNREFUSED) => ErrorClass::Refused,
         Some(libc::EADDRNOTAVAIL) => ErrorClass::AddrUnavailable,
@@ -34,7 +34,7 @@ fn connect_class(e: &io::Error) -> ErrorClass {
 }
 
 /// Class of a failed read or write on an open connection.
-fn io_class(e: &io::Error) -> ErrorClass {
+pub(crate) fn io_class(e: &io::Error) -> ErrorClass {
     match e.raw_os_error() {
         Some(libc::ECONNRESET) | Some(libc::EPIPE) | Some(libc::ECONNABORTED) => ErrorClass::Reset,
         _ => match e.kind() {
@@ -49,7 +49,7 @@ fn io_class(e: &io::Error) -> ErrorClass {
 
 /// How the body of a response ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Framing {
+pub(crate) enum Framing {
     Length(u64),
     Chunked,
     UntilClose,
@@ -165,7 +165,10 @@ impl Conn {
 }
 
 /// Keep-alive and body framing from a parsed head.
-fn framing_of(resp: &httparse::Response, status: u16) -> Result<(bool, Framing), ErrorClass> {
+pub(crate) fn framing_of(
+    resp: &httparse::Response,
+    status: u16,
+) -> Result<(bool, Framing), ErrorClass> {
     let mut keep = resp.version == Some(1);
     let mut length = None;
     let mut chunked = false;
@@ -199,7 +202,7 @@ fn framing_of(resp: &httparse::Response, status: u16) -> Result<(bool, Framing),
 
 /// Incremental chunked-body decoder that only finds the end of the body.
 #[derive(Debug, Default)]
-struct Chunked {
+pub(crate) struct Chunked {
     state: ChunkState,
     size: u64,
 }
@@ -221,7 +224,7 @@ enum ChunkState {
 
 impl Chunked {
     /// Feed bytes; `Ok(Some(rest))` when the body ended with `rest` bytes left over.
-    fn feed(&mut self, mut bytes: &[u8]) -> Result<Option<usize>, ()> {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> Result<Option<usize>, ()> {
         use ChunkState::*;
         while !bytes.is_empty() {
             if self.state == Data {

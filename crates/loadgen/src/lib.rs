@@ -14,8 +14,10 @@
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
 //! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
 
+mod backlog;
 mod clock;
 mod closed_loop;
+mod engine;
 mod generator;
 mod http;
 mod merge;
@@ -27,6 +29,7 @@ pub mod shard;
 mod target;
 mod targets_file;
 mod tls;
+mod uring;
 mod validate;
 mod wire;
 
@@ -47,6 +50,12 @@ pub use recorder::{ErrorClass, RequestRow};
 pub use target::Target;
 pub use targets_file::parse_targets;
 pub use validate::validate;
+
+/// Whether the io_uring engine can run on this kernel: `Err` says why not
+/// (no io_uring, disabled by `kernel.io_uring_disabled`, a missing operation).
+pub fn io_uring_available() -> Result<(), String> {
+    uring::probe()
+}
 
 /// A progress callback.
 pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;

@@ -242,6 +242,7 @@ fn generator_stats(
         spin_s: m.spin_s,
         wait_s: m.wait_s,
         cause: None,
+        engine: String::new(),
     };
     let p50_ms = ms(m.latency.value_at_quantile(0.5));
     let v = g.verdict(elapsed_s, p50_ms, closed_loop);
@@ -308,13 +309,16 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
             max: ms(m.service.max()),
         },
         series: series(&m.intervals, interval),
-        generator: generator_stats(
-            &m,
-            elapsed_s,
-            plan_threads(plan),
-            run.cpus,
-            matches!(plan.driver, Driver::Closed { .. }),
-        ),
+        generator: GeneratorStats {
+            engine: run.engine.to_string(),
+            ..generator_stats(
+                &m,
+                elapsed_s,
+                plan_threads(plan),
+                run.cpus,
+                matches!(plan.driver, Driver::Closed { .. }),
+            )
+        },
         elapsed_s,
         started_unix_ms,
         spectrum: spectrum(&m.latency),

@@ -2,16 +2,10 @@
 //! queues each due request; a pool of workers (one connection each, grown on
 //! demand up to this thread's share of the cap) takes them. A request still
 //! queued when its deadline (intended time + timeout) passes, or when the run
-//! is cancelled, is `not_sent`.
-//!
-//! Workers take the *newest* due request: when every connection is busy, the
-//! sends that do go out stay close to their schedule, and the backlog turns
-//! into `not_sent` instead of a train of stale sends that could only time out
-//! (with oldest-first, each freed connection would always find a request whose
-//! deadline had not quite passed, and nothing would ever be counted not_sent).
+//! is cancelled, is `not_sent`; workers take the *newest* due request
+//! ([`Backlog`], shared with the io_uring engine).
 
 use std::cell::{Cell, RefCell};
-use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -19,6 +13,7 @@ use iolab_model::schedule::Schedule;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use crate::backlog::Backlog;
 use crate::clock::{now_ns, PreciseTimer};
 use crate::generator::RunCtx;
 use crate::recorder::Recorder;
@@ -34,7 +29,7 @@ const BURST: u32 = 64;
 struct Pool {
     ctx: Arc<RunCtx>,
     rec: RefCell<Recorder>,
-    queue: RefCell<VecDeque<u64>>,
+    queue: RefCell<Backlog>,
     idle: Cell<usize>,
     workers: Cell<usize>,
     cap: usize,
@@ -54,7 +49,7 @@ pub async fn run(
     let pool = Rc::new(Pool {
         ctx: ctx.clone(),
         rec: RefCell::new(rec),
-        queue: RefCell::new(VecDeque::new()),
+        queue: RefCell::new(Backlog::default()),
         idle: Cell::new(0),
         workers: Cell::new(0),
         cap: cap.max(1),
@@ -94,7 +89,7 @@ pub async fn run(
             continue;
         }
         pool.rec.borrow_mut().planned();
-        pool.queue.borrow_mut().push_back(at);
+        pool.queue.borrow_mut().push(at);
         if pool.idle.get() > 0 {
             pool.idle.set(pool.idle.get() - 1);
             pool.notify.notify_one();
@@ -121,12 +116,9 @@ pub async fn run(
             None => break,
         }
     }
-    let left: Vec<u64> = pool.queue.borrow_mut().drain(..).collect();
     let mut rec = pool.rec.borrow_mut();
     rec.spin_ns = spin_ns;
-    for at in left {
-        rec.not_sent(at);
-    }
+    pool.queue.borrow_mut().drain_not_sent(&mut rec);
     drop(rec);
     let pool = Rc::try_unwrap(pool)
         .map_err(|_| std::io::Error::other("open loop: a worker outlived the run"))?;
@@ -152,23 +144,9 @@ async fn worker(pool: Rc<Pool>) {
     }
 }
 
-/// Count expired (or, once cancelled, all) queued requests as not_sent, then
-/// take the newest one left.
+/// The newest due request not yet expired (see [`Backlog::take`]).
 fn take(pool: &Pool) -> Option<u64> {
-    let ctx = &pool.ctx;
-    let mut q = pool.queue.borrow_mut();
     let now = now_ns();
-    let cancelled = ctx.cancelled();
-    let expired = |at: u64| cancelled || now >= (at + ctx.timeout_ns).min(ctx.hard_end_ns);
-    if q.front().is_some_and(|&at| expired(at)) {
-        let mut rec = pool.rec.borrow_mut();
-        while let Some(&at) = q.front() {
-            if !expired(at) {
-                break;
-            }
-            q.pop_front();
-            rec.not_sent(at);
-        }
-    }
-    q.pop_back()
+    let mut rec = pool.rec.borrow_mut();
+    pool.queue.borrow_mut().take(&pool.ctx, now, &mut rec)
 }

@@ -59,6 +59,9 @@ pub struct AttackPlan {
     /// several hosts begin together; `None` = as soon as the threads are up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_at_unix_ms: Option<u64>,
+    /// Which event-loop engine the generator threads run on.
+    #[serde(default)]
+    pub engine: Engine,
 }
 
 impl AttackPlan {
@@ -79,6 +82,34 @@ impl AttackPlan {
             request: RequestSet::default(),
             shard: None,
             start_at_unix_ms: None,
+            engine: Engine::Auto,
+        }
+    }
+}
+
+/// The generator's event-loop engine. Both run the same schedule, recorder
+/// and accounting; they differ only in how sockets are driven.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// io_uring where the kernel offers it (it is cheaper per request),
+    /// else epoll.
+    #[default]
+    Auto,
+    /// A readiness loop on epoll (tokio): works on every Linux kernel.
+    Epoll,
+    /// Completions on io_uring: sends and receives of many connections
+    /// submitted and reaped in one system call.
+    IoUring,
+}
+
+impl Engine {
+    /// The name used in flags and results (`auto`, `epoll`, `io_uring`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Epoll => "epoll",
+            Engine::IoUring => "io_uring",
         }
     }
 }

@@ -47,6 +47,11 @@ pub struct GeneratorStats {
     /// Why it was flagged, in a phrase (`None` when it was not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The engine that ran (`epoll`, `io_uring`, or `io_uring+epoll` when
+    /// `auto` fell back on some threads; empty in documents written before
+    /// engines existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub engine: String,
 }
 
 /// The verdict on a generator.

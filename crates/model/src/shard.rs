@@ -128,7 +128,8 @@ pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
 
 /// Keys of an [`AttackPlan`] that describe one generator host, not the load:
 /// left out of [`plan_hash`] so hosts with different cores share a plan.
-const LOCAL_KEYS: [&str; 6] = [
+const LOCAL_KEYS: [&str; 7] = [
+    "engine",
     "threads",
     "cpus",
     "record_requests",
@@ -321,6 +322,7 @@ mod tests {
         local.cpus = vec![1];
         local.shard = Some(Shard { index: 2, count: 4 });
         local.start_at_unix_ms = Some(5);
+        local.engine = crate::attack::Engine::Epoll;
         assert_eq!(plan_hash(&local), h);
         let mut other = plan.clone();
         other.driver = Driver::constant(101.0, Duration::from_secs(1));

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, Hooks};
-use iolab_model::attack::AttackPlan;
+use iolab_model::attack::{AttackPlan, Engine};
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::parse_duration;
 use iolab_report::Format;
@@ -26,6 +26,18 @@ pub enum ArrivalArg {
     Constant,
     /// Exponential gaps (seeded with --seed, so runs repeat).
     Poisson,
+}
+
+/// The generator's event-loop engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    /// io_uring where the kernel has it, else epoll.
+    Auto,
+    /// A readiness loop on epoll (any Linux kernel).
+    Epoll,
+    /// Completions on io_uring (Linux 5.11+, not disabled by kernel.io_uring_disabled).
+    #[value(name = "io_uring", alias = "io-uring", alias = "uring")]
+    IoUring,
 }
 
 /// Flags of `iolab attack`.
@@ -102,6 +114,10 @@ pub struct Args {
     /// late; costs the generator's cores. Best with --cpus.
     #[arg(long)]
     pub spin: bool,
+    /// Event-loop engine of the generator threads; both keep the same
+    /// schedule and books, io_uring spends less CPU per request.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub engine: EngineArg,
     /// No progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -273,6 +289,11 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         spin: args.spin,
         shard: args.sharding.shard,
         start_at_unix_ms: args.sharding.start_at_unix_ms()?,
+        engine: match args.engine {
+            EngineArg::Auto => Engine::Auto,
+            EngineArg::Epoll => Engine::Epoll,
+            EngineArg::IoUring => Engine::IoUring,
+        },
     })
 }
 

@@ -43,18 +43,14 @@ pub struct Probe {
 impl Probe {
     fn plan(&self, driver: Driver, interval: Duration) -> AttackPlan {
         AttackPlan {
-            target: self.url.clone(),
-            driver,
             connections: self.connections,
             timeout: self.timeout,
             interval,
             threads: (!self.gen_cpus.is_empty()).then_some(self.gen_cpus.len()),
             cpus: self.gen_cpus.clone(),
-            record_requests: false,
             spin: !self.gen_cpus.is_empty(),
             request: self.request.clone(),
-            shard: None,
-            start_at_unix_ms: None,
+            ..AttackPlan::new(self.url.clone(), driver)
         }
     }
 

@@ -36,19 +36,15 @@ pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usiz
         ),
     };
     AttackPlan {
-        target,
-        driver,
         connections: w.connections,
         timeout: w.timeout,
         interval: w.interval,
         threads: (!cpus.is_empty()).then_some(cpus.len()),
         cpus: cpus.to_vec(),
-        record_requests: false,
         // A pinned generator owns its core: spin so sends leave on time.
         spin: !cpus.is_empty(),
-        shard: None,
-        start_at_unix_ms: None,
         request,
+        ..AttackPlan::new(target, driver)
     }
 }
 

@@ -342,6 +342,7 @@ impl Acc {
                 cpus: Vec::new(),
                 wait_s: self.waits.iter().copied().sum(),
                 cause: (!self.causes.is_empty()).then(|| self.causes.join("; ")),
+                engine: engines(shards),
             },
             elapsed_s: self.elapsed_s,
             started_unix_ms: base,
@@ -361,6 +362,20 @@ fn auto_histogram() -> Histogram<u64> {
 }
 
 /// The shards as the merged document lists them, and their start skew.
+/// The shards' engines, each named once in the order first met (`epoll`,
+/// or `io_uring+epoll` when hosts differed).
+fn engines(shards: &[(&AttackResult, &ShardRecord)]) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for (r, _) in shards {
+        for e in r.generator.engine.split('+').filter(|e| !e.is_empty()) {
+            if !names.contains(&e) {
+                names.push(e);
+            }
+        }
+    }
+    names.join("+")
+}
+
 fn merge_record(shards: &[(&AttackResult, &ShardRecord)], base: u64) -> MergeRecord {
     let r0 = shards[0].1;
     let parts: Vec<ShardPart> = shards

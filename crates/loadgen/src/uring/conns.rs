@@ -1,0 +1,389 @@
+//! Connection slots on one ring: a request's life as completions (connect,
+//! send, receive, close), its deadline, and its record. A slot is one
+//! connection at a time; the drivers ([`super::open`], [`super::closed`])
+//! decide what a slot that became free does next.
+//!
+//! Per request on a kept-alive connection: one send (whose completion the
+//! kernel skips on success) and one receive (polled first, since the answer
+//! cannot be there yet), both submitted with the next wait. The clock is read
+//! once per round of completions, not per request.
+
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+
+use io_uring::{opcode, squeue, types};
+
+use super::deadlines::Deadlines;
+use super::response::{Fed, Reader};
+use super::ring::{token, untoken, Ring, CANCEL, CONNECT, RECV, SEND};
+use crate::generator::RunCtx;
+use crate::http::{connect_class, io_class, Answer};
+use crate::recorder::{ErrorClass, Recorder};
+
+/// First receive buffer of a connection (grows for long heads).
+const BUF: usize = 4 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No connection.
+    Free,
+    /// A kept-alive connection with no request.
+    Idle,
+    Connecting,
+    /// Request sent or being sent, answer being read.
+    Busy,
+    /// Closing: waiting for pending operations to come back.
+    Closing,
+}
+
+/// One request in progress.
+#[derive(Debug, Clone, Copy, Default)]
+struct Req {
+    intended: u64,
+    sent: u64,
+}
+
+#[derive(Debug)]
+struct Slot {
+    fd: RawFd,
+    gen: u32,
+    state: State,
+    /// Operations in flight whose completion always comes (connect, recv).
+    pending: u8,
+    active: bool,
+    req: Req,
+    buf: Vec<u8>,
+    reader: Reader,
+}
+
+/// A socket address the kernel can read while a connect is pending.
+struct Addr {
+    storage: libc::sockaddr_storage,
+    len: libc::socklen_t,
+    family: libc::c_int,
+}
+
+fn sockaddr(addr: SocketAddr) -> Addr {
+    // SAFETY: sockaddr_storage is plain data, large enough for both families.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let (len, family) = match addr {
+        SocketAddr::V4(a) => {
+            let sin = libc::sockaddr_in {
+                sin_family: libc::AF_INET as libc::sa_family_t,
+                sin_port: a.port().to_be(),
+                sin_addr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(a.ip().octets()),
+                },
+                sin_zero: [0; 8],
+            };
+            // SAFETY: sockaddr_in fits in sockaddr_storage.
+            unsafe { std::ptr::write((&mut storage as *mut libc::sockaddr_storage).cast(), sin) };
+            (std::mem::size_of::<libc::sockaddr_in>(), libc::AF_INET)
+        }
+        SocketAddr::V6(a) => {
+            let sin6 = libc::sockaddr_in6 {
+                sin6_family: libc::AF_INET6 as libc::sa_family_t,
+                sin6_port: a.port().to_be(),
+                sin6_flowinfo: a.flowinfo(),
+                sin6_addr: libc::in6_addr {
+                    s6_addr: a.ip().octets(),
+                },
+                sin6_scope_id: a.scope_id(),
+            };
+            // SAFETY: sockaddr_in6 fits in sockaddr_storage.
+            unsafe { std::ptr::write((&mut storage as *mut libc::sockaddr_storage).cast(), sin6) };
+            (std::mem::size_of::<libc::sockaddr_in6>(), libc::AF_INET6)
+        }
+    };
+    Addr {
+        storage,
+        len: len as libc::socklen_t,
+        family,
+    }
+}
+
+/// Every slot of one generator thread, its ring, deadlines and recorder.
+pub struct Conns<'a> {
+    pub ctx: &'a RunCtx,
+    pub rec: Recorder,
+    /// The run clock as of the latest round of completions.
+    pub now: u64,
+    ring: Ring,
+    slots: Vec<Slot>,
+    addr: Box<Addr>,
+    deadlines: Deadlines,
+    /// Slots not Free and not Idle (a request or a close in progress).
+    pub busy: usize,
+    /// Slots holding a connection or trying to (not Free).
+    pub open: usize,
+    /// Slots that became Free or Idle: the driver gives them work or parks them.
+    pub ready: Vec<u32>,
+    cqes: Vec<(u64, i32)>,
+}
+
+impl<'a> Conns<'a> {
+    /// A ring sized for `cap` connections.
+    pub fn new(ctx: &'a RunCtx, rec: Recorder, ring: Ring) -> Self {
+        Conns {
+            ctx,
+            rec,
+            now: crate::clock::now_ns(),
+            ring,
+            slots: Vec::new(),
+            addr: Box::new(sockaddr(ctx.addr)),
+            deadlines: Deadlines::default(),
+            busy: 0,
+            open: 0,
+            ready: Vec::new(),
+            cqes: Vec::new(),
+        }
+    }
+
+    /// A new slot with no connection; returns its index.
+    pub fn add_slot(&mut self) -> u32 {
+        self.slots.push(Slot {
+            fd: -1,
+            gen: 0,
+            state: State::Free,
+            pending: 0,
+            active: false,
+            req: Req::default(),
+            buf: Vec::new(),
+            reader: Reader::default(),
+        });
+        self.deadlines.grow(self.slots.len());
+        (self.slots.len() - 1) as u32
+    }
+
+    /// The slot has a kept-alive connection waiting for a request.
+    pub fn is_idle(&self, slot: u32) -> bool {
+        self.slots[slot as usize].state == State::Idle
+    }
+
+    /// Start a request on a Free or Idle slot: it is sent now.
+    pub fn start(&mut self, slot: u32, intended: u64, track_lag: bool) -> io::Result<()> {
+        let now = self.now;
+        self.rec.sent(intended, now, track_lag);
+        let deadline = (intended + self.ctx.timeout_ns).min(self.ctx.hard_end_ns);
+        let s = &mut self.slots[slot as usize];
+        debug_assert!(matches!(s.state, State::Free | State::Idle));
+        s.active = true;
+        s.req = Req {
+            intended,
+            sent: now,
+        };
+        self.deadlines.insert(slot, deadline);
+        self.busy += 1;
+        if s.state == State::Idle {
+            s.state = State::Busy;
+            return self.exchange(slot);
+        }
+        self.open += 1;
+        self.connect(slot)
+    }
+
+    fn connect(&mut self, slot: u32) -> io::Result<()> {
+        let family = self.addr.family;
+        // SAFETY: plain syscall; the result is checked.
+        let fd = unsafe {
+            libc::socket(
+                family,
+                libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                0,
+            )
+        };
+        let s = &mut self.slots[slot as usize];
+        if fd < 0 {
+            // No socket (out of file descriptors): a failed connect, counted
+            // now (and the clock moved on, so a closed loop's duration ends).
+            s.state = State::Connecting;
+            let class = connect_class(&io::Error::last_os_error());
+            self.now = crate::clock::now_ns();
+            self.finish(slot, Err(class));
+            return Ok(());
+        }
+        let one: libc::c_int = 1;
+        // SAFETY: fd is ours; option value points at a live c_int.
+        unsafe {
+            libc::setsockopt(
+                fd,
+                libc::IPPROTO_TCP,
+                libc::TCP_NODELAY,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        s.fd = fd;
+        s.state = State::Connecting;
+        s.pending += 1;
+        if s.buf.is_empty() {
+            s.buf = vec![0; BUF];
+        }
+        let addr = (&self.addr.storage as *const libc::sockaddr_storage).cast();
+        let e = opcode::Connect::new(types::Fd(fd), addr, self.addr.len)
+            .build()
+            .user_data(token(slot, s.gen, CONNECT));
+        self.ring.push(&e)
+    }
+
+    /// Send the request and post the receive of its answer.
+    fn exchange(&mut self, slot: u32) -> io::Result<()> {
+        let s = &mut self.slots[slot as usize];
+        s.reader.reset();
+        let req = self.ctx.next_request();
+        let mut send = opcode::Send::new(types::Fd(s.fd), req.as_ptr(), req.len() as u32)
+            .flags(libc::MSG_NOSIGNAL | libc::MSG_WAITALL)
+            .build()
+            .user_data(token(slot, s.gen, SEND));
+        if self.ring.skip_success {
+            send = send.flags(squeue::Flags::SKIP_SUCCESS);
+        }
+        self.ring.push(&send)?;
+        self.recv(slot, 0)
+    }
+
+    fn recv(&mut self, slot: u32, at: usize) -> io::Result<()> {
+        let s = &mut self.slots[slot as usize];
+        s.pending += 1;
+        let buf = &mut s.buf[at..];
+        let e = opcode::Recv::new(types::Fd(s.fd), buf.as_mut_ptr(), buf.len() as u32)
+            // IORING_RECVSEND_POLL_FIRST: the answer cannot be there yet.
+            .ioprio(1)
+            .build()
+            .user_data(token(slot, s.gen, RECV));
+        self.ring.push(&e)
+    }
+
+    /// Record the request's end; keep the connection when it may carry
+    /// another, else close it.
+    fn finish(&mut self, slot: u32, outcome: Result<Answer, ErrorClass>) {
+        let now = self.now;
+        let s = &mut self.slots[slot as usize];
+        s.active = false;
+        let r = s.req;
+        self.deadlines.remove(slot);
+        self.rec
+            .done(r.intended, r.sent, now, outcome.map(|a| a.status));
+        match outcome {
+            Ok(a) if a.reusable && !self.ctx.new_connection => {
+                s.state = State::Idle;
+                self.busy -= 1;
+                self.ready.push(slot);
+            }
+            _ => self.close(slot),
+        }
+    }
+
+    /// Close the slot's connection once nothing is pending on it; a pending
+    /// connect is cancelled, a pending receive woken by shutting the socket.
+    fn close(&mut self, slot: u32) {
+        let s = &mut self.slots[slot as usize];
+        if s.pending > 0 {
+            if s.state != State::Closing {
+                if s.state == State::Connecting {
+                    let e = opcode::AsyncCancel::new(token(slot, s.gen, CONNECT))
+                        .build()
+                        .user_data(token(slot, s.gen, CANCEL));
+                    let _ = self.ring.push(&e);
+                } else {
+                    // SAFETY: shutting down our own socket.
+                    unsafe { libc::shutdown(s.fd, libc::SHUT_RDWR) };
+                }
+                s.state = State::Closing;
+            }
+            return;
+        }
+        if s.fd >= 0 {
+            // SAFETY: closing our own socket; no operation is pending on it.
+            unsafe { libc::close(s.fd) };
+        }
+        s.fd = -1;
+        s.gen = s.gen.wrapping_add(1);
+        if s.state != State::Idle {
+            self.busy -= 1;
+        }
+        s.state = State::Free;
+        self.open -= 1;
+        self.ready.push(slot);
+    }
+
+    /// Submit, wait up to `timeout_ns` for completions and handle them;
+    /// returns how many came.
+    pub fn poll(&mut self, timeout_ns: u64) -> io::Result<usize> {
+        self.ring.wait(timeout_ns)?;
+        self.now = crate::clock::now_ns();
+        let mut cqes = std::mem::take(&mut self.cqes);
+        self.ring.reap(&mut cqes);
+        let n = cqes.len();
+        for (tag, res) in cqes.drain(..) {
+            let (slot, gen, kind) = untoken(tag);
+            if kind == CANCEL || self.slots[slot as usize].gen & 0x00FF_FFFF != gen {
+                continue;
+            }
+            self.complete(slot, kind, res)?;
+        }
+        self.cqes = cqes;
+        Ok(n)
+    }
+
+    fn complete(&mut self, slot: u32, kind: u8, res: i32) -> io::Result<()> {
+        let s = &mut self.slots[slot as usize];
+        if kind != SEND {
+            s.pending -= 1;
+        }
+        if s.state == State::Closing || !s.active {
+            if s.state == State::Closing && s.pending == 0 {
+                self.close(slot);
+            }
+            return Ok(());
+        }
+        let err = |res: i32| io::Error::from_raw_os_error(-res);
+        match kind {
+            CONNECT if res < 0 => self.finish(slot, Err(connect_class(&err(res)))),
+            CONNECT => {
+                s.state = State::Busy;
+                return self.exchange(slot);
+            }
+            SEND if res < 0 => self.finish(slot, Err(io_class(&err(res)))),
+            SEND => {}
+            _ if res < 0 => self.finish(slot, Err(io_class(&err(res)))),
+            _ if res == 0 => {
+                let answer = s.reader.eof();
+                self.finish(slot, answer);
+            }
+            _ => match s.reader.feed(&mut s.buf, res as usize) {
+                Ok(Fed::More(at)) => return self.recv(slot, at),
+                Ok(Fed::Done(answer)) => self.finish(slot, Ok(answer)),
+                Err(class) => self.finish(slot, Err(class)),
+            },
+        }
+        Ok(())
+    }
+
+    /// Time out every request whose deadline has passed.
+    pub fn expire(&mut self) {
+        while let Some((slot, deadline)) = self.deadlines.first() {
+            if deadline > self.now {
+                break;
+            }
+            self.finish(slot, Err(ErrorClass::Timeout));
+        }
+    }
+
+    /// The soonest deadline of a request in progress.
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.deadlines.first().map(|(_, d)| d)
+    }
+
+    /// Close every connection left (the run is over) and give the recorder back.
+    pub fn into_recorder(self) -> Recorder {
+        for s in &self.slots {
+            if s.fd >= 0 {
+                // SAFETY: closing our own sockets; the ring goes with them.
+                unsafe { libc::close(s.fd) };
+            }
+        }
+        self.rec
+    }
+}

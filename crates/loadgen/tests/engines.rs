@@ -1,0 +1,137 @@
+//! Both engines against the same real servers keep the same books: every
+//! scenario of `attack.rs` (which runs the default engine) once more on each
+//! engine explicitly, counts compared. io_uring is checked to work on this
+//! kernel; where it cannot run, its half says why and is skipped.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use common::{closed_port, open, run, server};
+use iolab_loadgen::io_uring_available;
+use iolab_model::attack::{AttackPlan, AttackResult, Engine};
+use iolab_model::driver::{ConnectionMode, Driver};
+
+/// The engines to try here: epoll always, io_uring where the kernel has it.
+fn engines() -> Vec<Engine> {
+    match io_uring_available() {
+        Ok(()) => vec![Engine::Epoll, Engine::IoUring],
+        Err(why) => {
+            eprintln!("io_uring half skipped: {why}");
+            vec![Engine::Epoll]
+        }
+    }
+}
+
+fn on(engine: Engine, mut plan: AttackPlan) -> AttackResult {
+    plan.engine = engine;
+    let r = run(&plan).result;
+    assert_eq!(r.generator.engine, engine.as_str());
+    r
+}
+
+#[test]
+fn io_uring_runs_on_this_kernel() {
+    if let Err(why) = io_uring_available() {
+        eprintln!("skipped: io_uring is not available here: {why}");
+        return;
+    }
+    let srv = server::spawn(0);
+    let mut plan = open(&srv.url("/"), 1.0, 1.0);
+    plan.driver = Driver::Closed {
+        concurrency: 8,
+        requests: Some(2_000),
+        duration: None,
+    };
+    let r = on(Engine::IoUring, plan.clone());
+    assert_eq!((r.requests.sent, r.requests.ok), (2_000, 2_000));
+    assert!(srv.stats.accepted.load(Ordering::Relaxed) <= 8);
+    // auto picks it.
+    plan.engine = Engine::Auto;
+    assert_eq!(run(&plan).result.generator.engine, "io_uring");
+}
+
+#[test]
+fn both_engines_count_answers_errors_and_timeouts_alike() {
+    let srv = server::spawn(0);
+    let refused = format!("http://127.0.0.1:{}/", closed_port());
+    for engine in engines() {
+        let r = on(engine, open(&srv.url("/"), 200.0, 1.0));
+        assert_eq!(
+            (r.requests.planned, r.requests.ok),
+            (200, 200),
+            "{engine:?}"
+        );
+        let r = on(engine, open(&refused, 40.0, 0.5));
+        assert_eq!(r.errors.refused, 20, "{engine:?} {:?}", r.errors);
+        let r = on(engine, open(&srv.url("/close"), 40.0, 0.5));
+        assert_eq!(r.errors.reset, 20, "{engine:?} {:?}", r.errors);
+        let r = on(engine, open(&srv.url("/garbage"), 40.0, 0.5));
+        assert_eq!(r.errors.read, 20, "{engine:?} {:?}", r.errors);
+        let r = on(engine, open(&srv.url("/status?code=503"), 40.0, 0.5));
+        assert_eq!(r.status_codes.get("503").copied(), Some(20), "{engine:?}");
+        let r = on(engine, open(&srv.url("/eof"), 40.0, 0.5));
+        assert_eq!(r.requests.ok, 20, "{engine:?} {:?}", r.errors);
+        let mut slow = open(&srv.url("/delay?ms=1000"), 20.0, 0.5);
+        slow.timeout = Duration::from_millis(200);
+        let r = on(engine, slow);
+        assert_eq!(r.errors.timeout, 10, "{engine:?} {:?}", r.errors);
+    }
+}
+
+#[test]
+fn both_engines_cap_connections_and_open_new_ones_alike() {
+    let srv = server::spawn(0);
+    for engine in engines() {
+        let mut capped = open(&srv.url("/delay?ms=200"), 50.0, 1.0);
+        capped.connections = ConnectionMode::KeepAlive { max: 2 };
+        capped.timeout = Duration::from_millis(300);
+        let r = on(engine, capped);
+        assert!(r.requests.not_sent >= 20, "{engine:?} {:?}", r.requests);
+        assert!(r.requests.ok >= 4, "{engine:?} {:?}", r.requests);
+        assert!(r.errors.timeout <= 4, "{engine:?} {:?}", r.errors);
+
+        let before = srv.stats.accepted.load(Ordering::Relaxed);
+        let mut fresh = open(&srv.url("/"), 100.0, 0.5);
+        fresh.connections = ConnectionMode::NewPerRequest { max: 100 };
+        let r = on(engine, fresh);
+        assert_eq!(r.requests.ok, 50, "{engine:?} {:?}", r.errors);
+        assert_eq!(srv.stats.accepted.load(Ordering::Relaxed) - before, 50);
+
+        let mut closed = open(&srv.url("/"), 1.0, 1.0);
+        closed.driver = Driver::Closed {
+            concurrency: 3,
+            requests: None,
+            duration: Some(Duration::from_millis(300)),
+        };
+        let r = on(engine, closed);
+        assert!(r.requests.sent > 10, "{engine:?} {:?}", r.requests);
+        assert_eq!(r.requests.sent, r.requests.ok, "{engine:?} {:?}", r.errors);
+    }
+}
+
+#[test]
+fn both_engines_spin_and_report_it() {
+    let srv = server::spawn(0);
+    for engine in engines() {
+        let mut plan = open(&srv.url("/"), 200.0, 1.0);
+        plan.threads = Some(1);
+        plan.spin = true;
+        let r = on(engine, plan);
+        assert!(r.requests.ok >= 198, "{engine:?} {:?}", r.requests);
+        // How much it spun depends on how much CPU the machine lets it have:
+        // a generator that fell behind (saturated) had nothing to wait for,
+        // so spun nothing; one that kept up spun in its waits.
+        let g = &r.generator;
+        assert!(g.spin_s <= g.cpu_s, "{engine:?} {g:?}");
+        if g.saturated {
+            eprintln!(
+                "{engine:?} fell behind on a busy machine (lag p99 {} ms): spin not checked",
+                g.lag_p99_ms
+            );
+        } else {
+            assert!(g.spin_s > 0.0, "{engine:?} kept up but spun nothing: {g:?}");
+        }
+    }
+}
