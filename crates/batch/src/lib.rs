@@ -120,6 +120,7 @@ pub fn run_with_io(
         cpu_utilisation: round3(peaks.cpu_utilisation),
         failure,
         counters,
+        spans: None,
     }
 }
 

@@ -6,7 +6,8 @@
 //! concurrency [`models`](concurrency) and their [`knobs`](knob), where a
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`], [`durations`](units), the result documents that renderers
-//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`]), and how
+//! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`], and the
+//! threads' timelines in [`spans`]), and how
 //! those are written and read back ([`files`]).
 
 pub mod attack;
@@ -22,6 +23,7 @@ pub mod predict;
 pub mod runs;
 pub mod runtime;
 pub mod schedule;
+pub mod spans;
 pub mod steps;
 pub mod telemetry;
 pub mod units;

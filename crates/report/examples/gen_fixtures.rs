@@ -378,6 +378,7 @@ fn http_spec(
         runtime: Default::default(),
         params,
         scale,
+        spans: None,
         work: Work::Http(HttpWork {
             steps,
             driver: Driver::constant(load.rate, Duration::from_secs_f64(load.dur)),
@@ -583,6 +584,7 @@ fn showdown() -> RunsFile {
                 }),
                 prediction: Some(predict(&name, model, &params, &load)),
                 backend_counts: None,
+                spans: None,
             });
         }
     }
@@ -684,6 +686,7 @@ fn e2_scaled() -> RunsFile {
                 .is_completed()
                 .then(|| predict(&name, model, &params, &load)),
             backend_counts: None,
+            spans: None,
         });
     }
     RunsFile {
@@ -733,6 +736,7 @@ fn batch_record(
         runtime: Default::default(),
         params,
         scale,
+        spans: None,
         work: Work::Batch(spec),
     };
     RunRecord {
@@ -749,6 +753,7 @@ fn batch_record(
         verify: None,
         prediction: None,
         backend_counts: None,
+        spans: None,
     }
 }
 

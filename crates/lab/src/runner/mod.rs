@@ -266,6 +266,7 @@ impl<'a> Ctx<'a> {
             verify: None,
             prediction: None,
             backend_counts: None,
+            spans: None,
         }
     }
 }

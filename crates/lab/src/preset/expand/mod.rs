@@ -187,6 +187,7 @@ fn run_of(
         runtime: t.runtime.clone(),
         params: target::params_of(&pick),
         scale,
+        spans: None,
         work,
     }
 }
