@@ -6,12 +6,14 @@
 //! - [`sim`]: the event simulation (one file per model's server behaviour).
 //! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
 //!   per run, with a sentence that explains it from the numbers.
+//! - [`predict_spans`]: who will hold what for a run's span sample.
 
 pub mod batch;
 pub mod calibration;
 pub mod closed_form;
 mod explain;
 pub mod sim;
+pub mod spans;
 
 use iolab_model::concurrency::Host;
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
@@ -20,6 +22,7 @@ use iolab_model::ModelKind;
 
 pub use batch::predict_batch;
 use sim::{simulate, Shape, SimInput, SimOutcome};
+pub use spans::predict_spans;
 
 /// Predict one run on `host` (a core count, or cores and the runtime's
 /// interpreter lock); `None` when the run's model or work has no simulation.

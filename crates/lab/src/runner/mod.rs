@@ -15,6 +15,7 @@ mod batch;
 mod gate;
 mod http;
 mod load;
+mod spans;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -2,10 +2,12 @@
 //! more than one field, the sweep's cartesian product, the time-scale, and
 //! every check a run's target needs before anything starts (the same checks
 //! for `--dry-run` and for a real run). One file per table: [`target`]
-//! (`[[targets]]`), [`load`] (`[load]`), [`batch`] (`[batch]`).
+//! (`[[targets]]`), [`load`] (`[load]`), [`batch`] (`[batch]`), [`spans`]
+//! (`[spans]`).
 
 mod batch;
 mod load;
+mod spans;
 mod target;
 
 use std::collections::{BTreeMap, HashSet};
@@ -90,6 +92,9 @@ pub fn expand(
         }
     }
     unique_names(&runs)?;
+    if let Some(s) = &file.spans {
+        spans::apply(s, &mut runs)?;
+    }
     Ok(ExperimentPlan {
         name: file.name,
         description: file.description,
