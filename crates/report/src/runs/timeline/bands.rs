@@ -43,6 +43,8 @@ pub(super) struct Boxes {
     pub colour: &'static str,
     /// Tooltip.
     pub tip: String,
+    /// Rows tall enough to outline each box.
+    pub outline: bool,
 }
 
 fn row_height(room: f64, rows: usize, min: f64, max: f64) -> f64 {
@@ -225,6 +227,7 @@ impl Band<'_> {
             d,
             colour: state_colour(state),
             tip: format!("{place}: {}: {}", state_words(state), sum_up(spans)),
+            outline: self.row_h >= 6.0,
         }
     }
 
@@ -252,6 +255,7 @@ impl Band<'_> {
             d,
             colour: outcome_colour(o),
             tip: format!("client: {} {words}, longest {}", count(n), ms(longest)),
+            outline: self.row_h >= 6.0,
         }
     }
 

@@ -25,7 +25,7 @@ use bands::{Band, Boxes};
 pub const ZOOM_JS: &str = include_str!("zoom.js");
 
 /// Width of a timeline chart: two side by side on a wide page.
-pub const WIDTH: f64 = 640.0;
+pub const WIDTH: f64 = 560.0;
 const LEFT: f64 = 104.0;
 const RIGHT: f64 = 14.0;
 const TOP: f64 = 46.0;
@@ -170,8 +170,14 @@ fn draw_boxes(out: &mut String, b: &Boxes) -> usize {
     if b.d.is_empty() {
         return 0;
     }
+    // Boxes on a lane meet end to end: a hairline of white tells them apart.
+    let outline = if b.outline {
+        " stroke=\"#ffffff\" stroke-width=\"0.6\" vector-effect=\"non-scaling-stroke\""
+    } else {
+        ""
+    };
     out.push_str(&format!(
-        "<path d=\"{}\" fill=\"{}\"><title>{}</title></path>",
+        "<path d=\"{}\" fill=\"{}\"{outline}><title>{}</title></path>",
         b.d,
         b.colour,
         esc(&b.tip)
