@@ -79,7 +79,10 @@ fn html_is_well_formed_and_self_contained() {
             assert!(!names.contains(&banned), "{name}: has <{banned}>");
         }
         // The one script is the timelines' inline zoom, on pages that have them.
-        let scripts: Vec<_> = doc.descendants().filter(|n| n.has_tag_name("script")).collect();
+        let scripts: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("script"))
+            .collect();
         let timelines = html.contains("class=\"chart timeline\"");
         assert_eq!(scripts.len(), usize::from(timelines), "{name}: scripts");
         assert!(scripts.iter().all(|s| s.attributes().len() == 0), "{name}");
@@ -156,7 +159,10 @@ fn html_has_every_section_the_data_supports() {
     let e1 = text(&load("e1-workers"), Format::Html);
     assert!(e1.contains("Total time vs workers"));
     let sp = text(&load("spans"), Format::Html);
-    assert!(sp.contains("<section id=\"timeline\""), "spans: timeline section");
+    assert!(
+        sp.contains("<section id=\"timeline\""),
+        "spans: timeline section"
+    );
     assert!(sp.contains("pool(threads=2) · measured"));
     assert!(sp.contains("pool(threads=2) · predicted"));
     assert!(!sd.contains("<script"), "no script without timelines");
