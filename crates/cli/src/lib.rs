@@ -2,6 +2,16 @@
 //! subcommand under [`cmd`] that turns its flags into a typed plan and calls
 //! the library crate that does the work, and the exit-code policy ([`exit`]).
 
+/// `println!` that shrugs off a closed stdout (`iolab presets | head`): the
+/// reader left, which is no fault of ours and no reason to panic.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod cmd;
 pub mod exit;

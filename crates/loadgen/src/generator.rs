@@ -52,6 +52,8 @@ impl RunCtx {
 pub struct ThreadOutput {
     pub rec: Recorder,
     pub cpu_s: f64,
+    /// Seconds it was ready to run but another process held its CPU.
+    pub wait_s: Option<f64>,
     pub end_ns: u64,
 }
 
@@ -263,6 +265,14 @@ fn thread_cpu_s() -> f64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
+/// Seconds this thread has waited on a run queue (ready, but its CPU was
+/// another's): the second field of `/proc/thread-self/schedstat`.
+fn thread_wait_s() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(ns as f64 / 1e9)
+}
+
 fn thread_main(
     i: usize,
     threads: usize,
@@ -274,6 +284,7 @@ fn thread_main(
         pin(plan.cpus[i % plan.cpus.len()])?;
     }
     let cpu0 = thread_cpu_s();
+    let wait0 = thread_wait_s();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -308,6 +319,7 @@ fn thread_main(
     Ok(ThreadOutput {
         rec,
         cpu_s: thread_cpu_s() - cpu0,
+        wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
         end_ns,
     })
 }

@@ -23,11 +23,6 @@ const SPECTRUM: [f64; 18] = [
     99.99, 100.0,
 ];
 
-/// Schedule lag past which the generator, not the target, is suspect.
-const LAG_SATURATED_MS: f64 = 1.0;
-/// CPU share past which the generator threads are suspect.
-const CPU_SATURATED: f64 = 0.9;
-
 fn ms(us: u64) -> f64 {
     us as f64 / 1e3
 }
@@ -101,6 +96,7 @@ struct Merged {
     rows: Vec<RequestRow>,
     cpu_s: f64,
     spin_s: f64,
+    wait_s: Option<f64>,
     end_ns: u64,
 }
 
@@ -121,6 +117,7 @@ impl Merged {
             rows: Vec::new(),
             cpu_s: 0.0,
             spin_s: 0.0,
+            wait_s: Some(0.0),
             end_ns: run.start_ns,
         }
     }
@@ -128,6 +125,7 @@ impl Merged {
     fn add(&mut self, t: ThreadOutput) {
         let r = t.rec;
         self.cpu_s += t.cpu_s;
+        self.wait_s = self.wait_s.zip(t.wait_s).map(|(a, b)| a + b);
         // Wall time spinning; the thread was on CPU for (nearly) all of it.
         self.spin_s += (r.spin_ns as f64 / 1e9).min(t.cpu_s);
         self.end_ns = self.end_ns.max(t.end_ns);
@@ -220,24 +218,31 @@ fn throughput(plan: &AttackPlan, q: &RequestCounts, elapsed_s: f64) -> Throughpu
     }
 }
 
-/// The generator's self-check: saturated when sends ran late or its threads
-/// used most of their CPU (time spent spinning on purpose left out).
-fn generator_stats(m: &Merged, elapsed_s: f64, threads: usize, cpus: Vec<usize>) -> GeneratorStats {
-    let lag_p99_ms = ms(m.lag.value_at_quantile(0.99));
-    let cpu_share = if elapsed_s > 0.0 {
-        (m.cpu_s - m.spin_s) / (elapsed_s * threads as f64)
-    } else {
-        0.0
-    };
-    GeneratorStats {
+/// The generator's self-check: flagged when its lateness could change the
+/// run's figures (see `GeneratorStats::verdict`), with the cause named.
+fn generator_stats(
+    m: &Merged,
+    elapsed_s: f64,
+    threads: usize,
+    cpus: Vec<usize>,
+    closed_loop: bool,
+) -> GeneratorStats {
+    let mut g = GeneratorStats {
         cpu_s: m.cpu_s,
-        lag_p99_ms,
+        lag_p99_ms: ms(m.lag.value_at_quantile(0.99)),
         lag_max_ms: ms(m.lag.max()),
-        saturated: lag_p99_ms > LAG_SATURATED_MS || cpu_share > CPU_SATURATED,
+        saturated: false,
         threads,
         cpus,
         spin_s: m.spin_s,
-    }
+        wait_s: m.wait_s,
+        cause: None,
+    };
+    let p50_ms = ms(m.latency.value_at_quantile(0.5));
+    let v = g.verdict(elapsed_s, p50_ms, closed_loop);
+    g.saturated = v.flagged;
+    g.cause = v.cause;
+    g
 }
 
 /// The latency spectrum at [`SPECTRUM`]'s percentiles (empty when nothing answered).
@@ -288,7 +293,13 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
             max: ms(m.service.max()),
         },
         series: series(&m.intervals, interval),
-        generator: generator_stats(&m, elapsed_s, plan_threads(plan), run.cpus),
+        generator: generator_stats(
+            &m,
+            elapsed_s,
+            plan_threads(plan),
+            run.cpus,
+            matches!(plan.driver, Driver::Closed { .. }),
+        ),
         elapsed_s,
         started_unix_ms,
         spectrum: spectrum(&m.latency),

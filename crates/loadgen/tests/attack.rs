@@ -56,8 +56,9 @@ fn spinning_keeps_the_schedule_and_is_not_counted_as_saturation() {
     assert_eq!(r.requests.planned, 200);
     assert!(r.requests.ok >= 198, "{:?}", r.requests);
     let g = &r.generator;
-    // It spun for most of the second, and that time is part of its CPU.
-    assert!(g.spin_s > 0.3 && g.spin_s <= g.cpu_s, "{g:?}");
+    // It spun (most of the second on a quiet machine; less on a busy one), and
+    // that time is part of its CPU.
+    assert!(g.spin_s > 0.05 && g.spin_s <= g.cpu_s, "{g:?}");
     let plain = run(&open(&srv.url("/"), 200.0, 1.0)).result;
     assert_eq!(plain.generator.spin_s, 0.0);
 }

@@ -170,28 +170,7 @@ pub struct SeriesPoint {
     pub p99_ms: f64,
 }
 
-/// The generator watching itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct GeneratorStats {
-    /// CPU seconds (user + system) the generator used.
-    pub cpu_s: f64,
-    /// 99th percentile of how late sends left versus their schedule.
-    pub lag_p99_ms: f64,
-    /// Worst send lag.
-    pub lag_max_ms: f64,
-    /// The generator, not the target, may have been the bottleneck.
-    pub saturated: bool,
-    /// Event-loop threads used.
-    #[serde(default)]
-    pub threads: usize,
-    /// CPU seconds spent busy-waiting for sends (`spin`): counted in
-    /// `cpu_s`, left out of the saturation check.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub spin_s: f64,
-    /// CPUs the generator was pinned to (empty = not pinned).
-    #[serde(default)]
-    pub cpus: Vec<usize>,
-}
+pub use crate::generator::{GeneratorStats, GeneratorVerdict};
 
 /// Driver settings as run, flattened for readers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -288,6 +267,14 @@ pub struct AttackResult {
 }
 
 impl AttackResult {
+    /// The verdict on this run's generator: its lateness against the median
+    /// latency it measured (a closed loop is judged on its CPU alone).
+    pub fn generator_verdict(&self) -> GeneratorVerdict {
+        let closed = self.driver.kind == "closed";
+        self.generator
+            .verdict(self.elapsed_s, self.latency_ms.p50, closed)
+    }
+
     /// Success ratio: 2xx within the timeout / planned (0 when nothing was planned).
     pub fn success_ratio(&self) -> f64 {
         if self.requests.planned == 0 {
@@ -325,8 +312,4 @@ impl AttackResult {
         }
         Ok(())
     }
-}
-
-fn is_zero(v: &f64) -> bool {
-    *v == 0.0
 }

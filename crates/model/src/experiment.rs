@@ -42,6 +42,18 @@ pub struct ExperimentPlan {
     /// Published numbers of a classic experiment, as data for the report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published: Option<serde_json::Value>,
+    /// Pin target and generator to different CPUs (false: both share every
+    /// CPU, for targets that need the cores, e.g. processes against a GIL).
+    #[serde(default = "yes", skip_serializing_if = "is_yes")]
+    pub pin: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_yes(b: &bool) -> bool {
+    *b
 }
 
 /// One run of an experiment: one target (model) under one load.

@@ -18,6 +18,7 @@ pub mod driver;
 pub mod environment;
 pub mod experiment;
 pub mod files;
+pub mod generator;
 pub mod knob;
 pub mod predict;
 pub mod runs;

@@ -126,6 +126,14 @@ pub struct RunRecord {
     /// sample of requests (runs whose spec asks for `spans`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spans: Option<crate::spans::RunSpans>,
+    /// The knobs as the target ran them, where its runtime's own defaults
+    /// filled in some the run left unset (absent: exactly `spec.params`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_params: Option<crate::knob::ModelParams>,
+    /// What the target ran on: the cores it was given and whether its
+    /// runtime computes one thread at a time per process (CPython's GIL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<crate::concurrency::Host>,
 }
 
 /// What the real backends counted while a run was measured (each counter
@@ -170,6 +178,11 @@ impl BackendCounts {
 }
 
 impl RunRecord {
+    /// The knobs the target ran with (its runtime's defaults filled in).
+    pub fn params(&self) -> &crate::knob::ModelParams {
+        self.effective_params.as_ref().unwrap_or(&self.spec.params)
+    }
+
     /// Where a backend did less work than the target's answers claim: each
     /// 2xx answer of a workload with K `pg` (or `mc`, `http`) leaves means K
     /// finished calls, so `ok x K > counted` is a target that answered
@@ -279,6 +292,8 @@ mod tests {
             prediction: None,
             backend_counts: Some(counts),
             spans: None,
+            host: None,
+            effective_params: None,
         }
     }
 

@@ -1,4 +1,9 @@
-//! The outside view of a target process, sampled while load runs.
+//! The outside view of a target process, sampled while load runs: what
+//! `/proc` and the kernel say (they cannot be starved by a drowning target)
+//! and what the target's own `/metrics` says (which it may fail to answer:
+//! such a sample is recorded as missing, never as zero).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +13,7 @@ pub struct TelemetryPoint {
     /// Seconds since the attack started (same clock as the attack series;
     /// negative during warm-up).
     pub t_s: f64,
-    /// OS threads of the target process.
+    /// OS threads of the target's processes.
     pub threads: u64,
     /// Resident memory, MiB.
     pub rss_mb: f64,
@@ -28,6 +33,15 @@ pub struct TelemetryPoint {
     /// `/metrics`: rejected so far.
     #[serde(default)]
     pub rejected: Option<f64>,
+    /// Processes of the target (the one started and every one below it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<u64>,
+    /// The kernel: connections waiting in the listen socket's accept queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept_queue: Option<u64>,
+    /// The kernel: connections established on the target's port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u64>,
 }
 
 /// Telemetry of one run.
@@ -38,6 +52,13 @@ pub struct Telemetry {
     pub pid: Option<u32>,
     /// Samples in time order.
     pub series: Vec<TelemetryPoint>,
+    /// Samples each source could not give, by source (`metrics`, `kernel`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub lost: BTreeMap<String, u64>,
+    /// Where `/metrics` was read: `separate` (a listener of its own, which a
+    /// busy pool cannot starve) or `shared` (the port the load goes to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_source: Option<String>,
 }
 
 impl Telemetry {
@@ -62,5 +83,49 @@ impl Telemetry {
             .iter()
             .filter_map(|p| p.in_flight)
             .reduce(f64::max)
+    }
+
+    /// Samples taken during the measured run (`t_s` from 0).
+    pub fn measured(&self) -> impl Iterator<Item = &TelemetryPoint> {
+        self.series.iter().filter(|p| p.t_s >= 0.0)
+    }
+
+    /// Share of the measured samples in which the target answered its
+    /// `/metrics` (`None` when nothing was sampled).
+    pub fn metrics_answered(&self) -> Option<f64> {
+        let n = self.measured().count();
+        let got = self.measured().filter(|p| p.in_flight.is_some()).count();
+        (n > 0).then(|| got as f64 / n as f64)
+    }
+
+    /// From when (seconds into the run) the target stopped answering its
+    /// `/metrics` for good, if it did while it was sampled.
+    pub fn metrics_silent_from(&self) -> Option<f64> {
+        let measured: Vec<&TelemetryPoint> = self.measured().collect();
+        let last_answer = measured.iter().rposition(|p| p.in_flight.is_some());
+        match last_answer {
+            Some(i) if i + 1 < measured.len() => Some(measured[i + 1].t_s),
+            Some(_) => None,
+            None => measured.first().map(|p| p.t_s),
+        }
+    }
+
+    /// Cores the target kept busy on average while it was measured (CPU
+    /// seconds over wall seconds between the first and last measured sample).
+    pub fn busy_cores(&self) -> Option<f64> {
+        let first = self.measured().next()?;
+        let last = self.measured().last()?;
+        let span = last.t_s - first.t_s;
+        (span > 0.2).then(|| (last.cpu_s - first.cpu_s).max(0.0) / span)
+    }
+
+    /// Highest accept-queue length the kernel showed.
+    pub fn peak_accept_queue(&self) -> Option<u64> {
+        self.measured().filter_map(|p| p.accept_queue).max()
+    }
+
+    /// Most connections established on the target's port at once.
+    pub fn peak_connections(&self) -> Option<u64> {
+        self.measured().filter_map(|p| p.connections).max()
     }
 }

@@ -44,7 +44,27 @@ pub fn secs(s: f64) -> String {
 
 pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
     let s = out.unloaded_ns as f64 / 1e9;
-    let held = match shape.request_threads {
+    let cap = match p.capacity_rps {
+        Some(c) => format!("capacity is {} req/s", num(c)),
+        None => "nothing caps throughput here".to_string(),
+    };
+    let mut sentence = format!(
+        "{}, so {cap}; {}: {} of {} ok ({:.0}%), p50 {}",
+        held(shape, out, s),
+        load(work, p),
+        thousands(p.ok),
+        thousands(p.offered),
+        p.success_ratio * 100.0,
+        secs(p.latency_ms.p50 / 1e3),
+    );
+    sentence += &failures(shape, work, out, p);
+    sentence += &little(out, p, s);
+    sentence
+}
+
+/// What holds a request, and for how long.
+fn held(shape: &Shape, out: &SimOutcome, s: f64) -> String {
+    match shape.request_threads {
         Some(rt) if rt.cap == 1 => format!("{} holds each request for {}", shape.holder, secs(s)),
         Some(rt) if rt.cap != u32::MAX => format!(
             "{} {} each hold a request for {}",
@@ -65,65 +85,62 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
                 secs(s)
             ),
         },
-    };
-    let cap = match p.capacity_rps {
-        Some(c) => format!("capacity is {} req/s", num(c)),
-        None => "nothing caps throughput here".to_string(),
-    };
-    let load = match &work.driver {
-        Driver::Open { .. } => {
-            let rate = work.driver.peak_rate().unwrap_or(0.0);
-            match p.capacity_rps {
-                Some(c) if rate > c => {
-                    let mut t = format!(
-                        "at {} req/s (rho {:.2}) the queue grows {} req/s",
-                        num(rate),
-                        rate / c,
-                        num(queue_growth_rps(rate, c))
-                    );
-                    if let Some(ft) = p.first_timeout_s {
-                        t += &format!(
-                            " and requests sent after {} wait past the {} timeout",
-                            secs(ft),
-                            secs(work.timeout.as_secs_f64())
-                        );
-                    }
-                    t
-                }
-                Some(c) => format!("{} req/s is rho {:.2}, below it", num(rate), rate / c),
-                None => format!("{} req/s offered", num(rate)),
-            }
-        }
+    }
+}
+
+/// What the offered load does against the capacity.
+fn load(work: &HttpWork, p: &Prediction) -> String {
+    let rate = match &work.driver {
         Driver::Closed { concurrency, .. } => {
-            format!("{concurrency} clients keep one request each in flight")
+            return format!("{concurrency} clients keep one request each in flight")
         }
+        Driver::Open { .. } => work.driver.peak_rate().unwrap_or(0.0),
     };
-    let mut sentence = format!(
-        "{held}, so {cap}; {load}: {} of {} ok ({:.0}%), p50 {}",
-        thousands(p.ok),
-        thousands(p.offered),
-        p.success_ratio * 100.0,
-        secs(p.latency_ms.p50 / 1e3),
-    );
+    match p.capacity_rps {
+        Some(c) if rate > c => {
+            let mut t = format!(
+                "at {} req/s (rho {:.2}) the queue grows {} req/s",
+                num(rate),
+                rate / c,
+                num(queue_growth_rps(rate, c))
+            );
+            if let Some(ft) = p.first_timeout_s {
+                t += &format!(
+                    " and requests sent after {} wait past the {} timeout",
+                    secs(ft),
+                    secs(work.timeout.as_secs_f64())
+                );
+            }
+            t
+        }
+        Some(c) => format!("{} req/s is rho {:.2}, below it", num(rate), rate / c),
+        None => format!("{} req/s offered", num(rate)),
+    }
+}
+
+/// Resets, unsent requests and lost goodput, each only when it happened.
+fn failures(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
+    let mut s = String::new();
     let resets = out.errors.get("reset").copied().unwrap_or(0);
-    if resets > 0 {
-        if let Admission::Limited {
+    if let (
+        true,
+        Admission::Limited {
             max_connections,
             backlog,
-        } = shape.admission
-        {
-            sentence += &format!(
-                "; {} reset once {} connection{} and the backlog of {} were full",
-                thousands(resets),
-                thousands(max_connections as u64),
-                if max_connections == 1 { "" } else { "s" },
-                thousands(backlog as u64)
-            );
-        }
+        },
+    ) = (resets > 0, shape.admission)
+    {
+        s += &format!(
+            "; {} reset once {} connection{} and the backlog of {} were full",
+            thousands(resets),
+            thousands(max_connections as u64),
+            if max_connections == 1 { "" } else { "s" },
+            thousands(backlog as u64)
+        );
     }
     let unsent = out.errors.get("client-connections").copied().unwrap_or(0);
     if unsent > 0 {
-        sentence += &format!(
+        s += &format!(
             "; {} could not be sent: all {} client connections were waiting (raise the client's connection cap)",
             thousands(unsent),
             thousands(work.connections.max() as u64)
@@ -131,34 +148,38 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
     }
     let timeouts = out.errors.get("timeout").copied().unwrap_or(0);
     if timeouts > 0 && p.throughput_rps > p.goodput_rps * 1.2 {
-        sentence += &format!(
+        s += &format!(
             "; the server still finishes {} req/s, but only {} req/s in time (goodput)",
             num(p.throughput_rps),
             num(p.goodput_rps)
         );
     }
+    s
+}
+
+/// Little's law on what the server was doing.
+fn little(out: &SimOutcome, p: &Prediction, s: f64) -> String {
+    let timeouts = out.errors.get("timeout").copied().unwrap_or(0);
     let over = matches!(p.capacity_rps, Some(c) if p.throughput_rps >= 0.9 * c && timeouts > 0);
     if over {
-        sentence += &format!(
+        return format!(
             ". Little's law: {} req/s x {} each = {} requests being worked on, the rest wait.",
             num(p.throughput_rps),
             secs(s),
             num(little_in_flight(p.throughput_rps, s))
         );
-    } else {
-        let lat = if p.latency_ms.p50 > 0.0 {
-            p.latency_ms.p50 / 1e3
-        } else {
-            s
-        };
-        sentence += &format!(
-            ". Little's law: {} req/s x {} = {} in flight.",
-            num(p.goodput_rps),
-            secs(lat),
-            num(little_in_flight(p.goodput_rps, lat))
-        );
     }
-    sentence
+    let lat = if p.latency_ms.p50 > 0.0 {
+        p.latency_ms.p50 / 1e3
+    } else {
+        s
+    };
+    format!(
+        ". Little's law: {} req/s x {} = {} in flight.",
+        num(p.goodput_rps),
+        secs(lat),
+        num(little_in_flight(p.goodput_rps, lat))
+    )
 }
 
 #[cfg(test)]

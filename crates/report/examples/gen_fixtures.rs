@@ -268,6 +268,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
                     .filter(|q| q.fate == Fate::Refused && q.done <= t)
                     .count() as f64,
             ),
+            ..TelemetryPoint::default()
         });
         t += step;
     }
@@ -318,6 +319,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
             threads: 2,
             cpus: vec![],
             spin_s: 0.0,
+            ..GeneratorStats::default()
         },
         elapsed_s: r(elapsed, 3),
         started_unix_ms: 1_763_750_000_000 + load.seed * 10_000,
@@ -331,6 +333,7 @@ fn simulate(srv: Server, load: &Load) -> (AttackResult, Telemetry) {
         Telemetry {
             pid: Some(4000 + load.seed as u32),
             series: tel,
+            ..Telemetry::default()
         },
     )
 }
@@ -585,6 +588,8 @@ fn showdown() -> RunsFile {
                 prediction: Some(predict(&name, model, &params, &load)),
                 backend_counts: None,
                 spans: None,
+                host: None,
+                effective_params: None,
             });
         }
     }
@@ -599,6 +604,7 @@ fn showdown() -> RunsFile {
             warmup: Duration::from_secs(1),
             runs: specs,
             published: None,
+            pin: true,
         },
         runs,
         complete: true,
@@ -687,6 +693,8 @@ fn e2_scaled() -> RunsFile {
                 .then(|| predict(&name, model, &params, &load)),
             backend_counts: None,
             spans: None,
+            host: None,
+            effective_params: None,
         });
     }
     RunsFile {
@@ -699,6 +707,7 @@ fn e2_scaled() -> RunsFile {
             reps: 1,
             warmup: Duration::from_millis(500),
             runs: specs,
+            pin: true,
             published: Some(json!({
                 "source": "seed 001: Kotlin + Spring Boot 2.7, artillery, 27,000 requests",
                 "rows": [
@@ -754,6 +763,8 @@ fn batch_record(
         prediction: None,
         backend_counts: None,
         spans: None,
+        host: None,
+        effective_params: None,
     }
 }
 
@@ -866,6 +877,7 @@ fn e1_workers() -> RunsFile {
             reps: 1,
             warmup: Duration::ZERO,
             runs: runs.iter().map(|r| r.spec.clone()).collect(),
+            pin: true,
             published: Some(json!({
                 "source": "seed 000: Scala 2.11 + Akka 2.3 on an i7-4790 (4 cores / 8 threads)",
                 "rows": [
@@ -1002,6 +1014,7 @@ fn e3_calls() -> RunsFile {
             reps: 1,
             warmup: Duration::ZERO,
             runs: runs.iter().map(|r| r.spec.clone()).collect(),
+            pin: true,
             published: Some(json!({
                 "source": "seed 002: Scala Futures, 100 calls of a 1 s service",
                 "rows": [

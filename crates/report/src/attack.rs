@@ -142,10 +142,13 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
 /// The verdicts under the facts: a saturated generator, an interrupted run.
 fn warnings(r: &AttackResult) -> Vec<String> {
     let mut out = Vec::new();
-    if r.generator.saturated {
+    let v = r.generator_verdict();
+    if v.flagged {
         out.push(format!(
-            "WARNING: generator saturated (lag p99 {} > 1ms or CPU > 90%): latencies may be the generator's, not the target's",
-            ms(r.generator.lag_p99_ms)
+            "WARNING: the generator may have shaped these figures: {} (send lag p99 {}, {} of the median latency)",
+            v.cause.unwrap_or_default(),
+            ms(r.generator.lag_p99_ms),
+            percent(v.lag_share)
         ));
     }
     if r.interrupted {

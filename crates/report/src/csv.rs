@@ -20,6 +20,8 @@ pub fn cell(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
+        // A list of phrases (caveats): one cell, one phrase after another.
+        Value::Array(items) => items.iter().map(cell).collect::<Vec<_>>().join(" | "),
         other => other.to_string(),
     }
 }

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 pub use document::{Document, Format, LoadError, UnknownFormat};
-pub use explain::{explain, explain_with_cores};
+pub use explain::{caveats, explain, explain_with_cores};
 pub use runs::{charts, distinct_colours, explain_in, render, render_pngs, summary};
 
 /// A rendering failure.

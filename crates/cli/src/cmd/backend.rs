@@ -131,25 +131,25 @@ fn counts(a: CountsArgs) -> Result<ExitCode, CliError> {
     let counts =
         iolab_backends::counts::read(&config).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
     if a.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&counts).expect("counts serialize")
         );
         return Ok(ExitCode::SUCCESS);
     }
     let show = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
-    println!("{:<16} {:>12}  source", "counter", "value");
-    println!(
+    crate::outln!("{:<16} {:>12}  source", "counter", "value");
+    crate::outln!(
         "{:<16} {:>12}  pg_stat_statements",
         "pg_sleep_calls",
         show(counts.pg_sleep_calls)
     );
-    println!(
+    crate::outln!(
         "{:<16} {:>12}  memcached stats",
         "mc_get_hits",
         show(counts.mc_get_hits)
     );
-    println!(
+    crate::outln!(
         "{:<16} {:>12}  delay service /metrics",
         "http_hits",
         show(counts.http_hits)

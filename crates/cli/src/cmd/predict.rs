@@ -223,5 +223,6 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         warmup: Duration::ZERO,
         runs,
         published: None,
+        pin: true,
     })
 }

@@ -21,16 +21,18 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let all = preset::list(&args.dir);
     let width = all.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
-    println!(
+    crate::outln!(
         "{:<width$}  {:>5}  {:>8}  DESCRIPTION",
-        "NAME", "RUNS", "TIME"
+        "NAME",
+        "RUNS",
+        "TIME"
     );
     let mut broken = 0;
     for p in &all {
         match &p.plan {
             Ok(plan) => {
                 let secs = iolab_lab::estimate::estimate(plan).as_secs().max(1);
-                println!(
+                crate::outln!(
                     "{:<width$}  {:>5}  {:>8}  {}",
                     p.name,
                     plan.runs.len() * plan.reps as usize,
@@ -43,11 +45,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
             Err(e) => {
                 broken += 1;
-                println!("{:<width$}  {:>5}  {:>8}  error: {e}", p.name, "-", "-");
+                crate::outln!("{:<width$}  {:>5}  {:>8}  error: {e}", p.name, "-", "-");
             }
         }
     }
-    println!(
+    crate::outln!(
         "\nrun one with `iolab run NAME` (default: {})",
         preset::DEFAULT_PRESET
     );

@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
     write_reports(&file, &out_dir);
     if args.quiet {
-        println!("{}", out_dir.display());
+        crate::outln!("{}", out_dir.display());
     } else {
         print_table(&file);
         let failed = file
@@ -141,7 +141,7 @@ fn print_table(file: &RunsFile) {
 }
 
 fn print_plan(plan: &ExperimentPlan) {
-    println!(
+    crate::outln!(
         "{}: {}\n{} runs x {} reps, scale {}, warm-up {}, about {}",
         plan.name,
         plan.description,
@@ -172,6 +172,6 @@ fn print_plan(plan: &ExperimentPlan) {
             }
             Work::Batch(b) => format!("batch {:?}", b.tasks),
         };
-        println!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
+        crate::outln!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
     }
 }

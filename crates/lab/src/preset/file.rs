@@ -36,6 +36,9 @@ pub struct PresetFile {
     /// Published numbers of a classic experiment, kept as data for the report.
     #[serde(default)]
     pub published: Option<toml::Value>,
+    /// Pin target and generator to different CPUs (default true).
+    #[serde(default)]
+    pub pin: Option<bool>,
     /// The load (kind = "http").
     #[serde(default)]
     pub load: Option<LoadSection>,

@@ -147,7 +147,12 @@ impl Ctx<'_> {
             .metrics_url
             .clone()
             .unwrap_or_else(|| target.url.clone());
-        let sampler = telemetry::Sampler::start(target.pid(), Some(format!("{metrics}/metrics")));
+        let sampler = telemetry::Sampler::start_with(telemetry::Sources {
+            pid: target.pid(),
+            port: Some(target.port),
+            metrics_url: Some(format!("{metrics}/metrics")),
+            metrics_separate: target.metrics_url.is_some(),
+        });
         self.warm_up(spec, w, &target, &metrics);
         let opened = spec
             .spans

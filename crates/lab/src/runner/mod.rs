@@ -111,7 +111,7 @@ pub fn run(
         None => std::env::current_exe()
             .map_err(|e| LabError::Invalid(format!("cannot find the iolab binary: {e}")))?,
     };
-    let env = environment(&opts.command_line, opts.pin);
+    let env = environment(&opts.command_line, opts.pin && plan.pin);
     // The real backends the steps call: reused from IOLAB_*, or started now
     // and stopped when `backends` drops (end, error or Ctrl-C).
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), &|m: &str| {
@@ -248,8 +248,22 @@ impl<'a> Ctx<'a> {
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
-        record.prediction = crate::target::predict_run(spec, self.cores);
+        record.prediction = crate::target::predict_run(spec, self.target_cores());
+        record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
+        record.effective_params = launch
+            .as_ref()
+            .ok()
+            .map(|l| l.effective(spec, self.target_cores()))
+            .filter(|p| *p != spec.params);
         record
+    }
+
+    /// Cores the target may use: the ones it is pinned to, else the machine's.
+    fn target_cores(&self) -> u32 {
+        match self.target_cpus.len() {
+            0 => self.cores,
+            n => n as u32,
+        }
     }
 
     fn record(&self, spec: &RunSpec, outcome: Outcome) -> RunRecord {
@@ -268,6 +282,8 @@ impl<'a> Ctx<'a> {
             prediction: None,
             backend_counts: None,
             spans: None,
+            host: None,
+            effective_params: None,
         }
     }
 }

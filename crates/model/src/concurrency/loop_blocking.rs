@@ -35,6 +35,7 @@ fn shape(p: &ModelParams, host: &Host) -> Shape {
         cpu_servers: host.cpu_servers(processes, host.cores),
         par_concurrent: false,
         fixed_threads: 0,
+        closes_connections: false,
         holder: DEF.words.holder,
     }
 }

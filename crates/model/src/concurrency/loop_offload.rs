@@ -32,6 +32,7 @@ fn shape(p: &ModelParams, host: &Host) -> Shape {
         cpu_servers: host.cpu_servers(processes, workers.saturating_mul(processes)),
         par_concurrent: true,
         fixed_threads: workers,
+        closes_connections: false,
         holder: DEF.words.holder,
     }
 }

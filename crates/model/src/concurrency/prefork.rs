@@ -38,6 +38,7 @@ fn shape(p: &ModelParams, host: &Host) -> Shape {
         cpu_servers: processes.clamp(1, host.cores),
         par_concurrent: false,
         fixed_threads: 0,
+        closes_connections: true,
         holder: DEF.words.holder,
     }
 }

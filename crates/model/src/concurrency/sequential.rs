@@ -35,6 +35,7 @@ fn shape(p: &ModelParams, _host: &Host) -> Shape {
         cpu_servers: 1,
         par_concurrent: false,
         fixed_threads: 0,
+        closes_connections: true,
         holder: DEF.words.holder,
     }
 }

@@ -5,12 +5,13 @@
 use super::ModelKind;
 
 /// What a model runs on: the machine's cores and what its runtime adds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Host {
     /// Cores the target may use.
     pub cores: u32,
     /// One interpreter lock per process (CPython): threads of one process
     /// overlap their IO but compute one at a time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gil: bool,
 }
 
@@ -81,6 +82,10 @@ pub struct Shape {
     pub par_concurrent: bool,
     /// Threads that exist whatever the load (event-loop workers).
     pub fixed_threads: u32,
+    /// Answers with `Connection: close`: every request needs a new
+    /// connection, and a connection is held from accept to answer, so the
+    /// listen backlog is the queue (a single-threaded server, prefork).
+    pub closes_connections: bool,
     /// One phrase naming what holds a request, for explanations.
     pub holder: &'static str,
 }

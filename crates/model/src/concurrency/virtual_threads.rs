@@ -30,6 +30,7 @@ fn shape(p: &ModelParams, host: &Host) -> Shape {
         cpu_servers: host.cpu_servers(processes, host.cores),
         par_concurrent: true,
         fixed_threads: host.cores,
+        closes_connections: false,
         holder: DEF.words.holder,
     }
 }

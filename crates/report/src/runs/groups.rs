@@ -137,6 +137,7 @@ pub fn groups(file: &RunsFile) -> Vec<Group> {
             }
         }
     }
+    distinguish(file, &mut out);
     for g in &mut out {
         let scored: Vec<(usize, (f64, f64))> = g
             .runs
@@ -154,6 +155,43 @@ pub fn groups(file: &RunsFile) -> Vec<Group> {
         }
     }
     out
+}
+
+/// Groups whose headings would read the same (they differ in something the
+/// heading does not say, e.g. E2's connection mode) get the coordinates that
+/// tell them apart appended: `· connections=new-per-request`.
+fn distinguish(file: &RunsFile, groups: &mut [Group]) {
+    for i in 0..groups.len() {
+        let same: Vec<usize> = (0..groups.len())
+            .filter(|&j| groups[j].title == groups[i].title)
+            .collect();
+        if same.len() < 2 {
+            continue;
+        }
+        let coords = |g: &Group| file.runs[g.runs[0]].coordinates.clone();
+        let mut keys: BTreeSet<String> = BTreeSet::new();
+        for &j in &same {
+            for (k, v) in coords(&groups[j]) {
+                if matches!(k.as_str(), "model" | "target") {
+                    continue;
+                }
+                if same.iter().any(|&o| coords(&groups[o]).get(&k) != Some(&v)) {
+                    keys.insert(k);
+                }
+            }
+        }
+        for &j in &same {
+            let c = coords(&groups[j]);
+            for k in &keys {
+                let v = c.get(k).map_or("-".to_string(), |v| match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+                groups[j].title += &format!(" · {k}={v}");
+                groups[j].short += &format!(" {k}={v}");
+            }
+        }
+    }
 }
 
 /// Indices of the best run of every group.

@@ -26,11 +26,12 @@ pub fn render(file: &RunsFile) -> String {
                 String::new()
             };
             out.push(format!("- {mark}{}", rows[i].explanation));
-            for short in file.runs[i].backend_shortfall() {
-                out.push(format!(
-                    "  - **backend did less work than the target claims**: {short}"
-                ));
+            for c in &rows[i].caveats {
+                out.push(format!("  - *caveat*: {c}"));
             }
+        }
+        for line in super::compare::lines(file, &g) {
+            out.push(format!("- *runtime vs stand-in*: {line}"));
         }
         out.push(String::new());
     }

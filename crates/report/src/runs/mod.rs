@@ -8,6 +8,7 @@
 //! thread timelines ([`timeline`]) among them.
 
 pub mod charts;
+mod compare;
 mod flat;
 mod groups;
 mod html;

@@ -84,10 +84,12 @@ pub struct RunRow {
     pub best: bool,
     /// One sentence explaining the outcome from the numbers.
     pub explanation: String,
+    /// What could make the numbers wrong, one short line each (often none).
+    pub caveats: Vec<String>,
 }
 
 /// Column names of the CSV, in order (the fields of [`RunRow`]).
-pub const COLUMNS: [&str; 36] = [
+pub const COLUMNS: [&str; 37] = [
     "experiment",
     "name",
     "model",
@@ -124,6 +126,7 @@ pub const COLUMNS: [&str; 36] = [
     "predicted_p99_ms",
     "best",
     "explanation",
+    "caveats",
 ];
 
 /// `name(params)` as tables show it, e.g. `pool(threads=20)`: the name is the
@@ -198,7 +201,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         peak_threads: tel.peak_threads().or(b.map(|b| b.peak_threads)),
         peak_rss_mb: tel.peak_rss_mb().or(b.map(|b| b.peak_rss_mb)),
         cpu_s: tel.cpu_s(),
-        generator_saturated: a.map(|a| a.generator.saturated),
+        generator_saturated: a.map(|a| a.generator_verdict().flagged),
         total_s: b.map(|b| b.total_s),
         tasks: b.map(|b| b.tasks),
         failed: b.map(|b| b.failed),
@@ -208,6 +211,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         predicted_p99_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p99),
         best,
         explanation: crate::runs::explain_in(file, run),
+        caveats: crate::caveats(run),
     }
 }
 

@@ -20,6 +20,12 @@ pub fn render(file: &RunsFile) -> String {
         for &i in &g.runs {
             let mark = if g.best == Some(i) { BEST } else { "-" };
             out.push(format!("  {mark} {}", rows[i].explanation));
+            for c in &rows[i].caveats {
+                out.push(format!("      caveat: {c}"));
+            }
+        }
+        for line in super::compare::lines(file, &g) {
+            out.push(format!("  = {line}"));
         }
         out.push(String::new());
     }

@@ -19,6 +19,51 @@ pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
             .map(|s| Point::text(s.0.to_string()))
             .collect(),
     )];
+    axes.extend(driver_axes(load)?);
+    if let Some(d) = &load.duration {
+        axes.push(Axis::new(
+            "duration",
+            d.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
+        ));
+    }
+    if let Some(t) = &load.timeout {
+        axes.push(Axis::new(
+            "timeout",
+            t.values()
+                .iter()
+                .map(|d| Point::text(d.to_string()))
+                .collect(),
+        ));
+    }
+    if let Some(c) = &load.connections {
+        axes.push(Axis::new(
+            "connections",
+            c.values()
+                .iter()
+                .map(|c| {
+                    Point::text(match c {
+                        ConnectionKind::KeepAlive => "keep-alive",
+                        ConnectionKind::NewPerRequest => "new-per-request",
+                    })
+                })
+                .collect(),
+        ));
+    }
+    if load.seed.is_some() && load.arrival != ArrivalKind::Poisson {
+        return Err(fault(
+            "load.seed",
+            "a seed applies to arrival = \"poisson\"",
+        ));
+    }
+    Ok(axes)
+}
+
+/// The open loop's rate or the closed loop's clients (and request cap).
+fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+    let mut axes = Vec::new();
     match load.driver {
         DriverKind::Open => {
             let rate = load.rate.as_ref().ok_or_else(|| {
@@ -73,44 +118,6 @@ pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
             ));
             axes.extend(counts("requests", &load.requests));
         }
-    }
-    if let Some(d) = &load.duration {
-        axes.push(Axis::new(
-            "duration",
-            d.values()
-                .iter()
-                .map(|d| Point::text(d.to_string()))
-                .collect(),
-        ));
-    }
-    if let Some(t) = &load.timeout {
-        axes.push(Axis::new(
-            "timeout",
-            t.values()
-                .iter()
-                .map(|d| Point::text(d.to_string()))
-                .collect(),
-        ));
-    }
-    if let Some(c) = &load.connections {
-        axes.push(Axis::new(
-            "connections",
-            c.values()
-                .iter()
-                .map(|c| {
-                    Point::text(match c {
-                        ConnectionKind::KeepAlive => "keep-alive",
-                        ConnectionKind::NewPerRequest => "new-per-request",
-                    })
-                })
-                .collect(),
-        ));
-    }
-    if load.seed.is_some() && load.arrival != ArrivalKind::Poisson {
-        return Err(fault(
-            "load.seed",
-            "a seed applies to arrival = \"poisson\"",
-        ));
     }
     Ok(axes)
 }

@@ -104,6 +104,7 @@ pub fn expand(
         warmup: warmup.mul_f64(scale),
         runs,
         published: file.published.map(toml_to_json),
+        pin: file.pin.unwrap_or(true),
     })
 }
 
@@ -190,7 +191,7 @@ fn run_of(
         coordinates,
         model,
         runtime: t.runtime.clone(),
-        params: target::params_of(&pick),
+        params: target::params_of(&pick, t),
         scale,
         spans: None,
         work,

@@ -65,10 +65,11 @@ pub(super) fn axes_with(t: &TargetSection, common: &[Axis]) -> Vec<Axis> {
     axes
 }
 
-/// The knobs of one run.
-pub(super) fn params_of(pick: &Pick) -> ModelParams {
+/// The knobs of one run: the target's own (a `[batch]` axis of the same
+/// name, E1's `workers`, sets the master, not a knob).
+pub(super) fn params_of(pick: &Pick, t: &TargetSection) -> ModelParams {
     let mut p = ModelParams::default();
-    for k in KNOBS {
+    for k in KNOBS.iter().filter(|k| t.settings.contains_key(k.name)) {
         (k.set)(&mut p, count_of(pick, k.name));
     }
     p

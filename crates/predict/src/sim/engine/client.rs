@@ -6,7 +6,7 @@ impl Engine<'_> {
     pub(super) fn send(&mut self) {
         self.sent += 1;
         let c = &mut self.client;
-        let new_conn = if c.keep_alive && c.idle > 0 {
+        let new_conn = if c.keep_alive && c.idle > 0 && !self.shape.closes_connections {
             c.idle -= 1;
             false
         } else if c.open < c.max {
@@ -72,12 +72,13 @@ impl Engine<'_> {
                 Some(kind) => self.count_error(kind),
             }
             let reset = failure == Some("reset");
-            if self.client.keep_alive && !reset {
+            let reuse = self.client.keep_alive && !self.shape.closes_connections;
+            if reuse && !reset {
                 self.client.idle += 1;
             } else {
                 self.client.open -= 1;
             }
-            accepted && !self.client.keep_alive
+            accepted && !reuse
         } else {
             accepted
         };

@@ -117,7 +117,20 @@ pub fn tables(file: &RunsFile) -> String {
         }
         s.push_str("</tbody></table><ul class=\"why\">");
         for &i in &g.runs {
-            s.push_str(&format!("<li>{}</li>", esc(&rows[i].explanation)));
+            s.push_str(&format!("<li>{}", esc(&rows[i].explanation)));
+            for c in &rows[i].caveats {
+                s.push_str(&format!(
+                    "<br/><small class=\"caveat\">caveat: {}</small>",
+                    esc(c)
+                ));
+            }
+            s.push_str("</li>");
+        }
+        for line in super::super::compare::lines(file, &g) {
+            s.push_str(&format!(
+                "<li class=\"compare\">runtime vs stand-in: {}</li>",
+                esc(&line)
+            ));
         }
         s.push_str("</ul>");
     }

@@ -26,10 +26,12 @@ class IolabApp {
     /** Prints `http://127.0.0.1:PORT` (the real port, also for port 0) when ready. */
     @EventListener
     fun ready(event: ApplicationReadyEvent) {
-        val warmup = event.applicationContext.getBean(Settings::class.java).warmup
-        if (warmup > 0) Warmup.run(url(event.applicationContext.environment), warmup)
+        val settings = event.applicationContext.getBean(Settings::class.java)
+        if (settings.warmup > 0) Warmup.run(url(event.applicationContext.environment), settings.warmup)
+        val metrics = settings.metricsPort?.let(MetricsListener::start)
         if (event.applicationContext.environment.getProperty("iolab.print-url", "true") == "true") {
             println(url(event.applicationContext.environment))
+            metrics?.let { println("metrics $it") }
             System.out.flush()
         }
     }

@@ -26,6 +26,8 @@ data class Settings(
     val httpBackend: String? = null,
     /** Requests the target sends itself before it prints its URL (JIT warm-up, see Warmup.kt). */
     val warmup: Int = 0,
+    /** `/metrics` also on this port, from a thread of its own (0: a free one). */
+    val metricsPort: Int? = null,
     /** PostgreSQL for `pg:MS` steps (none: such steps are refused). */
     val pg: PgUrl? = null,
     /** PostgreSQL connections in the pool (HikariCP's default). */
@@ -75,6 +77,7 @@ data class Settings(
 
         private val OPTIONS = listOf(
             "model", "threads", "backlog", "max-connections", "workers", "offload", "synchronized", "http-backend", "warmup",
+            "metrics-port",
             "pg", "pg-pool", "pg-wait", "mc", "mc-pool",
         )
 
@@ -137,6 +140,9 @@ data class Settings(
                 warmup = count("warmup", 0)?.also {
                     if (it > MAX_WARMUP) throw UsageError("--warmup must be at most $MAX_WARMUP requests, got $it")
                 } ?: 0,
+                metricsPort = count("metrics-port", 0)?.also {
+                    if (it > 65_535) throw UsageError("--metrics-port must be 0..65535, got $it")
+                },
                 pg = src.getProperty("iolab.pg")?.let(PgUrl::parse),
                 pgPool = count("pg-pool", 1) ?: 10,
                 pgWaitMs = count("pg-wait", 1, " of milliseconds")?.toLong() ?: 30_000,

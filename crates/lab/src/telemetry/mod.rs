@@ -1,7 +1,14 @@
 //! The outside view of a target while load runs: a thread that every 100 ms
-//! reads `/proc/PID/{status,stat,fd}` and scrapes the target's `/metrics`.
+//! reads the target's process tree from `/proc` ([`procs`]), the kernel's
+//! view of its port ([`net`]: accept queue, connections) and scrapes its
+//! `/metrics`, preferably from a listener of its own that a saturated pool
+//! cannot starve. What a source could not give is recorded as missing.
 //! Samples carry Unix time, so they are put on the attack's clock afterwards.
 
+pub mod net;
+pub mod procs;
+
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -11,10 +18,25 @@ use iolab_model::telemetry::{Telemetry, TelemetryPoint};
 
 use crate::http;
 
+pub use procs::cpu_seconds as proc_cpu_seconds;
+
 /// Sampling period.
 pub const PERIOD: Duration = Duration::from_millis(100);
 /// Longest wait for one `/metrics` answer (a busy target may be slow to answer).
 const SCRAPE_TIMEOUT: Duration = Duration::from_millis(80);
+
+/// What to sample.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The target's process (its tree is summed).
+    pub pid: u32,
+    /// Its port, for the kernel's view (accept queue, connections).
+    pub port: Option<u16>,
+    /// Its `/metrics` URL.
+    pub metrics_url: Option<String>,
+    /// The metrics URL is a listener of its own, apart from the load's port.
+    pub metrics_separate: bool,
+}
 
 /// One sample before alignment: Unix ms and the point (its `t_s` unset).
 #[derive(Debug, Clone)]
@@ -27,46 +49,38 @@ struct Raw {
 pub struct Sampler {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<Vec<Raw>>>,
-    pid: u32,
+    sources: Sources,
 }
 
 impl Sampler {
     /// Start sampling process `pid`, scraping `metrics_url` if given.
     pub fn start(pid: u32, metrics_url: Option<String>) -> Sampler {
+        Self::start_with(Sources {
+            pid,
+            metrics_url,
+            ..Sources::default()
+        })
+    }
+
+    /// Start sampling every source in `sources`.
+    pub fn start_with(sources: Sources) -> Sampler {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
+        let s = sources.clone();
         let handle = thread::Builder::new()
             .name("iolab-telemetry".into())
-            .spawn(move || {
-                let mut out = Vec::new();
-                let mut next = Instant::now();
-                while !flag.load(Ordering::Relaxed) {
-                    let Some(mut point) = sample_proc(pid) else {
-                        break; // the process is gone
-                    };
-                    if let Some(url) = &metrics_url {
-                        scrape(url, &mut point);
-                    }
-                    out.push(Raw {
-                        unix_ms: unix_ms(),
-                        point,
-                    });
-                    next += PERIOD;
-                    let now = Instant::now();
-                    if next > now {
-                        sleep_unless(&flag, next - now);
-                    } else {
-                        next = now;
-                    }
-                }
-                out
-            })
+            .spawn(move || sample_until(&s, &flag))
             .ok();
-        Sampler { stop, handle, pid }
+        Sampler {
+            stop,
+            handle,
+            sources,
+        }
     }
 
     /// Stop and return the series with `t_s` measured from `zero_unix_ms`
-    /// (the attack's start; earlier samples are negative).
+    /// (the attack's start; earlier samples are negative), and how many
+    /// measured samples each source lost.
     pub fn finish(mut self, zero_unix_ms: f64) -> Telemetry {
         self.stop.store(true, Ordering::Relaxed);
         let raw = self
@@ -74,15 +88,40 @@ impl Sampler {
             .take()
             .and_then(|h| h.join().ok())
             .unwrap_or_default();
+        let series: Vec<TelemetryPoint> = raw
+            .into_iter()
+            .map(|r| TelemetryPoint {
+                t_s: ((r.unix_ms - zero_unix_ms) / 1000.0 * 1000.0).round() / 1000.0,
+                ..r.point
+            })
+            .collect();
+        let mut lost = BTreeMap::new();
+        let measured = || series.iter().filter(|p| p.t_s >= 0.0);
+        if self.sources.metrics_url.is_some() {
+            lost.insert(
+                "metrics".into(),
+                measured().filter(|p| p.in_flight.is_none()).count() as u64,
+            );
+        }
+        if self.sources.port.is_some() {
+            lost.insert(
+                "kernel".into(),
+                measured().filter(|p| p.accept_queue.is_none()).count() as u64,
+            );
+        }
+        lost.retain(|_, n| *n > 0);
         Telemetry {
-            pid: Some(self.pid),
-            series: raw
-                .into_iter()
-                .map(|r| TelemetryPoint {
-                    t_s: ((r.unix_ms - zero_unix_ms) / 1000.0 * 1000.0).round() / 1000.0,
-                    ..r.point
-                })
-                .collect(),
+            pid: Some(self.sources.pid),
+            series,
+            lost,
+            metrics_source: self.sources.metrics_url.as_ref().map(|_| {
+                if self.sources.metrics_separate {
+                    "separate"
+                } else {
+                    "shared"
+                }
+                .to_string()
+            }),
         }
     }
 }
@@ -91,6 +130,36 @@ impl Drop for Sampler {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// Sample every [`PERIOD`] until `flag` is set or the process is gone.
+fn sample_until(s: &Sources, flag: &AtomicBool) -> Vec<Raw> {
+    let mut out = Vec::new();
+    let mut next = Instant::now();
+    while !flag.load(Ordering::Relaxed) {
+        let Some(mut point) = sample_proc(s.pid) else {
+            break; // the process is gone
+        };
+        if let Some(view) = s.port.and_then(net::port_view) {
+            point.accept_queue = Some(view.accept_queue);
+            point.connections = Some(view.established);
+        }
+        if let Some(url) = &s.metrics_url {
+            scrape(url, &mut point);
+        }
+        out.push(Raw {
+            unix_ms: unix_ms(),
+            point,
+        });
+        next += PERIOD;
+        let now = Instant::now();
+        if next > now {
+            sleep_unless(flag, next - now);
+        } else {
+            next = now;
+        }
+    }
+    out
 }
 
 fn sleep_unless(flag: &AtomicBool, d: Duration) {
@@ -111,52 +180,19 @@ pub fn unix_ms() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
 }
 
-/// Threads, RSS, CPU seconds and open fds of `pid`; `None` once it is gone.
+/// Threads, RSS, CPU seconds and open fds of `pid` and every process below
+/// it; `None` once it is gone.
 pub fn sample_proc(pid: u32) -> Option<TelemetryPoint> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let field = |name: &str| -> Option<u64> {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-    };
-    // A zombie has no memory and no threads to speak of: treat it as gone.
-    if status
-        .lines()
-        .any(|l| l.starts_with("State:") && l.contains('Z'))
-    {
-        return None;
-    }
-    let threads = field("Threads:").unwrap_or(0);
-    let rss_kb = field("VmRSS:").unwrap_or(0);
-    let cpu_s = proc_cpu_seconds(pid).unwrap_or(0.0);
-    let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .map(|d| d.count() as u64)
-        .unwrap_or(0);
+    let t = procs::tree(pid)?;
     Some(TelemetryPoint {
         t_s: 0.0,
-        threads,
-        rss_mb: rss_kb as f64 / 1024.0,
-        cpu_s,
-        fds,
+        threads: t.threads,
+        rss_mb: t.rss_mb,
+        cpu_s: t.cpu_s,
+        fds: t.fds,
+        processes: Some(t.processes),
         ..TelemetryPoint::default()
     })
-}
-
-/// utime + stime of a process, seconds.
-pub fn proc_cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // rest starts at field 3 (state); utime is field 14, stime 15.
-    let utime: f64 = f.get(11)?.parse().ok()?;
-    let stime: f64 = f.get(12)?.parse().ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    let hz = if hz > 0 { hz as f64 } else { 100.0 };
-    Some((utime + stime) / hz)
 }
 
 fn scrape(url: &str, p: &mut TelemetryPoint) {

@@ -1,0 +1,133 @@
+//! A target's processes from `/proc`: the PID iolab started and every
+//! process below it (a Node cluster's workers, gunicorn's workers, a launcher
+//! script's server), summed: threads, resident memory, CPU seconds, open
+//! files.
+
+use std::collections::HashMap;
+
+/// The sums over a process tree.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tree {
+    /// Processes in the tree.
+    pub processes: u64,
+    /// OS threads.
+    pub threads: u64,
+    /// Resident memory, MiB.
+    pub rss_mb: f64,
+    /// CPU seconds used so far (user + system).
+    pub cpu_s: f64,
+    /// Open file descriptors.
+    pub fds: u64,
+}
+
+/// `pid` and its descendants; `None` once `pid` is gone (or a zombie).
+pub fn tree(pid: u32) -> Option<Tree> {
+    let mut total = one(pid)?;
+    total.processes = 1;
+    for child in descendants(pid) {
+        if let Some(t) = one(child) {
+            total.processes += 1;
+            total.threads += t.threads;
+            total.rss_mb += t.rss_mb;
+            total.cpu_s += t.cpu_s;
+            total.fds += t.fds;
+        }
+    }
+    Some(total)
+}
+
+/// One process's figures.
+fn one(pid: u32) -> Option<Tree> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| -> Option<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+    };
+    // A zombie has no memory and no threads to speak of: treat it as gone.
+    if status
+        .lines()
+        .any(|l| l.starts_with("State:") && l.contains('Z'))
+    {
+        return None;
+    }
+    Some(Tree {
+        processes: 1,
+        threads: field("Threads:").unwrap_or(0),
+        rss_mb: field("VmRSS:").unwrap_or(0) as f64 / 1024.0,
+        cpu_s: cpu_seconds(pid).unwrap_or(0.0),
+        fds: std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count() as u64),
+    })
+}
+
+/// Every process below `pid`, from each process's parent in `/proc/*/stat`.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(p) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if let Some(parent) = parent_of(p) {
+            children.entry(parent).or_default().push(p);
+        }
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        for &c in children.get(&p).map_or(&[][..], Vec::as_slice) {
+            out.push(c);
+            todo.push(c);
+        }
+    }
+    out
+}
+
+/// The fields of `/proc/PID/stat` after the command name (which is in
+/// parentheses and may hold spaces): field 3 (state) first.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_fields(pid)?.get(1)?.parse().ok()
+}
+
+/// utime + stime of a process, seconds.
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let f = stat_fields(pid)?;
+    // utime is field 14, stime 15.
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as f64 } else { 100.0 };
+    Some((utime + stime) / hz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tree_sums_its_children() {
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & sleep 5 & wait"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let t = tree(sh.id()).unwrap();
+        sh.kill().unwrap();
+        let _ = sh.wait();
+        assert_eq!(t.processes, 3, "{t:?}");
+        assert!(t.threads >= 3 && t.rss_mb > 0.0, "{t:?}");
+        assert!(cpu_seconds(std::process::id()).is_some());
+    }
+}
