@@ -43,17 +43,6 @@ pub enum SampleRule {
     First,
 }
 
-impl SampleRule {
-    /// One sentence on the rule, for reports.
-    pub fn describe(self, size: u32) -> String {
-        match self {
-            SampleRule::First => {
-                format!("the first {size} requests (or tasks) after the sample opened")
-            }
-        }
-    }
-}
-
 /// The sample's size and how it was taken.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SpanSample {

@@ -1,8 +1,9 @@
 //! Thread timelines: for every run that recorded spans, the measured picture
 //! and the predicted one (the simulation's same sample) on one time axis.
 
+use iolab_model::experiment::Work;
 use iolab_model::runs::{RunRecord, RunsFile};
-use iolab_model::spans::{SpanSource, Timeline};
+use iolab_model::spans::{SampleRule, SpanSource, Timeline};
 
 use super::{slug, Chart, Section};
 use crate::numbers::count;
@@ -33,18 +34,25 @@ pub fn title(r: &RunRecord) -> String {
     }
 }
 
-fn subtitle(t: &Timeline) -> String {
+/// One line that fits the chart's width: who recorded it, which sample
+/// (`unit`: "requests" or "tasks"), and how many threads held some of it.
+fn subtitle(t: &Timeline, unit: &str) -> String {
     let what = match t.source {
         SpanSource::Simulation => "predicted by the simulation",
         SpanSource::Target => "measured on the target",
         SpanSource::Batch => "measured in the batch",
     };
-    let mut s = format!(
-        "{what}: {} · {} thread{}",
-        t.sample.rule.describe(t.sample.size),
-        count(t.lanes.len() as u64),
-        if t.lanes.len() == 1 { "" } else { "s" }
-    );
+    // The lanes are the threads that held some of the sample, not all the
+    // process has: an event loop whose waits hold none draws no lane.
+    let held = match t.lanes.len() {
+        0 => "no thread held".to_string(),
+        1 => "1 thread held".to_string(),
+        n => format!("{} threads held", count(n as u64)),
+    };
+    let which = match t.sample.rule {
+        SampleRule::First => format!("the first {} {unit}", count(u64::from(t.sample.size))),
+    };
+    let mut s = format!("{what}: {which} · {held}");
     if t.sample.taken < t.sample.size {
         s.push_str(&format!(" · {} came", count(u64::from(t.sample.taken))));
     }
@@ -69,13 +77,17 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
         let end = pictures.iter().map(|(_, t)| t.end_ms()).fold(0.0, f64::max);
         let end = timeline::nice_end(end);
         let (title, group) = (title(r), format!("tl-{}", i + 1));
+        let unit = match r.spec.work {
+            Work::Batch(_) => "tasks",
+            Work::Http(_) => "requests",
+        };
         for (kind, t) in pictures {
             let id = format!("timeline-{}-{kind}", slug(&r.name));
             let (svg, points) = timeline::render(&Picture {
                 timeline: t,
                 id: &id,
                 title: &format!("{title} · {kind}"),
-                subtitle: &subtitle(t),
+                subtitle: &subtitle(t, unit),
                 end_ms: end,
                 group: &group,
             });

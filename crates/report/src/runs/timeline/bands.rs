@@ -98,6 +98,16 @@ pub(super) fn layout<'a>(t: &'a Timeline, top: f64, gap: f64) -> Vec<Band<'a>> {
     out
 }
 
+/// A numbered thread's family ("pool-3" -> "pool"): what a crowd of lanes
+/// is labelled with.
+pub(super) fn family(name: &str) -> &str {
+    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    match trimmed.strip_suffix('-') {
+        Some(f) if trimmed.len() < name.len() && !f.is_empty() => f,
+        _ => name,
+    }
+}
+
 /// A thread's name without the `iolab-` prefix every built-in thread has.
 fn short(name: &str) -> String {
     name.strip_prefix("iolab-").unwrap_or(name).to_string()
@@ -294,19 +304,28 @@ impl Band<'_> {
     fn all_labels(&self) -> Vec<(f64, String, bool)> {
         let mid = self.top + self.height / 2.0;
         match &self.rows {
-            Rows::Lanes(lanes) if self.row_h >= 9.0 => lanes
-                .iter()
-                .enumerate()
-                .map(|(i, (name, _))| {
-                    (
-                        self.top + (i as f64 + 0.5) * self.row_h + 3.5,
-                        format!("{name} {i}"),
-                        false,
-                    )
-                })
-                .collect(),
-            Rows::Lanes(lanes) => {
+            Rows::Lanes(lanes) if self.row_h >= 9.0 => {
+                // Threads a batch names one by one ("pool-3") keep their
+                // name; threads that share one ("pool") are numbered.
                 let mut names: Vec<&str> = lanes.iter().map(|(n, _)| n.as_str()).collect();
+                names.sort_unstable();
+                names.dedup();
+                let unique = names.len() == lanes.len();
+                lanes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, _))| {
+                        let label = if unique {
+                            name.clone()
+                        } else {
+                            format!("{name} {i}")
+                        };
+                        (self.top + (i as f64 + 0.5) * self.row_h + 3.5, label, false)
+                    })
+                    .collect()
+            }
+            Rows::Lanes(lanes) => {
+                let mut names: Vec<&str> = lanes.iter().map(|(n, _)| family(n)).collect();
                 names.sort_unstable();
                 names.dedup();
                 vec![

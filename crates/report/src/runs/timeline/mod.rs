@@ -27,7 +27,8 @@ pub const ZOOM_JS: &str = include_str!("zoom.js");
 /// Width of a timeline chart: two side by side on a wide page.
 pub const WIDTH: f64 = 560.0;
 const LEFT: f64 = 104.0;
-const RIGHT: f64 = 14.0;
+/// Room for half the last tick's label ("600ms").
+const RIGHT: f64 = 24.0;
 const TOP: f64 = 46.0;
 const GAP: f64 = 8.0;
 

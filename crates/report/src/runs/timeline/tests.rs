@@ -120,3 +120,25 @@ fn a_timeline_without_threads_or_client_still_draws() {
     assert_eq!(points, 1);
     assert!(!svg.contains("client"));
 }
+
+#[test]
+fn threads_named_one_by_one_keep_their_names() {
+    let mut t = small_run();
+    for l in &mut t.lanes {
+        l.name = format!("pool-{}", l.id);
+    }
+    let (svg, _) = picture(&t);
+    assert!(svg.contains(">pool-1</text>"), "{svg}");
+    assert!(!svg.contains("pool-1 1"), "{svg}");
+    // Shared names are numbered (the snapshot's "pool 0", "pool 1").
+    let (svg, _) = picture(&small_run());
+    assert!(svg.contains(">pool 1</text>"), "{svg}");
+}
+
+#[test]
+fn a_crowd_of_lanes_is_labelled_by_its_family() {
+    assert_eq!(bands::family("pool-263"), "pool");
+    assert_eq!(bands::family("iolab-pool"), "iolab-pool");
+    assert_eq!(bands::family("worker7"), "worker7");
+    assert_eq!(bands::family("-3"), "-3");
+}
