@@ -121,29 +121,7 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
         drop(pool_tx);
         drop(to_master);
 
-        let mut handout = Handout::new(ctx.len());
-        if outs.is_empty() {
-            for i in 0..ctx.len() {
-                ctx.timings.fail(i);
-            }
-        } else {
-            for out in &outs {
-                if let Some(i) = handout.take(ctx) {
-                    let _ = out.send(ToWorker::Task(i));
-                }
-            }
-            while !handout.finished(ctx) {
-                match inbox.recv() {
-                    Ok(ToMaster::Ready(w)) => {
-                        if let Some(i) = handout.take(ctx) {
-                            let _ = outs[w].send(ToWorker::Task(i));
-                        }
-                    }
-                    Ok(ToMaster::Done) => handout.done(),
-                    Err(_) => break,
-                }
-            }
-        }
+        hand_out(ctx, &outs, &inbox);
         for out in &outs {
             let _ = out.send(ToWorker::Stop);
         }
@@ -159,6 +137,34 @@ pub(crate) fn run(ctx: &Ctx, m: &MasterSpec) -> Outcome {
         out = out.param("shared_pool", d);
     }
     out
+}
+
+/// The master's loop: one task to each worker, then one more to whichever
+/// reports ready, until every task handed out is done (or nobody started).
+fn hand_out(ctx: &Ctx, outs: &[Sender<ToWorker>], inbox: &Receiver<ToMaster>) {
+    let mut handout = Handout::new(ctx.len());
+    if outs.is_empty() {
+        for i in 0..ctx.len() {
+            ctx.timings.fail(i);
+        }
+        return;
+    }
+    for out in outs {
+        if let Some(i) = handout.take(ctx) {
+            let _ = out.send(ToWorker::Task(i));
+        }
+    }
+    while !handout.finished(ctx) {
+        match inbox.recv() {
+            Ok(ToMaster::Ready(w)) => {
+                if let Some(i) = handout.take(ctx) {
+                    let _ = outs[w].send(ToWorker::Task(i));
+                }
+            }
+            Ok(ToMaster::Done) => handout.done(),
+            Err(_) => break,
+        }
+    }
 }
 
 fn worker(

@@ -47,7 +47,7 @@ mod tests {
 
     /// Issue 16, finding 7: `--reps 4294967295` on week-long runs overflowed.
     #[test]
-    fn r16_7_huge_plans_saturate() {
+    fn r16_07_huge_plans_saturate() {
         let mut p = crate::preset::load_plan("showdown", None).unwrap();
         p.reps = u32::MAX;
         p.warmup = Duration::from_secs(168 * 3600);

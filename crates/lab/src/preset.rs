@@ -13,6 +13,7 @@ pub mod values;
 use std::path::{Path, PathBuf};
 
 use iolab_model::experiment::ExperimentPlan;
+use iolab_model::limits::{MAX_PRESET_BYTES, MAX_REPS};
 
 pub use expand::{FieldError, Overrides};
 
@@ -46,8 +47,12 @@ pub fn load_plan_with(name_or_path: &str, over: Overrides) -> Result<ExperimentP
     if let Some(s) = over.scale {
         values::Scale::check(s).map_err(|e| PresetError(format!("--scale: {e}")))?;
     }
-    if over.reps == Some(0) {
-        return Err(PresetError("--reps: give at least 1".into()));
+    match over.reps {
+        Some(0) => return Err(PresetError("--reps: give at least 1".into())),
+        Some(r) if r > MAX_REPS => {
+            return Err(PresetError(format!("--reps {r}: at most {MAX_REPS}")))
+        }
+        _ => {}
     }
     let (origin, text) = locate(name_or_path)?;
     parse_plan(&text, &origin, over)
@@ -57,7 +62,7 @@ pub fn load_plan_with(name_or_path: &str, over: Overrides) -> Result<ExperimentP
 fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
     let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/');
     if looks_like_path {
-        let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+        let text = read_preset(Path::new(name_or_path)).map_err(|e| {
             PresetError(format!(
                 "{name_or_path}: cannot read preset ({e}); `iolab presets` lists the built-in ones"
             ))
@@ -66,7 +71,7 @@ fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
     }
     let on_disk = Path::new("presets").join(format!("{name_or_path}.toml"));
     if on_disk.is_file() {
-        let text = std::fs::read_to_string(&on_disk)
+        let text = read_preset(&on_disk)
             .map_err(|e| PresetError(format!("{}: cannot read preset ({e})", on_disk.display())))?;
         return Ok((on_disk.display().to_string(), text));
     }
@@ -79,6 +84,14 @@ fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
                 "no preset named '{name_or_path}': run `iolab presets` to list them, or give a path to a .toml file"
             ))
         })
+}
+
+/// A preset's text, read with a size cap (`iolab run /dev/zero` fails at
+/// once instead of growing memory).
+fn read_preset(path: &Path) -> std::io::Result<String> {
+    let bytes = iolab_model::files::read_capped(path, MAX_PRESET_BYTES)?;
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"))
 }
 
 /// Parse preset text; `origin` names it in messages.
@@ -236,7 +249,7 @@ pub fn list(dir: &Path) -> Vec<PresetInfo> {
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
         let origin = path.display().to_string();
-        let plan = std::fs::read_to_string(&path)
+        let plan = read_preset(&path)
             .map_err(|e| format!("{origin}: {e}"))
             .and_then(|t| parse_plan(&t, &origin, Overrides::default()).map_err(|e| e.0));
         out.push(PresetInfo { name, origin, plan });

@@ -66,6 +66,11 @@ pub struct RunOutput {
     pub cancelled: bool,
 }
 
+/// A duration in nanoseconds, saturating (a week is 6e14 ns: far from it).
+fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// `share` of `total` for thread `i` of `n` (as even as possible).
 fn share(total: u64, i: usize, n: usize) -> u64 {
     total / n as u64 + u64::from((i as u64) < total % n as u64)
@@ -88,6 +93,28 @@ pub fn thread_count(plan: &AttackPlan) -> usize {
     wanted.min(limit).max(1)
 }
 
+/// Longest the run may last from its start, ns: its duration (or its
+/// requests one client after another, each up to the timeout) plus one
+/// timeout. Saturating: `-n 1844674408 --timeout 10s` is 584 years of
+/// worst case, which must cap nothing rather than wrap to a deadline in the
+/// past (every answer was then counted a timeout).
+fn bound_ns(driver: &Driver, timeout_ns: u64) -> u64 {
+    match driver {
+        Driver::Open { .. } => ns(driver.duration().unwrap_or_default()).saturating_add(timeout_ns),
+        Driver::Closed {
+            concurrency,
+            requests,
+            duration,
+        } => match duration {
+            Some(d) => ns(*d).saturating_add(timeout_ns),
+            None => requests
+                .unwrap_or(1)
+                .div_ceil(u64::from(*concurrency).max(1))
+                .saturating_mul(timeout_ns.max(1)),
+        },
+    }
+}
+
 /// Start the threads, watch them, and collect their outputs.
 pub fn run(
     plan: &AttackPlan,
@@ -96,7 +123,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let timeout_ns = plan.timeout.as_nanos() as u64;
+    let timeout_ns = ns(plan.timeout);
     let clock = ClockBase::now();
     let start_ns = now_ns() + START_DELAY_NS;
     let started_unix_ms = (std::time::SystemTime::now()
@@ -104,24 +131,7 @@ pub fn run(
         .unwrap_or_default()
         + Duration::from_nanos(START_DELAY_NS))
     .as_millis() as u64;
-    let bound_ns = match &plan.driver {
-        Driver::Open { .. } => {
-            plan.driver.duration().unwrap_or_default().as_nanos() as u64 + timeout_ns
-        }
-        Driver::Closed {
-            concurrency,
-            requests,
-            duration,
-        } => match duration {
-            Some(d) => d.as_nanos() as u64 + timeout_ns,
-            None => {
-                requests
-                    .unwrap_or(1)
-                    .div_ceil(u64::from(*concurrency).max(1))
-                    * timeout_ns.max(1)
-            }
-        },
-    };
+    let bound_ns = bound_ns(&plan.driver, timeout_ns);
     let ctx = Arc::new(RunCtx {
         addr,
         request: target.request_bytes(),
@@ -307,7 +317,7 @@ fn thread_main(
                 } => {
                     let clients = share(u64::from(*concurrency), i, threads) as usize;
                     let requests = requests.map(|n| share(n, i, threads));
-                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns + d.as_nanos() as u64);
+                    let end_ns = duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d)));
                     closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await
                 }
             }
@@ -322,4 +332,27 @@ fn thread_main(
         wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
         end_ns,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 16, finding 6: `-c 1 -n 1844674408 --timeout 10s` wrapped the
+    /// run's bound to 7.3 s, and every answer after it was a timeout.
+    #[test]
+    fn r16_06_the_run_bound_saturates_instead_of_wrapping() {
+        let closed = |requests| Driver::Closed {
+            concurrency: 1,
+            requests: Some(requests),
+            duration: None,
+        };
+        let ten_s = 10_000_000_000;
+        assert_eq!(bound_ns(&closed(1_844_674_408), ten_s), u64::MAX);
+        assert_eq!(bound_ns(&closed(3), ten_s), 3 * ten_s);
+        let week = Duration::from_secs(7 * 86_400);
+        let open = Driver::constant(10.0, week);
+        assert_eq!(bound_ns(&open, u64::MAX), u64::MAX);
+        assert_eq!(bound_ns(&open, 1), ns(week) + 1);
+    }
 }

@@ -26,6 +26,8 @@ fn connect_class(e: &io::Error) -> ErrorClass {
         Some(libc::ECONNREFUSED) => ErrorClass::Refused,
         Some(libc::EADDRNOTAVAIL) => ErrorClass::AddrUnavailable,
         Some(libc::ECONNRESET) => ErrorClass::Reset,
+        // The generator's own limit (ulimit -n), not the target's fault.
+        Some(libc::EMFILE | libc::ENFILE) => ErrorClass::FdLimit,
         _ => ErrorClass::ConnectOther,
     }
 }
@@ -263,5 +265,16 @@ mod tests {
         }
         assert!(Chunked::default().feed(b"zz\r\n").is_err());
         assert_eq!(Chunked::default().feed(b"0\r\n\r\nGET"), Ok(Some(3)));
+    }
+
+    /// Issue 16, finding 14: the generator's own EMFILE was counted as the
+    /// target's `connect_other`.
+    #[test]
+    fn r16_14_out_of_file_descriptors_is_the_generators_class() {
+        let class = |errno| connect_class(&io::Error::from_raw_os_error(errno));
+        assert_eq!(class(libc::EMFILE), ErrorClass::FdLimit);
+        assert_eq!(class(libc::ENFILE), ErrorClass::FdLimit);
+        assert_eq!(class(libc::ECONNREFUSED), ErrorClass::Refused);
+        assert_eq!(class(libc::EHOSTUNREACH), ErrorClass::ConnectOther);
     }
 }

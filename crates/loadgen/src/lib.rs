@@ -99,6 +99,10 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     validate(plan)?;
     let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
     let addr = target.resolve().map_err(AttackError::Setup)?;
+    // Every connection is a file: lift the soft limit to what the plan may
+    // open (validate checked the hard limit allows a closed loop's clients).
+    let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;
+    iolab_model::limits::raise_nofile(fds);
     let outputs = generator::run(plan, &target, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));

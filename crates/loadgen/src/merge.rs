@@ -141,11 +141,7 @@ impl Merged {
             if i == self.intervals.len() {
                 self.intervals.push(iv);
             } else {
-                let m = &mut self.intervals[i];
-                m.sent += iv.sent;
-                m.ok += iv.ok;
-                m.errors += iv.errors;
-                add(&mut m.latency, &iv.latency);
+                self.intervals[i].absorb(&iv);
             }
         }
         if let Some(r) = r.rows {
@@ -169,6 +165,7 @@ fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
     into.addr_unavailable += e.addr_unavailable;
     into.connect_other += e.connect_other;
     into.read += e.read;
+    into.fd_limit += e.fd_limit;
 }
 
 /// One series point per interval, on the run clock (t rounded to 1 us).
@@ -269,7 +266,17 @@ fn encode(latency: &Histogram<u64>) -> Option<String> {
 }
 
 /// Build the report from the threads' outputs.
-pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
+pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
+    // A thread may have widened its intervals (a long run): all to the widest.
+    let width_ns = run
+        .threads
+        .iter()
+        .map(|t| t.rec.interval_ns())
+        .max()
+        .unwrap_or(plan.interval.as_nanos() as u64);
+    for t in &mut run.threads {
+        t.rec.coarsen_to(width_ns);
+    }
     let mut m = Merged::new(&run);
     let (start_ns, started_unix_ms, cancelled) = (run.start_ns, run.started_unix_ms, run.cancelled);
     for t in run.threads {
@@ -277,7 +284,7 @@ pub fn report(plan: &AttackPlan, run: RunOutput) -> AttackReport {
     }
     m.rows.sort_by_key(|r| r.intended_ns);
     let elapsed_s = (m.end_ns - start_ns) as f64 / 1e9;
-    let interval = plan.interval;
+    let interval = Duration::from_nanos(width_ns);
     let result = AttackResult {
         schema: ATTACK_SCHEMA.to_string(),
         target: plan.target.clone(),

@@ -141,7 +141,7 @@ async fn worker(pool: Rc<Pool>) {
         match item {
             Some(at) => {
                 let deadline = (at + ctx.timeout_ns).min(ctx.hard_end_ns);
-                request(&mut conn, ctx, &pool.rec, at, deadline, true).await;
+                let _ = request(&mut conn, ctx, &pool.rec, at, deadline, true).await;
             }
             None if pool.done.get() => break,
             None => {

@@ -1,12 +1,16 @@
 //! Per-thread recording: counters, HdrHistograms (microseconds) and series
 //! intervals, owned by one event loop and merged after the run. Nothing here
-//! allocates per request except optional `--csv` rows (amortized).
+//! allocates per request except optional `--csv` rows (amortized, bounded by
+//! `limits::MAX_CSV_ROWS` at validation); the series holds at most
+//! `limits::MAX_SERIES_POINTS` intervals, each histogram growing only to the
+//! latencies it holds.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use hdrhistogram::Histogram;
 use iolab_model::attack::{ErrorCounts, RequestCounts};
+use iolab_model::limits::MAX_SERIES_POINTS;
 
 /// The class a failed request lands in (exactly one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,8 @@ pub enum ErrorClass {
     ConnectOther,
     /// A malformed answer or another read/write failure.
     Read,
+    /// EMFILE/ENFILE: the generator is out of file descriptors.
+    FdLimit,
 }
 
 impl ErrorClass {
@@ -35,6 +41,7 @@ impl ErrorClass {
             ErrorClass::AddrUnavailable => "addr_unavailable",
             ErrorClass::ConnectOther => "connect_other",
             ErrorClass::Read => "read",
+            ErrorClass::FdLimit => "fd_limit",
         }
     }
 }
@@ -73,12 +80,35 @@ pub struct Interval {
     pub latency: Histogram<u64>,
 }
 
+impl Interval {
+    /// An empty interval. Its histogram starts small and grows to the
+    /// largest latency it holds, at 2 significant digits (1% is plenty for
+    /// a series point): an interval with no answer costs 2 KiB, not the
+    /// 130 KiB of a histogram sized for the timeout up front.
+    fn new() -> Interval {
+        Interval {
+            sent: 0,
+            ok: 0,
+            errors: 0,
+            latency: Histogram::new(2).expect("2 significant digits are valid"),
+        }
+    }
+
+    /// Add `other`'s counts and latencies into this one.
+    pub fn absorb(&mut self, other: &Interval) {
+        self.sent += other.sent;
+        self.ok += other.ok;
+        self.errors += other.errors;
+        // Both auto-resize, so adding cannot fail.
+        let _ = self.latency.add(&other.latency);
+    }
+}
+
 /// Everything one generator thread measured.
 #[derive(Debug)]
 pub struct Recorder {
     start_ns: u64,
     interval_ns: u64,
-    highest_us: u64,
     pub counts: RequestCounts,
     pub errors: ErrorCounts,
     /// Count per status code 0..=999.
@@ -111,7 +141,6 @@ impl Recorder {
         Recorder {
             start_ns,
             interval_ns: interval_ns.max(1),
-            highest_us,
             counts: RequestCounts::default(),
             errors: ErrorCounts::default(),
             status: vec![0; 1000],
@@ -127,20 +156,48 @@ impl Recorder {
     }
 
     fn interval(&mut self, at_ns: u64) -> &mut Interval {
-        let idx = (at_ns.saturating_sub(self.start_ns) / self.interval_ns) as usize;
+        let at = at_ns.saturating_sub(self.start_ns);
+        // Never more than MAX_SERIES_POINTS intervals, whatever the run's
+        // length or `--interval`: past it, every interval doubles in width.
+        while at / self.interval_ns >= MAX_SERIES_POINTS as u64 {
+            self.coarsen();
+        }
+        let idx = (at / self.interval_ns) as usize;
         while self.intervals.len() <= idx {
             if let Some(prev) = self.intervals.last() {
                 let p99 = prev.latency.value_at_quantile(0.99);
                 self.live.p99_us.store(p99, Relaxed);
             }
-            self.intervals.push(Interval {
-                sent: 0,
-                ok: 0,
-                errors: 0,
-                latency: new_histogram(self.highest_us),
-            });
+            self.intervals.push(Interval::new());
         }
         &mut self.intervals[idx]
+    }
+
+    /// The width of one series interval now, ns.
+    pub fn interval_ns(&self) -> u64 {
+        self.interval_ns
+    }
+
+    /// Double the interval width, adding neighbours (2i and 2i + 1 become
+    /// i): intervals stay aligned on the run clock every thread shares.
+    pub fn coarsen(&mut self) {
+        let old = std::mem::take(&mut self.intervals);
+        let mut it = old.into_iter();
+        while let Some(mut a) = it.next() {
+            if let Some(b) = it.next() {
+                a.absorb(&b);
+            }
+            self.intervals.push(a);
+        }
+        self.interval_ns = self.interval_ns.saturating_mul(2);
+    }
+
+    /// Coarsen until the interval is `width_ns` wide (a multiple of this
+    /// one by a power of two, as another thread's coarsened width is).
+    pub fn coarsen_to(&mut self, width_ns: u64) {
+        while self.interval_ns < width_ns {
+            self.coarsen();
+        }
     }
 
     fn us(ns: u64) -> u64 {
@@ -218,6 +275,7 @@ impl Recorder {
                     ErrorClass::AddrUnavailable => &mut e.addr_unavailable,
                     ErrorClass::ConnectOther => &mut e.connect_other,
                     ErrorClass::Read => &mut e.read,
+                    ErrorClass::FdLimit => &mut e.fd_limit,
                 } += 1;
                 self.live.errors.fetch_add(1, Relaxed);
                 self.interval(done_ns).errors += 1;
@@ -233,5 +291,37 @@ impl Recorder {
                 error: outcome.err(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 16, finding 2: `--interval 1ms` kept one full histogram per
+    /// interval (2.6 GB over a long run). Now at most MAX_SERIES_POINTS
+    /// small ones, whatever the run's length, with every answer kept.
+    #[test]
+    fn r16_02_the_series_stays_bounded_over_a_long_run() {
+        let ms = 1_000_000;
+        let mut rec = Recorder::new(0, ms, 20_000_000, false, Arc::default());
+        let answers = 200_000u64;
+        for i in 0..answers {
+            let at = i * 5 * ms; // one answer every 5 ms for 1,000 s
+            rec.done(at, at, at + 3 * ms, Ok(200));
+        }
+        assert!(
+            rec.intervals.len() <= MAX_SERIES_POINTS,
+            "{}",
+            rec.intervals.len()
+        );
+        assert!(rec.interval_ns() > ms);
+        assert_eq!(rec.intervals.iter().map(|i| i.ok).sum::<u64>(), answers);
+        let widest = rec.interval_ns();
+        let mut other = Recorder::new(0, ms, 20_000_000, false, Arc::default());
+        other.done(0, 0, ms, Err(ErrorClass::Refused));
+        other.coarsen_to(widest);
+        assert_eq!(other.interval_ns(), widest);
+        assert_eq!(other.intervals[0].errors, 1);
     }
 }

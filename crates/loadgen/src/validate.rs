@@ -15,6 +15,9 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    // Every size, count and rate against its bound (and the machine's open
+    // files), before anything is allocated.
+    iolab_model::limits::check_attack(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
     match &plan.driver {
         Driver::Open { phases, .. } => {
             if phases.is_empty() {
@@ -78,9 +81,6 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     }
     if plan.connections.max() == 0 {
         return bad("--connections must be >= 1");
-    }
-    if plan.connections.max() > 1_000_000 {
-        return bad("--connections above 1,000,000 cannot be open at once (default 10000)");
     }
     // SAFETY: sysconf has no preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;

@@ -83,21 +83,28 @@ pub struct ErrorCounts {
     pub connect_other: u64,
     /// A malformed answer or other read failure.
     pub read: u64,
+    /// EMFILE/ENFILE: the generator itself ran out of file descriptors
+    /// (its `ulimit -n`), a fault of the load, not of the target. Written
+    /// only when some happened, so older documents read the same.
+    #[serde(default, skip_serializing_if = "is_none")]
+    pub fd_limit: u64,
+}
+
+fn is_none(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ErrorCounts {
-    /// All errors together.
+    /// All errors together (saturating: a hostile document's counts may
+    /// add past `u64::MAX`, and rendering it must not panic).
     pub fn total(&self) -> u64 {
-        self.timeout
-            + self.refused
-            + self.reset
-            + self.addr_unavailable
-            + self.connect_other
-            + self.read
+        self.classes()
+            .iter()
+            .fold(0u64, |sum, (_, n)| sum.saturating_add(*n))
     }
 
     /// `(class, count)` pairs in a fixed order, for renderers.
-    pub fn classes(&self) -> [(&'static str, u64); 6] {
+    pub fn classes(&self) -> [(&'static str, u64); 7] {
         [
             ("timeout", self.timeout),
             ("refused", self.refused),
@@ -105,6 +112,7 @@ impl ErrorCounts {
             ("addr_unavailable", self.addr_unavailable),
             ("connect_other", self.connect_other),
             ("read", self.read),
+            ("fd_limit", self.fd_limit),
         ]
     }
 }
@@ -287,13 +295,15 @@ impl AttackResult {
     /// Check the accounting invariants; the error names the one that broke.
     pub fn check_accounting(&self) -> Result<(), String> {
         let r = &self.requests;
-        if r.planned != r.sent + r.not_sent {
+        if r.planned != r.sent.saturating_add(r.not_sent) {
             return Err(format!(
                 "planned {} != sent {} + not_sent {}",
                 r.planned, r.sent, r.not_sent
             ));
         }
-        let answered = r.ok + r.non_2xx + self.errors.total();
+        let answered =
+            r.ok.saturating_add(r.non_2xx)
+                .saturating_add(self.errors.total());
         if r.sent != answered {
             return Err(format!(
                 "sent {} != ok {} + non_2xx {} + errors {}",
@@ -303,11 +313,11 @@ impl AttackResult {
                 self.errors.total()
             ));
         }
-        let by_status: u64 = self.status_codes.values().sum();
-        if by_status != r.ok + r.non_2xx {
+        let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
+        let answers = r.ok.saturating_add(r.non_2xx);
+        if by_status != answers {
             return Err(format!(
-                "status codes add to {by_status}, not ok + non_2xx = {}",
-                r.ok + r.non_2xx
+                "status codes add to {by_status}, not ok + non_2xx = {answers}"
             ));
         }
         Ok(())

@@ -46,6 +46,34 @@ pub fn write_atomic_with(
     tmp_path.persist(path).map_err(|e| e.error)
 }
 
+/// Check, before any work whose result goes there, that `path` can be
+/// written as [`write_atomic`] will write it: not a folder, and its folder
+/// exists and takes a new file (one is created there and removed at once).
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    if path.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "is a folder, not a file",
+        ));
+    }
+    path.file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    tempfile::Builder::new()
+        .prefix(".iolab-check.")
+        .tempfile_in(dir)
+        .map(drop)
+        .map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("cannot create a file in {}: {e}", dir.display()),
+            )
+        })
+}
+
 /// The whole of `path`, refused with an error naming `cap` if it holds more;
 /// never reads more than `cap` + 1 bytes.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
@@ -122,6 +150,16 @@ mod tests {
         assert_eq!(read_capped(&p, 5).unwrap(), b"12345");
         let e = read_capped(&p, 4).unwrap_err();
         assert_eq!(e.to_string(), "larger than the 4 bytes cap");
+    }
+
+    #[test]
+    fn writable_paths_are_checked_without_leaving_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable(&dir.path().join("x.hdr")).unwrap();
+        assert!(names(dir.path()).is_empty());
+        let e = check_writable(&dir.path().join("no/such/x.hdr")).unwrap_err();
+        assert!(e.to_string().contains("cannot create a file in"), "{e}");
+        assert!(check_writable(dir.path()).is_err());
     }
 
     /// Regression (issue 16): an endless file is cut at the cap, at once.

@@ -7,8 +7,9 @@
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`], [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`], and the
-//! threads' timelines in [`spans`]), and how
-//! those are written and read back ([`files`]).
+//! threads' timelines in [`spans`]), how those are written and read back
+//! ([`files`]), and every bound on input with the machine's kernel limits
+//! ([`limits`]).
 
 pub mod attack;
 pub mod batch;
@@ -20,6 +21,7 @@ pub mod experiment;
 pub mod files;
 pub mod generator;
 pub mod knob;
+pub mod limits;
 pub mod predict;
 pub mod runs;
 pub mod runtime;

@@ -14,29 +14,42 @@ pub struct DurationError {
     pub reason: &'static str,
 }
 
-/// Parse `N[.N](us|ms|s|m|h)`. A bare number is refused: the unit is never guessed.
+/// Parse `N[.N](us|ms|s|m|h)`, or several such parts summed (`1m30s`, as
+/// [`format_duration`] prints a minute and more: what iolab prints it reads
+/// back). A bare number is refused: the unit is never guessed.
 pub fn parse_duration(input: &str) -> Result<Duration, DurationError> {
     let err = |reason| DurationError {
         input: input.to_string(),
         reason,
     };
-    let t = input.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| err("missing unit"))?;
-    let (num, unit) = t.split_at(split);
-    if num.is_empty() {
-        return Err(err("missing number"));
+    let mut rest = input.trim();
+    let mut secs = 0.0;
+    loop {
+        let split = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(|| err("missing unit"))?;
+        let (num, tail) = rest.split_at(split);
+        if num.is_empty() {
+            return Err(err("missing number"));
+        }
+        let n: f64 = num.parse().map_err(|_| err("not a number"))?;
+        let unit_len = tail
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(tail.len());
+        let (unit, next) = tail.split_at(unit_len);
+        secs += match unit {
+            "us" | "µs" => n / 1e6,
+            "ms" => n / 1e3,
+            "s" => n,
+            "m" | "min" => n * 60.0,
+            "h" => n * 3600.0,
+            _ => return Err(err("unknown unit")),
+        };
+        if next.is_empty() {
+            break;
+        }
+        rest = next;
     }
-    let n: f64 = num.parse().map_err(|_| err("not a number"))?;
-    let secs = match unit {
-        "us" | "µs" => n / 1e6,
-        "ms" => n / 1e3,
-        "s" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(err("unknown unit")),
-    };
     if !secs.is_finite() || secs > 86_400.0 * 7.0 {
         return Err(err("longer than a week"));
     }
@@ -53,12 +66,12 @@ pub fn format_duration(d: Duration) -> String {
     } else if us < 60_000_000 {
         trim(format!("{:.3}", us as f64 / 1e6)) + "s"
     } else {
-        let s = d.as_secs();
-        let rest = s % 60;
-        if rest == 0 {
-            format!("{}m", s / 60)
+        let rest_us = us % 60_000_000;
+        let minutes = format!("{}m", us / 60_000_000);
+        if rest_us == 0 {
+            minutes
         } else {
-            format!("{}m{}s", s / 60, rest)
+            minutes + &trim(format!("{:.3}", rest_us as f64 / 1e6)) + "s"
         }
     }
 }
@@ -167,5 +180,12 @@ mod tests {
         assert_eq!(format_duration(Duration::from_micros(12_500)), "12.5ms");
         assert_eq!(format_duration(Duration::from_secs(3)), "3s");
         assert_eq!(format_duration(Duration::from_secs(90)), "1m30s");
+        // Issue 16 (found by the preset fuzz test): a preset's `61s` became
+        // the coordinate `1m1s`, which did not parse back, and panicked.
+        for d in [61.0, 61.5, 3_601.25, 0.25, 7.0 * 86_400.0] {
+            let d = Duration::from_secs_f64(d);
+            assert_eq!(parse_duration(&format_duration(d)).unwrap(), d);
+        }
+        assert_eq!(parse_duration("1m30").unwrap_err().reason, "missing unit");
     }
 }

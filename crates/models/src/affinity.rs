@@ -1,26 +1,10 @@
 //! `--cpus 0-1`: pin the whole process to some cores, so a target and its load
 //! generator do not share a core (sched_setaffinity).
 
-/// Parse a CPU list such as `0`, `0-1`, `0,2-3`.
+/// Parse a CPU list such as `0`, `0-1`, `0,2-3` (the one parser, with its
+/// bounds, is `iolab_model::limits::parse_cpu_list`).
 pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
-    let bad = || format!("bad CPU list '{text}' (use e.g. 0, 0-1 or 0,2-3)");
-    let mut cpus = Vec::new();
-    for part in text.split(',') {
-        let part = part.trim();
-        let (a, b) = match part.split_once('-') {
-            Some((a, b)) => (a, b),
-            None => (part, part),
-        };
-        let a: usize = a.trim().parse().map_err(|_| bad())?;
-        let b: usize = b.trim().parse().map_err(|_| bad())?;
-        if a > b || b >= libc::CPU_SETSIZE as usize {
-            return Err(bad());
-        }
-        cpus.extend(a..=b);
-    }
-    cpus.sort_unstable();
-    cpus.dedup();
-    Ok(cpus)
+    iolab_model::limits::parse_cpu_list(text)
 }
 
 /// Pin every thread of the process (present and future) to `cpus`.

@@ -193,6 +193,39 @@ pub fn write_reply(
     write_all_vectored(stream, &mut [IoSlice::new(&head), IoSlice::new(body)])
 }
 
+/// Longest a connection is drained after an error answer.
+pub const LINGER: Duration = Duration::from_secs(2);
+/// Most bytes dropped while draining.
+const LINGER_BYTES: usize = 1 << 20;
+
+/// Answer a request that cannot be served (431, 413, 400) and close without
+/// resetting the answer away: stop writing (FIN), then read and drop what
+/// the client still sends until it closes, [`LINGER`] passes or 1 MiB is
+/// dropped (Apache's lingering close). Closing with unread bytes sends a
+/// RST, and a client still writing a 40 KB URL would see the reset, never
+/// the 431.
+pub fn answer_and_linger(stream: &mut TcpStream, reply: &Reply) {
+    if write_reply(stream, reply, false, false).is_err() {
+        return;
+    }
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let end = Instant::now() + LINGER;
+    let mut chunk = [0u8; 4096];
+    let mut dropped = 0;
+    while dropped < LINGER_BYTES {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return,
+            Ok(n) => dropped += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
 /// `write_all` over several buffers (std's `write_all_vectored` is unstable).
 fn write_all_vectored(out: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io::Result<()> {
     IoSlice::advance_slices(&mut bufs, 0);

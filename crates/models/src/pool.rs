@@ -28,7 +28,9 @@ use iolab_model::Step;
 use crate::accept;
 use crate::ctx::Ctx;
 use crate::exec::{first_error, run_blocking, Fanout, RunChild, StepResult};
-use crate::http1::{read_request, write_reply, Incoming, KEEP_ALIVE, REQUEST_TIMEOUT};
+use crate::http1::{
+    answer_and_linger, read_request, write_reply, Incoming, KEEP_ALIVE, REQUEST_TIMEOUT,
+};
 use crate::poller::{Conn, ConnLimit, Poller};
 use crate::{ServeError, THREAD_STACK};
 
@@ -217,9 +219,7 @@ impl Pool {
                     self.push(Job::Conn(conn, crate::spans::arrival(ctx)));
                 }
             }
-            Ok(Incoming::Bad(reply)) => {
-                let _ = write_reply(&mut conn.stream, &reply, false, false);
-            }
+            Ok(Incoming::Bad(reply)) => answer_and_linger(&mut conn.stream, &reply),
             Ok(Incoming::Closed) | Err(_) => {}
         }
     }

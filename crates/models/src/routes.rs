@@ -99,8 +99,11 @@ pub fn percent_decode(raw: &str) -> Result<String, String> {
     while i < b.len() {
         match b[i] {
             b'%' => {
+                // Two hex digits exactly: `from_str_radix` alone takes a
+                // sign, so `%+f` would decode as 0x0F.
                 let hex = b
                     .get(i + 1..i + 3)
+                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
                     .ok_or_else(|| {
@@ -237,6 +240,20 @@ pub fn reason(status: u16) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 16, finding 16: `%+f` decoded as 0x0F (a sign taken as a
+    /// digit); a percent escape is two hex digits or a 400.
+    #[test]
+    fn r16_16_a_percent_escape_is_two_hex_digits() {
+        assert_eq!(percent_decode("a%2Cb%2c").unwrap(), "a,b,");
+        for bad in ["%+f", "%-1", "% f", "%f", "%", "%zz", "%+0"] {
+            assert!(percent_decode(bad).is_err(), "{bad}");
+        }
+        match route("GET", "/work?steps=sleep%3A1%+f") {
+            Route::Work(Err(_)) => {} // answered 400 with this message
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn routes_and_decodes() {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::accept;
 use crate::ctx::Ctx;
 use crate::exec::{run_blocking, InOrder};
-use crate::http1::{read_request, write_reply, Incoming, REQUEST_TIMEOUT};
+use crate::http1::{answer_and_linger, read_request, write_reply, Incoming, REQUEST_TIMEOUT};
 use crate::ServeError;
 
 /// Serve until shutdown; the calling thread is the only one that works.
@@ -31,7 +31,10 @@ pub fn serve(ctx: Arc<Ctx>, listener: TcpListener) -> Result<(), ServeError> {
                 });
                 (reply, req.method == "HEAD")
             }
-            Ok(Incoming::Bad(reply)) => (reply, false),
+            Ok(Incoming::Bad(reply)) => {
+                answer_and_linger(&mut stream, &reply);
+                continue;
+            }
             Ok(Incoming::Closed) | Err(_) => continue,
         };
         let _ = write_reply(&mut stream, &reply, false, head_only);

@@ -12,7 +12,9 @@ use std::time::Duration;
 use crate::accept;
 use crate::ctx::Ctx;
 use crate::exec::{run_blocking, ScopedThreads};
-use crate::http1::{read_request, write_reply, Incoming, KEEP_ALIVE, REQUEST_TIMEOUT};
+use crate::http1::{
+    answer_and_linger, read_request, write_reply, Incoming, KEEP_ALIVE, REQUEST_TIMEOUT,
+};
 use crate::routes::Reply;
 use crate::{ServeError, THREAD_STACK};
 
@@ -84,7 +86,7 @@ fn serve_connection(ctx: &Ctx, mut stream: TcpStream) {
                 }
             }
             Ok(Incoming::Bad(reply)) => {
-                let _ = write_reply(&mut stream, &reply, false, false);
+                answer_and_linger(&mut stream, &reply);
                 return;
             }
             Ok(Incoming::Closed) | Err(_) => return,

@@ -16,6 +16,7 @@ pub mod sim;
 pub mod spans;
 
 use iolab_model::concurrency::Host;
+use iolab_model::driver::Driver;
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::predict::{PredictedLatency, Prediction};
 use iolab_model::ModelKind;
@@ -29,6 +30,8 @@ pub use spans::predict_spans;
 pub fn predict_run(spec: &RunSpec, host: impl Into<Host>) -> Option<Prediction> {
     let host = host.into();
     let mut p = match &spec.work {
+        // Past the simulation's bound: no prediction, rather than a hang.
+        Work::Http(h) if check_size(h).is_err() => return None,
         Work::Http(h) => predict_http(spec.model, &spec.params, h, host),
         Work::Batch(b) => predict_batch(b, spec.model, &spec.params, host),
     };
@@ -43,6 +46,44 @@ pub fn predict_plan(plan: &ExperimentPlan, host: impl Into<Host>) -> Vec<Predict
         .iter()
         .filter_map(|r| predict_run(r, host))
         .collect()
+}
+
+/// The most requests simulating `work` can take: an open loop's plan; a
+/// closed loop's clients x duration over one request's unloaded time (its
+/// `requests` bound if lower).
+pub fn simulated_requests(work: &HttpWork) -> u64 {
+    match &work.driver {
+        Driver::Open { .. } => work.driver.planned().unwrap_or(0),
+        Driver::Closed {
+            concurrency,
+            requests,
+            duration,
+        } => {
+            let one = sim::program::Program::compile(&work.steps, true)
+                .unloaded_ns()
+                .max(1_000);
+            let by_time = duration.map_or(u64::MAX, |d| {
+                let each = d.as_nanos() / u128::from(one) + 1;
+                u64::try_from(each.saturating_mul(u128::from(*concurrency))).unwrap_or(u64::MAX)
+            });
+            by_time.min(requests.unwrap_or(u64::MAX))
+        }
+    }
+}
+
+/// One line when `work` is past what the simulation takes on
+/// ([`MAX_SIMULATED_REQUESTS`](iolab_model::limits::MAX_SIMULATED_REQUESTS)).
+pub fn check_size(work: &HttpWork) -> Result<(), String> {
+    use iolab_model::limits::{thousands, MAX_SIMULATED_REQUESTS};
+    let n = simulated_requests(work);
+    if n > MAX_SIMULATED_REQUESTS {
+        return Err(format!(
+            "the run would simulate about {n:.1e} requests; predict simulates at most {} per run (shorten the duration, or lower the rate or clients)",
+            thousands(MAX_SIMULATED_REQUESTS),
+            n = n as f64
+        ));
+    }
+    Ok(())
 }
 
 /// Simulate one HTTP run and say what it means.

@@ -34,7 +34,7 @@ use serde_json::Value;
 
 use crate::client::Target;
 use crate::vectors::short_body;
-use crate::{fail, pass, VerifyError, VerifyOptions};
+use crate::{fail, pass, Budget, VerifyError, VerifyOptions};
 
 /// Requests sent per backend.
 pub const BACKEND_REQUESTS: u64 = 5;
@@ -50,6 +50,7 @@ pub fn verify_backends(
     opts: &VerifyOptions,
 ) -> Result<Vec<Check>, VerifyError> {
     let target = Target::parse(base_url)?;
+    let budget = Budget::start(opts);
     let mut checks = Vec::new();
     for (kind, address) in backends.iter() {
         let counted: Result<Box<dyn Counted>, String> = match kind {
@@ -59,7 +60,7 @@ pub fn verify_backends(
             BackendKind::Mc => Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>),
         };
         match counted {
-            Ok(c) => checks.extend(one(&target, opts, c.as_ref())),
+            Ok(c) => checks.extend(one(&target, &budget, c.as_ref())),
             Err(e) => checks.push(fail(&format!("backend-{kind}-counted"), e)),
         }
     }
@@ -182,13 +183,13 @@ impl Counted for Mc {
 }
 
 /// Send the requests for one backend and judge the three numbers.
-fn one(target: &Target, opts: &VerifyOptions, b: &dyn Counted) -> Vec<Check> {
+fn one(target: &Target, budget: &Budget, b: &dyn Counted) -> Vec<Check> {
     let kind = b.kind();
     let name = |what: &str| format!("backend-{kind}-{what}");
     let n = BACKEND_REQUESTS;
     let series = format!("iolab_backend_calls_total{{kind=\"{kind}\"}}");
     let calls = |t: &Target| -> Result<f64, String> {
-        let m = crate::metrics(t, opts.timeout)?;
+        let m = crate::metrics(t, budget)?;
         m.get(&series)
             .copied()
             .ok_or_else(|| format!("/metrics has no {series}"))
@@ -200,7 +201,7 @@ fn one(target: &Target, opts: &VerifyOptions, b: &dyn Counted) -> Vec<Check> {
     let mut answered = 0u64;
     let mut first_bad = None;
     for _ in 0..n {
-        match target.get(&path, opts.timeout) {
+        match budget.get(target, &path) {
             Ok(r) => {
                 let ok = serde_json::from_str::<Value>(&r.body)
                     .ok()
@@ -212,7 +213,7 @@ fn one(target: &Target, opts: &VerifyOptions, b: &dyn Counted) -> Vec<Check> {
                 }
             }
             Err(e) => {
-                first_bad.get_or_insert_with(|| format!("no answer: {e}"));
+                first_bad.get_or_insert(e);
             }
         }
     }

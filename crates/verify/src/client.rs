@@ -18,16 +18,18 @@ mod wire;
 
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::VerifyError;
 
 /// Largest body read unless the caller says otherwise: far above any
 /// `/metrics` page or contract answer, far below what would hurt.
-pub const MAX_BODY: usize = 16 << 20;
+pub const MAX_BODY: usize = iolab_model::limits::MAX_HTTP_BODY;
 
 /// How long and how much one GET may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Limits {
     /// Longest wait for the connection.
     pub connect: Duration,
@@ -36,6 +38,9 @@ pub struct Limits {
     pub deadline: Duration,
     /// Largest body accepted; a longer one is an error naming this cap.
     pub max_body: usize,
+    /// Once set (Ctrl-C), the GET ends within [`wire::CANCEL_TICK`] with an
+    /// "interrupted" error.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Limits {
@@ -45,6 +50,7 @@ impl Limits {
             connect: timeout,
             deadline: timeout,
             max_body: MAX_BODY,
+            cancel: None,
         }
     }
 }
@@ -148,8 +154,7 @@ impl Target {
     pub fn get_with(&self, path: &str, limits: &Limits) -> io::Result<HttpResponse> {
         let deadline = Instant::now() + limits.deadline;
         let connect = limits.connect.min(limits.deadline);
-        let mut stream = TcpStream::connect_timeout(&self.addr, connect)
-            .map_err(|e| wire::name_timeout(e, "no connection", connect))?;
+        let mut stream = self.connect(connect, limits.cancel.as_deref())?;
         let _ = stream.set_nodelay(true);
         let started = Instant::now();
         let request = format!(
@@ -164,7 +169,7 @@ impl Target {
         // not turn into a broken pipe here. If the write fails anyway, an
         // answer may still be waiting: read it before giving up.
         let written = stream.write_all(request.as_bytes());
-        let mut conn = wire::Conn::new(stream, deadline, limits.deadline);
+        let mut conn = wire::Conn::new(stream, deadline, limits.deadline, limits.cancel.clone());
         let answer = wire::read_response(&mut conn, limits.max_body);
         let (status, headers, body) = match (written, answer) {
             (Err(e), Err(_)) => return Err(e),
@@ -176,6 +181,34 @@ impl Target {
             body: String::from_utf8_lossy(&body).into_owned(),
             elapsed: started.elapsed(),
         })
+    }
+}
+
+impl Target {
+    /// Connect within `within`, looking at `cancel` every
+    /// [`wire::CANCEL_TICK`] (a full backlog drops SYNs: a connect can wait).
+    fn connect(&self, within: Duration, cancel: Option<&AtomicBool>) -> io::Result<TcpStream> {
+        let end = Instant::now() + within;
+        loop {
+            wire::check_cancel(cancel)?;
+            let left = end.saturating_duration_since(Instant::now());
+            let wait = if cancel.is_some() {
+                left.min(wire::CANCEL_TICK)
+            } else {
+                left
+            };
+            if wait.is_zero() {
+                return Err(wire::name_timeout(
+                    io::ErrorKind::TimedOut.into(),
+                    "no connection",
+                    within,
+                ));
+            }
+            match TcpStream::connect_timeout(&self.addr, wait) {
+                Err(e) if wait < left && e.kind() == io::ErrorKind::TimedOut => {}
+                r => return r.map_err(|e| wire::name_timeout(e, "no connection", within)),
+            }
+        }
     }
 }
 

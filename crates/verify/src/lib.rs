@@ -17,33 +17,99 @@ pub mod client;
 pub mod prometheus;
 pub mod vectors;
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use iolab_model::verify::{Check, VerifyReport};
 use serde_json::Value;
 
-use crate::client::{HttpResponse, Target};
+use crate::client::{HttpResponse, Limits, Target};
 use crate::prometheus::Samples;
 use crate::vectors::{short_body, Case};
 
 pub use crate::backends::{verify_backends, BACKEND_REQUESTS};
 
 /// How to verify.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct VerifyOptions {
     /// The model the target must name in its answers; `None` learns it from
     /// the first `/work` answer.
     pub model: Option<String>,
     /// Longest wait for one answer.
     pub timeout: Duration,
+    /// Longest time for the whole verify (every check, backends included):
+    /// a target that never answers fails in this long, not in checks x
+    /// timeout. Checks left when it passes fail as not run.
+    pub deadline: Duration,
+    /// Once set (Ctrl-C), the answer being read is dropped within 100 ms
+    /// and the checks left fail as interrupted.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
+
+/// Default of [`VerifyOptions::deadline`]: the contract's checks take well
+/// under a second on a target that answers.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
 
 impl Default for VerifyOptions {
     fn default() -> Self {
         VerifyOptions {
             model: None,
             timeout: Duration::from_secs(10),
+            deadline: DEFAULT_DEADLINE,
+            cancel: None,
         }
+    }
+}
+
+/// What is left of a verify's time: each GET gets the per-answer timeout,
+/// or less near the overall deadline, or nothing once past it or cancelled.
+#[derive(Debug, Clone)]
+pub(crate) struct Budget {
+    end: Instant,
+    timeout: Duration,
+    deadline: Duration,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Budget {
+    pub(crate) fn start(opts: &VerifyOptions) -> Budget {
+        Budget {
+            end: Instant::now() + opts.deadline,
+            timeout: opts.timeout,
+            deadline: opts.deadline,
+            cancel: opts.cancel.clone(),
+        }
+    }
+
+    /// The limits of the next GET, or why there is no time for it.
+    pub(crate) fn next(&self) -> Result<Limits, String> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err("not run: interrupted".into());
+        }
+        let left = self.end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!(
+                "not run: verify's deadline of {} passed",
+                iolab_model::format_duration(self.deadline)
+            ));
+        }
+        Ok(Limits {
+            cancel: self.cancel.clone(),
+            ..Limits::within(self.timeout.min(left))
+        })
+    }
+
+    /// `GET path` within the budget.
+    pub(crate) fn get(&self, target: &Target, path: &str) -> Result<HttpResponse, String> {
+        let limits = self.next()?;
+        target
+            .get_with(path, &limits)
+            .map_err(|e| format!("no answer to GET {path}: {e}"))
     }
 }
 
@@ -82,8 +148,9 @@ pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, Veri
             url: base_url.to_string(),
             detail: e.to_string(),
         })?;
+    let budget = Budget::start(opts);
     let mut checks = Vec::new();
-    let before = metrics(&target, opts.timeout);
+    let before = metrics(&target, &budget);
     let mut model = opts.model.clone();
     let mut work_sent = 0u64;
     let mut sleep_calls = 0u64;
@@ -92,8 +159,8 @@ pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, Veri
             work_sent += 1;
             sleep_calls += sleep_leaves(&case.path);
         }
-        let check = match target.get(&case.path, opts.timeout) {
-            Err(e) => fail(&case.name, format!("no answer to GET {}: {e}", case.path)),
+        let check = match budget.get(&target, &case.path) {
+            Err(e) => fail(&case.name, e),
             Ok(resp) => {
                 if model.is_none() && case.path.starts_with("/work") && resp.status == 200 {
                     model = body_field(&resp, "model");
@@ -103,7 +170,7 @@ pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, Veri
         };
         checks.push(check);
     }
-    let after = metrics(&target, opts.timeout);
+    let after = metrics(&target, &budget);
     checks.extend(metric_checks(&before, &after, work_sent, sleep_calls));
     Ok(VerifyReport {
         target: base_url.to_string(),
@@ -188,10 +255,8 @@ fn judge(case: &Case, resp: &HttpResponse, model: Option<&str>) -> Check {
     }
 }
 
-fn metrics(target: &Target, timeout: Duration) -> Result<Samples, String> {
-    let resp = target
-        .get("/metrics", timeout)
-        .map_err(|e| format!("no answer to GET /metrics: {e}"))?;
+fn metrics(target: &Target, budget: &Budget) -> Result<Samples, String> {
+    let resp = budget.get(target, "/metrics")?;
     if resp.status != 200 {
         return Err(format!("GET /metrics answered {}", resp.status));
     }
@@ -282,6 +347,7 @@ fn percent_decode(raw: &str) -> String {
         let hex = (b[i] == b'%')
             .then(|| b.get(i + 1..i + 3))
             .flatten()
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
             .and_then(|h| std::str::from_utf8(h).ok())
             .and_then(|h| u8::from_str_radix(h, 16).ok());
         match hex {

@@ -30,6 +30,7 @@ fn opts() -> VerifyOptions {
     VerifyOptions {
         model: None,
         timeout: Duration::from_secs(3),
+        ..VerifyOptions::default()
     }
 }
 

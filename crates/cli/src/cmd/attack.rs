@@ -176,27 +176,9 @@ fn phases(specs: &[String]) -> Result<Vec<Phase>, CliError> {
     Ok(out)
 }
 
-/// Parse `1`, `0,2-3`.
+/// Parse `1`, `0,2-3` (bounded before a range is expanded).
 fn cpus(list: &str) -> Result<Vec<usize>, CliError> {
-    let bad = || CliError::usage(format!("--cpus '{list}': use a list like 1 or 0,2-3"));
-    let mut out = Vec::new();
-    for part in list.split(',') {
-        let part = part.trim();
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) =
-                    (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
-                if a > b {
-                    return Err(bad());
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
+    iolab_model::limits::parse_cpu_list(list).map_err(|e| CliError::usage(format!("--cpus: {e}")))
 }
 
 /// Turn the flags into a plan (validated by the library afterwards).
@@ -279,6 +261,13 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
+    // The files go where the run's results go: check them before sending.
+    for (flag, path) in [("--hdr", &args.hdr), ("--csv", &args.csv)] {
+        if let Some(path) = path {
+            iolab_model::files::check_writable(path)
+                .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
     let live = std::io::stdout().is_terminal() && !args.quiet;
     let mut hooks = Hooks {
         // Ctrl-C stops sending and still prints what was measured (exit 130),
@@ -301,6 +290,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if live {
         eprint!("\r\x1b[K");
     }
+    // Printed first: a file that fails to write late (a full disk) still
+    // leaves the results on stdout.
+    let format = Format::json_or_text(args.json);
+    let bytes = iolab_report::attack::render(&report.result, format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
     if let Some(path) = &args.hdr {
         report.write_hdr_log(path).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
@@ -317,10 +312,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ))
         })?;
     }
-    let format = Format::json_or_text(args.json);
-    let bytes = iolab_report::attack::render(&report.result, format)
-        .map_err(|e| CliError::Failed(e.into()))?;
-    super::report::print(&bytes);
     if report.cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }

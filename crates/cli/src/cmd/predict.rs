@@ -104,6 +104,7 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
                 "--rate: {r} is not a positive number of requests per second"
             )));
         }
+        iolab_model::limits::check_rate(r).map_err(|e| CliError::usage(format!("--rate: {e}")))?;
     }
     let mut plan = match &args.preset {
         Some(name) => {
@@ -136,6 +137,14 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
             }
         }
     }
+    // Bounded before anything is simulated: `--rate 1e9 --duration 168h`
+    // is one line, not a simulation growing without end.
+    for run in &plan.runs {
+        if let Work::Http(h) = &run.work {
+            iolab_predict::check_size(h)
+                .map_err(|e| CliError::usage(format!("run '{}': {e}", run.name)))?;
+        }
+    }
     Ok(plan)
 }
 
@@ -164,6 +173,12 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
                 .map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
         },
         (None, Some(0)) => return Err(CliError::usage("--concurrency: give at least 1 client")),
+        (None, Some(c)) if c > iolab_model::limits::MAX_CONNECTIONS => {
+            return Err(CliError::usage(format!(
+                "--concurrency {c}: at most {} clients",
+                iolab_model::limits::MAX_CONNECTIONS
+            )))
+        }
         (None, Some(c)) => Driver::Closed {
             concurrency: c,
             requests: None,

@@ -81,6 +81,7 @@ impl Args {
         }
         let params = self.knobs.params().map_err(CliError::usage)?;
         iolab_models::validate(model, &params).map_err(CliError::usage)?;
+        check_task_knobs(&params)?;
         Ok(ServeConfig {
             model,
             backends: Arc::new(Backends::new(self.backends.config(&params))),
@@ -104,6 +105,13 @@ impl Args {
         }
         Ok(())
     }
+}
+
+/// Knobs that start threads or processes, against what this machine starts:
+/// checked before a socket is bound or a thread started.
+fn check_task_knobs(params: &iolab_model::ModelParams) -> Result<(), CliError> {
+    iolab_model::limits::check_task_knobs(params)
+        .map_err(|(knob, e)| CliError::usage(format!("--{}: {e}", knob.replace('_', "-"))))
 }
 
 /// Run `iolab serve`.
@@ -191,6 +199,7 @@ fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
         )));
     }
     let params = args.knobs.params().map_err(CliError::usage)?;
+    check_task_knobs(&params)?;
     let launch = LaunchArgs {
         model,
         params: &params,

@@ -10,6 +10,7 @@
 
 use std::process::ExitCode;
 
+use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_model::parse_duration;
 use iolab_model::verify::VerifyFile;
 use iolab_report::Format;
@@ -31,6 +32,10 @@ pub struct Args {
     /// Longest wait for one answer.
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub timeout: String,
+    /// Longest time for all the checks (and again for the backend checks):
+    /// checks left when it passes fail as not run.
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub deadline: String,
     /// Print the report as JSON instead of lines.
     #[arg(long)]
     pub json: bool,
@@ -47,9 +52,22 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let timeout =
         parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let deadline =
+        parse_duration(&args.deadline).map_err(|e| CliError::usage(format!("--deadline: {e}")))?;
+    if timeout.is_zero() || deadline.is_zero() {
+        return Err(CliError::usage(
+            "--timeout and --deadline must be above zero (e.g. 10s)",
+        ));
+    }
+    // Ctrl-C stops the check being read and fails the rest as interrupted;
+    // what was checked is still printed (exit 130).
+    let cancel = cancel_on_signals()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let opts = VerifyOptions {
         model: args.model.clone(),
         timeout,
+        deadline,
+        cancel: Some(cancel.clone()),
     };
     let mut report =
         iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
@@ -64,6 +82,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let bytes = iolab_report::verify::render(&VerifyFile::new(report), format)
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
     Ok(if passed {
         ExitCode::SUCCESS
     } else {

@@ -50,9 +50,13 @@ impl Ctx<'_> {
         if let Some(r) = self.verified.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
         }
+        // Bounded in all and stopped by Ctrl-C: a target that answers
+        // /health but hangs /work cannot hold the run.
         let opts = iolab_verify::VerifyOptions {
             model: Some(spec.model.as_str().to_string()),
             timeout: Duration::from_secs(10),
+            deadline: iolab_verify::DEFAULT_DEADLINE,
+            cancel: Some(self.opts.cancel.clone()),
         };
         let mut r =
             iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;

@@ -136,6 +136,7 @@ impl Ctx<'_> {
         if self.opts.verify {
             if let Err(detail) = self.gate(spec, w, &target, &mut rep.verify) {
                 rep.outcome = match target.exit_detail() {
+                    _ if self.opts.cancelled() => Outcome::Interrupted,
                     Some(d) => Outcome::TargetDied { detail: d },
                     None => Outcome::VerifyFailed { detail },
                 };

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use iolab_model::environment::Environment;
-use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::runs::{Outcome, RunRecord, RunsFile, RUNS_SCHEMA};
 use iolab_model::telemetry::Telemetry;
 use iolab_model::verify::VerifyReport;
@@ -182,9 +182,9 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
     }
     for spec in &plan.runs {
         if let Work::Http(w) = &spec.work {
-            let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
-            iolab_loadgen::validate(&probe)
-                .map_err(|e| LabError::Invalid(format!("run '{}': {e}", spec.name)))?;
+            check_http(w).map_err(|(field, e)| {
+                LabError::Invalid(format!("run '{}': field '{field}': {e}", spec.name))
+            })?;
         }
     }
     let runs_json = opts.out_dir.join(results::RUNS_JSON);
@@ -198,6 +198,16 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
         path: opts.out_dir.clone(),
         source,
     })
+}
+
+/// The load of one HTTP run checked as the generator will check it: every
+/// bound of [`iolab_model::limits`], then the generator's own validation.
+/// The error names the preset field at fault (`load.rate`), never a flag:
+/// presets expand through this too, so `--dry-run` refuses what a run would.
+pub fn check_http(w: &HttpWork) -> Result<(), (&'static str, String)> {
+    let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
+    iolab_model::limits::check_attack(&probe).map_err(|f| (f.field.preset(), f.message))?;
+    iolab_loadgen::validate(&probe).map_err(|e| ("load", e.to_string()))
 }
 
 /// What every run of one experiment shares.

@@ -19,7 +19,7 @@ use super::process::{StartError, TargetCommand};
 /// Bytes of stderr kept for messages.
 pub(crate) const STDERR_TAIL: usize = 2_048;
 /// Longest stdout line read (a URL line is well under this).
-pub(crate) const MAX_LINE: usize = 4_096;
+pub(crate) const MAX_LINE: usize = iolab_model::limits::MAX_CHILD_LINE;
 /// Stdout lines passed on (the URL, then the metrics URL); the rest is drained.
 const LINES_KEPT: usize = 2;
 
@@ -185,7 +185,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lines_are_capped_and_the_rest_is_drained() {
+    fn r16_11_lines_are_capped_and_the_rest_is_drained() {
         let (tx, rx) = mpsc::channel();
         read_lines(
             &b"http://127.0.0.1:1\nmetrics http://127.0.0.1:2\nmore\n"[..],

@@ -233,6 +233,10 @@ fn failures(a: &AttackResult, with_timeouts: bool) -> Option<String> {
             "failed with EADDRNOTAVAIL (the client ran out of ephemeral ports)",
         ),
         (e.connect_other, "failed to connect"),
+        (
+            e.fd_limit,
+            "never left the generator: it ran out of file descriptors (raise ulimit -n)",
+        ),
         (e.read, "got bad answers"),
         (a.requests.non_2xx, "were answered non-2xx"),
         (

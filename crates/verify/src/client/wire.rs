@@ -3,6 +3,8 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use iolab_model::units::{format_bytes, format_duration};
@@ -27,16 +29,27 @@ struct Deadline {
     stream: TcpStream,
     deadline: Instant,
     budget: Duration,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
+/// Longest wait between two looks at the cancel flag.
+pub const CANCEL_TICK: Duration = Duration::from_millis(100);
+
 impl Conn {
-    /// Read `stream` until `deadline` (`budget` after the call started).
-    pub fn new(stream: TcpStream, deadline: Instant, budget: Duration) -> Conn {
+    /// Read `stream` until `deadline` (`budget` after the call started), or
+    /// until `cancel` is set.
+    pub fn new(
+        stream: TcpStream,
+        deadline: Instant,
+        budget: Duration,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Conn {
         Conn {
             inner: BufReader::new(Deadline {
                 stream,
                 deadline,
                 budget,
+                cancel,
             }),
         }
     }
@@ -44,12 +57,36 @@ impl Conn {
 
 impl Read for Deadline {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.stream
-            .set_read_timeout(Some(left(self.deadline, self.budget)?))?;
-        self.stream
-            .read(buf)
-            .map_err(|e| name_timeout(e, "no complete answer", self.budget))
+        loop {
+            check_cancel(self.cancel.as_deref())?;
+            let left = left(self.deadline, self.budget)?;
+            let wait = if self.cancel.is_some() {
+                left.min(CANCEL_TICK)
+            } else {
+                left
+            };
+            self.stream.set_read_timeout(Some(wait))?;
+            match self.stream.read(buf) {
+                Err(e)
+                    if wait < left
+                        && matches!(
+                            e.kind(),
+                            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                        ) => {}
+                r => return r.map_err(|e| name_timeout(e, "no complete answer", self.budget)),
+            }
+        }
     }
+}
+
+/// An "interrupted" error once `cancel` is set (Ctrl-C). Not of kind
+/// `ErrorKind::Interrupted`: `BufRead` and `read_exact` retry that kind, and
+/// would spin on the flag instead of returning.
+pub fn check_cancel(cancel: Option<&AtomicBool>) -> io::Result<()> {
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(io::Error::other("interrupted"));
+    }
+    Ok(())
 }
 
 /// Time left before `deadline`, or a timeout error once it has passed.

@@ -80,7 +80,7 @@ pub struct Args {
 }
 
 /// Most calls one run may have (a million tasks take ~0.5 GB on `loop-async`).
-const MAX_CALLS: u64 = 10_000_000;
+const MAX_CALLS: u64 = iolab_model::limits::MAX_BATCH_TASKS;
 
 /// Run `iolab batch`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {

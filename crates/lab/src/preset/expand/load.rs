@@ -2,6 +2,7 @@
 //! [`HttpWork`] of one run picked out of them.
 
 use iolab_model::experiment::HttpWork;
+use iolab_model::limits::{thousands, MAX_CONNECTIONS};
 use iolab_model::{Arrival, ConnectionMode, Driver};
 
 use super::super::file::{ArrivalKind, ConnectionKind, DriverKind, LoadSection, TargetSection};
@@ -10,7 +11,37 @@ use super::super::values::Count;
 use super::{count_of, counts, fault, num, text_duration, FieldError, Pick};
 use super::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT, MIN_INTERVAL};
 
+/// Counts a run holds as `u32`, checked before they are narrowed (a
+/// `concurrency = 99999999999` is refused as written, not as `u32::MAX`).
+fn check_counts(load: &LoadSection) -> Result<(), FieldError> {
+    let max = u64::from(MAX_CONNECTIONS);
+    let fields = [
+        (
+            "load.concurrency",
+            load.concurrency.as_ref().map(|c| c.values()),
+        ),
+        (
+            "load.max_connections",
+            load.max_connections.as_ref().map(std::slice::from_ref),
+        ),
+    ];
+    for (field, values) in fields {
+        if let Some(c) = values.into_iter().flatten().find(|c| c.0 > max) {
+            return Err(fault(
+                field,
+                format!(
+                    "{} is past the most connections one run holds, {}",
+                    thousands(c.0),
+                    thousands(max)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+    check_counts(load)?;
     let mut axes = vec![Axis::new(
         "steps",
         load.steps

@@ -6,6 +6,7 @@
 //! (`[spans]`).
 
 mod batch;
+mod bounds;
 mod load;
 mod spans;
 mod target;
@@ -14,6 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
 use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+use iolab_model::limits::MAX_REPS;
 use iolab_model::ModelKind;
 
 use super::file::{DriverKind, PresetFile, TargetSection, WorkKind};
@@ -72,6 +74,12 @@ pub fn expand(
         return Err(fault("targets", "add at least one [[targets]] table"));
     }
     let scale = over.scale.or(file.scale.map(|s| s.0)).unwrap_or(1.0);
+    if let Some(r) = file.reps.filter(|r| r.0 > u64::from(MAX_REPS)) {
+        return Err(fault(
+            "reps",
+            format!("{} repetitions: at most {MAX_REPS}", r.0),
+        ));
+    }
     let reps = over.reps.or(file.reps.map(Count::u32)).unwrap_or(1);
     let warmup = file.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
     let common = common_axes(&file)?;
@@ -87,7 +95,7 @@ pub fn expand(
         }
         for combo in sweep::product(&axes) {
             let spec = run_of(&file, t, &axes, &combo, &common, scale);
-            crate::target::check(&spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
+            bounds::check_run(ti, t, &spec, scale)?;
             runs.push(spec);
         }
     }

@@ -1,0 +1,52 @@
+//! Every run a preset expands to, checked as the run itself will check it:
+//! the target's checks, the machine's thread limit for thread-sized knobs,
+//! and the load through [`check_http`] (every bound of
+//! [`iolab_model::limits`], then the generator's own validation) or the
+//! batch through [`limits::check_batch`]. `--dry-run` expands presets too,
+//! so it refuses exactly what a run would, naming the field (hence the file
+//! and line), never a command-line flag.
+
+use iolab_model::experiment::{RunSpec, Work};
+use iolab_model::limits::{self, Field};
+
+use super::super::file::TargetSection;
+use super::{fault, FieldError};
+use crate::runner::check_http;
+
+/// Check run `spec` of `[[targets]]` table `ti` (`t`) at time-scale `scale`.
+pub(super) fn check_run(
+    ti: usize,
+    t: &TargetSection,
+    spec: &RunSpec,
+    scale: f64,
+) -> Result<(), FieldError> {
+    crate::target::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
+    limits::check_task_knobs(&spec.params)
+        .map_err(|(knob, e)| fault(format!("targets[{ti}].{knob}"), e))?;
+    match &spec.work {
+        Work::Http(w) => check_http(w).map_err(|(field, message)| {
+            // A target's own rate replaces the load's.
+            let field = if field == Field::Rate.preset() && t.rate.is_some() {
+                format!("targets[{ti}].rate")
+            } else {
+                field.to_string()
+            };
+            let scaled = [
+                Field::Rate,
+                Field::Duration,
+                Field::Timeout,
+                Field::Interval,
+            ]
+            .iter()
+            .any(|f| f.preset() == field || field.ends_with(".rate"));
+            if scaled && scale != 1.0 {
+                fault(field, format!("{message} (at time-scale {scale})"))
+            } else {
+                fault(field, message)
+            }
+        }),
+        Work::Batch(b) => {
+            limits::check_batch(b).map_err(|(field, m)| fault(format!("batch.{field}"), m))
+        }
+    }
+}
