@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 
 use crate::io::Io;
 use crate::measure::Timings;
+use crate::spans::TaskTrace;
 use crate::tasks::{Task, TaskList};
 use crate::{runtime, Ctx, Outcome};
 
@@ -30,6 +31,7 @@ struct Shared {
     tasks: Arc<TaskList>,
     io: Io,
     timings: Arc<Timings>,
+    spans: Option<Arc<iolab_spans::Recorder>>,
     remaining: AtomicUsize,
     all_done: Notify,
 }
@@ -53,6 +55,7 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
         tasks: ctx.tasks.clone(),
         io: ctx.io.clone(),
         timings: ctx.timings.clone(),
+        spans: ctx.spans.clone(),
         remaining: AtomicUsize::new(n),
         all_done: Notify::new(),
     });
@@ -102,6 +105,8 @@ pub(crate) fn run(ctx: &Ctx, workers: u32, max_blocking: u32, style: IoStyle) ->
 /// sleeps until `issued + dur`; it ends at that deadline or at the ticker's
 /// later time (which lags by at most ~1 ms, tokio's own timer resolution).
 async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
+    let issued_at = sh.timings.start() + Duration::from_nanos(issued);
+    let trace = TaskTrace::of(sh.spans.as_ref(), i, issued_at);
     match (sh.tasks.get(i), style) {
         (Task::Io { dur }, IoStyle::Timer) if !sh.io.is_sleep() => {
             sh.timings.begin(i);
@@ -111,6 +116,7 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
                 Ok(()) => sh.timings.end(i),
                 Err(_) => sh.timings.fail(i),
             }
+            trace.waited_free(issued_at);
         }
         (Task::Io { dur }, IoStyle::Timer) => {
             let t = &sh.timings;
@@ -121,12 +127,15 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
             ))
             .await;
             t.end_at(i, deadline.max(t.coarse_ns()));
+            trace.waited_free(issued_at);
         }
-        (Task::Io { dur }, IoStyle::Offload) => {
+        (task @ Task::Io { dur }, IoStyle::Offload) => {
             let (t, io) = (sh.timings.clone(), sh.io.clone());
             let res = tokio::task::spawn_blocking(move || {
                 t.begin(i);
-                match io.block(dur) {
+                let ok = trace.on_thread(task, Some("offload"), || io.block(dur));
+                trace.done();
+                match ok {
                     Ok(()) => t.end(i),
                     Err(_) => t.fail(i),
                 }
@@ -135,19 +144,22 @@ async fn one(sh: Arc<Shared>, i: usize, style: IoStyle, issued: u64) {
             if res.is_err() {
                 sh.timings.fail(i);
             }
+            sh.finished(1);
+            return;
         }
-        (Task::Io { dur }, IoStyle::BlockLoop) => {
+        (task @ Task::Io { dur }, IoStyle::BlockLoop) => {
             sh.timings.begin(i);
-            match sh.io.block(dur) {
+            match trace.on_thread(task, None, || sh.io.block(dur)) {
                 Ok(()) => sh.timings.end(i),
                 Err(_) => sh.timings.fail(i),
             }
         }
-        (Task::Cpu { terms }, _) => {
+        (task @ Task::Cpu { terms }, _) => {
             sh.timings.begin(i);
-            leibniz(terms);
+            trace.on_thread(task, None, || leibniz(terms));
             sh.timings.end(i);
         }
     }
+    trace.done();
     sh.finished(1);
 }

@@ -18,6 +18,7 @@ mod loop_blocking;
 mod loop_offload;
 mod pool;
 mod sequential;
+mod spans;
 mod thread_per_request;
 
 use std::collections::BTreeMap;
@@ -55,10 +56,24 @@ pub fn run_with_io(
     io: &Io,
     cancel: &AtomicBool,
 ) -> BatchResult {
+    run_traced(spec, model, params, io, None, cancel)
+}
+
+/// [`run_with_io`], recording who held what for tasks `0..N` when `spans`
+/// is `Some(N)` (the result's `spans`; see [`spans`](crate::spans)).
+pub fn run_traced(
+    spec: &BatchSpec,
+    model: ModelKind,
+    params: &ModelParams,
+    io: &Io,
+    spans: Option<u32>,
+    cancel: &AtomicBool,
+) -> BatchResult {
     let io = io.fresh();
     let tasks = Arc::new(TaskList::draw(&spec.tasks, spec.seed));
     let n = tasks.len();
     let probe = Probe::start();
+    let recorder = spans.map(iolab_spans::Recorder::new);
     let timings = Timings::new(n);
     let ctx = Ctx {
         tasks: tasks.clone(),
@@ -66,6 +81,7 @@ pub fn run_with_io(
         cancel,
         cores: cores(),
         io: io.clone(),
+        spans: recorder.clone(),
     };
     let outcome = match &spec.master {
         Some(m) if m.worker == iolab_model::batch::WorkerKind::Timer => master_timer::run(&ctx, m),
@@ -120,6 +136,7 @@ pub fn run_with_io(
         cpu_utilisation: round3(peaks.cpu_utilisation),
         failure,
         counters,
+        spans: recorder.map(|r| r.timeline(iolab_model::spans::SpanSource::Batch)),
     }
 }
 
@@ -131,6 +148,8 @@ pub(crate) struct Ctx<'a> {
     pub cancel: &'a AtomicBool,
     pub cores: u32,
     pub io: Io,
+    /// The span sample, when one was asked for.
+    pub spans: Option<Arc<iolab_spans::Recorder>>,
 }
 
 impl Ctx<'_> {
@@ -144,11 +163,14 @@ impl Ctx<'_> {
 
     /// Run task `i` on this thread, blocking it, and time it.
     pub fn run_blocking(&self, i: usize) {
+        let trace = spans::TaskTrace::of(self.spans.as_ref(), i, self.timings.start());
+        let task = self.tasks.get(i);
         self.timings.begin(i);
-        match self.tasks.get(i).run_blocking(&self.io) {
+        match trace.on_thread(task, None, || task.run_blocking(&self.io)) {
             Ok(()) => self.timings.end(i),
             Err(_) => self.timings.fail(i),
         }
+        trace.done();
     }
 }
 

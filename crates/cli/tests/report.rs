@@ -196,3 +196,82 @@ fn saved_documents_rerender_by_their_schema() {
         }
     }
 }
+
+/// The timelines' zoom script runs in a real browser: headless Chromium
+/// loads the HTML report of the spans fixture, a probe script zooms the
+/// first timeline with a wheel event, and the DOM it dumps shows every
+/// timeline initialised, the zoomed run's two pictures (measured and
+/// predicted) narrowed together and the other run's left whole.
+#[test]
+fn chromium_runs_the_timeline_zoom() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let deps = Command::new(root.join("scripts/install-deps"))
+        .args(["chromium", "fonts-dejavu-core"])
+        .status()
+        .unwrap();
+    assert!(deps.success(), "scripts/install-deps chromium failed");
+    let dir = results("spans");
+    let html = dir.path().join("report.html");
+    iolab()
+        .arg("report")
+        .arg(dir.path())
+        .args(["-f", "html", "-o"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let probe = "<script>(function(){var s=document.querySelector('svg.timeline'),r=s.getBoundingClientRect();\
+        s.dispatchEvent(new WheelEvent('wheel',{deltaY:-100,clientX:r.left+r.width/2,clientY:r.top+r.height/2,bubbles:true,cancelable:true}));\
+        var out=[];document.querySelectorAll('svg.timeline').forEach(function(t){out.push([t.getAttribute('data-tl-group'),t.getAttribute('data-tl-ready'),t.getAttribute('data-tl-a'),t.getAttribute('data-tl-b'),t.getAttribute('data-tl-t1')].join(' '));});\
+        document.body.setAttribute('data-probe',out.join(';'));})();</script></body>";
+    std::fs::write(&html, page.replace("</body>", probe)).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-dev-shm-usage",
+            "--window-size=1400,2400",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", html.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let probe = dom
+        .split("data-probe=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_else(|| {
+            panic!(
+                "the probe did not run: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    // group ready a b t1, one per timeline: two runs x (measured, predicted).
+    let rows: Vec<Vec<&str>> = probe.split(';').map(|r| r.split(' ').collect()).collect();
+    assert_eq!(rows.len(), 4, "{probe}");
+    let num = |s: &str| s.parse::<f64>().unwrap();
+    for r in &rows {
+        assert_eq!(r[1], "1", "a timeline was not initialised: {probe}");
+    }
+    let (first, other): (Vec<_>, Vec<_>) = rows.iter().partition(|r| r[0] == rows[0][0]);
+    assert_eq!(first.len(), 2, "{probe}");
+    for r in &first {
+        let (a, b, t1) = (num(r[2]), num(r[3]), num(r[4]));
+        assert!(b - a < 0.9 * t1, "not zoomed: {probe}");
+        assert_eq!(
+            (r[2], r[3]),
+            (first[0][2], first[0][3]),
+            "not together: {probe}"
+        );
+    }
+    for r in &other {
+        assert_eq!((num(r[2]), num(r[3])), (0.0, num(r[4])), "moved: {probe}");
+    }
+}

@@ -128,6 +128,9 @@ pub struct BatchResult {
     /// `cap_waits`, `peak_io_in_flight`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub counters: BTreeMap<String, f64>,
+    /// Who held what, when, for a sample of the tasks (`iolab batch --spans N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spans: Option<crate::spans::Timeline>,
 }
 
 /// A model plus knobs, for batch runs that use [`ModelParams`].

@@ -73,6 +73,10 @@ pub struct RunSpec {
     pub params: ModelParams,
     /// The time-scale already applied to the values below.
     pub scale: f64,
+    /// Record who held what for a sample of this many requests (tasks): the
+    /// first N (see [`crate::spans`]); absent = no spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spans: Option<u32>,
     /// What the run does.
     pub work: Work,
 }

@@ -7,9 +7,9 @@
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`] and its [`shard`]s, [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
-//! [`capacity`]), what a request sends ([`request`]), how those are written
-//! and read back ([`files`]), and every bound on input
-//! with the machine's kernel limits ([`limits`]).
+//! [`capacity`], and the threads' timelines in [`spans`]), what a request
+//! sends ([`request`]), how those are written and read back ([`files`]),
+//! and every bound on input with the machine's kernel limits ([`limits`]).
 
 pub mod attack;
 pub mod batch;
@@ -29,6 +29,7 @@ pub mod runs;
 pub mod runtime;
 pub mod schedule;
 pub mod shard;
+pub mod spans;
 pub mod steps;
 pub mod telemetry;
 pub mod units;

@@ -122,6 +122,10 @@ pub struct RunRecord {
     /// whose steps call `pg`, `mc` or `http`), next to `attack.requests`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend_counts: Option<BackendCounts>,
+    /// Who held what, when: the measured and predicted timelines of a
+    /// sample of requests (runs whose spec asks for `spans`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spans: Option<crate::spans::RunSpans>,
     /// The knobs as the target ran them, where its runtime's own defaults
     /// filled in some the run left unset (absent: exactly `spec.params`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -268,6 +272,7 @@ mod tests {
                 runtime: Default::default(),
                 params: Default::default(),
                 scale: 1.0,
+                spans: None,
                 work: Work::Http(HttpWork {
                     steps: crate::steps::parse(steps).unwrap(),
                     driver: crate::Driver::constant(10.0, Duration::from_secs(1)),
@@ -287,6 +292,7 @@ mod tests {
             verify: None,
             prediction: None,
             backend_counts: Some(counts),
+            spans: None,
             host: None,
             effective_params: None,
         }

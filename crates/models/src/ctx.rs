@@ -28,6 +28,8 @@ pub struct Ctx {
     pub shutdown: Shutdown,
     /// How long in-flight work may finish after a shutdown.
     pub grace: Duration,
+    /// The span sample, when `--spans N` asked for one.
+    pub spans: Option<Arc<iolab_spans::Recorder>>,
 }
 
 impl Ctx {
@@ -40,6 +42,7 @@ impl Ctx {
             metrics: Metrics::default(),
             shutdown,
             grace: config.grace,
+            spans: config.spans.map(iolab_spans::Recorder::new),
         }
     }
 
@@ -50,13 +53,35 @@ impl Ctx {
         target: &str,
         run: impl FnOnce(&Step) -> StepResult,
     ) -> Reply {
+        self.answer_queued(method, target, None, run)
+    }
+
+    /// [`Ctx::answer`] for a request that waited for this thread since
+    /// `queued` (a pool's queue): a sampled request records that wait, then
+    /// running on this thread for the whole request ([`crate::spans`]).
+    pub fn answer_queued(
+        &self,
+        method: &str,
+        target: &str,
+        queued: Option<Instant>,
+        run: impl FnOnce(&Step) -> StepResult,
+    ) -> Reply {
         match self.quick(route(method, target)) {
             Ok(reply) => reply,
             Err(work) => {
                 let guard = self.metrics.start();
                 let t = Instant::now();
-                let result = run(&work.step);
-                self.finish(&work, result, t, guard)
+                let tag = crate::spans::admit(self);
+                let result = iolab_spans::on_thread(
+                    tag.as_ref(),
+                    queued,
+                    iolab_model::spans::SpanState::Running,
+                    None,
+                    || run(&work.step),
+                );
+                let reply = self.finish(&work, result, t, guard);
+                crate::spans::done(tag.as_ref(), queued.unwrap_or(t), &reply);
+                reply
             }
         }
     }
@@ -67,6 +92,7 @@ impl Ctx {
         Ok(match route {
             Route::Health => Reply::health(),
             Route::Metrics => Reply::metrics(self.metrics.render(&self.backends)),
+            Route::Spans { open } => crate::spans::reply(self.spans.as_deref(), open),
             Route::NotFound(path) => Reply::not_found(&path),
             Route::MethodNotAllowed(m) => Reply::method_not_allowed(&m),
             Route::Work(Err(msg)) => {

@@ -62,7 +62,7 @@ pub fn walk<'a, L: ServeIo>(
     Box::pin(async move {
         match step {
             Step::Cpu { terms } => {
-                leibniz(*terms);
+                iolab_spans::running(|| leibniz(*terms));
                 Ok(None)
             }
             Step::Io(call) => leaves.io(ctx, call).await,
@@ -162,8 +162,10 @@ async fn handle<E: AsyncSteps>(
         Err(work) => {
             let guard = ctx.metrics.start();
             let started = Instant::now();
-            let result = exec.run(&ctx, &work.step).await;
-            ctx.finish(&work, result, started, guard)
+            let (result, tag) = crate::spans::traced(&ctx, exec.run(&ctx, &work.step)).await;
+            let reply = ctx.finish(&work, result, started, guard);
+            crate::spans::done(tag.as_ref(), started, &reply);
+            reply
         }
     };
     Ok(to_response(reply))

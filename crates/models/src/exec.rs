@@ -65,13 +65,19 @@ impl Fanout for ScopedThreads {
         let Some((first, rest)) = children.split_first() else {
             return Ok(None);
         };
+        // A sampled request's child records its spans on its own thread.
+        let tag = iolab_spans::current();
         std::thread::scope(|scope| {
             let handles: Vec<_> = rest
                 .iter()
                 .map(|child| {
+                    let tag = tag.clone();
                     std::thread::Builder::new()
                         .stack_size(crate::THREAD_STACK)
-                        .spawn_scoped(scope, move || run(child))
+                        .spawn_scoped(scope, move || {
+                            let _current = tag.as_ref().map(iolab_spans::Tag::enter);
+                            run(child)
+                        })
                 })
                 .collect();
             let mine = run(first);
@@ -99,7 +105,7 @@ pub fn run_blocking(step: &Step, backends: &Backends, fanout: &dyn Fanout) -> St
             leibniz(*terms);
             Ok(None)
         }
-        Step::Io(call) => Ok(backends.fetch_blocking(call)?),
+        Step::Io(call) => Ok(iolab_spans::held(|| backends.fetch_blocking(call))?),
         Step::Seq(children) => {
             let mut last = None;
             for child in children {

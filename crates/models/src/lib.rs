@@ -24,6 +24,7 @@ pub mod running;
 pub mod sequential;
 pub mod shutdown;
 pub mod side_metrics;
+pub mod spans;
 pub mod thread_per_request;
 
 use std::net::TcpListener;
@@ -53,6 +54,8 @@ pub struct ServeConfig {
     pub backends: Arc<Backends>,
     /// After a shutdown, how long in-flight requests may take to finish.
     pub grace: Duration,
+    /// Record who held what for a sample of this many requests (`/spans`).
+    pub spans: Option<u32>,
 }
 
 impl ServeConfig {
@@ -63,6 +66,7 @@ impl ServeConfig {
             params: ModelParams::default(),
             backends: Arc::new(Backends::sleep_only()),
             grace: Duration::from_secs(5),
+            spans: None,
         }
     }
 }

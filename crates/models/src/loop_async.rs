@@ -24,7 +24,7 @@ impl LoopAsync {
 
 impl ServeIo for LoopAsync {
     fn io<'a>(&'a self, ctx: &'a Arc<Ctx>, call: &'a IoCall) -> BoxFuture<'a, StepResult> {
-        Box::pin(async move { Ok(ctx.backends.fetch_async(call).await?) })
+        Box::pin(async move { Ok(iolab_spans::free(ctx.backends.fetch_async(call)).await?) })
     }
 }
 

@@ -18,6 +18,8 @@ pub struct LoopBlocking;
 
 impl AsyncSteps for LoopBlocking {
     fn run<'a>(&'a self, ctx: &'a Arc<Ctx>, step: &'a Step) -> BoxFuture<'a, StepResult> {
-        Box::pin(async move { run_blocking(step, &ctx.backends, &InOrder) })
+        Box::pin(
+            async move { iolab_spans::running(|| run_blocking(step, &ctx.backends, &InOrder)) },
+        )
     }
 }

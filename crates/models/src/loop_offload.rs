@@ -46,9 +46,13 @@ impl ServeIo for LoopOffload {
         Box::pin(async move {
             ctx.metrics.queue();
             let (job_ctx, call) = (ctx.clone(), call.clone());
+            let tag = iolab_spans::current();
+            let queued = tag.as_ref().map(|_| std::time::Instant::now());
             let job = tokio::task::spawn_blocking(move || {
                 job_ctx.metrics.dequeue();
-                job_ctx.backends.fetch_blocking(&call)
+                crate::spans::offloaded(tag.as_ref(), queued, || {
+                    job_ctx.backends.fetch_blocking(&call)
+                })
             });
             match job.await {
                 Ok(r) => Ok(r?),

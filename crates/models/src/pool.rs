@@ -20,8 +20,9 @@ use std::collections::VecDeque;
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use iolab_model::spans::SpanState;
 use iolab_model::Step;
 
 use crate::accept;
@@ -37,8 +38,9 @@ use crate::{ServeError, THREAD_STACK};
 const MIN_SPARE: usize = 10;
 
 enum Job {
-    /// A connection with a request ready to read.
-    Conn(Conn),
+    /// A connection with a request ready to read, and since when it waits
+    /// (noted only while a span sample is open).
+    Conn(Conn, Option<Instant>),
     /// A `par(...)` child waiting for a thread.
     Child(Arc<Child>),
 }
@@ -120,7 +122,7 @@ impl Pool {
     fn push(self: &Arc<Self>, job: Job) {
         let grow = {
             let mut q = self.lock();
-            if matches!(job, Job::Conn(_)) {
+            if matches!(job, Job::Conn(..)) {
                 q.conns_waiting += 1;
                 self.ctx.metrics.queue();
             }
@@ -154,13 +156,17 @@ impl Pool {
     fn work_loop(self: Arc<Self>) {
         while let Some(job) = self.take() {
             match job {
-                Job::Conn(conn) => self.serve_conn(conn),
+                Job::Conn(conn, queued) => self.serve_conn(conn, queued),
                 Job::Child(child) => {
                     if child.claim() {
-                        child.finish(run_blocking(
-                            &child.step,
-                            &self.ctx.backends,
-                            &PoolFanout(&self),
+                        let run =
+                            || run_blocking(&child.step, &self.ctx.backends, &PoolFanout(&self));
+                        child.finish(iolab_spans::on_thread(
+                            child.tag.as_ref(),
+                            child.queued,
+                            SpanState::Running,
+                            None,
+                            run,
                         ));
                     }
                 }
@@ -172,7 +178,7 @@ impl Pool {
         let mut q = self.lock();
         loop {
             if let Some(job) = q.jobs.pop_front() {
-                if matches!(job, Job::Conn(_)) {
+                if matches!(job, Job::Conn(..)) {
                     q.conns_waiting -= 1;
                     self.ctx.metrics.dequeue();
                 }
@@ -190,7 +196,7 @@ impl Pool {
     }
 
     /// Read one request, answer it, and park the connection again.
-    fn serve_conn(self: &Arc<Self>, mut conn: Conn) {
+    fn serve_conn(self: &Arc<Self>, mut conn: Conn, queued: Option<Instant>) {
         let ctx = &self.ctx;
         let _ = conn.stream.set_read_timeout(Some(accept::TICK));
         let outcome = read_request(&mut conn.stream, &mut conn.buf, &|waited, _| {
@@ -198,7 +204,7 @@ impl Pool {
         });
         match outcome {
             Ok(Incoming::Request(req)) => {
-                let reply = ctx.answer(&req.method, &req.target, |step| {
+                let reply = ctx.answer_queued(&req.method, &req.target, queued, |step| {
                     run_blocking(step, &ctx.backends, &PoolFanout(self))
                 });
                 let keep = req.keep_alive && !ctx.shutdown.is_triggered();
@@ -210,7 +216,7 @@ impl Pool {
                     let _ = self.poller.park(conn);
                 } else {
                     // A pipelined request is already here: back of the queue.
-                    self.push(Job::Conn(conn));
+                    self.push(Job::Conn(conn, crate::spans::arrival(ctx)));
                 }
             }
             Ok(Incoming::Bad(reply)) => answer_and_linger(&mut conn.stream, &reply),
@@ -223,7 +229,7 @@ impl Pool {
         while !self.exit.load(Ordering::SeqCst) {
             let me = &self;
             let _ = self.poller.wait(Duration::from_millis(100), &mut |conn| {
-                me.push(Job::Conn(conn))
+                me.push(Job::Conn(conn, crate::spans::arrival(&me.ctx)))
             });
             if self.ctx.shutdown.is_triggered() {
                 // Idle keep-alive connections have nothing in flight: close them.
@@ -240,6 +246,9 @@ impl Pool {
 /// A `par(...)` child queued on the pool.
 struct Child {
     step: Step,
+    /// The sampled request it belongs to, and since when it waits.
+    tag: Option<iolab_spans::Tag>,
+    queued: Option<Instant>,
     claimed: AtomicBool,
     result: Mutex<Option<StepResult>>,
     done: Condvar,
@@ -278,8 +287,11 @@ impl Fanout for PoolFanout<'_> {
         let queued: Vec<Arc<Child>> = rest
             .iter()
             .map(|step| {
+                let tag = iolab_spans::current();
                 let child = Arc::new(Child {
                     step: step.clone(),
+                    queued: tag.as_ref().map(|_| Instant::now()),
+                    tag,
                     claimed: AtomicBool::new(false),
                     result: Mutex::new(None),
                     done: Condvar::new(),

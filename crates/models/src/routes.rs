@@ -17,6 +17,12 @@ pub enum Route {
     Health,
     /// `GET /metrics`.
     Metrics,
+    /// `GET /spans` (the sample so far) or `GET /spans?open` (start a new
+    /// one): the optional part of the contract (targets/README.md).
+    Spans {
+        /// `?open` was given.
+        open: bool,
+    },
     /// `GET /work?steps=...[&body=value]`, already parsed; `Err` is the 400 message.
     Work(Result<Work, String>),
     /// Any other path.
@@ -53,6 +59,9 @@ pub fn route(method: &str, target: &str) -> Route {
     match path {
         "/health" => Route::Health,
         "/metrics" => Route::Metrics,
+        "/spans" => Route::Spans {
+            open: query.is_some_and(|q| q.split('&').any(|p| p == "open")),
+        },
         "/work" => Route::Work(work(query)),
         other => Route::NotFound(other.to_string()),
     }

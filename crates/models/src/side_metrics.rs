@@ -2,7 +2,7 @@
 //! plain thread the model never uses, serving one short request at a time,
 //! so a saturated pool or a blocked event loop cannot starve the lab's view
 //! of the target (Spring Boot's management port does the same). It answers
-//! `/metrics` and `/health`; everything else is a 404.
+//! `/metrics`, `/health` and `/spans`; everything else is a 404.
 
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -36,7 +36,7 @@ fn serve(ctx: &Ctx, listener: &TcpListener) {
         let mut buf = Vec::new();
         let reply = match read_request(&mut stream, &mut buf, &|waited, _| waited < READ_LIMIT) {
             Ok(Incoming::Request(req)) => match route(&req.method, &req.target) {
-                r @ (Route::Metrics | Route::Health) => {
+                r @ (Route::Metrics | Route::Health | Route::Spans { .. }) => {
                     ctx.quick(r).unwrap_or_else(|_| unreachable())
                 }
                 _ => Reply::not_found(&req.target),

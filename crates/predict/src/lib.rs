@@ -8,6 +8,7 @@
 //!   what each model would do with the service so fitted.
 //! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
 //!   per run, with a sentence that explains it from the numbers.
+//! - [`predict_spans`]: who will hold what for a run's span sample.
 
 pub mod batch;
 pub mod calibration;
@@ -15,6 +16,7 @@ pub mod closed_form;
 mod explain;
 pub mod fit;
 pub mod sim;
+pub mod spans;
 
 use iolab_model::concurrency::Host;
 use iolab_model::driver::Driver;
@@ -24,6 +26,7 @@ use iolab_model::ModelKind;
 
 pub use batch::predict_batch;
 use sim::{simulate, Shape, SimInput, SimOutcome};
+pub use spans::predict_spans;
 
 /// Predict one run on `host` (a core count, or cores and the runtime's
 /// interpreter lock); `None` when the run's model or work has no simulation.

@@ -383,6 +383,7 @@ fn http_spec(
         runtime: Default::default(),
         params,
         scale,
+        spans: None,
         work: Work::Http(HttpWork {
             steps,
             driver: Driver::constant(load.rate, Duration::from_secs_f64(load.dur)),
@@ -589,6 +590,7 @@ fn showdown() -> RunsFile {
                 }),
                 prediction: Some(predict(&name, model, &params, &load)),
                 backend_counts: None,
+                spans: None,
                 host: None,
                 effective_params: None,
             });
@@ -693,6 +695,7 @@ fn e2_scaled() -> RunsFile {
                 .is_completed()
                 .then(|| predict(&name, model, &params, &load)),
             backend_counts: None,
+            spans: None,
             host: None,
             effective_params: None,
         });
@@ -745,6 +748,7 @@ fn batch_record(
         runtime: Default::default(),
         params,
         scale,
+        spans: None,
         work: Work::Batch(spec),
     };
     RunRecord {
@@ -761,6 +765,7 @@ fn batch_record(
         verify: None,
         prediction: None,
         backend_counts: None,
+        spans: None,
         host: None,
         effective_params: None,
     }

@@ -14,16 +14,18 @@ use iolab_model::predict::{PredictFile, Prediction};
 use iolab_report::{Document, Format, RenderError};
 
 /// (fixture, schema file) of every saved document, runs included.
-const DOCUMENTS: [(&str, &str); 9] = [
+const DOCUMENTS: [(&str, &str); 11] = [
     ("attack-open", "attack"),
     ("attack-refused", "attack"),
     ("batch-e3", "batch"),
+    ("batch-spans", "batch"),
     ("predict-showdown", "predict"),
     ("verify-pool", "verify"),
     ("showdown", "runs"),
     ("e1-workers", "runs"),
     ("e2-scaled-failed", "runs"),
     ("e3-calls", "runs"),
+    ("spans", "runs"),
 ];
 
 /// The fixtures that are not results folders (those have tests/render.rs).
@@ -109,6 +111,30 @@ fn json_documents_match_their_schemas() {
         let mut other = doc.clone();
         other["schema"] = "iolab.other/1".into();
         assert!(!v.is_valid(&other), "{name}: {kind} schema accepts any tag");
+    }
+}
+
+/// Every timeline in the fixtures (a served run's measured and predicted,
+/// a batch's) is an `iolab.spans/1` document by its own schema.
+#[test]
+fn timelines_match_the_spans_schema() {
+    let schema_path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../schema/spans.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).expect("schema compiles");
+    let runs: serde_json::Value = serde_json::from_str(&read("spans")).unwrap();
+    let batch: serde_json::Value = serde_json::from_str(&read("batch-spans")).unwrap();
+    let mut timelines = vec![&batch["runs"][0]["spans"]];
+    for r in runs["runs"].as_array().unwrap() {
+        timelines.push(&r["spans"]["measured"]);
+        timelines.push(&r["spans"]["predicted"]);
+    }
+    assert_eq!(timelines.len(), 5);
+    for t in timelines {
+        let errors: Vec<String> = v.iter_errors(t).map(|e| e.to_string()).take(3).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!t["spans"].as_array().unwrap().is_empty());
     }
 }
 

@@ -8,7 +8,13 @@ use std::path::PathBuf;
 use iolab_model::runs::RunsFile;
 use iolab_report::{charts, render, render_pngs, summary, Format};
 
-const FIXTURES: [&str; 4] = ["showdown", "e2-scaled-failed", "e1-workers", "e3-calls"];
+const FIXTURES: [&str; 5] = [
+    "showdown",
+    "e2-scaled-failed",
+    "e1-workers",
+    "e3-calls",
+    "spans",
+];
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.json"))
@@ -69,9 +75,17 @@ fn html_is_well_formed_and_self_contained() {
         let doc = roxmltree::Document::parse_with_options(&html, opts)
             .unwrap_or_else(|e| panic!("{name}: HTML is not well-formed: {e}"));
         let names: Vec<&str> = doc.descendants().map(|n| n.tag_name().name()).collect();
-        for banned in ["script", "link", "img", "iframe", "object", "embed"] {
+        for banned in ["link", "img", "iframe", "object", "embed"] {
             assert!(!names.contains(&banned), "{name}: has <{banned}>");
         }
+        // The one script is the timelines' inline zoom, on pages that have them.
+        let scripts: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("script"))
+            .collect();
+        let timelines = html.contains("class=\"chart timeline\"");
+        assert_eq!(scripts.len(), usize::from(timelines), "{name}: scripts");
+        assert!(scripts.iter().all(|s| s.attributes().len() == 0), "{name}");
         for n in doc.descendants() {
             for a in n.attributes() {
                 assert!(
@@ -82,7 +96,10 @@ fn html_is_well_formed_and_self_contained() {
                 );
             }
         }
-        assert!(!html.contains("url("), "{name}: CSS url()");
+        // url() only for a fragment of the page itself (a timeline's clip path).
+        for (i, _) in html.match_indices("url(") {
+            assert!(html[i..].starts_with("url(#"), "{name}: url() to elsewhere");
+        }
         assert!(!html.contains("@import"), "{name}: CSS @import");
         for (i, _) in html.match_indices("://") {
             let rest = &html[i..];
@@ -141,6 +158,14 @@ fn html_has_every_section_the_data_supports() {
     assert!(e2.contains("3,400"), "published E2 pool count shown");
     let e1 = text(&load("e1-workers"), Format::Html);
     assert!(e1.contains("Total time vs workers"));
+    let sp = text(&load("spans"), Format::Html);
+    assert!(
+        sp.contains("<section id=\"timeline\""),
+        "spans: timeline section"
+    );
+    assert!(sp.contains("pool(threads=2) · measured"));
+    assert!(sp.contains("pool(threads=2) · predicted"));
+    assert!(!sd.contains("<script"), "no script without timelines");
     let e3 = text(&load("e3-calls"), Format::Html);
     assert!(e3.contains("Total time vs number of calls"));
     assert!(e3.contains("100.1s"), "published E3 sequential total");
@@ -302,15 +327,23 @@ fn explanations_do_the_arithmetic() {
 
 #[test]
 fn pngs_are_written_for_every_chart() {
-    let runs = load("e3-calls");
+    for name in ["e3-calls", "spans"] {
+        let runs = load(name);
+        let dir = tempfile::tempdir().unwrap();
+        let files = render_pngs(&runs, dir.path()).unwrap();
+        assert_eq!(files.len(), charts::charts(&runs).len());
+        for f in &files {
+            let bytes = std::fs::read(f).unwrap();
+            assert!(bytes.starts_with(b"\x89PNG"), "{}", f.display());
+            let colours = iolab_report::distinct_colours(&bytes).unwrap();
+            assert!(colours > 8, "{}: only {colours} colours", f.display());
+        }
+    }
+    // The timelines are among them: measured and predicted for each run.
     let dir = tempfile::tempdir().unwrap();
-    let files = render_pngs(&runs, dir.path()).unwrap();
-    assert_eq!(files.len(), charts::charts(&runs).len());
-    for f in &files {
-        let bytes = std::fs::read(f).unwrap();
-        assert!(bytes.starts_with(b"\x89PNG"), "{}", f.display());
-        let colours = iolab_report::distinct_colours(&bytes).unwrap();
-        assert!(colours > 8, "{}: only {colours} colours", f.display());
+    render_pngs(&load("spans"), dir.path()).unwrap();
+    for f in ["timeline-pool-measured", "timeline-loop-async-predicted"] {
+        assert!(dir.path().join(format!("{f}.png")).is_file(), "{f}");
     }
 }
 

@@ -217,6 +217,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             runtime: Default::default(),
             params: params.clone(),
             scale: 1.0,
+            spans: None,
             work: Work::Http(HttpWork {
                 steps: steps.clone(),
                 driver: driver.clone(),

@@ -56,6 +56,9 @@ pub struct Args {
     /// After SIGINT/SIGTERM, how long in-flight requests may take to finish.
     #[arg(long, value_name = "DURATION", default_value = "5s")]
     pub grace: String,
+    /// Record who held what (queued, running on which thread, waiting on IO) for the first N requests: `GET /spans` answers them (iolab.spans/1), `GET /spans?open` starts a new sample [default: off].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub spans: Option<u32>,
     #[command(flatten)]
     pub knobs: KnobFlags,
     #[command(flatten)]
@@ -84,6 +87,7 @@ impl Args {
             backends: Arc::new(Backends::new(self.backends.config(&params))),
             params,
             grace: self.grace()?,
+            spans: self.spans,
         })
     }
 
@@ -178,6 +182,11 @@ fn local_addr(l: &TcpListener) -> Result<SocketAddr, CliError> {
 fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
     let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
     let m = Manifest::load(runtime).map_err(CliError::usage)?;
+    if args.spans.is_some() {
+        return Err(CliError::usage(format!(
+            "--spans: runtime {runtime} records no spans (only the built-in models do; see targets/README.md): remove --spans or --runtime"
+        )));
+    }
     if m.kind != RuntimeKind::Http {
         return Err(CliError::usage(format!(
             "runtime {runtime} runs batches, it serves nothing: use it from a batch preset"

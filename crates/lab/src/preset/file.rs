@@ -51,6 +51,21 @@ pub struct PresetFile {
     /// (read by `capacity::preset`; `iolab run` ignores it).
     #[serde(default)]
     pub capacity: Option<toml::Value>,
+    /// Who held what: a span sample of some runs (`[spans]`).
+    #[serde(default)]
+    pub spans: Option<SpansSection>,
+}
+
+/// `[spans]`: record who held what for the first `sample` requests (tasks)
+/// of the runs at the coordinates `when` names (all runs without it).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpansSection {
+    /// Requests (tasks) per run.
+    pub sample: Count,
+    /// Only the runs at these coordinates, e.g. `{ rate = 400 }`.
+    #[serde(default)]
+    pub when: Option<BTreeMap<String, toml::Value>>,
 }
 
 /// What runs do.

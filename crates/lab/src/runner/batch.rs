@@ -56,6 +56,15 @@ impl Ctx<'_> {
             }
             record.batch = Some(m);
         }
+        if spec.spans.is_some() {
+            // In runs.json a run's timeline is its `spans`, batch or served.
+            let measured = record.batch.as_mut().and_then(|b| b.spans.take());
+            let measured = measured.ok_or_else(|| match launch {
+                Launch::Runtime(m) => format!("batch runtime {} records no spans", m.name),
+                _ => "the batch recorded no spans".to_string(),
+            });
+            record.spans = Some(super::spans::record(measured, spec, self.cores));
+        }
         record
     }
 
@@ -77,11 +86,12 @@ impl Ctx<'_> {
             )?
         };
         Ok(Box::new(move || {
-            Ok(iolab_batch::run_with_io(
+            Ok(iolab_batch::run_traced(
                 b,
                 spec.model,
                 &spec.params,
                 &io,
+                spec.spans,
                 &self.opts.cancel,
             ))
         }))

@@ -65,7 +65,7 @@ impl Ctx<'_> {
             self.observer.stage(spec, Stage::Measuring);
             let plan = attack_plan(&running.base, w, w.driver.clone(), &self.gen_cpus);
             match self.attack(spec, Stage::Measuring, &plan) {
-                Ok((result, cancelled)) => {
+                Ok((result, cancelled, _rows)) => {
                     if result.started_unix_ms > 0 {
                         zero = result.started_unix_ms as f64;
                     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use iolab_model::attack::AttackResult;
 use iolab_model::experiment::{HttpWork, RunSpec};
 use iolab_model::runs::{BackendCounts, Outcome, RunRecord, Spread};
+use iolab_model::spans::RunSpans;
 use iolab_model::telemetry::Telemetry;
 use iolab_model::verify::VerifyReport;
 
@@ -25,6 +26,9 @@ pub(super) struct Rep {
     pub(super) telemetry: Telemetry,
     pub(super) verify: Option<VerifyReport>,
     pub(super) backend_counts: Option<BackendCounts>,
+    /// Every request of the measured load, when spans were asked for.
+    pub(super) rows: Vec<iolab_loadgen::RequestRow>,
+    pub(super) spans: Option<RunSpans>,
 }
 
 impl Rep {
@@ -35,6 +39,8 @@ impl Rep {
             telemetry: Telemetry::default(),
             verify: None,
             backend_counts: None,
+            rows: Vec::new(),
+            spans: None,
         }
     }
 }
@@ -98,6 +104,7 @@ impl Ctx<'_> {
         }
         record.attack = reps[median].attack.take();
         record.backend_counts = reps[median].backend_counts.take();
+        record.spans = reps[median].spans.take();
         record.telemetry = std::mem::take(&mut reps[median].telemetry);
         record
     }
@@ -153,7 +160,17 @@ impl Ctx<'_> {
             series: Vec::new(),
         });
         self.warm_up(spec, w, &target, &metrics);
+        let opened = spec
+            .spans
+            .map(|_| super::spans::offered(launch).and_then(|()| super::spans::open(&metrics)));
         let zero = self.measure(spec, w, &mut target, &mut rep, slot);
+        rep.spans = opened.map(|opened| {
+            let measured = opened.and_then(|()| match &rep.attack {
+                Some(a) => super::spans::read(&metrics, a, &rep.rows, w.timeout),
+                None => Err("nothing was measured".to_string()),
+            });
+            super::spans::record(measured, spec, self.cores)
+        });
         rep.telemetry = sampler.finish(zero);
         if let Some(d) = target.exit_detail() {
             rep.outcome = Outcome::TargetDied { detail: d };
@@ -201,13 +218,16 @@ impl Ctx<'_> {
             plan.shard = Some(s.shard);
             plan.start_at_unix_ms = slot;
         }
+        // The client's view of the spans' sample: one row per request.
+        plan.record_requests = spec.spans.is_some();
         let counted = self.backends.only(Needs::of_steps(&w.steps).kinds());
         let before = read_counts(&counted);
         zero = telemetry::unix_ms();
         let measured = self.attack(spec, Stage::Measuring, &plan);
         rep.backend_counts = before.map(|b| counts_since(&counted, b));
         match measured {
-            Ok((result, cancelled)) => {
+            Ok((result, cancelled, rows)) => {
+                rep.rows = rows;
                 if result.started_unix_ms > 0 {
                     zero = result.started_unix_ms as f64;
                 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use iolab_loadgen::{AttackError, Hooks, Progress};
+use iolab_loadgen::{AttackError, Hooks, Progress, RequestRow};
 use iolab_model::attack::{AttackPlan, AttackResult};
 use iolab_model::experiment::{HttpWork, RunSpec};
 use iolab_model::Driver;
@@ -66,14 +66,14 @@ pub(super) fn warmup_driver(d: &Driver, warmup: Duration) -> Option<Driver> {
 }
 
 impl Ctx<'_> {
-    /// One attack with live progress forwarded to the observer; the result
-    /// and whether it was cancelled.
+    /// One attack with live progress forwarded to the observer; the result,
+    /// whether it was cancelled, and its request rows (`plan.record_requests`).
     pub(super) fn attack(
         &self,
         spec: &RunSpec,
         stage: Stage,
         plan: &AttackPlan,
-    ) -> Result<(AttackResult, bool), AttackError> {
+    ) -> Result<(AttackResult, bool, Vec<RequestRow>), AttackError> {
         let slot: Arc<Mutex<Option<Progress>>> = Arc::new(Mutex::new(None));
         let writer = Arc::clone(&slot);
         let hooks = Hooks {
@@ -97,7 +97,7 @@ impl Ctx<'_> {
             });
             let out = iolab_loadgen::attack(plan, &hooks);
             done.store(true, Ordering::Relaxed);
-            out.map(|r| (r.result, r.cancelled))
+            out.map(|r| (r.result, r.cancelled, r.requests))
         })
     }
 

@@ -9,7 +9,9 @@
 //!
 //! One file per stage: [`http`] (a served run and its repetitions),
 //! [`load`] (the attacks and the settle between them), [`gate`] (the verify
-//! gate), [`foreign`] (a user's own service: no gate, its own request), [`batch`] (batches, in process or on a batch runtime).
+//! gate), [`foreign`] (a user's own service: no gate, its own request),
+//! [`batch`] (batches, in process or on a batch runtime), [`slots`] (when
+//! each run starts in a sharded experiment), [`spans`] (who held what).
 
 mod batch;
 mod foreign;
@@ -17,6 +19,7 @@ mod gate;
 mod http;
 mod load;
 pub mod slots;
+mod spans;
 
 pub(crate) use http::spread;
 
@@ -311,6 +314,7 @@ impl<'a> Ctx<'a> {
             verify: None,
             prediction: None,
             backend_counts: None,
+            spans: None,
             host: None,
             effective_params: None,
         }

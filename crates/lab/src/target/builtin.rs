@@ -23,6 +23,9 @@ pub(super) fn argv(exe: &Path, spec: &RunSpec, opts: &StartOptions) -> Vec<Strin
     if opts.separate_metrics {
         argv.extend(["--metrics-port".into(), "0".into()]);
     }
+    if let Some(n) = spec.spans {
+        argv.extend(["--spans".into(), n.to_string()]);
+    }
     argv.extend(spec.params.flags());
     argv.extend(opts.backends.serve_flags());
     argv

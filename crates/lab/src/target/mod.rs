@@ -156,6 +156,18 @@ pub fn predict_plan(
         .collect()
 }
 
+/// The predicted timeline of a run's span sample, as its target would run it.
+pub fn predict_spans(spec: &RunSpec, cores: u32) -> Option<iolab_model::spans::Timeline> {
+    match Launch::of(spec, Path::new("iolab")) {
+        Ok(l) => {
+            let mut effective = spec.clone();
+            effective.params = l.effective(spec, cores);
+            iolab_predict::predict_spans(&effective, l.host(cores))
+        }
+        Err(_) => iolab_predict::predict_spans(spec, cores),
+    }
+}
+
 /// Predict one run as its target would run it (see [`predict_plan`]).
 pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::Prediction> {
     match Launch::of(spec, Path::new("iolab")) {

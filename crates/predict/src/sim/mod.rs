@@ -13,6 +13,7 @@ pub mod histogram;
 pub mod program;
 mod queue;
 mod resource;
+mod trace;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -103,9 +104,22 @@ fn per_second(n: u64, s: f64) -> f64 {
 /// Run the simulation to its end: the open loop's schedule plus one timeout
 /// (nothing after that can change a client's result), or a closed loop's bound.
 pub fn simulate(input: &SimInput<'_>) -> SimOutcome {
-    let concurrency = match input.driver {
+    engine::Engine::new(input).run(concurrency(input))
+}
+
+fn concurrency(input: &SimInput<'_>) -> u32 {
+    match input.driver {
         Driver::Closed { concurrency, .. } => *concurrency,
         Driver::Open { .. } => 0,
-    };
-    engine::Engine::new(input).run(concurrency)
+    }
+}
+
+/// The spans of the first `size` requests of the same run ([`trace`]): it
+/// runs only until every one of them has its answer and its client's result.
+pub fn simulate_spans(input: &SimInput<'_>, size: u32) -> iolab_model::spans::Timeline {
+    let mut engine = engine::Engine::new(input);
+    let timeout_ms = input.timeout.as_secs_f64() * 1e3;
+    engine.trace = Some(Box::new(trace::Trace::new(size, input.shape, timeout_ms)));
+    engine.drive(concurrency(input));
+    engine.trace.take().expect("set above").finish()
 }

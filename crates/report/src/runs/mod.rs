@@ -4,7 +4,8 @@
 //!
 //! [`summary`] flattens each run into a [`RunRow`](summary::RunRow);
 //! [`groups`] gathers runs that faced the same load; [`table`] lays a group
-//! out as a grid; [`charts`] draws the figures the HTML page and `--png` share.
+//! out as a grid; [`charts`] draws the figures the HTML page and `--png` share,
+//! thread timelines ([`timeline`]) among them.
 
 pub mod charts;
 mod compare;
@@ -17,6 +18,7 @@ mod published;
 pub mod summary;
 mod table;
 mod terminal;
+mod timeline;
 
 use std::path::{Path, PathBuf};
 

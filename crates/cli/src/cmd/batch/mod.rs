@@ -67,6 +67,9 @@ pub struct Args {
     /// Print `iolab.batch/1` JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Record who held what (queued, running on which thread, waiting on IO) for tasks 0..N of each run, in the JSON's `spans` [default: a preset's `[spans]`, else off].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub spans: Option<u32>,
     /// Knobs; `--workers` takes a list: W of a master (E1), else event-loop
     /// threads, one run each.
     #[command(flatten)]
@@ -117,7 +120,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             _ => {
                 let io = ios.iter().find(|io| io.kind() == spec.io_backend);
                 let io = io.expect("a client for every run's backend");
-                iolab_batch::run_with_io(spec, r.model, &r.params, io, cancel)
+                let spans = args.spans.or(r.spans);
+                iolab_batch::run_traced(spec, r.model, &r.params, io, spans, cancel)
             }
         });
         res.params

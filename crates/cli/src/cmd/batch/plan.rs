@@ -53,6 +53,7 @@ fn run_spec(model: ModelKind, params: ModelParams, spec: BatchSpec, scale: f64) 
         runtime: Default::default(),
         params,
         scale,
+        spans: None,
         work: Work::Batch(spec),
     }
 }

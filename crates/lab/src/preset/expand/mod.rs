@@ -2,12 +2,14 @@
 //! more than one field, the sweep's cartesian product, the time-scale, and
 //! every check a run's target needs before anything starts (the same checks
 //! for `--dry-run` and for a real run). One file per table: [`target`]
-//! (`[[targets]]`, and [`foreign`] for a user's own service), [`load`] (`[load]`), [`batch`] (`[batch]`).
+//! (`[[targets]]`, and [`foreign`] for a user's own service), [`load`] (`[load]`), [`batch`] (`[batch]`),
+//! [`spans`] (`[spans]`).
 
 mod batch;
 mod bounds;
 mod foreign;
 mod load;
+mod spans;
 mod target;
 
 use std::collections::{BTreeMap, HashSet};
@@ -100,6 +102,9 @@ pub fn expand(
         }
     }
     unique_names(&runs)?;
+    if let Some(s) = &file.spans {
+        spans::apply(s, &mut runs)?;
+    }
     Ok(ExperimentPlan {
         name: file.name,
         description: file.description,
@@ -198,6 +203,7 @@ fn run_of(
         runtime: t.runtime.clone(),
         params: target::params_of(&pick, t),
         scale,
+        spans: None,
         work,
     }
 }

@@ -37,6 +37,9 @@ impl Engine<'_> {
         self.deadlines
             .push_back((self.now + self.timeout_ns, slot, r.gen));
         self.in_server += 1;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.sent(slot, self.now);
+        }
         self.admit(slot);
         // after admission, so a refused request never counts as in the server
         self.peak_in_server = self.peak_in_server.max(self.in_server);
@@ -49,6 +52,9 @@ impl Engine<'_> {
         let held = std::mem::take(&mut r.holds_thread);
         let (waiting, accepted, sent) = (r.waiting, r.accepted, r.sent);
         r.waiting = false;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.answered(slot, now, failure, waiting);
+        }
         self.in_server -= 1;
         if failure.is_none() {
             self.completed += 1;
@@ -78,6 +84,9 @@ impl Engine<'_> {
         };
         if held {
             if let Some(w) = self.threads.as_mut().and_then(Resource::release) {
+                if let Some(t) = self.trace.as_deref_mut() {
+                    t.thread_taken(w.slot, now);
+                }
                 self.reqs[w.slot as usize].holds_thread = true;
                 self.start_node(w.slot, 0);
             }
@@ -118,6 +127,9 @@ impl Engine<'_> {
         }
         r.waiting = false;
         let sent = r.sent;
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.client_done(slot, self.now, iolab_model::spans::ClientOutcome::Timeout);
+        }
         self.count_error("timeout");
         self.first_timeout_sent.get_or_insert(sent);
         // the client closes its connection; the server keeps the request

@@ -95,6 +95,8 @@ pub(super) struct Engine<'a> {
     window_ns: u64,
     first_timeout_sent: Option<u64>,
     last_answer: u64,
+    /// The spans of the first requests, when asked for ([`super::trace`]).
+    pub(super) trace: Option<Box<super::trace::Trace>>,
 }
 
 impl<'a> Engine<'a> {
@@ -175,11 +177,18 @@ impl<'a> Engine<'a> {
             window_ns,
             first_timeout_sent: None,
             last_answer: 0,
+            trace: None,
         }
     }
 
     /// Run to the end and report.
     pub(super) fn run(mut self, concurrency: u32) -> SimOutcome {
+        self.drive(concurrency);
+        self.outcome()
+    }
+
+    /// Run to the end (or, when tracing, until the sample is complete).
+    pub(super) fn drive(&mut self, concurrency: u32) {
         let horizon = match &mut self.source {
             Source::Open(arrivals) => {
                 if let Some(t) = arrivals.next() {
@@ -205,7 +214,7 @@ impl<'a> Engine<'a> {
                 (None, Some(d)) => d,
                 (Some(e), Some(d)) => e.min(d),
             };
-            if t > horizon {
+            if t > horizon || self.trace.as_ref().is_some_and(|t| t.complete()) {
                 break;
             }
             self.now = t;
@@ -217,7 +226,6 @@ impl<'a> Engine<'a> {
                 self.deadline(slot, gen);
             }
         }
-        self.outcome()
     }
 
     pub(super) fn outcome(self) -> SimOutcome {

@@ -38,6 +38,9 @@ impl Engine<'_> {
                     node: 0,
                     then: Then::Start,
                 }) {
+                    if let Some(t) = self.trace.as_deref_mut() {
+                        t.thread_taken(slot, self.now);
+                    }
                     self.reqs[slot as usize].holds_thread = true;
                     self.start_node(slot, 0);
                 }
@@ -60,6 +63,9 @@ impl Engine<'_> {
             }
             Op::Io { .. } => {
                 self.reqs[slot as usize].pending += 1;
+                if let Some(t) = self.trace.as_deref_mut() {
+                    t.io_asked(slot, node, self.now);
+                }
                 let go = match self.offload.as_mut() {
                     Some(off) => off.acquire(Waiter {
                         slot,
@@ -91,6 +97,9 @@ impl Engine<'_> {
         let Op::Io { ns, pg } = self.prog.nodes[node as usize].op else {
             unreachable!("io_begin on a non-IO node")
         };
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.io_begin(slot, node, self.now, self.offload.is_some());
+        }
         if pg {
             let id = self.next_pg_id;
             self.next_pg_id += 1;
@@ -129,6 +138,9 @@ impl Engine<'_> {
                 }
             }
             Op::Io { pg, .. } => {
+                if let Some(t) = self.trace.as_deref_mut() {
+                    t.io_end(slot, node, self.now);
+                }
                 if pg {
                     self.release_pg();
                 }

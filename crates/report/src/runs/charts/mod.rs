@@ -5,6 +5,7 @@ mod batch;
 mod series;
 mod spectrum;
 mod sweep;
+pub(crate) mod timeline;
 
 use iolab_model::runs::{RunRecord, RunsFile};
 
@@ -32,6 +33,8 @@ pub enum Section {
     Batch,
     /// Per-run time series.
     Series,
+    /// Thread timelines (who held what).
+    Timeline,
 }
 
 /// Every chart the results support, in report order.
@@ -39,6 +42,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     let mut out = Vec::new();
     out.extend(sweep::charts(file));
     out.extend(batch::charts(file));
+    out.extend(timeline::charts(file));
     out.extend(spectrum::charts(file));
     out.extend(series::charts(file));
     out.retain(|c| c.points > 0);

@@ -1,7 +1,9 @@
 //! The HTML report: one self-contained XHTML-compatible file with inline CSS
-//! and inline SVG charts; no script, no font, image or link from anywhere.
+//! and inline SVG charts; no font, image or link from anywhere, and no
+//! script but the timelines' inline zoom (when the results have timelines).
 
 mod sections;
+mod timeline;
 
 use iolab_model::runs::RunsFile;
 
@@ -30,6 +32,7 @@ pub fn render(file: &RunsFile) -> String {
         batch.iter().for_each(|c| body.push_str(&c.svg));
         body.push_str("</div></section>");
     }
+    body.push_str(&timeline::section(file, pick(Section::Timeline).collect()));
     body.push_str(&sections::predictions(file));
     body.push_str(&sections::published(file));
     body.push_str(&sections::tables(file));
