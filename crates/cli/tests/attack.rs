@@ -169,7 +169,18 @@ fn bad_input_is_one_line_and_exit_2() {
     let url = server();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["ftp://127.0.0.1/", "-r", "1", "-d", "1s"], "http://"),
-        (vec!["https://127.0.0.1/", "-r", "1", "-d", "1s"], "https"),
+        (
+            vec![
+                "https://127.0.0.1:1/",
+                "-r",
+                "1",
+                "-d",
+                "1s",
+                "--engine",
+                "io_uring",
+            ],
+            "TLS",
+        ),
         (vec![&url, "--rate", "0", "-d", "1s"], "> 0"),
         (vec![&url, "--rate=-5", "-d", "1s"], "> 0"),
         (

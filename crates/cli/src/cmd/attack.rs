@@ -115,8 +115,8 @@ pub struct Args {
     #[arg(long)]
     pub spin: bool,
     /// Event-loop engine of the generator threads; both keep the same
-    /// schedule and books, io_uring spends less CPU per request.
-    #[arg(long, value_enum, default_value = "auto")]
+    /// schedule and books (io_uring: experimental, see docs/attack.md).
+    #[arg(long, value_enum, default_value = "epoll")]
     pub engine: EngineArg,
     /// No progress line.
     #[arg(long, short = 'q')]

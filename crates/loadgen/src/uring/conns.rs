@@ -230,8 +230,8 @@ impl<'a> Conns<'a> {
     /// Send the request and post the receive of its answer.
     fn exchange(&mut self, slot: u32) -> io::Result<()> {
         let s = &mut self.slots[slot as usize];
-        s.reader.reset();
         let req = self.ctx.next_request();
+        s.reader.reset(req.starts_with(b"HEAD "));
         let mut send = opcode::Send::new(types::Fd(s.fd), req.as_ptr(), req.len() as u32)
             .flags(libc::MSG_NOSIGNAL | libc::MSG_WAITALL)
             .build()

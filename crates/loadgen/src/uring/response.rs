@@ -35,12 +35,18 @@ pub enum Fed {
 pub struct Reader {
     len: usize,
     phase: Phase,
+    /// The request was `HEAD`: the answer ends at its head, whatever its
+    /// Content-Length says.
+    head_only: bool,
 }
 
 impl Reader {
-    /// Ready for a new answer.
-    pub fn reset(&mut self) {
-        *self = Reader::default();
+    /// Ready for the answer to a new request (`head_only` for a `HEAD`).
+    pub fn reset(&mut self, head_only: bool) {
+        *self = Reader {
+            head_only,
+            ..Reader::default()
+        };
     }
 
     /// Offset in the buffer the next receive writes at (also given by [`Fed::More`]).
@@ -95,7 +101,10 @@ impl Reader {
         let (status, reusable, framing, head_len) = match resp.parse(&buf[..len]) {
             Ok(httparse::Status::Complete(head_len)) => {
                 let status = resp.code.unwrap_or(0);
-                let (reusable, framing) = framing_of(&resp, status)?;
+                let (reusable, mut framing) = framing_of(&resp, status)?;
+                if self.head_only {
+                    framing = Framing::Length(0);
+                }
                 (status, reusable, framing, head_len)
             }
             Ok(httparse::Status::Partial) if len < MAX_HEAD => {
