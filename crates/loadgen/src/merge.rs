@@ -177,6 +177,22 @@ fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
 }
 
 /// One series point per interval, on the run clock (t rounded to 1 us).
+/// The intervals' latency histograms on the run's clock (for `--hdr`).
+pub(crate) fn interval_histograms(
+    intervals: Vec<Interval>,
+    interval: Duration,
+) -> Vec<IntervalHistogram> {
+    intervals
+        .into_iter()
+        .enumerate()
+        .map(|(i, iv)| IntervalHistogram {
+            start: interval * i as u32,
+            duration: interval,
+            histogram: iv.latency,
+        })
+        .collect()
+}
+
 pub(crate) fn series(intervals: &[Interval], interval: Duration) -> Vec<SeriesPoint> {
     intervals
         .iter()
@@ -336,16 +352,7 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         ),
         merged: None,
     };
-    let intervals = m
-        .intervals
-        .into_iter()
-        .enumerate()
-        .map(|(i, iv)| IntervalHistogram {
-            start: interval * i as u32,
-            duration: interval,
-            histogram: iv.latency,
-        })
-        .collect();
+    let intervals = interval_histograms(m.intervals, interval);
     AttackReport {
         result,
         cancelled,

@@ -64,22 +64,8 @@ impl Ctx<'_> {
         } else {
             self.observer.stage(spec, Stage::Measuring);
             let plan = attack_plan(&running.base, w, w.driver.clone(), &self.gen_cpus);
-            match self.attack(spec, Stage::Measuring, &plan) {
-                Ok((result, cancelled, _rows)) => {
-                    if result.started_unix_ms > 0 {
-                        zero = result.started_unix_ms as f64;
-                    }
-                    if cancelled {
-                        rep.outcome = Outcome::Interrupted;
-                    }
-                    rep.attack = Some(result);
-                }
-                Err(e) => {
-                    rep.outcome = Outcome::Skipped {
-                        detail: format!("load generator refused the plan: {e}"),
-                    };
-                }
-            }
+            let measured = self.attack(spec, Stage::Measuring, &plan);
+            zero = rep.keep_measured(measured, zero);
         }
         if let Some(s) = sampler {
             rep.telemetry = s.finish(zero);

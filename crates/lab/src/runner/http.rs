@@ -5,6 +5,7 @@
 use std::thread;
 use std::time::Duration;
 
+use iolab_loadgen::{AttackError, RequestRow};
 use iolab_model::attack::AttackResult;
 use iolab_model::experiment::{HttpWork, RunSpec};
 use iolab_model::runs::{BackendCounts, Outcome, RunRecord, Spread};
@@ -27,7 +28,7 @@ pub(super) struct Rep {
     pub(super) verify: Option<VerifyReport>,
     pub(super) backend_counts: Option<BackendCounts>,
     /// Every request of the measured load, when spans were asked for.
-    pub(super) rows: Vec<iolab_loadgen::RequestRow>,
+    pub(super) rows: Vec<RequestRow>,
     pub(super) spans: Option<RunSpans>,
 }
 
@@ -41,6 +42,37 @@ impl Rep {
             backend_counts: None,
             rows: Vec::new(),
             spans: None,
+        }
+    }
+
+    /// Keep what the measured load gave (its result and rows, or why there
+    /// is none); returns the run's time zero, Unix ms: the load's own start
+    /// when it has one, else `zero`.
+    pub(super) fn keep_measured(
+        &mut self,
+        measured: Result<(AttackResult, bool, Vec<RequestRow>), AttackError>,
+        zero: f64,
+    ) -> f64 {
+        match measured {
+            Ok((result, cancelled, rows)) => {
+                self.rows = rows;
+                if cancelled {
+                    self.outcome = Outcome::Interrupted;
+                }
+                let zero = if result.started_unix_ms > 0 {
+                    result.started_unix_ms as f64
+                } else {
+                    zero
+                };
+                self.attack = Some(result);
+                zero
+            }
+            Err(e) => {
+                self.outcome = Outcome::Skipped {
+                    detail: format!("load generator refused the plan: {e}"),
+                };
+                zero
+            }
         }
     }
 }
@@ -225,24 +257,7 @@ impl Ctx<'_> {
         zero = telemetry::unix_ms();
         let measured = self.attack(spec, Stage::Measuring, &plan);
         rep.backend_counts = before.map(|b| counts_since(&counted, b));
-        match measured {
-            Ok((result, cancelled, rows)) => {
-                rep.rows = rows;
-                if result.started_unix_ms > 0 {
-                    zero = result.started_unix_ms as f64;
-                }
-                if cancelled {
-                    rep.outcome = Outcome::Interrupted;
-                }
-                rep.attack = Some(result);
-            }
-            Err(e) => {
-                rep.outcome = Outcome::Skipped {
-                    detail: format!("load generator refused the plan: {e}"),
-                };
-            }
-        }
-        zero
+        rep.keep_measured(measured, zero)
     }
 
     pub(super) fn stop(&self, spec: &RunSpec, target: &mut Target) {

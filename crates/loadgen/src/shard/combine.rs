@@ -19,7 +19,7 @@ use iolab_model::attack::{
 };
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
-use crate::merge::{add, encode, latency_summary, series, spectrum};
+use crate::merge::{add, encode, interval_histograms, latency_summary, series, spectrum};
 use crate::recorder::Interval;
 use crate::IntervalHistogram;
 
@@ -71,16 +71,7 @@ pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
     result.check_accounting().map_err(|e| {
         format!("the merged counts do not balance ({e}): a shard document was edited or is corrupt")
     })?;
-    let intervals = acc
-        .intervals
-        .into_iter()
-        .enumerate()
-        .map(|(i, iv)| IntervalHistogram {
-            start: interval * i as u32,
-            duration: interval,
-            histogram: iv.latency,
-        })
-        .collect();
+    let intervals = interval_histograms(acc.intervals, interval);
     Ok(Merged { result, intervals })
 }
 
