@@ -15,6 +15,7 @@ use crate::clock::{now_ns, ClockBase, PreciseTimer};
 use crate::recorder::{Live, Recorder};
 use crate::shard;
 use crate::tls::Tls;
+pub use crate::work::Work;
 use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.
@@ -86,12 +87,12 @@ pub struct RunOutput {
 }
 
 /// A duration in nanoseconds, saturating (a week is 6e14 ns: far from it).
-fn ns(d: Duration) -> u64 {
+pub(crate) fn ns(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// `share` of `total` for thread `i` of `n` (as even as possible).
-fn share(total: u64, i: usize, n: usize) -> u64 {
+pub(crate) fn share(total: u64, i: usize, n: usize) -> u64 {
     total / n as u64 + u64::from((i as u64) < total % n as u64)
 }
 
@@ -309,50 +310,6 @@ fn thread_wait_s() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(ns as f64 / 1e9)
-}
-
-/// What one generator thread sends: its share of the plan (and of its
-/// shard), the same for every engine.
-pub enum Work {
-    /// Its round-robin share of the schedule, on at most `cap` connections.
-    Open { schedule: Schedule, cap: usize },
-    /// `clients` clients sharing `requests` (if bounded) until `end_ns`.
-    Closed {
-        clients: usize,
-        requests: Option<u64>,
-        end_ns: u64,
-    },
-}
-
-impl Work {
-    /// Connections this thread may hold at once.
-    pub fn slots(&self) -> usize {
-        match self {
-            Work::Open { cap, .. } => *cap,
-            Work::Closed { clients, .. } => *clients,
-        }
-    }
-
-    fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> Work {
-        match &plan.driver {
-            Driver::Open { phases, arrival } => Work::Open {
-                schedule: shard::thread_schedule(plan, phases, *arrival, i, threads),
-                cap: share(shard::connection_cap(plan), i, threads) as usize,
-            },
-            Driver::Closed {
-                concurrency,
-                requests,
-                duration,
-            } => {
-                let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
-                Work::Closed {
-                    clients: share(clients, i, threads) as usize,
-                    requests: requests.map(|n| share(n, i, threads)),
-                    end_ns: duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d))),
-                }
-            }
-        }
-    }
 }
 
 fn thread_main(

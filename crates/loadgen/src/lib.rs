@@ -32,6 +32,7 @@ mod tls;
 mod uring;
 mod validate;
 mod wire;
+mod work;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
