@@ -148,60 +148,10 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     Ok(plan)
 }
 
+/// The plan of `--steps` and the load flags: one run per model asked for
+/// (every built-in one by default), all under the same load.
 fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError> {
-    let Some(steps) = &args.steps else {
-        return Err(CliError::usage(
-            "give a preset (e.g. `iolab predict showdown`) or --steps with --rate or --concurrency (e.g. --steps sleep:1000 --rate 450)",
-        ));
-    };
-    let steps =
-        iolab_model::steps::parse(steps).map_err(|e| CliError::usage(format!("--steps: {e}")))?;
-    let duration =
-        parse_duration(&args.duration).map_err(|e| CliError::usage(format!("--duration: {e}")))?;
-    let timeout =
-        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    if duration.is_zero() || timeout.is_zero() {
-        return Err(CliError::usage(
-            "--duration and --timeout must be above zero",
-        ));
-    }
-    let driver = match (args.rate, args.concurrency) {
-        (Some(rate), None) => Driver::Open {
-            phases: vec![Phase::hold(rate, duration)],
-            arrival: args
-                .poisson
-                .map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
-        },
-        (None, Some(0)) => return Err(CliError::usage("--concurrency: give at least 1 client")),
-        (None, Some(c)) if c > iolab_model::limits::MAX_CONNECTIONS => {
-            return Err(CliError::usage(format!(
-                "--concurrency {c}: at most {} clients",
-                iolab_model::limits::MAX_CONNECTIONS
-            )))
-        }
-        (None, Some(c)) => Driver::Closed {
-            concurrency: c,
-            requests: None,
-            duration: Some(duration),
-        },
-        _ => {
-            return Err(CliError::usage(
-                "give --rate R (open loop) or --concurrency C (closed loop)",
-            ))
-        }
-    };
-    if args.max_client_connections == 0 {
-        return Err(CliError::usage("--max-client-connections: give at least 1"));
-    }
-    let connections = if args.new_connection {
-        ConnectionMode::NewPerRequest {
-            max: args.max_client_connections,
-        }
-    } else {
-        ConnectionMode::KeepAlive {
-            max: args.max_client_connections,
-        }
-    };
+    let work = ad_hoc_work(args)?;
     let params = args.knobs.params().map_err(CliError::usage)?;
     let models: Vec<ModelKind> = if models.is_empty() {
         ModelKind::built_in().collect()
@@ -218,16 +168,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             params: params.clone(),
             scale: 1.0,
             spans: None,
-            work: Work::Http(HttpWork {
-                steps: steps.clone(),
-                driver: driver.clone(),
-                connections,
-                timeout,
-                interval: Duration::from_secs(1),
-                command: None,
-                body: Default::default(),
-                foreign: None,
-            }),
+            work: Work::Http(work.clone()),
         })
         .collect();
     Ok(ExperimentPlan {
@@ -240,5 +181,77 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         runs,
         published: None,
         pin: true,
+    })
+}
+
+/// The load of an ad-hoc run: `--steps`, the driver, the connections and
+/// the timeout, each checked in that order.
+fn ad_hoc_work(args: &Args) -> Result<HttpWork, CliError> {
+    let Some(steps) = &args.steps else {
+        return Err(CliError::usage(
+            "give a preset (e.g. `iolab predict showdown`) or --steps with --rate or --concurrency (e.g. --steps sleep:1000 --rate 450)",
+        ));
+    };
+    let steps =
+        iolab_model::steps::parse(steps).map_err(|e| CliError::usage(format!("--steps: {e}")))?;
+    let duration =
+        parse_duration(&args.duration).map_err(|e| CliError::usage(format!("--duration: {e}")))?;
+    let timeout =
+        parse_duration(&args.timeout).map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    if duration.is_zero() || timeout.is_zero() {
+        return Err(CliError::usage(
+            "--duration and --timeout must be above zero",
+        ));
+    }
+    Ok(HttpWork {
+        steps,
+        driver: ad_hoc_driver(args, duration)?,
+        connections: ad_hoc_connections(args)?,
+        timeout,
+        interval: Duration::from_secs(1),
+        command: None,
+        body: Default::default(),
+        foreign: None,
+    })
+}
+
+/// An open loop at `--rate` (evenly spaced, or Poisson with `--poisson`),
+/// or a closed loop of `--concurrency` clients, for `duration`.
+fn ad_hoc_driver(args: &Args, duration: Duration) -> Result<Driver, CliError> {
+    match (args.rate, args.concurrency) {
+        (Some(rate), None) => Ok(Driver::Open {
+            phases: vec![Phase::hold(rate, duration)],
+            arrival: args
+                .poisson
+                .map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
+        }),
+        (None, Some(0)) => Err(CliError::usage("--concurrency: give at least 1 client")),
+        (None, Some(c)) if c > iolab_model::limits::MAX_CONNECTIONS => {
+            Err(CliError::usage(format!(
+                "--concurrency {c}: at most {} clients",
+                iolab_model::limits::MAX_CONNECTIONS
+            )))
+        }
+        (None, Some(c)) => Ok(Driver::Closed {
+            concurrency: c,
+            requests: None,
+            duration: Some(duration),
+        }),
+        _ => Err(CliError::usage(
+            "give --rate R (open loop) or --concurrency C (closed loop)",
+        )),
+    }
+}
+
+/// Keep-alive, or `--new-connection`, on at most `--max-client-connections`.
+fn ad_hoc_connections(args: &Args) -> Result<ConnectionMode, CliError> {
+    let max = args.max_client_connections;
+    if max == 0 {
+        return Err(CliError::usage("--max-client-connections: give at least 1"));
+    }
+    Ok(if args.new_connection {
+        ConnectionMode::NewPerRequest { max }
+    } else {
+        ConnectionMode::KeepAlive { max }
     })
 }
