@@ -15,7 +15,6 @@
 //! lasts between the `min_step` and `max_step` of [`Options`].
 
 pub mod preset;
-pub mod proc_tree;
 pub mod search;
 pub mod step;
 
@@ -67,6 +66,30 @@ impl Default for Options {
     }
 }
 
+/// The step length's terms (see the module's header), one formula for the
+/// length and for the rule that explains it.
+struct Queue {
+    /// L, ms: the objective's tightest latency bound, else the timeout.
+    bound_ms: f64,
+    /// q: the objective's percentile (1 without one).
+    q: f64,
+    /// (L - S) / (e x q), seconds.
+    queue_s: f64,
+}
+
+impl Queue {
+    fn of(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) -> Queue {
+        let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
+        let q = slo.percentile().unwrap_or(1.0);
+        let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+        Queue {
+            bound_ms,
+            q,
+            queue_s,
+        }
+    }
+}
+
 /// The length of a step at `rate` (see the module's header).
 pub fn step_length(
     slo: &Slo,
@@ -75,18 +98,18 @@ pub fn step_length(
     o: &Options,
     rate: f64,
 ) -> Duration {
-    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
-    let q = slo.percentile().unwrap_or(1.0);
-    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    let Queue { queue_s, .. } = Queue::of(slo, timeout, unloaded_ms, o);
     let requests_s = MIN_REQUESTS / rate.max(0.1);
     Duration::from_secs_f64(queue_s.max(requests_s)).clamp(o.min_step, o.max_step)
 }
 
 /// The rule in words, with its numbers for this target.
 pub fn step_rule(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) -> String {
-    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
-    let q = slo.percentile().unwrap_or(1.0);
-    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    let Queue {
+        bound_ms,
+        q,
+        queue_s,
+    } = Queue::of(slo, timeout, unloaded_ms, o);
     format!(
         "each step lasts (L - S) / (e x q) = ({bound_ms:.0} ms - {unloaded_ms:.1} ms) / ({:.0}% x {q}) = {queue_s:.2} s, so that a rate {:.0}% above capacity queues past L before it ends; at least {MIN_REQUESTS:.0} requests; between {:.1} s and {:.1} s",
         o.precision * 100.0,

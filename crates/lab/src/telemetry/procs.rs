@@ -1,7 +1,10 @@
 //! A target's processes from `/proc`: the PID iolab started and every
 //! process below it (a Node cluster's workers, gunicorn's workers, a launcher
 //! script's server), summed: threads, resident memory, CPU seconds, open
-//! files.
+//! files; or only CPU seconds ([`tree_cpu_seconds`], for a capacity step).
+//! A worker that exits and is replaced meanwhile takes its CPU out of the
+//! sum (its parent's `cutime` holds it only once reaped): a tree's CPU can
+//! read low, never high.
 
 use std::collections::HashMap;
 
@@ -88,6 +91,17 @@ fn descendants(pid: u32) -> Vec<u32> {
     out
 }
 
+/// utime + stime of `pid` and of every process below it, seconds (zombies
+/// included, unlike [`tree`]); `None` when `pid` is gone.
+pub fn tree_cpu_seconds(pid: u32) -> Option<f64> {
+    let own = cpu_seconds(pid)?;
+    Some(
+        descendants(pid)
+            .into_iter()
+            .fold(own, |sum, c| sum + cpu_seconds(c).unwrap_or(0.0)),
+    )
+}
+
 /// The fields of `/proc/PID/stat` after the command name (which is in
 /// parentheses and may hold spaces): field 3 (state) first.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
@@ -129,5 +143,22 @@ mod tests {
         assert_eq!(t.processes, 3, "{t:?}");
         assert!(t.threads >= 3 && t.rss_mb > 0.0, "{t:?}");
         assert!(cpu_seconds(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn a_trees_cpu_counts_its_children() {
+        // A shell whose child burns CPU: the tree's CPU grows, the shell's does not.
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "timeout 0.5 sh -c 'while :; do :; done'; sleep 5"])
+            .spawn()
+            .unwrap();
+        let pid = sh.id();
+        std::thread::sleep(std::time::Duration::from_millis(450));
+        let tree = tree_cpu_seconds(pid).unwrap();
+        let own = cpu_seconds(pid).unwrap();
+        sh.kill().unwrap();
+        sh.wait().unwrap();
+        assert!(tree > own + 0.05, "tree {tree} own {own}");
+        assert!(tree_cpu_seconds(pid).is_none());
     }
 }
