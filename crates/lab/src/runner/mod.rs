@@ -300,24 +300,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn record(&self, spec: &RunSpec, outcome: Outcome) -> RunRecord {
-        RunRecord {
-            name: spec.name.clone(),
-            model: spec.model,
-            coordinates: spec.coordinates.clone(),
-            outcome,
-            spec: spec.clone(),
-            attack: None,
-            reps: Vec::new(),
-            spread: None,
-            batch: None,
-            telemetry: Telemetry::default(),
-            verify: None,
-            prediction: None,
-            backend_counts: None,
-            spans: None,
-            host: None,
-            effective_params: None,
-        }
+        RunRecord::new(spec.clone(), outcome)
     }
 }
 

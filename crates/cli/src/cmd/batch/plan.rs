@@ -44,18 +44,7 @@ pub fn plan(args: &Args) -> Result<Vec<RunSpec>, CliError> {
 
 /// One run of the flags: named like a preset's runs.
 fn run_spec(model: ModelKind, params: ModelParams, spec: BatchSpec, scale: f64) -> RunSpec {
-    let mut coordinates = BTreeMap::new();
-    coordinates.insert("model".to_string(), serde_json::json!(model.as_str()));
-    RunSpec {
-        name: model.as_str().to_string(),
-        coordinates,
-        model,
-        runtime: Default::default(),
-        params,
-        scale,
-        spans: None,
-        work: Work::Batch(spec),
-    }
+    RunSpec::of_model(model, params, scale, Work::Batch(spec))
 }
 
 /// The task mixes: one per `--calls` value, or E1's one.
