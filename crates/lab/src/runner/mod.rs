@@ -32,7 +32,6 @@ use std::time::{Duration, SystemTime};
 use iolab_model::environment::Environment;
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::runs::{Outcome, RunRecord, RunsFile, RUNS_SCHEMA};
-use iolab_model::telemetry::Telemetry;
 use iolab_model::verify::VerifyReport;
 
 use crate::estimate::estimate;

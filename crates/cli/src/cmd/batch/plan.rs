@@ -2,8 +2,6 @@
 //! expanded: E1's master/worker runs (`--tasks e1`, `--worker`), plain
 //! executor runs (`--model`), or a preset's batch runs.
 
-use std::collections::BTreeMap;
-
 use iolab_model::batch::{BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED};
 use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::{ModelKind, ModelParams};
