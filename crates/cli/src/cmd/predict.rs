@@ -6,7 +6,6 @@
 //! simulates every run. Output: a table with one explanation per run, or
 //! `--json` (`iolab.predict/1`).
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -160,16 +159,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
     };
     let runs = models
         .iter()
-        .map(|&model| RunSpec {
-            name: model.as_str().to_string(),
-            coordinates: BTreeMap::from([("model".to_string(), serde_json::json!(model.as_str()))]),
-            model,
-            runtime: Default::default(),
-            params: params.clone(),
-            scale: 1.0,
-            spans: None,
-            work: Work::Http(work.clone()),
-        })
+        .map(|&model| RunSpec::of_model(model, params.clone(), 1.0, Work::Http(work.clone())))
         .collect();
     Ok(ExperimentPlan {
         name: "ad-hoc".to_string(),
@@ -203,15 +193,10 @@ fn ad_hoc_work(args: &Args) -> Result<HttpWork, CliError> {
             "--duration and --timeout must be above zero",
         ));
     }
+    let driver = ad_hoc_driver(args, duration)?;
     Ok(HttpWork {
-        steps,
-        driver: ad_hoc_driver(args, duration)?,
         connections: ad_hoc_connections(args)?,
-        timeout,
-        interval: Duration::from_secs(1),
-        command: None,
-        body: Default::default(),
-        foreign: None,
+        ..HttpWork::new(steps, driver, timeout)
     })
 }
 
