@@ -128,18 +128,29 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use std::process::{Child, Command};
+    use std::time::Duration;
+
     use super::*;
+
+    /// `sh -c script`, given `settle_ms` to start what it starts.
+    fn shell(script: &str, settle_ms: u64) -> Child {
+        let sh = Command::new("sh").args(["-c", script]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(settle_ms));
+        sh
+    }
+
+    /// Kill and reap.
+    fn stop(mut sh: Child) {
+        sh.kill().unwrap();
+        sh.wait().unwrap();
+    }
 
     #[test]
     fn a_tree_sums_its_children() {
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 5 & sleep 5 & wait"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        let sh = shell("sleep 5 & sleep 5 & wait", 200);
         let t = tree(sh.id()).unwrap();
-        sh.kill().unwrap();
-        let _ = sh.wait();
+        stop(sh);
         assert_eq!(t.processes, 3, "{t:?}");
         assert!(t.threads >= 3 && t.rss_mb > 0.0, "{t:?}");
         assert!(cpu_seconds(std::process::id()).is_some());
@@ -148,16 +159,11 @@ mod tests {
     #[test]
     fn a_trees_cpu_counts_its_children() {
         // A shell whose child burns CPU: the tree's CPU grows, the shell's does not.
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "timeout 0.5 sh -c 'while :; do :; done'; sleep 5"])
-            .spawn()
-            .unwrap();
+        let sh = shell("timeout 0.5 sh -c 'while :; do :; done'; sleep 5", 450);
         let pid = sh.id();
-        std::thread::sleep(std::time::Duration::from_millis(450));
         let tree = tree_cpu_seconds(pid).unwrap();
         let own = cpu_seconds(pid).unwrap();
-        sh.kill().unwrap();
-        sh.wait().unwrap();
+        stop(sh);
         assert!(tree > own + 0.05, "tree {tree} own {own}");
         assert!(tree_cpu_seconds(pid).is_none());
     }
