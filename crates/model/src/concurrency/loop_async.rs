@@ -1,7 +1,7 @@
 //! `loop-async`: IO holds no thread (timers, async clients); only CPU steps
 //! take a loop worker, and workers share the cores.
 
-use super::{Admission, Host, ModelDef, Shape, Words};
+use super::{Host, ModelDef, ModelKind, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -23,15 +23,6 @@ pub(super) const DEF: ModelDef = ModelDef {
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let processes = p.processes.unwrap_or(1);
     let workers = p.workers(host.cores);
-    Shape {
-        model: super::ModelKind::LoopAsync,
-        admission: Admission::Open,
-        request_threads: None,
-        offload: None,
-        cpu_servers: host.cpu_servers(processes, workers.saturating_mul(processes)),
-        par_concurrent: true,
-        fixed_threads: workers,
-        closes_connections: false,
-        holder: DEF.words.holder,
-    }
+    let cpu = host.cpu_servers(processes, workers.saturating_mul(processes));
+    Shape::non_blocking(ModelKind::LoopAsync, workers, cpu)
 }

@@ -2,7 +2,7 @@
 //! each worker holds one request through its waits (`suspend fun` +
 //! `Thread.sleep`; a blocking call inside `async def`).
 
-use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use super::{Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -22,19 +22,7 @@ pub(super) const DEF: ModelDef = ModelDef {
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let processes = p.processes.unwrap_or(1);
-    let workers = p.workers(host.cores).saturating_mul(processes);
-    Shape {
-        model: super::ModelKind::LoopBlocking,
-        admission: Admission::Open,
-        request_threads: Some(RequestThreads {
-            cap: workers,
-            reject_when_full: false,
-        }),
-        offload: None,
-        cpu_servers: host.cpu_servers(processes, host.cores),
-        par_concurrent: false,
-        fixed_threads: 0,
-        closes_connections: false,
-        holder: DEF.words.holder,
-    }
+    let workers = RequestThreads::queued(p.workers(host.cores).saturating_mul(processes));
+    let cpu = host.cpu_servers(processes, host.cores);
+    Shape::holding(ModelKind::LoopBlocking, workers, cpu)
 }

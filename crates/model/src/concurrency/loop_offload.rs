@@ -2,7 +2,7 @@
 //! pool; the loop stays free, the pool's threads are held (`Dispatchers.IO`,
 //! `supplyAsync`, `asyncio.to_thread`).
 
-use super::{Admission, Host, ModelDef, Shape, Words};
+use super::{Host, ModelDef, ModelKind, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -23,15 +23,9 @@ pub(super) const DEF: ModelDef = ModelDef {
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let workers = p.workers(host.cores);
     let processes = p.processes.unwrap_or(1);
+    let cpu = host.cpu_servers(processes, workers.saturating_mul(processes));
     Shape {
-        model: super::ModelKind::LoopOffload,
-        admission: Admission::Open,
-        request_threads: None,
         offload: Some(p.offload().saturating_mul(processes)),
-        cpu_servers: host.cpu_servers(processes, workers.saturating_mul(processes)),
-        par_concurrent: true,
-        fixed_threads: workers,
-        closes_connections: false,
-        holder: DEF.words.holder,
+        ..Shape::non_blocking(ModelKind::LoopOffload, workers, cpu)
     }
 }

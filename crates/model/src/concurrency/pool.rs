@@ -2,7 +2,7 @@
 //! thread through every blocking call (Tomcat; gunicorn gthread with several
 //! processes of `threads` each).
 
-use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -18,22 +18,13 @@ pub(super) const DEF: ModelDef = ModelDef {
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let processes = p.processes.unwrap_or(1);
-    let threads = p.threads().saturating_mul(processes);
+    let threads = RequestThreads::queued(p.threads().saturating_mul(processes));
+    let cpu = host.cpu_servers(processes, host.cores);
     Shape {
-        model: super::ModelKind::Pool,
         admission: Admission::Limited {
             max_connections: p.max_connections(),
             backlog: p.backlog(),
         },
-        request_threads: Some(RequestThreads {
-            cap: threads,
-            reject_when_full: false,
-        }),
-        offload: None,
-        cpu_servers: host.cpu_servers(processes, host.cores),
-        par_concurrent: false,
-        fixed_threads: 0,
-        closes_connections: false,
-        holder: DEF.words.holder,
+        ..Shape::holding(ModelKind::Pool, threads, cpu)
     }
 }

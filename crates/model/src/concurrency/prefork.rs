@@ -2,7 +2,7 @@
 //! serves one request at a time (gunicorn sync workers, unicorn, PHP-FPM).
 //! A request holds a whole process, and every process costs its own memory.
 
-use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -22,22 +22,14 @@ pub(super) const DEF: ModelDef = ModelDef {
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let processes = p.processes(host.cores);
+    // Processes compute in parallel, GIL or not.
+    let cpu = processes.clamp(1, host.cores);
     Shape {
-        model: super::ModelKind::Prefork,
         admission: Admission::Limited {
             max_connections: processes,
             backlog: p.backlog(),
         },
-        request_threads: Some(RequestThreads {
-            cap: processes,
-            reject_when_full: false,
-        }),
-        offload: None,
-        // Processes compute in parallel, GIL or not.
-        cpu_servers: processes.clamp(1, host.cores),
-        par_concurrent: false,
-        fixed_threads: 0,
         closes_connections: true,
-        holder: DEF.words.holder,
+        ..Shape::holding(ModelKind::Prefork, RequestThreads::queued(processes), cpu)
     }
 }

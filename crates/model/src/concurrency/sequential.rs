@@ -1,7 +1,7 @@
 //! `sequential`: one thread accepts a connection, serves it, then accepts the
 //! next; everyone else waits in the listen backlog or is reset.
 
-use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -16,21 +16,13 @@ pub(super) const DEF: ModelDef = ModelDef {
 };
 
 fn shape(p: &ModelParams, _host: &Host) -> Shape {
+    let one = RequestThreads::queued(1);
     Shape {
-        model: super::ModelKind::Sequential,
         admission: Admission::Limited {
             max_connections: 1,
             backlog: p.backlog(),
         },
-        request_threads: Some(RequestThreads {
-            cap: 1,
-            reject_when_full: false,
-        }),
-        offload: None,
-        cpu_servers: 1,
-        par_concurrent: false,
-        fixed_threads: 0,
         closes_connections: true,
-        holder: DEF.words.holder,
+        ..Shape::holding(ModelKind::Sequential, one, 1)
     }
 }

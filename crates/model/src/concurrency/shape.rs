@@ -65,6 +65,16 @@ pub struct RequestThreads {
     pub reject_when_full: bool,
 }
 
+impl RequestThreads {
+    /// `cap` threads, requests queueing first come, first served for one.
+    pub const fn queued(cap: u32) -> RequestThreads {
+        RequestThreads {
+            cap,
+            reject_when_full: false,
+        }
+    }
+}
+
 /// The model as the simulation sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shape {
@@ -108,6 +118,40 @@ pub enum Capacity {
 }
 
 impl Shape {
+    /// A model whose request holds a thread from start to answer (`threads`),
+    /// accepting every connection and keeping it alive; CPU steps queue for
+    /// `cpu_servers`.
+    pub fn holding(model: ModelKind, threads: RequestThreads, cpu_servers: u32) -> Shape {
+        Shape {
+            model,
+            admission: Admission::Open,
+            request_threads: Some(threads),
+            offload: None,
+            cpu_servers,
+            par_concurrent: false,
+            fixed_threads: 0,
+            closes_connections: false,
+            holder: model.def().words.holder,
+        }
+    }
+
+    /// A model whose request holds no thread while it waits: `fixed_threads`
+    /// loop threads run every request's CPU steps (on `cpu_servers`), and
+    /// `par` children overlap.
+    pub fn non_blocking(model: ModelKind, fixed_threads: u32, cpu_servers: u32) -> Shape {
+        Shape {
+            model,
+            admission: Admission::Open,
+            request_threads: None,
+            offload: None,
+            cpu_servers,
+            par_concurrent: true,
+            fixed_threads,
+            closes_connections: false,
+            holder: model.def().words.holder,
+        }
+    }
+
     /// How many blocking IO waits it holds at once.
     pub fn capacity(&self) -> Capacity {
         let words = self.model.def().words;

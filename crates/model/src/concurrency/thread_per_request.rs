@@ -1,7 +1,7 @@
 //! `thread-per-request`: the accept loop starts a thread per request at once;
 //! with `max_threads` set, a request that would exceed it gets a 503.
 
-use super::{Admission, Host, ModelDef, RequestThreads, Shape, Words};
+use super::{Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -21,18 +21,13 @@ pub(super) const DEF: ModelDef = ModelDef {
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
-    Shape {
-        model: super::ModelKind::ThreadPerRequest,
-        admission: Admission::Open,
-        request_threads: Some(RequestThreads {
-            cap: p.max_threads.unwrap_or(u32::MAX),
-            reject_when_full: true,
-        }),
-        offload: None,
-        cpu_servers: host.cpu_servers(1, host.cores),
-        par_concurrent: false,
-        fixed_threads: 0,
-        closes_connections: false,
-        holder: DEF.words.holder,
-    }
+    let threads = RequestThreads {
+        cap: p.max_threads.unwrap_or(u32::MAX),
+        reject_when_full: true,
+    };
+    Shape::holding(
+        ModelKind::ThreadPerRequest,
+        threads,
+        host.cpu_servers(1, host.cores),
+    )
 }

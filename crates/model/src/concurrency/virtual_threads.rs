@@ -1,7 +1,7 @@
 //! `virtual`: a virtual (or green) thread per request that unmounts from its
 //! carrier on IO (JVM Loom; gevent's monkey-patched blocking calls).
 
-use super::{Admission, Host, ModelDef, Shape, Words};
+use super::{Host, ModelDef, ModelKind, Shape, Words};
 use crate::knob::ModelParams;
 
 pub(super) const DEF: ModelDef = ModelDef {
@@ -22,15 +22,6 @@ pub(super) const DEF: ModelDef = ModelDef {
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
     let processes = p.processes.unwrap_or(1);
-    Shape {
-        model: super::ModelKind::Virtual,
-        admission: Admission::Open,
-        request_threads: None,
-        offload: None,
-        cpu_servers: host.cpu_servers(processes, host.cores),
-        par_concurrent: true,
-        fixed_threads: host.cores,
-        closes_connections: false,
-        holder: DEF.words.holder,
-    }
+    let cpu = host.cpu_servers(processes, host.cores);
+    Shape::non_blocking(ModelKind::Virtual, host.cores, cpu)
 }
