@@ -12,12 +12,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: false,
     shape,
-    words: Words {
-        unit: "",
-        holder: "IO is non-blocking",
-        per_call: "no thread held while waiting",
-        unbounded: "no thread held while waiting",
-    },
+    words: Words::non_blocking("IO is non-blocking", "no thread held while waiting"),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {

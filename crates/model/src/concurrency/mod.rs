@@ -96,6 +96,16 @@ impl Words {
             unbounded: "",
         }
     }
+
+    /// The words of a model that holds no thread while a request waits.
+    pub const fn non_blocking(holder: &'static str, why: &'static str) -> Words {
+        Words {
+            unit: "",
+            holder,
+            per_call: "no thread held while waiting",
+            unbounded: why,
+        }
+    }
 }
 
 impl ModelKind {

@@ -12,12 +12,10 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: false,
     blocks_threads: false,
     shape,
-    words: Words {
-        unit: "",
-        holder: "virtual threads unmount on IO",
-        per_call: "no thread held while waiting",
-        unbounded: "a virtual thread per request",
-    },
+    words: Words::non_blocking(
+        "virtual threads unmount on IO",
+        "a virtual thread per request",
+    ),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {
