@@ -66,3 +66,28 @@ fn an_idle_worker_steals_half_of_a_busy_ones_queue() {
     t.release(1);
     assert_eq!(starts(&mut t), vec![(1, 2)]);
 }
+
+#[test]
+fn only_loop_blocking_on_one_tokio_runtime_takes_tokios_order() {
+    use crate::sim::Scheduler;
+    use iolab_model::runtime::Runtime;
+    use iolab_model::{ModelKind, ModelParams};
+    let rust = Runtime::rust();
+    let python = Runtime::named("python").expect("a runtime");
+    let one = ModelParams::default();
+    let two = ModelParams {
+        processes: Some(2),
+        ..Default::default()
+    };
+    let of = |m, p: &ModelParams, r: &Runtime| Scheduler::of(m, p, r);
+    assert_eq!(of(ModelKind::LoopBlocking, &one, &rust), Scheduler::Tokio);
+    assert_eq!(of(ModelKind::LoopBlocking, &two, &rust), Scheduler::Fifo);
+    assert_eq!(of(ModelKind::LoopBlocking, &one, &python), Scheduler::Fifo);
+    for m in [
+        ModelKind::LoopOffload,
+        ModelKind::LoopAsync,
+        ModelKind::Pool,
+    ] {
+        assert_eq!(of(m, &one, &rust), Scheduler::Fifo);
+    }
+}
