@@ -180,6 +180,10 @@ impl Mc {
         }
     }
 
+    fn unavailable(&self, e: io::Error) -> BackendError {
+        BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr))
+    }
+
     /// Get `key` on the calling thread; returns the value.
     pub(crate) fn get_blocking(&self, key: &str) -> Result<Vec<u8>, BackendError> {
         let mut lease = self
@@ -193,22 +197,16 @@ impl Mc {
             let reused = pooled.is_some();
             let mut conn = match pooled.take() {
                 Some(c) => c,
-                None => connect_std(&self.addr).map_err(|e| {
-                    BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr))
-                })?,
+                None => connect_std(&self.addr).map_err(|e| self.unavailable(e))?,
             };
-            match get_std(&mut conn, key) {
-                Ok(v) => {
-                    lease.put(conn);
-                    return Ok(v);
-                }
-                Err(McError::Broken(_)) if reused => continue,
-                Err(e) => {
-                    let (err, keep) = classify(key, e);
-                    if keep {
+            let got = get_std(&mut conn, key);
+            match attempt(key, got, conn, reused) {
+                Attempt::Retry => continue,
+                Attempt::Done(result, keep) => {
+                    if let Some(conn) = keep {
                         lease.put(conn);
                     }
-                    return Err(err);
+                    return result;
                 }
             }
         }
@@ -226,24 +224,39 @@ impl Mc {
             let reused = pooled.is_some();
             let mut conn = match pooled.take() {
                 Some(c) => c,
-                None => connect_tokio(&self.addr).await.map_err(|e| {
-                    BackendError::unavailable(BackendKind::Mc, format!("{}: {e}", self.addr))
-                })?,
+                None => connect_tokio(&self.addr)
+                    .await
+                    .map_err(|e| self.unavailable(e))?,
             };
-            match get_tokio(&mut conn, key).await {
-                Ok(v) => {
-                    lease.put(conn);
-                    return Ok(v);
-                }
-                Err(McError::Broken(_)) if reused => continue,
-                Err(e) => {
-                    let (err, keep) = classify(key, e);
-                    if keep {
+            let got = get_tokio(&mut conn, key).await;
+            match attempt(key, got, conn, reused) {
+                Attempt::Retry => continue,
+                Attempt::Done(result, keep) => {
+                    if let Some(conn) = keep {
                         lease.put(conn);
                     }
-                    return Err(err);
+                    return result;
                 }
             }
+        }
+    }
+}
+
+/// What one get on one connection means, for the blocking and the async
+/// client alike: done (with the connection, when it is still good to pool)
+/// or, when a pooled connection turned out broken, retry on a fresh one.
+enum Attempt<C> {
+    Done(Result<Vec<u8>, BackendError>, Option<C>),
+    Retry,
+}
+
+fn attempt<C>(key: &str, got: Result<Vec<u8>, McError>, conn: C, reused: bool) -> Attempt<C> {
+    match got {
+        Ok(v) => Attempt::Done(Ok(v), Some(conn)),
+        Err(McError::Broken(_)) if reused => Attempt::Retry,
+        Err(e) => {
+            let (err, keep) = classify(key, e);
+            Attempt::Done(Err(err), keep.then_some(conn))
         }
     }
 }

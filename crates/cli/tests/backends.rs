@@ -4,9 +4,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use assert_cmd::prelude::*;
@@ -38,28 +38,10 @@ fn get(base: &str, path: &str) -> (u16, String) {
     (status, body)
 }
 
-struct Killed(std::process::Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn the_delay_service_prints_its_url_first_and_counts_hits() {
-    let mut child = iolab()
-        .args(["backend", "http", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let _guard = Killed(child);
-    let mut url = String::new();
-    BufReader::new(stdout).read_line(&mut url).unwrap();
-    let url = url.trim().to_string();
+    let delay = common::spawn_url(&["backend", "http", "--port", "0"]);
+    let url = delay.url.clone();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
 
     assert_eq!(get(&url, "/health").0, 200);

@@ -5,36 +5,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use common::serve;
+
+use std::process::Command;
 
 fn iolab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_iolab"))
-}
-
-/// `iolab serve` of `args`, its URL; killed on drop.
-struct Served(Child, String);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(args: &[&str]) -> Served {
-    let mut child = iolab()
-        .args(["serve", "--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    Served(child, line.trim().to_string())
 }
 
 fn schema() -> serde_json::Value {
@@ -51,7 +27,7 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     let out = iolab()
         .args([
             "capacity",
-            &format!("{}/work?steps=sleep:50", s.1),
+            &format!("{}/work?steps=sleep:50", s.url),
             "--slo",
             "p99<150ms,success>=99%",
             "--precision",
@@ -59,7 +35,7 @@ fn finds_a_pools_capacity_and_names_its_threads() {
             "--start",
             "50",
             "--pid",
-            &s.0.id().to_string(),
+            &s.child.id().to_string(),
             "--json",
             "--quiet",
             "--out",
@@ -177,7 +153,7 @@ fn attack_sends_a_targets_file_in_turn() {
         &file,
         format!(
             "# two requests, in turn\nGET {0}/work?steps=sleep:1\nX-Test: 1\n\nGET {0}/health\n",
-            s.1
+            s.url
         ),
     )
     .unwrap();

@@ -4,27 +4,11 @@
 mod common;
 
 use common::get;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command as AssertCommand;
 use predicates::str::contains;
-
-fn spawn(args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .arg("serve")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line.trim_end().to_string())
-}
 
 fn sigterm(child: &Child) {
     common::signal(child.id(), "TERM");
@@ -47,7 +31,8 @@ fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
 #[test]
 fn prints_its_url_first_serves_and_stops_on_sigterm() {
     for model in ["pool", "loop-async"] {
-        let (mut child, url) = spawn(&["--model", model, "--port", "0"]);
+        let mut served = common::serve(&["--model", model]);
+        let (child, url) = (&mut served.child, served.url.clone());
         assert!(url.starts_with("http://127.0.0.1:"), "first line: {url}");
         let (status, _) = get(&url, "/health").unwrap();
         assert!(status.contains("200"), "{status}");
@@ -57,9 +42,9 @@ fn prints_its_url_first_serves_and_stops_on_sigterm() {
             body.starts_with(&format!("{{\"ok\":true,\"model\":\"{model}\",\"steps\":1,")),
             "{body}"
         );
-        sigterm(&child);
+        sigterm(child);
         assert!(
-            wait(&mut child, Duration::from_secs(10)).success(),
+            wait(child, Duration::from_secs(10)).success(),
             "{model} exits 0"
         );
     }
@@ -67,21 +52,14 @@ fn prints_its_url_first_serves_and_stops_on_sigterm() {
 
 #[test]
 fn sigterm_lets_in_flight_requests_finish() {
-    let (mut child, url) = spawn(&[
-        "--model",
-        "thread-per-request",
-        "--port",
-        "0",
-        "--grace",
-        "5s",
-    ]);
-    let u = url.clone();
+    let mut served = common::serve(&["--model", "thread-per-request", "--grace", "5s"]);
+    let (child, u) = (&mut served.child, served.url.clone());
     let inflight = std::thread::spawn(move || get(&u, "/work?steps=sleep:500"));
     std::thread::sleep(Duration::from_millis(200));
-    sigterm(&child);
+    sigterm(child);
     let (status, _) = inflight.join().unwrap().unwrap();
     assert!(status.contains("200"), "in-flight answered: {status}");
-    assert!(wait(&mut child, Duration::from_secs(10)).success());
+    assert!(wait(child, Duration::from_secs(10)).success());
 }
 
 #[test]

@@ -39,25 +39,10 @@ fn refused(out: &Output, why: &str) {
     );
 }
 
-/// `iolab serve` (loop-async) on a free port: the process and its URL.
-fn serve() -> (std::process::Child, String) {
-    use std::io::{BufRead, BufReader};
-    let mut child = iolab()
-        .args(["serve", "--model", "loop-async", "--port", "0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line.trim_end().to_string())
-}
-
 #[test]
 fn attack_shards_merge_and_what_a_merge_refuses() {
-    let (mut target, base) = serve();
+    let target = common::serve(&["--model", "loop-async"]);
+    let base = target.url.clone();
     let url = format!("{base}/work?steps=sleep:5");
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -86,7 +71,7 @@ fn attack_shards_merge_and_what_a_merge_refuses() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let _ = target.kill();
+    drop(target);
     let s = |i: u32| dir.join(format!("run-{i}.json"));
     let merged = json_ok(
         &iolab()

@@ -10,9 +10,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use iolab_model::attack::AttackResult;
@@ -47,21 +47,6 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// `iolab serve` of loop-async on a free port; its URL.
-fn serve() -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["serve", "--model", "loop-async", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line.trim_end().to_string())
-}
-
 fn load(path: &Path) -> AttackResult {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
@@ -86,7 +71,8 @@ fn four_shards_on_slurm_merge_to_the_exact_plan() {
         say("skipped four_shards_on_slurm_merge_to_the_exact_plan: IOLAB_SLURM is not 1 (scripts/test starts Slurm with scripts/slurm up and sets it)");
         return;
     }
-    let (mut target, base) = serve();
+    let target = common::serve(&["--model", "loop-async"]);
+    let base = target.url.clone();
     let url = format!("{base}/work?steps=sleep:20");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
@@ -132,8 +118,7 @@ fn four_shards_on_slurm_merge_to_the_exact_plan() {
         .output()
         .unwrap();
     let single: AttackResult = serde_json::from_value(common::json_ok(&single)).unwrap();
-    let _ = target.kill();
-    let _ = target.wait();
+    drop(target);
 
     // Counts: exactly the plan, each shard exactly its residue.
     let phases = [Phase::hold(300.0, Duration::from_secs(3))];

@@ -1,9 +1,10 @@
 //! `iolab verify URL` against a real `iolab serve` process, a broken target,
 //! and nothing at all.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use assert_cmd::Command as AssertCommand;
@@ -11,23 +12,13 @@ use predicates::str::contains;
 
 #[test]
 fn passes_against_a_served_model() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["serve", "--model", "loop-offload", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut url = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut url)
-        .unwrap();
-    let url = url.trim();
+    let target = common::serve(&["--model", "loop-offload"]);
+    let url = target.url.as_str();
     let out = AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["verify", url, "--model", "loop-offload"])
         .timeout(Duration::from_secs(60))
         .assert();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(target);
     out.code(0)
         .stdout(contains("ok   health"))
         .stdout(contains("sleep-200"))

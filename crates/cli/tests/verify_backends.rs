@@ -3,9 +3,10 @@
 //! `iolab serve` that calls them, and fails against a target that answers
 //! and counts backend calls in its `/metrics` but never makes them.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,34 +21,10 @@ fn env(name: &str) -> String {
     })
 }
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Start `iolab ARGS...` and read the URL it prints first.
-fn spawn_url(args: &[&str]) -> (Killed, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let out = child.stdout.take().unwrap();
-    let guard = Killed(child);
-    let mut url = String::new();
-    BufReader::new(out).read_line(&mut url).unwrap();
-    (guard, url.trim().to_string())
-}
-
 #[test]
 fn passes_against_a_served_model_that_calls_its_backends() {
     let (pg, mc, http) = (env("IOLAB_PG"), env("IOLAB_MC"), env("IOLAB_HTTP_BACKEND"));
-    let (_target, url) = spawn_url(&[
+    let target = common::spawn_url(&[
         "serve",
         "--model",
         "pool",
@@ -60,6 +37,7 @@ fn passes_against_a_served_model_that_calls_its_backends() {
         "--http-backend",
         &http,
     ]);
+    let url = target.url.clone();
     let out = AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["verify", &url, "--model", "pool"])
         .args(["--pg", &pg, "--mc", &mc, "--http-backend", &http])
@@ -131,7 +109,8 @@ fn liar() -> String {
 fn fails_against_a_target_that_claims_backend_work_it_never_does() {
     let (pg, mc) = (env("IOLAB_PG"), env("IOLAB_MC"));
     // A delay service of our own: nothing else moves its counter.
-    let (_delay, http) = spawn_url(&["backend", "http", "--port", "0"]);
+    let delay = common::spawn_url(&["backend", "http", "--port", "0"]);
+    let http = delay.url.clone();
     let url = liar();
     let assert = AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["verify", &url, "--timeout", "3s"])
@@ -166,7 +145,8 @@ fn fails_against_a_target_that_claims_backend_work_it_never_does() {
 
 #[test]
 fn no_backends_skips_the_backend_checks() {
-    let (_target, url) = spawn_url(&["serve", "--model", "pool", "--port", "0"]);
+    let target = common::spawn_url(&["serve", "--model", "pool", "--port", "0"]);
+    let url = target.url.clone();
     AssertCommand::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["verify", &url, "--no-backends"])
         .env("IOLAB_MC", "127.0.0.1:1")

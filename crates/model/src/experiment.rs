@@ -81,6 +81,24 @@ pub struct RunSpec {
     pub work: Work,
 }
 
+impl RunSpec {
+    /// A run of the built-in `model` named after it, its one coordinate the
+    /// model: what `iolab batch` and `iolab predict` run for each model they
+    /// are given (a preset names and places its runs itself).
+    pub fn of_model(model: ModelKind, params: ModelParams, scale: f64, work: Work) -> RunSpec {
+        RunSpec {
+            name: model.as_str().to_string(),
+            coordinates: BTreeMap::from([("model".to_string(), serde_json::json!(model.as_str()))]),
+            model,
+            runtime: Runtime::default(),
+            params,
+            scale,
+            spans: None,
+            work,
+        }
+    }
+}
+
 /// A served HTTP load or an in-process batch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -118,6 +136,24 @@ pub struct HttpWork {
     /// `/work?steps=` (the steps then only describe it to `predict`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreign: Option<Box<crate::request::ForeignSpec>>,
+}
+
+impl HttpWork {
+    /// `steps` under `driver` on the target contract, with the defaults a
+    /// preset gets when it says nothing more: connections reused, telemetry
+    /// every second, a built-in target, a JSON answer.
+    pub fn new(steps: Step, driver: Driver, timeout: Duration) -> HttpWork {
+        HttpWork {
+            steps,
+            driver,
+            connections: ConnectionMode::default(),
+            timeout,
+            interval: Duration::from_secs(1),
+            command: None,
+            body: WorkBody::default(),
+            foreign: None,
+        }
+    }
 }
 
 /// What a `/work` answer carries: the `body` query parameter of the target

@@ -178,6 +178,29 @@ impl BackendCounts {
 }
 
 impl RunRecord {
+    /// The record of `spec` before anything is measured: its name, model and
+    /// coordinates, `outcome`, and every measurement missing.
+    pub fn new(spec: RunSpec, outcome: Outcome) -> RunRecord {
+        RunRecord {
+            name: spec.name.clone(),
+            model: spec.model,
+            coordinates: spec.coordinates.clone(),
+            outcome,
+            spec,
+            attack: None,
+            reps: Vec::new(),
+            spread: None,
+            batch: None,
+            telemetry: Telemetry::default(),
+            verify: None,
+            prediction: None,
+            backend_counts: None,
+            spans: None,
+            host: None,
+            effective_params: None,
+        }
+    }
+
     /// The knobs the target ran with (its runtime's defaults filled in).
     pub fn params(&self) -> &crate::knob::ModelParams {
         self.effective_params.as_ref().unwrap_or(&self.spec.params)
@@ -260,41 +283,19 @@ mod tests {
     fn record(steps: &str, ok: u64, counts: BackendCounts) -> RunRecord {
         let mut attack = AttackResult::default();
         attack.requests.ok = ok;
-        RunRecord {
+        let work = Work::Http(HttpWork::new(
+            crate::steps::parse(steps).unwrap(),
+            crate::Driver::constant(10.0, Duration::from_secs(1)),
+            Duration::from_secs(1),
+        ));
+        let spec = RunSpec {
             name: "r".into(),
-            model: ModelKind::Pool,
-            coordinates: BTreeMap::new(),
-            outcome: Outcome::Completed,
-            spec: RunSpec {
-                name: "r".into(),
-                coordinates: BTreeMap::new(),
-                model: ModelKind::Pool,
-                runtime: Default::default(),
-                params: Default::default(),
-                scale: 1.0,
-                spans: None,
-                work: Work::Http(HttpWork {
-                    steps: crate::steps::parse(steps).unwrap(),
-                    driver: crate::Driver::constant(10.0, Duration::from_secs(1)),
-                    connections: Default::default(),
-                    timeout: Duration::from_secs(1),
-                    interval: Duration::from_secs(1),
-                    command: None,
-                    body: Default::default(),
-                    foreign: None,
-                }),
-            },
+            ..RunSpec::of_model(ModelKind::Pool, Default::default(), 1.0, work)
+        };
+        RunRecord {
             attack: Some(attack),
-            reps: vec![],
-            spread: None,
-            batch: None,
-            telemetry: Telemetry::default(),
-            verify: None,
-            prediction: None,
             backend_counts: Some(counts),
-            spans: None,
-            host: None,
-            effective_params: None,
+            ..RunRecord::new(spec, Outcome::Completed)
         }
     }
 

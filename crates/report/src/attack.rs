@@ -7,6 +7,7 @@
 use iolab_model::attack::{AttackResult, Progress, ATTACK_SCHEMA};
 use serde_json::json;
 
+use crate::explain::generator_doubt;
 use crate::grid::{self, Grid};
 use crate::numbers::{clock, count, ms, percent, rate, secs};
 use crate::{csv, Format, RenderError, Renderers};
@@ -177,15 +178,7 @@ fn shards(r: &AttackResult) -> Option<Fact> {
 /// The verdicts under the facts: a saturated generator, an interrupted run.
 fn warnings(r: &AttackResult) -> Vec<String> {
     let mut out = Vec::new();
-    let v = r.generator_verdict();
-    if v.flagged {
-        out.push(format!(
-            "WARNING: the generator may have shaped these figures: {} (send lag p99 {}, {} of the median latency)",
-            v.cause.unwrap_or_default(),
-            ms(r.generator.lag_p99_ms),
-            percent(v.lag_share)
-        ));
-    }
+    out.extend(generator_doubt(r).map(|d| format!("WARNING: {d}")));
     if let Some(m) = &r.merged {
         if m.plan_requests.is_some_and(|p| p != r.requests.planned) && !r.interrupted {
             out.push(format!(

@@ -94,9 +94,9 @@ fn a_target_that_ignores_steps_is_caught() {
 
 #[test]
 fn a_real_model_passes_and_a_wrong_model_name_fails() {
-    let mut config = iolab_models::ServeConfig::new(ModelKind::Pool);
+    let mut config = iolab_servers::ServeConfig::new(ModelKind::Pool);
     config.grace = Duration::from_secs(1);
-    let server = iolab_models::start(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+    let server = iolab_servers::start(config, "127.0.0.1:0".parse().unwrap()).unwrap();
     let report = verify(&server.url(), &opts()).unwrap();
     assert!(report.passed(), "{:?}", failed(&report));
     let wrong = VerifyOptions {

@@ -18,7 +18,7 @@ use iolab_backends::Backends;
 use iolab_lab::target::runtime::{build, launcher_argv, LaunchArgs};
 use iolab_lab::target::{foreground, Manifest, RuntimeKind, TargetCommand};
 use iolab_model::{parse_duration, ModelKind, Runtime};
-use iolab_models::{ServeConfig, ServeError, Shutdown};
+use iolab_servers::{ServeConfig, ServeError, Shutdown};
 
 use crate::cmd::flags::{BackendFlags, KnobFlags};
 use crate::CliError;
@@ -80,7 +80,7 @@ impl Args {
             )));
         }
         let params = self.knobs.params().map_err(CliError::usage)?;
-        iolab_models::validate(model, &params).map_err(CliError::usage)?;
+        iolab_servers::validate(model, &params).map_err(CliError::usage)?;
         check_task_knobs(&params)?;
         Ok(ServeConfig {
             model,
@@ -97,9 +97,9 @@ impl Args {
 
     fn pin(&self) -> Result<(), CliError> {
         if let Some(list) = &self.cpus {
-            let cpus = iolab_models::parse_cpu_list(list)
+            let cpus = iolab_servers::parse_cpu_list(list)
                 .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
-            iolab_models::pin_to_cpus(&cpus).map_err(|e| {
+            iolab_servers::pin_to_cpus(&cpus).map_err(|e| {
                 CliError::usage(format!("--cpus {list}: cannot pin the process: {e}"))
             })?;
         }
@@ -158,7 +158,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         },
         args.grace
     );
-    match iolab_models::serve_with(config, listener, metrics, shutdown) {
+    match iolab_servers::serve_with(config, listener, metrics, shutdown) {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e @ (ServeError::BadParams(_) | ServeError::Unsupported(_))) => Err(CliError::usage(e)),
         Err(e) => Err(CliError::Failed(anyhow::anyhow!("serve: {e}"))),

@@ -50,3 +50,47 @@ pub fn signal(pid: u32, signal: &str) {
         .unwrap();
     assert!(sent.success(), "kill -{signal} {pid}");
 }
+
+/// A child `iolab` that prints its URL as its first stdout line (`serve`,
+/// `backend http`); killed and reaped when dropped, so a failing test leaves
+/// no server behind.
+pub struct Running {
+    pub child: std::process::Child,
+    pub url: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Start `iolab ARGS...` (stderr discarded) and read the URL it prints first.
+pub fn spawn_url(args: &[&str]) -> Running {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start iolab");
+    let out = child.stdout.take().expect("piped stdout");
+    let mut running = Running {
+        child,
+        url: String::new(),
+    };
+    BufReader::new(out)
+        .read_line(&mut running.url)
+        .expect("read the URL line");
+    running.url = running.url.trim_end().to_string();
+    running
+}
+
+/// `iolab serve --port 0 ARGS...`: a built-in model on a free port.
+pub fn serve(args: &[&str]) -> Running {
+    let mut all = vec!["serve", "--port", "0"];
+    all.extend_from_slice(args);
+    spawn_url(&all)
+}

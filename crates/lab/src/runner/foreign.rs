@@ -33,14 +33,7 @@ impl Ctx<'_> {
         );
         let mut running = match started {
             Ok(r) => r,
-            Err(e) => {
-                rep.outcome = if self.opts.cancelled() {
-                    Outcome::Interrupted
-                } else {
-                    Outcome::StartFailed { detail: e.0 }
-                };
-                return rep;
-            }
+            Err(e) => return rep.start_failed(e.0, self.opts.cancelled()),
         };
         let sampler = running.pid.map(|pid| {
             let (metrics_url, series) = running.metrics(f).unzip();

@@ -45,6 +45,17 @@ impl Rep {
         }
     }
 
+    /// A repetition whose target did not start: interrupted when the user
+    /// cancelled (the start was cut short), else why it failed.
+    pub(super) fn start_failed(mut self, detail: String, cancelled: bool) -> Rep {
+        self.outcome = if cancelled {
+            Outcome::Interrupted
+        } else {
+            Outcome::StartFailed { detail }
+        };
+        self
+    }
+
     /// Keep what the measured load gave (its result and rows, or why there
     /// is none); returns the run's time zero, Unix ms: the load's own start
     /// when it has one, else `zero`.
@@ -160,14 +171,7 @@ impl Ctx<'_> {
             .and_then(|cmd| Target::start(&cmd, timeout, &self.opts.cancel));
         let mut target = match started {
             Ok(t) => t,
-            Err(e) => {
-                rep.outcome = if self.opts.cancelled() {
-                    Outcome::Interrupted
-                } else {
-                    Outcome::StartFailed { detail: e.0 }
-                };
-                return rep;
-            }
+            Err(e) => return rep.start_failed(e.0, self.opts.cancelled()),
         };
         if self.opts.verify {
             if let Err(detail) = self.gate(spec, w, &target, &mut rep.verify) {

@@ -32,7 +32,6 @@ use std::time::{Duration, SystemTime};
 use iolab_model::environment::Environment;
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::runs::{Outcome, RunRecord, RunsFile, RUNS_SCHEMA};
-use iolab_model::telemetry::Telemetry;
 use iolab_model::verify::VerifyReport;
 
 use crate::estimate::estimate;
@@ -300,24 +299,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn record(&self, spec: &RunSpec, outcome: Outcome) -> RunRecord {
-        RunRecord {
-            name: spec.name.clone(),
-            model: spec.model,
-            coordinates: spec.coordinates.clone(),
-            outcome,
-            spec: spec.clone(),
-            attack: None,
-            reps: Vec::new(),
-            spread: None,
-            batch: None,
-            telemetry: Telemetry::default(),
-            verify: None,
-            prediction: None,
-            backend_counts: None,
-            spans: None,
-            host: None,
-            effective_params: None,
-        }
+        RunRecord::new(spec.clone(), outcome)
     }
 }
 

@@ -13,12 +13,11 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     shape,
-    words: Words {
-        unit: "event-loop threads",
-        holder: "event-loop workers",
-        per_call: "one per blocked loop worker",
-        unbounded: "",
-    },
+    words: Words::bounded(
+        "event-loop threads",
+        "event-loop workers",
+        "one per blocked loop worker",
+    ),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {

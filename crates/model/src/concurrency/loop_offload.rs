@@ -13,12 +13,11 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     shape,
-    words: Words {
-        unit: "offload threads",
-        holder: "offload threads",
-        per_call: "one per offload thread",
-        unbounded: "",
-    },
+    words: Words::bounded(
+        "offload threads",
+        "offload threads",
+        "one per offload thread",
+    ),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {

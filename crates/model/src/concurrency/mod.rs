@@ -81,6 +81,23 @@ pub struct Words {
     pub unbounded: &'static str,
 }
 
+impl Words {
+    /// The words of a model that something bounds (threads, processes): no
+    /// reason to give for being unbounded.
+    pub const fn bounded(
+        unit: &'static str,
+        holder: &'static str,
+        per_call: &'static str,
+    ) -> Words {
+        Words {
+            unit,
+            holder,
+            per_call,
+            unbounded: "",
+        }
+    }
+}
+
 impl ModelKind {
     /// Every model, in the order tables show them.
     pub const ALL: [ModelKind; 8] = [

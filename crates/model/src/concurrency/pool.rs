@@ -13,12 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     shape,
-    words: Words {
-        unit: "threads",
-        holder: "pool threads",
-        per_call: "one per pool thread",
-        unbounded: "",
-    },
+    words: Words::bounded("threads", "pool threads", "one per pool thread"),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {

@@ -13,12 +13,11 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: false,
     blocks_threads: true,
     shape,
-    words: Words {
-        unit: "worker processes",
-        holder: "worker processes",
-        per_call: "one per worker process",
-        unbounded: "",
-    },
+    words: Words::bounded(
+        "worker processes",
+        "worker processes",
+        "one per worker process",
+    ),
 };
 
 fn shape(p: &ModelParams, host: &Host) -> Shape {

@@ -12,12 +12,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     shape,
-    words: Words {
-        unit: "thread",
-        holder: "the one thread",
-        per_call: "one thread",
-        unbounded: "",
-    },
+    words: Words::bounded("thread", "the one thread", "one thread"),
 };
 
 fn shape(p: &ModelParams, _host: &Host) -> Shape {

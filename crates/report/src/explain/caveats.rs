@@ -4,6 +4,7 @@
 //! when), a backend that counted fewer calls than the answers claim, a
 //! foreign target measured without the contract check.
 
+use iolab_model::attack::AttackResult;
 use iolab_model::experiment::Work;
 use iolab_model::runs::RunRecord;
 
@@ -11,6 +12,21 @@ use crate::numbers::{count, ms, percent, secs};
 
 /// Share of a run's samples a target may miss before it is said.
 const METRICS_MISSING: f64 = 0.05;
+
+/// Why a load's figures may be the generator's rather than the target's
+/// (its verdict, `None` when it kept up): one sentence for every document
+/// that carries a load.
+pub fn generator_doubt(a: &AttackResult) -> Option<String> {
+    let v = a.generator_verdict();
+    v.flagged.then(|| {
+        format!(
+            "generator: {}; send lag p99 {} is {} of the median latency, so the figures may be the generator's",
+            v.cause.unwrap_or_default(),
+            ms(a.generator.lag_p99_ms),
+            percent(v.lag_share)
+        )
+    })
+}
 
 /// The caveats of a run (empty when nothing casts doubt on it).
 pub fn caveats(run: &RunRecord) -> Vec<String> {
@@ -20,17 +36,7 @@ pub fn caveats(run: &RunRecord) -> Vec<String> {
             out.push(iolab_model::request::CONTRACT_SKIPPED.to_string());
         }
     }
-    if let Some(a) = &run.attack {
-        let v = a.generator_verdict();
-        if v.flagged {
-            out.push(format!(
-                "generator: {}; send lag p99 {} is {} of the median latency, so the figures may be the generator's",
-                v.cause.unwrap_or_default(),
-                ms(a.generator.lag_p99_ms),
-                percent(v.lag_share)
-            ));
-        }
-    }
+    out.extend(run.attack.as_ref().and_then(generator_doubt));
     out.extend(metrics(run));
     out.extend(
         run.backend_shortfall()

@@ -72,13 +72,8 @@ fn cause(run: &RunRecord, h: &HttpWork, clock: &Clock, cores: Option<u32>) -> Ca
     let Some(r) = h.driver.peak_rate().filter(|_| s > 0.0) else {
         return failed.map_or(Cause::Unknown, Cause::Failed);
     };
-    let need = r * s;
-    let little = format!(
-        "{} x {} = {} in flight are needed",
-        clock.rate(r),
-        clock.secs(s),
-        num(need, 1)
-    );
+    let (need, product) = little(clock, r, s, "");
+    let little = format!("{product} in flight are needed");
     match capacity(run.model, run.params(), cores) {
         Some(Capacity::Bounded { n, what }) if need > f64::from(n) => {
             let held = Held {
@@ -201,13 +196,8 @@ fn pg_pool(run: &RunRecord, h: &HttpWork, clock: &Clock) -> Option<Cause> {
         .sum();
     let r = h.driver.peak_rate().filter(|_| pg_s > 0.0)?;
     let conns = run.params().pg_pool();
-    let need = r * pg_s;
-    let busy = format!(
-        "{} x {} of pg = {} PostgreSQL connections are busy",
-        clock.rate(r),
-        clock.secs(pg_s),
-        num(need, 1)
-    );
+    let (need, product) = little(clock, r, pg_s, " of pg");
+    let busy = format!("{product} PostgreSQL connections are busy");
     if need > f64::from(conns) {
         Some(Cause::Overloaded(format!(
             "{busy} but the pool has {conns}, which caps it at {conns}/{} = {}",
@@ -221,6 +211,19 @@ fn pg_pool(run: &RunRecord, h: &HttpWork, clock: &Clock) -> Option<Cause> {
 
 /// What the error classes say, when anything failed (timeouts left out when
 /// the overload already accounts for them).
+/// Little's law, shown: `rate x seconds{what} = L` and L, the number held
+/// at once.
+fn little(clock: &Clock, rate: f64, secs: f64, what: &str) -> (f64, String) {
+    let need = rate * secs;
+    let shown = format!(
+        "{} x {}{what} = {}",
+        clock.rate(rate),
+        clock.secs(secs),
+        num(need, 1)
+    );
+    (need, shown)
+}
+
 fn failures(a: &AttackResult, with_timeouts: bool) -> Option<String> {
     let e = &a.errors;
     let timeouts = if with_timeouts { e.timeout } else { 0 };

@@ -50,47 +50,86 @@ fn errors(r: &RunRow) -> String {
     }
 }
 
-/// The grid of one group.
-pub fn grid(file: &RunsFile, rows: &[RunRow], g: &Group) -> Grid {
-    let scaled = (file.plan.scale - 1.0).abs() > 1e-12;
-    let unscaled = |h: &str| {
-        if scaled {
-            format!("{h} (unscaled)")
-        } else {
-            h.to_string()
-        }
-    };
-    let mark = |i: usize| if g.best == Some(i) { BEST } else { "" }.to_string();
-    if g.batch {
-        batch_grid(file, rows, g, &unscaled, &mark)
-    } else {
-        http_grid(rows, g, &unscaled, &mark)
+/// A column of a group's table.
+struct Column {
+    title: &'static str,
+    /// Its cells are times, shown as run and unscaled when the plan is scaled.
+    time: bool,
+    /// Its cells are numbers (aligned right).
+    numeric: bool,
+}
+
+const fn col(title: &'static str, time: bool, numeric: bool) -> Column {
+    Column {
+        title,
+        time,
+        numeric,
     }
 }
 
-/// Columns of a batch group: tasks, total and per-type times, resources.
-fn batch_grid(
+/// Batch groups: tasks, total and per-type times, resources.
+const BATCH: [Column; 11] = [
+    col("", false, false),
+    col("run", false, false),
+    col("tasks", false, true),
+    col("failed", false, true),
+    col("total", true, true),
+    col("cpu task", true, true),
+    col("io task", true, true),
+    col("io wait", true, true),
+    col("threads", false, true),
+    col("RSS", false, true),
+    col("CPU use", false, true),
+];
+
+/// HTTP groups: rates, success, latency, errors, resources.
+const HTTP: [Column; 13] = [
+    col("", false, false),
+    col("run", false, false),
+    col("offered/s", false, true),
+    col("achieved/s", false, true),
+    col("goodput/s", false, true),
+    col("ok", false, true),
+    col("p50", true, true),
+    col("p99", true, true),
+    col("max", true, true),
+    col("errors", false, false),
+    col("threads", false, true),
+    col("RSS", false, true),
+    col("CPU s", false, true),
+];
+
+/// The grid of one group.
+pub fn grid(file: &RunsFile, rows: &[RunRow], g: &Group) -> Grid {
+    let scaled = (file.plan.scale - 1.0).abs() > 1e-12;
+    let mark = |i: usize| if g.best == Some(i) { BEST } else { "" }.to_string();
+    let (columns, body): (&[Column], _) = if g.batch {
+        (&BATCH, batch_rows(file, rows, g, &mark))
+    } else {
+        (&HTTP, http_rows(rows, g, &mark))
+    };
+    let title = |c: &Column| {
+        if c.time && scaled {
+            format!("{} (unscaled)", c.title)
+        } else {
+            c.title.to_string()
+        }
+    };
+    Grid {
+        header: columns.iter().map(title).collect(),
+        rows: body,
+        numeric: columns.iter().map(|c| c.numeric).collect(),
+    }
+}
+
+/// The cells of a batch group, one row per run, in [`BATCH`]'s order.
+fn batch_rows(
     file: &RunsFile,
     rows: &[RunRow],
     g: &Group,
-    unscaled: &dyn Fn(&str) -> String,
     mark: &dyn Fn(usize) -> String,
-) -> Grid {
-    let header = vec![
-        String::new(),
-        "run".into(),
-        "tasks".into(),
-        "failed".into(),
-        unscaled("total"),
-        unscaled("cpu task"),
-        unscaled("io task"),
-        unscaled("io wait"),
-        "threads".into(),
-        "RSS".into(),
-        "CPU use".into(),
-    ];
-    let body = g
-        .runs
+) -> Vec<Vec<String>> {
+    g.runs
         .iter()
         .map(|&i| {
             let r = &rows[i];
@@ -118,40 +157,12 @@ fn batch_grid(
                 opt(b.map(|b| b.cpu_utilisation), percent),
             ]
         })
-        .collect();
-    let mut numeric = vec![true; 11];
-    numeric[..2].fill(false);
-    Grid {
-        header,
-        rows: body,
-        numeric,
-    }
+        .collect()
 }
 
-/// Columns of an HTTP group: rates, success, latency, errors, resources.
-fn http_grid(
-    rows: &[RunRow],
-    g: &Group,
-    unscaled: &dyn Fn(&str) -> String,
-    mark: &dyn Fn(usize) -> String,
-) -> Grid {
-    let header = vec![
-        String::new(),
-        "run".into(),
-        "offered/s".into(),
-        "achieved/s".into(),
-        "goodput/s".into(),
-        "ok".into(),
-        unscaled("p50"),
-        unscaled("p99"),
-        unscaled("max"),
-        "errors".into(),
-        "threads".into(),
-        "RSS".into(),
-        "CPU s".into(),
-    ];
-    let body = g
-        .runs
+/// The cells of an HTTP group, one row per run, in [`HTTP`]'s order.
+fn http_rows(rows: &[RunRow], g: &Group, mark: &dyn Fn(usize) -> String) -> Vec<Vec<String>> {
+    g.runs
         .iter()
         .map(|&i| {
             let r = &rows[i];
@@ -178,16 +189,7 @@ fn http_grid(
                 opt(r.cpu_s, |c| num(c, 2)),
             ]
         })
-        .collect();
-    let mut numeric = vec![true; 13];
-    numeric[0] = false;
-    numeric[1] = false;
-    numeric[9] = false;
-    Grid {
-        header,
-        rows: body,
-        numeric,
-    }
+        .collect()
 }
 
 /// The first lines of a report: what ran, where, at what scale.

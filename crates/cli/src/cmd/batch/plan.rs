@@ -2,8 +2,6 @@
 //! expanded: E1's master/worker runs (`--tasks e1`, `--worker`), plain
 //! executor runs (`--model`), or a preset's batch runs.
 
-use std::collections::BTreeMap;
-
 use iolab_model::batch::{BatchSpec, MasterSpec, TaskMix, WorkerKind, DEFAULT_SEED};
 use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::{ModelKind, ModelParams};
@@ -44,18 +42,7 @@ pub fn plan(args: &Args) -> Result<Vec<RunSpec>, CliError> {
 
 /// One run of the flags: named like a preset's runs.
 fn run_spec(model: ModelKind, params: ModelParams, spec: BatchSpec, scale: f64) -> RunSpec {
-    let mut coordinates = BTreeMap::new();
-    coordinates.insert("model".to_string(), serde_json::json!(model.as_str()));
-    RunSpec {
-        name: model.as_str().to_string(),
-        coordinates,
-        model,
-        runtime: Default::default(),
-        params,
-        scale,
-        spans: None,
-        work: Work::Batch(spec),
-    }
+    RunSpec::of_model(model, params, scale, Work::Batch(spec))
 }
 
 /// The task mixes: one per `--calls` value, or E1's one.

@@ -3,6 +3,7 @@
 
 mod batch;
 mod series;
+mod service;
 mod spectrum;
 mod sweep;
 pub(crate) mod timeline;
@@ -45,6 +46,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     out.extend(timeline::charts(file));
     out.extend(spectrum::charts(file));
     out.extend(series::charts(file));
+    out.extend(service::charts(file));
     out.retain(|c| c.points > 0);
     out
 }

@@ -1,6 +1,7 @@
 //! Success ratio, p50 and p99 against the offered rate (or clients), one line
 //! per model, predictions dashed beside them.
 
+use iolab_model::attack::LatencySummary;
 use iolab_model::experiment::Work;
 use iolab_model::predict::Prediction;
 use iolab_model::runs::{RunRecord, RunsFile};
@@ -55,12 +56,7 @@ fn metrics() -> [Metric; 3] {
             id: "p50-vs-rate",
             title: "Median latency (p50) vs load",
             y: Axis::new(Kind::Log, "p50 latency (ms, log)"),
-            get: |r| {
-                r.attack
-                    .as_ref()
-                    .map(|a| a.latency_ms.p50)
-                    .filter(|v| *v > 0.0)
-            },
+            get: |r| latency(r, |l| l.p50),
             pred: |p| p.latency_ms.p50,
             fmt: ms,
         },
@@ -68,16 +64,20 @@ fn metrics() -> [Metric; 3] {
             id: "p99-vs-rate",
             title: "Tail latency (p99) vs load",
             y: Axis::new(Kind::Log, "p99 latency (ms, log)"),
-            get: |r| {
-                r.attack
-                    .as_ref()
-                    .map(|a| a.latency_ms.p99)
-                    .filter(|v| *v > 0.0)
-            },
+            get: |r| latency(r, |l| l.p99),
             pred: |p| p.latency_ms.p99,
             fmt: ms,
         },
     ]
+}
+
+/// A latency of a run's load, when it has one (0 means no request answered:
+/// nothing to draw on a log axis).
+fn latency(r: &RunRecord, pick: fn(&LatencySummary) -> f64) -> Option<f64> {
+    r.attack
+        .as_ref()
+        .map(|a| pick(&a.latency_ms))
+        .filter(|v| *v > 0.0)
 }
 
 /// The measured line of one label, and its predicted line when there is one.

@@ -6,7 +6,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use iolab_model::ModelKind;
-use iolab_models::{start, ServeConfig};
+use iolab_servers::{start, ServeConfig};
 
 /// Issue 16, finding 15: the thread models closed at once after a 431, so a
 /// client still writing its 40 KB URL got a reset instead of the answer.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use iolab_backends::{BackendConfig, Backends};
 use iolab_model::ModelKind;
-use iolab_models::{start, ServeConfig};
+use iolab_servers::{start, ServeConfig};
 
 fn mc_addr() -> String {
     std::env::var("IOLAB_MC").unwrap_or_else(|_| {
@@ -63,7 +63,7 @@ fn every_model_answers_the_last_mc_value_byte_for_byte() {
     let addr = mc_addr();
     // Keys of this test only, so parallel tests on the shared server cannot
     // change them underneath.
-    let (k1, k2) = ("iolab-models-body-value-1", "iolab-models-body-value-2");
+    let (k1, k2) = ("iolab-servers-body-value-1", "iolab-servers-body-value-2");
     let (v1, v2) = (pattern(1, 1_024_000), pattern(2, 70_001));
     iolab_backends::mc::set(&addr, k1, &v1).unwrap();
     iolab_backends::mc::set(&addr, k2, &v2).unwrap();
@@ -127,7 +127,7 @@ fn every_model_answers_the_last_mc_value_byte_for_byte() {
         }
         // A missing key stays a JSON error.
         let (status, ctype, body) =
-            exchange(&mut conn, "/work?steps=mc:iolab-models-absent&body=value");
+            exchange(&mut conn, "/work?steps=mc:iolab-servers-absent&body=value");
         let body = String::from_utf8(body).unwrap();
         assert_eq!(
             (status, ctype.as_str()),

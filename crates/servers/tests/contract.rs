@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use iolab_model::ModelKind;
-use iolab_models::{start, ServeConfig};
+use iolab_servers::{start, ServeConfig};
 use iolab_verify::{verify, VerifyOptions};
 
 #[test]

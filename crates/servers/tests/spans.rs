@@ -1,18 +1,18 @@
 //! `--spans N` on every built-in model, served in-process over real sockets:
 //! eight requests at once, then `GET /spans` says who held what, each model
-//! in its own way (see `iolab_models::spans`).
+//! in its own way (see `iolab_servers::spans`).
 
 use std::time::Duration;
 
 use iolab_model::spans::{SpanState, Timeline};
 use iolab_model::{ModelKind, ModelParams};
-use iolab_models::{start, ServeConfig};
+use iolab_servers::{start, ServeConfig};
 use iolab_verify::client::get;
 
 const STEPS: &str = "seq(sleep:30,sleep:10)";
 const N: usize = 8;
 
-fn serve(model: ModelKind, spans: Option<u32>) -> iolab_models::Running {
+fn serve(model: ModelKind, spans: Option<u32>) -> iolab_servers::Running {
     let mut config = ServeConfig::new(model);
     config.grace = Duration::from_secs(1);
     config.spans = spans;

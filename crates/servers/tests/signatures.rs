@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use iolab_model::{ModelKind, ModelParams};
-use iolab_models::{start, Running, ServeConfig};
+use iolab_servers::{start, Running, ServeConfig};
 use iolab_verify::client::{HttpResponse, Target};
 
 fn serve(model: ModelKind, params: ModelParams) -> Running {
