@@ -3,7 +3,7 @@
 //! the built-in runtime): once both workers are stuck in handlers, the order
 //! is the runtime's, not first-come-first-served.
 //!
-//! The mechanism, as the server (crates/models/src/event_loop.rs), tokio
+//! The mechanism, as the server (crates/servers/src/event_loop.rs), tokio
 //! 1.54 (`runtime/scheduler/multi_thread/worker.rs`) and hyper 1.12 run it:
 //! - The accept loop runs in `Runtime::block_on` on the main thread, not on
 //!   a worker, so a new connection's task is spawned into the *global inject
