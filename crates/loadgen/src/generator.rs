@@ -1,6 +1,7 @@
 //! Generator threads: one pinned OS thread per event loop, each with a
 //! current-thread tokio runtime, its own connections and its own recorder.
-//! The calling thread only starts them, reports progress and joins them.
+//! The calling thread only starts them, reports progress and joins them;
+//! what runs inside one is in `gen_thread`.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
@@ -11,12 +12,11 @@ use iolab_model::attack::{AttackPlan, Engine};
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::schedule::Schedule;
 
-use crate::clock::{now_ns, ClockBase, PreciseTimer};
+use crate::clock::{now_ns, ClockBase};
 use crate::recorder::{Live, Recorder};
-use crate::shard;
 use crate::tls::Tls;
 pub use crate::work::Work;
-use crate::{closed_loop, open_loop, AttackError, Hooks, Progress};
+use crate::{gen_thread, shard, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.
 const START_DELAY_NS: u64 = 30_000_000;
@@ -50,6 +50,37 @@ pub struct RunCtx {
 }
 
 impl RunCtx {
+    /// What the threads of `plan` share, sending from `start_ns` on.
+    fn new(
+        plan: &AttackPlan,
+        requests: Vec<Vec<u8>>,
+        tls: Option<Tls>,
+        addr: SocketAddr,
+        hooks: &Hooks,
+        start_ns: u64,
+    ) -> RunCtx {
+        let timeout_ns = ns(plan.timeout);
+        RunCtx {
+            addr,
+            requests,
+            turn: AtomicUsize::new(0),
+            tls,
+            timeout_ns,
+            new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
+            start_ns,
+            hard_end_ns: start_ns
+                .saturating_add(bound_ns(plan, timeout_ns))
+                .saturating_add(HARD_CAP_SLACK_NS),
+            clock: ClockBase::now(),
+            cancel: hooks.cancel.clone(),
+            spin_ns: if plan.spin {
+                iolab_model::attack::SPIN_WINDOW.as_nanos() as u64
+            } else {
+                0
+            },
+        }
+    }
+
     pub fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
     }
@@ -150,33 +181,37 @@ pub fn run(
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
     let engine = crate::engine::resolve(plan.engine, tls.is_some())?;
-    let timeout_ns = ns(plan.timeout);
-    let clock = ClockBase::now();
     let shard::Start {
         start_ns,
         started_unix_ms,
     } = shard::start(plan, START_DELAY_NS)?;
-    let bound_ns = bound_ns(plan, timeout_ns);
-    let ctx = Arc::new(RunCtx {
-        addr,
-        requests,
-        turn: AtomicUsize::new(0),
-        tls,
-        timeout_ns,
-        new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
+    let ctx = Arc::new(RunCtx::new(plan, requests, tls, addr, hooks, start_ns));
+    let (handles, lives) = spawn(plan, &ctx, threads, engine)?;
+    watch(&handles, &lives, start_ns, hooks);
+    let outputs = join(handles)?;
+    Ok(RunOutput {
+        engine: crate::engine::ran_on(outputs.iter().map(|t| t.engine)),
+        threads: outputs,
         start_ns,
-        hard_end_ns: start_ns
-            .saturating_add(bound_ns)
-            .saturating_add(HARD_CAP_SLACK_NS),
-        clock,
-        cancel: hooks.cancel.clone(),
-        spin_ns: if plan.spin {
-            iolab_model::attack::SPIN_WINDOW.as_nanos() as u64
-        } else {
-            0
-        },
-    });
-    let highest_us = (timeout_ns / 1_000).saturating_mul(2).max(1_000_000);
+        started_unix_ms,
+        cpus: cpus_used(plan, threads),
+        cancelled: ctx.cancelled(),
+    })
+}
+
+/// A running generator thread.
+type Handle = std::thread::JoinHandle<Result<ThreadOutput, String>>;
+
+/// Start `threads` generator threads, each with its recorder; their live
+/// counters are for [`watch`].
+fn spawn(
+    plan: &AttackPlan,
+    ctx: &Arc<RunCtx>,
+    threads: usize,
+    engine: Engine,
+) -> Result<(Vec<Handle>, Vec<Arc<Live>>), AttackError> {
+    // The histograms reach past the timeout: a late answer is still recorded.
+    let highest_us = (ctx.timeout_ns / 1_000).saturating_mul(2).max(1_000_000);
     let mut handles = Vec::with_capacity(threads);
     let mut lives = Vec::with_capacity(threads);
     for i in 0..threads {
@@ -194,13 +229,17 @@ pub fn run(
                     plan.record_requests,
                     live,
                 );
-                thread_main(i, threads, &plan, ctx, rec, engine)
+                gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
         handles.push(h);
     }
-    watch(&handles, &lives, start_ns, hooks);
-    let mut outputs = Vec::with_capacity(threads);
+    Ok((handles, lives))
+}
+
+/// Every thread's output, in thread order; the first failure fails the run.
+fn join(handles: Vec<Handle>) -> Result<Vec<ThreadOutput>, AttackError> {
+    let mut outputs = Vec::with_capacity(handles.len());
     for h in handles {
         match h.join() {
             Ok(Ok(out)) => outputs.push(out),
@@ -208,33 +247,24 @@ pub fn run(
             Err(_) => return Err(AttackError::Setup("a generator thread panicked".into())),
         }
     }
-    let cpus = if plan.cpus.is_empty() {
-        Vec::new()
-    } else {
-        (0..threads)
-            .map(|i| plan.cpus[i % plan.cpus.len()])
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect()
-    };
-    let engine = crate::engine::ran_on(outputs.iter().map(|t| t.engine));
-    Ok(RunOutput {
-        threads: outputs,
-        engine,
-        start_ns,
-        started_unix_ms,
-        cpus,
-        cancelled: ctx.cancelled(),
-    })
+    Ok(outputs)
+}
+
+/// The CPUs the threads were pinned to, each once, in order (thread `i` on
+/// the plan's CPU `i` mod their count); empty when not pinned.
+fn cpus_used(plan: &AttackPlan, threads: usize) -> Vec<usize> {
+    if plan.cpus.is_empty() {
+        return Vec::new();
+    }
+    (0..threads)
+        .map(|i| plan.cpus[i % plan.cpus.len()])
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// Report progress about every 250 ms until every thread has finished.
-fn watch(
-    handles: &[std::thread::JoinHandle<Result<ThreadOutput, String>>],
-    lives: &[Arc<Live>],
-    start_ns: u64,
-    hooks: &Hooks,
-) {
+fn watch(handles: &[Handle], lives: &[Arc<Live>], start_ns: u64, hooks: &Hooks) {
     let mut last_t = start_ns;
     let mut last_done = 0u64;
     let mut next_report = start_ns + 250_000_000;
@@ -274,107 +304,6 @@ fn watch(
             p99_ms: p99_us as f64 / 1e3,
         });
     }
-}
-
-/// Pin the calling thread to one CPU.
-fn pin(cpu: usize) -> Result<(), String> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked by validate().
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!(
-                "cannot pin to CPU {cpu}: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// CPU seconds (user + system) this thread has used.
-fn thread_cpu_s() -> f64 {
-    // SAFETY: getrusage fills the struct we own.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        ru
-    };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// Seconds this thread has waited on a run queue (ready, but its CPU was
-/// another's): the second field of `/proc/thread-self/schedstat`.
-fn thread_wait_s() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(ns as f64 / 1e9)
-}
-
-fn thread_main(
-    i: usize,
-    threads: usize,
-    plan: &AttackPlan,
-    ctx: Arc<RunCtx>,
-    rec: Recorder,
-    engine: Engine,
-) -> Result<ThreadOutput, String> {
-    if !plan.cpus.is_empty() {
-        pin(plan.cpus[i % plan.cpus.len()])?;
-    }
-    let cpu0 = thread_cpu_s();
-    let wait0 = thread_wait_s();
-    let work = Work::of(plan, &ctx, i, threads);
-    let ring = match engine {
-        Engine::IoUring => match crate::uring::Ring::new(work.slots()) {
-            Ok(ring) => Some(ring),
-            // Probed fine, but this ring (bigger, or one of several) was
-            // refused: `auto` runs this thread on epoll instead.
-            Err(_) if plan.engine == Engine::Auto => None,
-            Err(e) => return Err(format!("cannot set up io_uring: {e}; use --engine epoll")),
-        },
-        Engine::Epoll | Engine::Auto => None,
-    };
-    let (rec, engine) = match ring {
-        Some(ring) => (crate::uring::run(&ctx, rec, work, ring)?, Engine::IoUring),
-        None => (epoll_thread(&ctx, rec, work)?, Engine::Epoll),
-    };
-    Ok(ThreadOutput {
-        rec,
-        engine,
-        cpu_s: thread_cpu_s() - cpu0,
-        wait_s: thread_wait_s().zip(wait0).map(|(b, a)| (b - a).max(0.0)),
-        end_ns: now_ns(),
-    })
-}
-
-/// The epoll engine: a current-thread tokio runtime running the work.
-fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: Work) -> Result<Recorder, String> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot build an event loop: {e}"))?;
-    let local = tokio::task::LocalSet::new();
-    let rec = local
-        .block_on(&rt, async {
-            let timer = PreciseTimer::new()?;
-            shard::wait_start(&timer, ctx).await?;
-            match work {
-                Work::Open { schedule, cap } => {
-                    open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
-                }
-                Work::Closed {
-                    clients,
-                    requests,
-                    end_ns,
-                } => closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await,
-            }
-        })
-        .map_err(|e| format!("generator event loop failed: {e}"))?;
-    drop(local);
-    drop(rt);
-    Ok(rec)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod backlog;
 mod clock;
 mod closed_loop;
 mod engine;
+mod gen_thread;
 mod generator;
 mod http;
 mod merge;

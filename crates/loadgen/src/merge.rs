@@ -36,6 +36,15 @@ pub(crate) fn add(into: &mut Histogram<u64>, from: &Histogram<u64>) {
     }
 }
 
+/// Summarise a service-time histogram.
+pub(crate) fn service_summary(h: &Histogram<u64>) -> ServiceSummary {
+    ServiceSummary {
+        p50: ms(h.value_at_quantile(0.5)),
+        p99: ms(h.value_at_quantile(0.99)),
+        max: ms(h.max()),
+    }
+}
+
 /// Summarise a latency histogram (zeros when empty).
 pub fn latency_summary(h: &Histogram<u64>) -> LatencySummary {
     if h.is_empty() {
@@ -54,6 +63,7 @@ pub fn latency_summary(h: &Histogram<u64>) -> LatencySummary {
     }
 }
 
+/// What a document says of its driver.
 fn driver_summary(plan: &AttackPlan) -> DriverSummary {
     let (kind, arrival, concurrency) = match &plan.driver {
         Driver::Open { arrival, .. } => (
@@ -158,7 +168,8 @@ impl Merged {
     }
 }
 
-fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
+/// Add one set of request counts into another (a thread's, or a shard's).
+pub(crate) fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.planned += from.planned;
     into.sent += from.sent;
     into.not_sent += from.not_sent;
@@ -166,7 +177,8 @@ fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.non_2xx += from.non_2xx;
 }
 
-fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
+/// Add one set of error counts into another, every class.
+pub(crate) fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
     into.timeout += e.timeout;
     into.refused += e.refused;
     into.reset += e.reset;
@@ -176,7 +188,6 @@ fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
     into.fd_limit += e.fd_limit;
 }
 
-/// One series point per interval, on the run clock (t rounded to 1 us).
 /// The intervals' latency histograms on the run's clock (for `--hdr`).
 pub(crate) fn interval_histograms(
     intervals: Vec<Interval>,
@@ -193,6 +204,7 @@ pub(crate) fn interval_histograms(
         .collect()
 }
 
+/// One series point per interval, on the run clock (t rounded to 1 us).
 pub(crate) fn series(intervals: &[Interval], interval: Duration) -> Vec<SeriesPoint> {
     intervals
         .iter()
@@ -220,7 +232,7 @@ fn status_codes(status: &[u64]) -> BTreeMap<String, u64> {
 
 /// Offered, achieved and good rates; an open loop is offered over its
 /// planned duration, anything else over the elapsed time.
-fn throughput(plan: &AttackPlan, q: &RequestCounts, elapsed_s: f64) -> Throughput {
+pub(crate) fn throughput(driver: &DriverSummary, q: &RequestCounts, elapsed_s: f64) -> Throughput {
     let per_s = |n: u64| {
         if elapsed_s > 0.0 {
             n as f64 / elapsed_s
@@ -228,8 +240,8 @@ fn throughput(plan: &AttackPlan, q: &RequestCounts, elapsed_s: f64) -> Throughpu
             0.0
         }
     };
-    let offered = match (&plan.driver, plan.driver.duration()) {
-        (Driver::Open { .. }, Some(d)) if d > Duration::ZERO => q.planned as f64 / d.as_secs_f64(),
+    let offered = match (driver.kind.as_str(), driver.duration_s) {
+        ("open", Some(d)) if d > 0.0 => q.planned as f64 / d,
         _ => per_s(q.planned),
     };
     Throughput {
@@ -310,20 +322,17 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
     m.rows.sort_by_key(|r| r.intended_ns);
     let elapsed_s = (m.end_ns - start_ns) as f64 / 1e9;
     let interval = Duration::from_nanos(width_ns);
+    let driver = driver_summary(plan);
     let result = AttackResult {
         schema: ATTACK_SCHEMA.to_string(),
         target: plan.target.clone(),
-        driver: driver_summary(plan),
-        throughput_rps: throughput(plan, &m.requests, elapsed_s),
+        throughput_rps: throughput(&driver, &m.requests, elapsed_s),
+        driver,
         requests: m.requests.clone(),
         errors: m.errors.clone(),
         status_codes: status_codes(&m.status),
         latency_ms: latency_summary(&m.latency),
-        service_ms: ServiceSummary {
-            p50: ms(m.service.value_at_quantile(0.5)),
-            p99: ms(m.service.value_at_quantile(0.99)),
-            max: ms(m.service.max()),
-        },
+        service_ms: service_summary(&m.service),
         series: series(&m.intervals, interval),
         generator: GeneratorStats {
             engine: run.engine.to_string(),

@@ -71,33 +71,10 @@ pub async fn run(
         }
         if at > now {
             burst = 0;
-            if at - now <= ctx.spin_ns {
-                // Close to the send: stay awake, letting the connections
-                // run, and any other process that wants this CPU (sched_yield).
-                std::thread::yield_now();
-                tokio::task::yield_now().await;
-                // A yield that came straight back ran nothing else: that
-                // was spinning; a longer one ran the connections' work.
-                let took = now_ns().saturating_sub(now);
-                if took < IDLE_YIELD_NS {
-                    spin_ns += took;
-                }
-                continue;
-            }
-            let wake = (at - ctx.spin_ns).min(now + MAX_SLEEP_NS);
-            timer.sleep_until(wake).await?;
+            spin_ns += wait_toward(&ctx, timer, at, now).await?;
             continue;
         }
-        pool.rec.borrow_mut().planned();
-        pool.queue.borrow_mut().push(at);
-        if pool.idle.get() > 0 {
-            pool.idle.set(pool.idle.get() - 1);
-            pool.notify.notify_one();
-        } else if pool.workers.get() < pool.cap {
-            pool.workers.set(pool.workers.get() + 1);
-            let h = tokio::task::spawn_local(worker(pool.clone()));
-            pool.handles.borrow_mut().push(h);
-        }
+        dispatch(&pool, at);
         next = schedule.next();
         burst += 1;
         if burst >= BURST {
@@ -105,6 +82,51 @@ pub async fn run(
             tokio::task::yield_now().await;
         }
     }
+    finish(pool, spin_ns).await
+}
+
+/// Wait, but not past the send due at `at`: spin (yielding) within the
+/// spin window, else sleep until it opens (at most [`MAX_SLEEP_NS`], so a
+/// cancel is seen). Returns the time spent spinning.
+async fn wait_toward(
+    ctx: &RunCtx,
+    timer: &PreciseTimer,
+    at: u64,
+    now: u64,
+) -> std::io::Result<u64> {
+    if at - now > ctx.spin_ns {
+        let wake = (at - ctx.spin_ns).min(now + MAX_SLEEP_NS);
+        timer.sleep_until(wake).await?;
+        return Ok(0);
+    }
+    // Close to the send: stay awake, letting the connections
+    // run, and any other process that wants this CPU (sched_yield).
+    std::thread::yield_now();
+    tokio::task::yield_now().await;
+    // A yield that came straight back ran nothing else: that
+    // was spinning; a longer one ran the connections' work.
+    let took = now_ns().saturating_sub(now);
+    Ok(if took < IDLE_YIELD_NS { took } else { 0 })
+}
+
+/// Queue the send due at `at` for an idle worker, or a new one while the
+/// pool is under its cap (else it waits for the next free worker).
+fn dispatch(pool: &Rc<Pool>, at: u64) {
+    pool.rec.borrow_mut().planned();
+    pool.queue.borrow_mut().push(at);
+    if pool.idle.get() > 0 {
+        pool.idle.set(pool.idle.get() - 1);
+        pool.notify.notify_one();
+    } else if pool.workers.get() < pool.cap {
+        pool.workers.set(pool.workers.get() + 1);
+        let h = tokio::task::spawn_local(worker(pool.clone()));
+        pool.handles.borrow_mut().push(h);
+    }
+}
+
+/// The schedule is over: let the workers finish what they hold, count what
+/// is still queued as not sent, and hand back the recorder.
+async fn finish(pool: Rc<Pool>, spin_ns: u64) -> std::io::Result<Recorder> {
     pool.done.set(true);
     pool.notify.notify_waiters();
     loop {

@@ -1,8 +1,10 @@
 //! Plan checks done before anything is sent; each error is one line naming
 //! the fault and the fix.
 
+use std::time::Duration;
+
 use iolab_model::attack::AttackPlan;
-use iolab_model::driver::Driver;
+use iolab_model::driver::{Driver, Phase};
 
 use crate::target::Target;
 use crate::AttackError;
@@ -20,57 +22,76 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     // files), before anything is allocated.
     iolab_model::limits::check_attack(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
     match &plan.driver {
-        Driver::Open { phases, .. } => {
-            if phases.is_empty() {
-                return bad(
-                    "open loop has no phases (give --rate R --duration D or --phase DUR:RATE)",
-                );
-            }
-            for (i, p) in phases.iter().enumerate() {
-                let n = i + 1;
-                if p.duration.is_zero() {
-                    return bad(format!("phase {n} has zero duration (use e.g. 10s)"));
-                }
-                for r in [p.from_rps, p.to_rps] {
-                    if !r.is_finite() || r < 0.0 {
-                        return bad(format!(
-                            "phase {n} has rate {r}; rates must be >= 0 requests/s"
-                        ));
-                    }
-                }
-            }
-            if plan.driver.peak_rate().unwrap_or(0.0) <= 0.0 {
-                return bad("rate must be > 0 requests/s (e.g. --rate 100)");
-            }
-            if plan.driver.planned().unwrap_or(0) == 0 {
-                return bad("the schedule plans no request: raise the rate or the duration");
-            }
-        }
+        Driver::Open { phases, .. } => open_loop(plan, phases)?,
         Driver::Closed {
             concurrency,
             requests,
             duration,
-        } => {
-            if *concurrency == 0 {
-                return bad("concurrency must be >= 1 (e.g. --concurrency 50)");
-            }
-            if requests.is_none() && duration.is_none() {
-                return bad("closed loop needs --requests N and/or --duration D");
-            }
-            if *concurrency > plan.connections.max() {
+        } => closed_loop(plan, *concurrency, *requests, *duration)?,
+    }
+    settings(plan)?;
+    crate::shard::validate(plan).map_err(AttackError::Invalid)?;
+    cpus(plan)
+}
+
+/// Phases there, each lasting and at a rate >= 0, some rate above zero,
+/// and at least one request planned.
+fn open_loop(plan: &AttackPlan, phases: &[Phase]) -> Result<(), AttackError> {
+    if phases.is_empty() {
+        return bad("open loop has no phases (give --rate R --duration D or --phase DUR:RATE)");
+    }
+    for (i, p) in phases.iter().enumerate() {
+        let n = i + 1;
+        if p.duration.is_zero() {
+            return bad(format!("phase {n} has zero duration (use e.g. 10s)"));
+        }
+        for r in [p.from_rps, p.to_rps] {
+            if !r.is_finite() || r < 0.0 {
                 return bad(format!(
-                    "--concurrency {concurrency} needs as many connections, but --connections is {}: raise it",
-                    plan.connections.max()
+                    "phase {n} has rate {r}; rates must be >= 0 requests/s"
                 ));
-            }
-            if *requests == Some(0) {
-                return bad("--requests must be >= 1");
-            }
-            if duration.is_some_and(|d| d.is_zero()) {
-                return bad("--duration must be > 0 (e.g. 10s)");
             }
         }
     }
+    if plan.driver.peak_rate().unwrap_or(0.0) <= 0.0 {
+        return bad("rate must be > 0 requests/s (e.g. --rate 100)");
+    }
+    if plan.driver.planned().unwrap_or(0) == 0 {
+        return bad("the schedule plans no request: raise the rate or the duration");
+    }
+    Ok(())
+}
+
+/// Clients there, each with a connection, and a bound in requests or time.
+fn closed_loop(
+    plan: &AttackPlan,
+    concurrency: u32,
+    requests: Option<u64>,
+    duration: Option<Duration>,
+) -> Result<(), AttackError> {
+    if concurrency == 0 {
+        return bad("concurrency must be >= 1 (e.g. --concurrency 50)");
+    }
+    if requests.is_none() && duration.is_none() {
+        return bad("closed loop needs --requests N and/or --duration D");
+    }
+    if concurrency > plan.connections.max() {
+        return bad(format!(
+            "--concurrency {concurrency} needs as many connections, but --connections is {}: raise it",
+            plan.connections.max()
+        ));
+    }
+    if requests == Some(0) {
+        return bad("--requests must be >= 1");
+    }
+    if duration.is_some_and(|d| d.is_zero()) {
+        return bad("--duration must be > 0 (e.g. 10s)");
+    }
+    Ok(())
+}
+
+/// Timeout, interval, threads and connections, whatever the driver.
+fn settings(plan: &AttackPlan) -> Result<(), AttackError> {
     if plan.timeout.is_zero() {
         return bad("--timeout must be > 0 (e.g. 10s)");
     }
@@ -83,7 +104,11 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     if plan.connections.max() == 0 {
         return bad("--connections must be >= 1");
     }
-    crate::shard::validate(plan).map_err(AttackError::Invalid)?;
+    Ok(())
+}
+
+/// Every CPU to pin to exists (and fits a `cpu_set_t`).
+fn cpus(plan: &AttackPlan) -> Result<(), AttackError> {
     // SAFETY: sysconf has no preconditions.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
     let limit = online.min(libc::CPU_SETSIZE as usize);
@@ -99,8 +124,6 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use iolab_model::driver::Phase;
-    use std::time::Duration;
 
     fn plan(driver: Driver) -> AttackPlan {
         AttackPlan::new("http://127.0.0.1:1/", driver)

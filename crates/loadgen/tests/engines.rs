@@ -135,3 +135,34 @@ fn both_engines_spin_and_report_it() {
         }
     }
 }
+
+/// Issue 16, finding 4, on both engines: a closed loop against a dead
+/// target backs off (1 ms doubling to 100 ms per client), so a second of
+/// 50 clients is a few hundred refusals, not a spinning core's hundred
+/// thousand; every try is still counted as refused.
+#[test]
+fn both_engines_back_off_from_a_dead_target_in_a_closed_loop() {
+    let dead = format!("http://127.0.0.1:{}/", closed_port());
+    for engine in engines() {
+        let mut plan = open(&dead, 1.0, 1.0);
+        plan.driver = Driver::Closed {
+            concurrency: 50,
+            requests: None,
+            duration: Some(Duration::from_secs(1)),
+        };
+        let started = std::time::Instant::now();
+        let r = on(engine, plan);
+        assert!(started.elapsed() < Duration::from_secs(5), "{engine:?}");
+        assert!(r.requests.sent >= 50, "{engine:?} {:?}", r.requests);
+        assert_eq!(
+            r.errors.refused, r.requests.sent,
+            "{engine:?} {:?}",
+            r.errors
+        );
+        assert!(
+            r.requests.sent <= 50 * 20,
+            "{engine:?}: {} tries from 50 clients in 1 s: no back-off",
+            r.requests.sent
+        );
+    }
+}

@@ -21,6 +21,11 @@
 //! A target that answers without calling a backend fails unless other
 //! traffic happens to make up the difference on a shared PostgreSQL or
 //! delay service; memcached catches it always.
+//!
+//! Here: each backend's step and counter ([`Counted`]); sending and judging
+//! the three numbers is in `checks`.
+
+mod checks;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -30,11 +35,9 @@ use std::time::Duration;
 use iolab_backends::Addresses;
 use iolab_model::steps::BackendKind;
 use iolab_model::verify::Check;
-use serde_json::Value;
 
 use crate::client::Target;
-use crate::vectors::short_body;
-use crate::{fail, pass, Budget, VerifyError, VerifyOptions};
+use crate::{fail, Budget, VerifyError, VerifyOptions};
 
 /// Requests sent per backend.
 pub const BACKEND_REQUESTS: u64 = 5;
@@ -55,16 +58,31 @@ pub fn verify_backends(
     for (kind, address) in backends.iter() {
         let counted: Result<Box<dyn Counted>, String> = match kind {
             BackendKind::Sleep => continue,
-            BackendKind::Pg => Ok(Box::new(Pg(address.to_string()))),
-            BackendKind::Http => Ok(Box::new(Http(address.to_string()))),
+            BackendKind::Pg => Ok(Shared::boxed(
+                kind,
+                address,
+                iolab_backends::pg::sleep_calls,
+                "PostgreSQL pg_stat_statements pg_sleep calls",
+            )),
+            BackendKind::Http => Ok(Shared::boxed(
+                kind,
+                address,
+                iolab_backends::http::delay_hits,
+                "delay service hits",
+            )),
             BackendKind::Mc => Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>),
         };
         match counted {
-            Ok(c) => checks.extend(one(&target, &budget, c.as_ref())),
-            Err(e) => checks.push(fail(&format!("backend-{kind}-counted"), e)),
+            Ok(c) => checks.extend(checks::one(&target, &budget, c.as_ref())),
+            Err(e) => checks.push(fail(&check_name(kind, "counted"), e)),
         }
     }
     Ok(checks)
+}
+
+/// `backend-pg-answers`: the name of one of a backend's three checks.
+fn check_name(kind: BackendKind, what: &str) -> String {
+    format!("backend-{kind}-{what}")
 }
 
 /// One backend as verify sees it: the step to send and its counter.
@@ -80,43 +98,47 @@ trait Counted {
     fn what(&self) -> &'static str;
 }
 
-struct Pg(String);
+/// A backend with one global counter that every client moves (PostgreSQL's
+/// `pg_stat_statements`, the delay service's hits): a timed step of
+/// [`STEP_MS`], judged "at least N".
+struct Shared {
+    kind: BackendKind,
+    addr: String,
+    counter: fn(&str) -> Result<u64, String>,
+    what: &'static str,
+}
 
-impl Counted for Pg {
-    fn kind(&self) -> BackendKind {
-        BackendKind::Pg
-    }
-    fn steps(&self) -> String {
-        format!("pg:{STEP_MS}")
-    }
-    fn count(&self) -> Result<u64, String> {
-        iolab_backends::pg::sleep_calls(&self.0)
-    }
-    fn exact(&self) -> bool {
-        false
-    }
-    fn what(&self) -> &'static str {
-        "PostgreSQL pg_stat_statements pg_sleep calls"
+impl Shared {
+    fn boxed(
+        kind: BackendKind,
+        addr: &str,
+        counter: fn(&str) -> Result<u64, String>,
+        what: &'static str,
+    ) -> Box<dyn Counted> {
+        Box::new(Shared {
+            kind,
+            addr: addr.to_string(),
+            counter,
+            what,
+        })
     }
 }
 
-struct Http(String);
-
-impl Counted for Http {
+impl Counted for Shared {
     fn kind(&self) -> BackendKind {
-        BackendKind::Http
+        self.kind
     }
     fn steps(&self) -> String {
-        format!("http:{STEP_MS}")
+        format!("{}:{STEP_MS}", self.kind)
     }
     fn count(&self) -> Result<u64, String> {
-        iolab_backends::http::delay_hits(&self.0)
+        (self.counter)(&self.addr)
     }
     fn exact(&self) -> bool {
         false
     }
     fn what(&self) -> &'static str {
-        "delay service hits"
+        self.what
     }
 }
 
@@ -180,109 +202,6 @@ impl Counted for Mc {
             "memcached get_hits"
         }
     }
-}
-
-/// Send the requests for one backend and judge the three numbers.
-fn one(target: &Target, budget: &Budget, b: &dyn Counted) -> Vec<Check> {
-    let kind = b.kind();
-    let name = |what: &str| format!("backend-{kind}-{what}");
-    let n = BACKEND_REQUESTS;
-    let series = format!("iolab_backend_calls_total{{kind=\"{kind}\"}}");
-    let calls = |t: &Target| -> Result<f64, String> {
-        let m = crate::metrics(t, budget)?;
-        m.get(&series)
-            .copied()
-            .ok_or_else(|| format!("/metrics has no {series}"))
-    };
-    let backend_before = b.count();
-    let target_before = calls(target);
-
-    let path = format!("/work?steps={}", b.steps());
-    let mut answered = 0u64;
-    let mut first_bad = None;
-    for _ in 0..n {
-        match budget.get(target, &path) {
-            Ok(r) => {
-                let ok = serde_json::from_str::<Value>(&r.body)
-                    .ok()
-                    .and_then(|j| j.get("ok").and_then(Value::as_bool));
-                if r.status == 200 && ok == Some(true) {
-                    answered += 1;
-                } else if first_bad.is_none() {
-                    first_bad = Some(format!("{} {}", r.status, short_body(&r.body)));
-                }
-            }
-            Err(e) => {
-                first_bad.get_or_insert(e);
-            }
-        }
-    }
-    // A backend may book a call a moment after its answer left.
-    std::thread::sleep(Duration::from_millis(100));
-    let backend_after = b.count();
-    let target_after = calls(target);
-
-    let mut checks = Vec::new();
-    checks.push(match &first_bad {
-        None => pass(
-            &name("answers"),
-            format!("{n} x GET {path}: all 200 with ok:true"),
-        ),
-        Some(bad) => fail(
-            &name("answers"),
-            format!("{answered} of {n} x GET {path} answered 200 ok; first other answer: {bad}"),
-        ),
-    });
-    checks.push(match (&target_before, &target_after) {
-        (Ok(a), Ok(z)) if z - a == n as f64 => pass(
-            &name("metrics"),
-            format!("the target's {series} moved by {n}"),
-        ),
-        (Ok(a), Ok(z)) => fail(
-            &name("metrics"),
-            format!("the target's {series} moved by {}, but {n} requests with one {kind} step were sent", z - a),
-        ),
-        (Err(e), _) | (_, Err(e)) => fail(&name("metrics"), e.clone()),
-    });
-    checks.push(match (&backend_before, &backend_after) {
-        (Ok(a), Ok(z)) => {
-            let moved = z.saturating_sub(*a);
-            let want = answered;
-            let good = if b.exact() {
-                moved == want
-            } else {
-                moved >= want
-            };
-            let rule = if b.exact() { "exactly" } else { "at least" };
-            let detail = format!(
-                "{} moved by {moved} for {want} answers ok (needs {rule} {want}{})",
-                b.what(),
-                if b.exact() {
-                    ""
-                } else {
-                    "; more means other traffic on a shared backend"
-                }
-            );
-            if good && want > 0 {
-                pass(&name("counted"), detail)
-            } else if want == 0 {
-                fail(
-                    &name("counted"),
-                    format!("no request answered ok, nothing to count ({detail})"),
-                )
-            } else {
-                fail(
-                    &name("counted"),
-                    format!("the backend did less work than the target claims: {detail}"),
-                )
-            }
-        }
-        (Err(e), _) | (_, Err(e)) => fail(
-            &name("counted"),
-            format!("cannot read the backend's counter: {e}"),
-        ),
-    });
-    checks
 }
 
 /// Send one memcached command and expect a one-line answer.

@@ -6,7 +6,6 @@
 //! simulates every run. Output: a table with one explanation per run, or
 //! `--json` (`iolab.predict/1`).
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -148,7 +147,36 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     Ok(plan)
 }
 
+/// The plan of `--steps` and the load flags: one run per model asked for
+/// (every built-in one by default), all under the same load.
 fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError> {
+    let work = ad_hoc_work(args)?;
+    let params = args.knobs.params().map_err(CliError::usage)?;
+    let models: Vec<ModelKind> = if models.is_empty() {
+        ModelKind::built_in().collect()
+    } else {
+        models.to_vec()
+    };
+    let runs = models
+        .iter()
+        .map(|&model| RunSpec::of_model(model, params.clone(), 1.0, Work::Http(work.clone())))
+        .collect();
+    Ok(ExperimentPlan {
+        name: "ad-hoc".to_string(),
+        description: "built from iolab predict flags".to_string(),
+        source: None,
+        scale: 1.0,
+        reps: 1,
+        warmup: Duration::ZERO,
+        runs,
+        published: None,
+        pin: true,
+    })
+}
+
+/// The load of an ad-hoc run: `--steps`, the driver, the connections and
+/// the timeout, each checked in that order.
+fn ad_hoc_work(args: &Args) -> Result<HttpWork, CliError> {
     let Some(steps) = &args.steps else {
         return Err(CliError::usage(
             "give a preset (e.g. `iolab predict showdown`) or --steps with --rate or --concurrency (e.g. --steps sleep:1000 --rate 450)",
@@ -165,80 +193,50 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
             "--duration and --timeout must be above zero",
         ));
     }
-    let driver = match (args.rate, args.concurrency) {
-        (Some(rate), None) => Driver::Open {
+    let driver = ad_hoc_driver(args, duration)?;
+    Ok(HttpWork {
+        connections: ad_hoc_connections(args)?,
+        ..HttpWork::new(steps, driver, timeout)
+    })
+}
+
+/// An open loop at `--rate` (evenly spaced, or Poisson with `--poisson`),
+/// or a closed loop of `--concurrency` clients, for `duration`.
+fn ad_hoc_driver(args: &Args, duration: Duration) -> Result<Driver, CliError> {
+    match (args.rate, args.concurrency) {
+        (Some(rate), None) => Ok(Driver::Open {
             phases: vec![Phase::hold(rate, duration)],
             arrival: args
                 .poisson
                 .map_or(Arrival::Constant, |seed| Arrival::Poisson { seed }),
-        },
-        (None, Some(0)) => return Err(CliError::usage("--concurrency: give at least 1 client")),
+        }),
+        (None, Some(0)) => Err(CliError::usage("--concurrency: give at least 1 client")),
         (None, Some(c)) if c > iolab_model::limits::MAX_CONNECTIONS => {
-            return Err(CliError::usage(format!(
+            Err(CliError::usage(format!(
                 "--concurrency {c}: at most {} clients",
                 iolab_model::limits::MAX_CONNECTIONS
             )))
         }
-        (None, Some(c)) => Driver::Closed {
+        (None, Some(c)) => Ok(Driver::Closed {
             concurrency: c,
             requests: None,
             duration: Some(duration),
-        },
-        _ => {
-            return Err(CliError::usage(
-                "give --rate R (open loop) or --concurrency C (closed loop)",
-            ))
-        }
-    };
-    if args.max_client_connections == 0 {
+        }),
+        _ => Err(CliError::usage(
+            "give --rate R (open loop) or --concurrency C (closed loop)",
+        )),
+    }
+}
+
+/// Keep-alive, or `--new-connection`, on at most `--max-client-connections`.
+fn ad_hoc_connections(args: &Args) -> Result<ConnectionMode, CliError> {
+    let max = args.max_client_connections;
+    if max == 0 {
         return Err(CliError::usage("--max-client-connections: give at least 1"));
     }
-    let connections = if args.new_connection {
-        ConnectionMode::NewPerRequest {
-            max: args.max_client_connections,
-        }
+    Ok(if args.new_connection {
+        ConnectionMode::NewPerRequest { max }
     } else {
-        ConnectionMode::KeepAlive {
-            max: args.max_client_connections,
-        }
-    };
-    let params = args.knobs.params().map_err(CliError::usage)?;
-    let models: Vec<ModelKind> = if models.is_empty() {
-        ModelKind::built_in().collect()
-    } else {
-        models.to_vec()
-    };
-    let runs = models
-        .iter()
-        .map(|&model| RunSpec {
-            name: model.as_str().to_string(),
-            coordinates: BTreeMap::from([("model".to_string(), serde_json::json!(model.as_str()))]),
-            model,
-            runtime: Default::default(),
-            params: params.clone(),
-            scale: 1.0,
-            spans: None,
-            work: Work::Http(HttpWork {
-                steps: steps.clone(),
-                driver: driver.clone(),
-                connections,
-                timeout,
-                interval: Duration::from_secs(1),
-                command: None,
-                body: Default::default(),
-                foreign: None,
-            }),
-        })
-        .collect();
-    Ok(ExperimentPlan {
-        name: "ad-hoc".to_string(),
-        description: "built from iolab predict flags".to_string(),
-        source: None,
-        scale: 1.0,
-        reps: 1,
-        warmup: Duration::ZERO,
-        runs,
-        published: None,
-        pin: true,
+        ConnectionMode::KeepAlive { max }
     })
 }

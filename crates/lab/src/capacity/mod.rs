@@ -15,7 +15,6 @@
 //! lasts between the `min_step` and `max_step` of [`Options`].
 
 pub mod preset;
-pub mod proc_tree;
 pub mod search;
 pub mod step;
 
@@ -67,6 +66,30 @@ impl Default for Options {
     }
 }
 
+/// The step length's terms (see the module's header), one formula for the
+/// length and for the rule that explains it.
+struct Queue {
+    /// L, ms: the objective's tightest latency bound, else the timeout.
+    bound_ms: f64,
+    /// q: the objective's percentile (1 without one).
+    q: f64,
+    /// (L - S) / (e x q), seconds.
+    queue_s: f64,
+}
+
+impl Queue {
+    fn of(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) -> Queue {
+        let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
+        let q = slo.percentile().unwrap_or(1.0);
+        let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+        Queue {
+            bound_ms,
+            q,
+            queue_s,
+        }
+    }
+}
+
 /// The length of a step at `rate` (see the module's header).
 pub fn step_length(
     slo: &Slo,
@@ -75,18 +98,18 @@ pub fn step_length(
     o: &Options,
     rate: f64,
 ) -> Duration {
-    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
-    let q = slo.percentile().unwrap_or(1.0);
-    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    let Queue { queue_s, .. } = Queue::of(slo, timeout, unloaded_ms, o);
     let requests_s = MIN_REQUESTS / rate.max(0.1);
     Duration::from_secs_f64(queue_s.max(requests_s)).clamp(o.min_step, o.max_step)
 }
 
 /// The rule in words, with its numbers for this target.
 pub fn step_rule(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) -> String {
-    let bound_ms = slo.tightest_ms().unwrap_or(timeout.as_secs_f64() * 1000.0);
-    let q = slo.percentile().unwrap_or(1.0);
-    let queue_s = (bound_ms - unloaded_ms).max(1.0) / 1000.0 / (o.precision * q);
+    let Queue {
+        bound_ms,
+        q,
+        queue_s,
+    } = Queue::of(slo, timeout, unloaded_ms, o);
     format!(
         "each step lasts (L - S) / (e x q) = ({bound_ms:.0} ms - {unloaded_ms:.1} ms) / ({:.0}% x {q}) = {queue_s:.2} s, so that a rate {:.0}% above capacity queues past L before it ends; at least {MIN_REQUESTS:.0} requests; between {:.1} s and {:.1} s",
         o.precision * 100.0,
@@ -107,55 +130,109 @@ pub fn run(
 ) -> SearchRecord {
     let t0 = Instant::now();
     let unloaded_ms = probe.unloaded_ms().unwrap_or(0.0);
-    let quick = Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0);
     let mut search = Search::new(Bounds {
         start_rps: o.start_rps,
         max_rps: o.max_rps,
         precision: o.precision,
         max_steps: o.max_steps,
     });
+    let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
+    let capacity = search.answer();
+    let failed = search.lowest_fail();
+    let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));
+    let what = fitted
+        .as_ref()
+        .map(|f| what_if(f, &measured_rates(&walk.steps), probe.timeout))
+        .unwrap_or_default();
+    SearchRecord {
+        name: name.to_string(),
+        target: describe(probe),
+        notes,
+        step_rule: step_rule(slo, probe.timeout, unloaded_ms, o),
+        outcome: outcome(walk.end, walk.failure, &walk.steps, o),
+        noise: search.noise(),
+        bracket_width_pct: capacity
+            .zip(failed)
+            .filter(|(c, f)| f > c)
+            .map(|(c, f)| (f - c) / c * 100.0),
+        capacity_rps: capacity,
+        failed_rps: failed,
+        steps: walk.steps,
+        fit: fitted,
+        what_if: what,
+        elapsed_s: t0.elapsed().as_secs_f64(),
+    }
+}
+
+/// The steps a search measured and why it stopped.
+struct Walk {
+    /// Every step measured, in order (retried ones included).
+    steps: Vec<StepRecord>,
+    /// How the search ended (`None`: cancelled, the generator saturated, or
+    /// a step failed to run).
+    end: Option<End>,
+    /// The load generator's refusal of a step.
+    failure: Option<String>,
+}
+
+/// Measure the steps `search` asks for until it is done, cancelled, or a
+/// step cannot run. A failed step with no verdict (the generator was late)
+/// is measured again, up to [`GENERATOR_RETRIES`] times, once the service
+/// has drained.
+fn walk(
+    search: &mut Search,
+    probe: &Probe,
+    slo: &Slo,
+    o: &Options,
+    unloaded_ms: f64,
+    each: &dyn Fn(&StepRecord),
+) -> Walk {
+    // Long enough for an unloaded service to answer what is still queued.
+    let quick = Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0);
     let mut steps: Vec<StepRecord> = Vec::new();
-    let mut failure = None;
     let mut retries = GENERATOR_RETRIES;
-    let end = loop {
+    let (end, failure) = loop {
         if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            break None;
+            break (None, None);
         }
         let (rate, phase) = match search.next_step() {
             Next::Measure { rate, phase } => (rate, phase),
-            Next::Done(end) => break Some(end),
+            Next::Done(end) => break (Some(end), None),
         };
         let length = step_length(slo, probe.timeout, unloaded_ms, o, rate);
-        match probe.step(slo, rate, length, phase) {
-            Ok(rec) => {
-                each(&rec);
-                if rec.generator_saturated && retries > 0 {
-                    // No verdict: kept in the curve, not in the search; the
-                    // same rate is measured again once the service has drained.
-                    retries -= 1;
-                    steps.push(rec);
-                    probe.settle(quick);
-                    continue;
-                }
-                search.record(rate, rec.passed, phase);
-                if rec.generator_saturated {
-                    steps.push(rec);
-                    break None;
-                }
-                if !rec.passed {
-                    probe.settle(quick);
-                }
-                steps.push(rec);
-            }
-            Err(e) => {
-                failure = Some(e);
-                break None;
-            }
+        let rec = match probe.step(slo, rate, length, phase) {
+            Ok(rec) => rec,
+            Err(e) => break (None, Some(e)),
+        };
+        each(&rec);
+        if rec.generator_saturated && retries > 0 {
+            // No verdict: kept in the curve, not in the search; the
+            // same rate is measured again once the service has drained.
+            retries -= 1;
+            steps.push(rec);
+            probe.settle(quick);
+            continue;
         }
+        search.record(rate, rec.passed, phase);
+        if rec.generator_saturated {
+            steps.push(rec);
+            break (None, None);
+        }
+        if !rec.passed {
+            probe.settle(quick);
+        }
+        steps.push(rec);
     };
-    let capacity = search.answer();
-    let failed = search.lowest_fail();
-    let fitted = capacity.and_then(|c| fit(&steps, c, o.cores));
+    Walk {
+        steps,
+        end,
+        failure,
+    }
+}
+
+/// The distinct rates measured, lowest first, each with its step's length
+/// (the what-ifs replay them).
+fn measured_rates(steps: &[StepRecord]) -> Vec<Rate> {
     let mut rates: Vec<Rate> = steps
         .iter()
         .map(|s| Rate {
@@ -165,28 +242,7 @@ pub fn run(
         .collect();
     rates.sort_by(|a, b| a.rps.total_cmp(&b.rps));
     rates.dedup_by(|a, b| a.rps == b.rps);
-    let what = fitted
-        .as_ref()
-        .map(|f| what_if(f, &rates, probe.timeout))
-        .unwrap_or_default();
-    SearchRecord {
-        name: name.to_string(),
-        target: describe(probe),
-        notes,
-        step_rule: step_rule(slo, probe.timeout, unloaded_ms, o),
-        outcome: outcome(end, failure, &steps, o),
-        noise: search.noise(),
-        bracket_width_pct: capacity
-            .zip(failed)
-            .filter(|(c, f)| f > c)
-            .map(|(c, f)| (f - c) / c * 100.0),
-        capacity_rps: capacity,
-        failed_rps: failed,
-        steps,
-        fit: fitted,
-        what_if: what,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-    }
+    rates
 }
 
 /// `POST https://host/path (2 headers, 1024-byte body)`, or the URL.

@@ -18,6 +18,7 @@
 //! ```
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,7 +26,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use iolab_model::capacity::{Search, Slo, StepRecord};
-use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
+use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
+use iolab_model::request::RequestSet;
 
 use super::{Options, Probe};
 use crate::preset::PresetError;
@@ -165,6 +167,13 @@ pub fn run(
         .map_err(|e| format!("{e:?}"))?;
     let (target_cpus, gen_cpus) = crate::environment::pinning(true);
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the iolab binary: {e}"))?;
+    // The fit and the what-ifs count the cores the target was pinned to.
+    let cores = if target_cpus.is_empty() {
+        o.cores
+    } else {
+        target_cpus.len() as u32
+    };
+    let opts_here = Options { cores, ..*o };
     let mut out = Vec::new();
     for spec in targets(plan) {
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
@@ -177,73 +186,90 @@ pub fn run(
             cpus: target_cpus.clone(),
             separate_metrics: false,
         };
-        let timeout = Duration::from_secs(60);
-        let (base, pid, mut target, notes, request, metrics) = match &w.foreign {
-            Some(f) => {
-                let r = foreign::start(spec, f, w.command.as_deref(), &opts, timeout, &cancel)
-                    .map_err(|e| format!("{}: {e}", spec.name))?;
-                let (base, metrics) = (r.base.clone(), r.metrics(f));
-                let notes = vec![foreign::CONTRACT_SKIPPED.to_string()];
-                (
-                    base.clone(),
-                    r.pid,
-                    r.target,
-                    notes,
-                    f.requests(&base),
-                    metrics,
-                )
-            }
-            None => {
-                let launch = Launch::of(spec, &exe)?;
-                let cmd = launch.command(spec, &opts)?;
-                let t = Target::start(&cmd, launch.start_timeout(timeout), &cancel)
-                    .map_err(|e| format!("{}: {e}", spec.name))?;
-                let base = t.url.clone();
-                let metrics = Some((
-                    format!(
-                        "{}/metrics",
-                        t.metrics_url.clone().unwrap_or_else(|| base.clone())
-                    ),
-                    vec![
-                        "iolab_requests_in_flight".to_string(),
-                        "iolab_requests_queued".to_string(),
-                    ],
-                ));
-                (
-                    base,
-                    Some(t.pid()),
-                    Some(t),
-                    Vec::new(),
-                    Default::default(),
-                    metrics,
-                )
-            }
-        };
-        let url = match &w.foreign {
-            Some(f) => iolab_model::request::ForeignSpec::join(&base, &f.request.url),
-            None => format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
-        };
+        let started = start(spec, w, &exe, &opts, &cancel)?;
         let probe = Probe {
-            url,
-            request,
+            url: started.url,
+            request: started.request,
             timeout: w.timeout,
             connections: w.connections,
             gen_cpus: gen_cpus.clone(),
-            pid,
-            metrics,
+            pid: started.pid,
+            metrics: started.metrics,
             cancel: cancel.clone(),
         };
-        let cores = if target_cpus.is_empty() {
-            o.cores
-        } else {
-            target_cpus.len() as u32
-        };
-        let opts_here = Options { cores, ..*o };
-        out.push(super::run(&spec.name, &probe, slo, &opts_here, notes, each));
-        if let Some(t) = target.as_mut() {
+        out.push(super::run(
+            &spec.name,
+            &probe,
+            slo,
+            &opts_here,
+            started.notes,
+            each,
+        ));
+        if let Some(mut t) = started.target {
             t.stop(Duration::from_millis(1500));
         }
     }
     backends.stop();
     Ok(out)
+}
+
+/// Longest a target may take to start.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A target started for its search: what to send it, what to watch.
+struct Started {
+    /// The URL attacked (the first request's).
+    url: String,
+    /// A foreign target's own requests (empty for a built-in one).
+    request: RequestSet,
+    pid: Option<u32>,
+    /// Its Prometheus endpoint and the series to keep.
+    metrics: Option<(String, Vec<String>)>,
+    /// The process iolab started, stopped after the search.
+    target: Option<Target>,
+    /// Said in the search's record.
+    notes: Vec<String>,
+}
+
+/// Start a run's target: a foreign one (its URL, or its command) with its
+/// own request, else a built-in one sent `/work` with the run's steps.
+fn start(
+    spec: &RunSpec,
+    w: &HttpWork,
+    exe: &Path,
+    opts: &StartOptions,
+    cancel: &AtomicBool,
+) -> Result<Started, String> {
+    if let Some(f) = &w.foreign {
+        let r = foreign::start(spec, f, w.command.as_deref(), opts, START_TIMEOUT, cancel)
+            .map_err(|e| format!("{}: {e}", spec.name))?;
+        return Ok(Started {
+            url: r.url(f),
+            request: r.requests(f),
+            pid: r.pid,
+            metrics: r.metrics(f),
+            notes: vec![foreign::CONTRACT_SKIPPED.to_string()],
+            target: r.target,
+        });
+    }
+    let launch = Launch::of(spec, exe)?;
+    let cmd = launch.command(spec, opts)?;
+    let t = Target::start(&cmd, launch.start_timeout(START_TIMEOUT), cancel)
+        .map_err(|e| format!("{}: {e}", spec.name))?;
+    // iolab's own gauges, from the metrics listener when it has one.
+    let metrics_base = t.metrics_url.clone().unwrap_or_else(|| t.url.clone());
+    Ok(Started {
+        url: format!("{}/work?steps={}{}", t.url, w.steps, w.body.query_suffix()),
+        request: RequestSet::default(),
+        pid: Some(t.pid()),
+        metrics: Some((
+            format!("{metrics_base}/metrics"),
+            vec![
+                "iolab_requests_in_flight".to_string(),
+                "iolab_requests_queued".to_string(),
+            ],
+        )),
+        target: Some(t),
+        notes: Vec::new(),
+    })
 }

@@ -16,8 +16,8 @@ use iolab_model::capacity::{Observed, Phase, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
-use super::proc_tree::tree_cpu_seconds;
 use crate::telemetry;
+use crate::telemetry::procs::tree_cpu_seconds;
 
 /// Where and how one target is loaded.
 #[derive(Debug, Clone)]

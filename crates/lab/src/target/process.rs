@@ -331,47 +331,41 @@ mod tests {
         }
     }
 
+    /// Why `script` (run by `sh -c`, announcing `port`) fails to start as
+    /// a target within `timeout`.
+    fn refused(script: &str, port: Option<u16>, timeout: Duration) -> String {
+        let no = AtomicBool::new(false);
+        Target::start(&sh(script, port), timeout, &no)
+            .unwrap_err()
+            .0
+    }
+
     #[test]
     fn a_crashing_target_fails_to_start_with_its_status_and_stderr() {
-        let no = AtomicBool::new(false);
-        let e = Target::start(
-            &sh("echo boom >&2; exit 3", None),
-            Duration::from_secs(5),
-            &no,
-        )
-        .unwrap_err();
-        assert!(e.0.contains("exit status 3"), "{e}");
-        assert!(e.0.contains("boom"), "{e}");
+        let e = refused("echo boom >&2; exit 3", None, Duration::from_secs(5));
+        assert!(e.contains("exit status 3"), "{e}");
+        assert!(e.contains("boom"), "{e}");
     }
 
     #[test]
     fn garbage_on_stdout_is_refused() {
-        let no = AtomicBool::new(false);
-        let e = Target::start(
-            &sh("echo hello; sleep 5", None),
-            Duration::from_secs(5),
-            &no,
-        )
-        .unwrap_err();
-        assert!(e.0.contains("is not a URL"), "{e}");
+        let e = refused("echo hello; sleep 5", None, Duration::from_secs(5));
+        assert!(e.contains("is not a URL"), "{e}");
     }
 
     #[test]
     fn a_silent_target_times_out_and_is_killed() {
-        let no = AtomicBool::new(false);
         let t0 = Instant::now();
-        let e = Target::start(&sh("sleep 30", None), Duration::from_millis(300), &no).unwrap_err();
-        assert!(e.0.contains("start timeout"), "{e}");
+        let e = refused("sleep 30", None, Duration::from_millis(300));
+        assert!(e.contains("start timeout"), "{e}");
         assert!(t0.elapsed() < Duration::from_secs(10));
     }
 
     #[test]
     fn nothing_listening_on_the_given_port_is_not_healthy() {
-        let no = AtomicBool::new(false);
         let port = free_port().unwrap();
-        let e = Target::start(&sh("sleep 30", Some(port)), Duration::from_millis(300), &no)
-            .unwrap_err();
-        assert!(e.0.contains("not healthy"), "{e}");
+        let e = refused("sleep 30", Some(port), Duration::from_millis(300));
+        assert!(e.contains("not healthy"), "{e}");
     }
 
     #[test]

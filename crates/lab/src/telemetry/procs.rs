@@ -1,7 +1,10 @@
 //! A target's processes from `/proc`: the PID iolab started and every
 //! process below it (a Node cluster's workers, gunicorn's workers, a launcher
 //! script's server), summed: threads, resident memory, CPU seconds, open
-//! files.
+//! files; or only CPU seconds ([`tree_cpu_seconds`], for a capacity step).
+//! A worker that exits and is replaced meanwhile takes its CPU out of the
+//! sum (its parent's `cutime` holds it only once reaped): a tree's CPU can
+//! read low, never high.
 
 use std::collections::HashMap;
 
@@ -88,6 +91,17 @@ fn descendants(pid: u32) -> Vec<u32> {
     out
 }
 
+/// utime + stime of `pid` and of every process below it, seconds (zombies
+/// included, unlike [`tree`]); `None` when `pid` is gone.
+pub fn tree_cpu_seconds(pid: u32) -> Option<f64> {
+    let own = cpu_seconds(pid)?;
+    Some(
+        descendants(pid)
+            .into_iter()
+            .fold(own, |sum, c| sum + cpu_seconds(c).unwrap_or(0.0)),
+    )
+}
+
 /// The fields of `/proc/PID/stat` after the command name (which is in
 /// parentheses and may hold spaces): field 3 (state) first.
 fn stat_fields(pid: u32) -> Option<Vec<String>> {
@@ -114,20 +128,43 @@ pub fn cpu_seconds(pid: u32) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
+    use std::process::{Child, Command};
+    use std::time::Duration;
+
     use super::*;
+
+    /// `sh -c script`, given `settle_ms` to start what it starts.
+    fn shell(script: &str, settle_ms: u64) -> Child {
+        let sh = Command::new("sh").args(["-c", script]).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(settle_ms));
+        sh
+    }
+
+    /// Kill and reap.
+    fn stop(mut sh: Child) {
+        sh.kill().unwrap();
+        sh.wait().unwrap();
+    }
 
     #[test]
     fn a_tree_sums_its_children() {
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 5 & sleep 5 & wait"])
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        let sh = shell("sleep 5 & sleep 5 & wait", 200);
         let t = tree(sh.id()).unwrap();
-        sh.kill().unwrap();
-        let _ = sh.wait();
+        stop(sh);
         assert_eq!(t.processes, 3, "{t:?}");
         assert!(t.threads >= 3 && t.rss_mb > 0.0, "{t:?}");
         assert!(cpu_seconds(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn a_trees_cpu_counts_its_children() {
+        // A shell whose child burns CPU: the tree's CPU grows, the shell's does not.
+        let sh = shell("timeout 0.5 sh -c 'while :; do :; done'; sleep 5", 450);
+        let pid = sh.id();
+        let tree = tree_cpu_seconds(pid).unwrap();
+        let own = cpu_seconds(pid).unwrap();
+        stop(sh);
+        assert!(tree > own + 0.05, "tree {tree} own {own}");
+        assert!(tree_cpu_seconds(pid).is_none());
     }
 }

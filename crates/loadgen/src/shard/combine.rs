@@ -14,12 +14,14 @@ use base64::Engine;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
-    AttackResult, ErrorCounts, GeneratorStats, RequestCounts, ServiceSummary, Throughput,
-    ATTACK_SCHEMA,
+    AttackResult, ErrorCounts, GeneratorStats, RequestCounts, ATTACK_SCHEMA,
 };
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
-use crate::merge::{add, encode, interval_histograms, latency_summary, series, spectrum};
+use crate::merge::{
+    add, add_counts, add_errors, encode, interval_histograms, latency_summary, series,
+    service_summary, spectrum, throughput,
+};
 use crate::recorder::Interval;
 use crate::IntervalHistogram;
 
@@ -215,21 +217,8 @@ impl Acc {
         base: u64,
         interval: Duration,
     ) -> Result<(), String> {
-        let (q, e) = (&doc.requests, &doc.errors);
-        let r = &mut self.requests;
-        (r.planned, r.sent, r.not_sent) = (
-            r.planned + q.planned,
-            r.sent + q.sent,
-            r.not_sent + q.not_sent,
-        );
-        (r.ok, r.non_2xx) = (r.ok + q.ok, r.non_2xx + q.non_2xx);
-        let a = &mut self.errors;
-        a.timeout += e.timeout;
-        a.refused += e.refused;
-        a.reset += e.reset;
-        a.addr_unavailable += e.addr_unavailable;
-        a.connect_other += e.connect_other;
-        a.read += e.read;
+        add_counts(&mut self.requests, &doc.requests);
+        add_errors(&mut self.errors, &doc.errors);
         for (code, n) in &doc.status_codes {
             *self.status.entry(code.clone()).or_default() += n;
         }
@@ -291,37 +280,17 @@ impl Acc {
         let latency = self.latency.as_ref().unwrap_or(&empty);
         let service = self.service.as_ref().unwrap_or(&empty);
         let lag = self.lag.as_ref().unwrap_or(&empty);
-        let q = &self.requests;
-        let per_s = |n: u64| {
-            if self.elapsed_s > 0.0 {
-                n as f64 / self.elapsed_s
-            } else {
-                0.0
-            }
-        };
-        let offered = match (first.driver.kind.as_str(), first.driver.duration_s) {
-            ("open", Some(d)) if d > 0.0 => q.planned as f64 / d,
-            _ => per_s(q.planned),
-        };
         let ms = |us: u64| us as f64 / 1e3;
         AttackResult {
             schema: ATTACK_SCHEMA.to_string(),
             target: first.target.clone(),
             driver: first.driver.clone(),
-            requests: q.clone(),
+            requests: self.requests.clone(),
             errors: self.errors.clone(),
             status_codes: self.status.clone(),
             latency_ms: latency_summary(latency),
-            service_ms: ServiceSummary {
-                p50: ms(service.value_at_quantile(0.5)),
-                p99: ms(service.value_at_quantile(0.99)),
-                max: ms(service.max()),
-            },
-            throughput_rps: Throughput {
-                offered,
-                achieved: per_s(q.ok + q.non_2xx),
-                goodput: per_s(q.ok),
-            },
+            service_ms: service_summary(service),
+            throughput_rps: throughput(&first.driver, &self.requests, self.elapsed_s),
             series: series(&self.intervals, interval),
             generator: GeneratorStats {
                 cpu_s: self.cpu_s,
@@ -352,7 +321,6 @@ fn auto_histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant digits")
 }
 
-/// The shards as the merged document lists them, and their start skew.
 /// The shards' engines, each named once in the order first met (`epoll`,
 /// or `io_uring+epoll` when hosts differed).
 fn engines(shards: &[(&AttackResult, &ShardRecord)]) -> String {
@@ -367,6 +335,7 @@ fn engines(shards: &[(&AttackResult, &ShardRecord)]) -> String {
     names.join("+")
 }
 
+/// The shards as the merged document lists them, and their start skew.
 fn merge_record(shards: &[(&AttackResult, &ShardRecord)], base: u64) -> MergeRecord {
     let r0 = shards[0].1;
     let parts: Vec<ShardPart> = shards
@@ -405,3 +374,6 @@ fn merge_record(shards: &[(&AttackResult, &ShardRecord)], base: u64) -> MergeRec
         parts,
     }
 }
+
+#[cfg(test)]
+mod tests;

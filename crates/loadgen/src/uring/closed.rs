@@ -2,11 +2,19 @@
 //! request as soon as its previous one is recorded, until the thread's share
 //! of `--requests` is used up, `--duration` has passed, or the run is
 //! cancelled (as [`crate::closed_loop`] does on epoll).
+//!
+//! A client whose request failed without an answer (refused, reset, out of
+//! ports) waits before its next one, with the epoll engine's back-off
+//! ([`crate::closed_loop::backoff_ns`]: 1 ms doubling to 100 ms until an
+//! answer comes), so a dead target costs the ring no core either.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io;
 
 use super::conns::Conns;
 use super::Driver;
+use crate::closed_loop::backoff_ns;
 
 /// The clients of one thread.
 pub struct Closed {
@@ -15,6 +23,10 @@ pub struct Closed {
     end_ns: u64,
     started: bool,
     stopped: usize,
+    /// Failed requests in a row, per slot.
+    failures: Vec<u32>,
+    /// Clients backing off: (when they send again, slot), soonest first.
+    waiting: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
 impl Closed {
@@ -25,6 +37,8 @@ impl Closed {
             end_ns,
             started: false,
             stopped: 0,
+            failures: vec![0; clients],
+            waiting: BinaryHeap::new(),
         }
     }
 
@@ -53,11 +67,27 @@ impl Driver for Closed {
                 self.next(c, slot)?;
             }
         }
+        while let Some(&Reverse((at, slot))) = self.waiting.peek() {
+            if at > c.now {
+                return Ok(Some(at));
+            }
+            self.waiting.pop();
+            self.next(c, slot)?;
+        }
         Ok(None)
     }
 
     fn ready(&mut self, c: &mut Conns, slot: u32) -> io::Result<()> {
-        self.next(c, slot)
+        let failures = &mut self.failures[slot as usize];
+        if !c.unanswered(slot) {
+            *failures = 0;
+            return self.next(c, slot);
+        }
+        *failures = failures.saturating_add(1);
+        // Wake in time for the run's end; cancellation is seen then.
+        let at = (c.now + backoff_ns(*failures)).min(self.end_ns);
+        self.waiting.push(Reverse((at, slot)));
+        Ok(())
     }
 
     fn finished(&self) -> bool {

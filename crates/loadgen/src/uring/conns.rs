@@ -52,6 +52,9 @@ struct Slot {
     /// Operations in flight whose completion always comes (connect, recv).
     pending: u8,
     active: bool,
+    /// Its last request ended without an answer, and not by its timeout
+    /// (refused, reset, out of ports): the closed loop backs off.
+    unanswered: bool,
     req: Req,
     buf: Vec<u8>,
     reader: Reader,
@@ -148,12 +151,18 @@ impl<'a> Conns<'a> {
             state: State::Free,
             pending: 0,
             active: false,
+            unanswered: false,
             req: Req::default(),
             buf: Vec::new(),
             reader: Reader::default(),
         });
         self.deadlines.grow(self.slots.len());
         (self.slots.len() - 1) as u32
+    }
+
+    /// The slot's last request ended without an answer (not a timeout).
+    pub fn unanswered(&self, slot: u32) -> bool {
+        self.slots[slot as usize].unanswered
     }
 
     /// The slot has a kept-alive connection waiting for a request.
@@ -261,6 +270,7 @@ impl<'a> Conns<'a> {
         let now = self.now;
         let s = &mut self.slots[slot as usize];
         s.active = false;
+        s.unanswered = matches!(outcome, Err(e) if e != ErrorClass::Timeout);
         let r = s.req;
         self.deadlines.remove(slot);
         self.rec

@@ -2,19 +2,22 @@
 //! closed loop (`--concurrency`), and report what happened honestly. Flags
 //! become a validated [`AttackPlan`]; `iolab_loadgen::attack` does the work;
 //! the result is rendered as text (default) or `iolab.attack/1` JSON.
+//! Here: the flags and the run; the flags' reading into a plan is in
+//! [`plan`].
+
+mod plan;
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
-use iolab_loadgen::{AttackError, Hooks};
-use iolab_model::attack::{AttackPlan, Engine};
-use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
-use iolab_model::parse_duration;
+use iolab_loadgen::{AttackError, AttackReport, Hooks};
+use iolab_model::driver::ConnectionMode;
 use iolab_report::Format;
+
+pub use plan::plan;
 
 use crate::cmd::flags::RequestFlags;
 use crate::CliError;
@@ -136,167 +139,6 @@ pub struct Args {
     pub sharding: super::shard::ShardArgs,
 }
 
-fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
-    parse_duration(s).map_err(|e| CliError::usage(format!("{flag}: {e}")))
-}
-
-/// Parse one `--phase`: `DUR:RATE` or `DUR:FROM..TO`, optionally `@START`.
-fn parse_phase(spec: &str) -> Result<(Option<Duration>, Phase), CliError> {
-    let bad = |why: &str| {
-        CliError::usage(format!(
-            "--phase '{spec}': {why} (use DUR:RATE or DUR:FROM..TO, e.g. 10s:50..450, optionally @START)"
-        ))
-    };
-    let (body, start) = match spec.split_once('@') {
-        Some((b, s)) => (b, Some(duration("--phase start", s)?)),
-        None => (spec, None),
-    };
-    let (dur, rates) = body.split_once(':').ok_or_else(|| bad("missing ':'"))?;
-    let dur = duration("--phase", dur)?;
-    let rate = |s: &str| -> Result<f64, CliError> {
-        let r: f64 = s.trim().parse().map_err(|_| bad("rate is not a number"))?;
-        if !r.is_finite() || r < 0.0 {
-            return Err(bad("rates must be >= 0"));
-        }
-        Ok(r)
-    };
-    let (from, to) = match rates.split_once("..") {
-        Some((a, b)) => (rate(a)?, rate(b)?),
-        None => {
-            let r = rate(rates)?;
-            (r, r)
-        }
-    };
-    if dur.is_zero() {
-        return Err(bad("duration must be > 0"));
-    }
-    Ok((
-        start,
-        Phase {
-            duration: dur,
-            from_rps: from,
-            to_rps: to,
-        },
-    ))
-}
-
-/// Lay phases on one timeline: explicit starts may leave gaps (filled with a
-/// zero rate) but must not overlap the previous phase.
-fn phases(specs: &[String]) -> Result<Vec<Phase>, CliError> {
-    let mut out: Vec<Phase> = Vec::new();
-    let mut end = Duration::ZERO;
-    for (i, spec) in specs.iter().enumerate() {
-        let (start, phase) = parse_phase(spec)?;
-        if let Some(start) = start {
-            if start < end {
-                return Err(CliError::usage(format!(
-                    "--phase '{spec}' starts at {} but phase {} ends at {}: phases must not overlap",
-                    iolab_model::format_duration(start),
-                    i,
-                    iolab_model::format_duration(end)
-                )));
-            }
-            if start > end {
-                out.push(Phase::hold(0.0, start - end));
-            }
-            end = start;
-        }
-        end += phase.duration;
-        out.push(phase);
-    }
-    Ok(out)
-}
-
-/// Parse `1`, `0,2-3` (bounded before a range is expanded).
-fn cpus(list: &str) -> Result<Vec<usize>, CliError> {
-    iolab_model::limits::parse_cpu_list(list).map_err(|e| CliError::usage(format!("--cpus: {e}")))
-}
-
-/// Turn the flags into a plan (validated by the library afterwards).
-pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
-    let dur = args
-        .duration
-        .as_deref()
-        .map(|d| duration("--duration", d))
-        .transpose()?;
-    let driver = match (args.concurrency, args.rate, args.phases.is_empty()) {
-        (Some(_), Some(_), _) | (Some(_), _, false) => {
-            return Err(CliError::usage(
-                "--concurrency (closed loop) cannot be combined with --rate/--phase (open loop): pick one",
-            ))
-        }
-        (Some(c), None, true) => {
-            if args.requests.is_none() && dur.is_none() {
-                return Err(CliError::usage("closed loop needs --requests N and/or --duration D"));
-            }
-            Driver::Closed { concurrency: c, requests: args.requests, duration: dur }
-        }
-        (None, rate, no_phases) => {
-            if args.requests.is_some() {
-                return Err(CliError::usage("--requests bounds a closed loop: add --concurrency C, or use --rate with --duration"));
-            }
-            let phases = match (rate, no_phases) {
-                (Some(_), false) => {
-                    return Err(CliError::usage("give either --rate R --duration D or --phase specs, not both"))
-                }
-                (Some(r), true) => {
-                    let d = dur.ok_or_else(|| CliError::usage("--rate needs --duration D (e.g. --duration 30s)"))?;
-                    if !(r > 0.0 && r.is_finite()) {
-                        return Err(CliError::usage(format!("--rate {r}: must be > 0 requests/s")));
-                    }
-                    vec![Phase::hold(r, d)]
-                }
-                (None, false) => {
-                    if dur.is_some() {
-                        return Err(CliError::usage("--duration does not apply to --phase (each phase has its own)"));
-                    }
-                    phases(&args.phases)?
-                }
-                (None, true) => {
-                    return Err(CliError::usage(
-                        "say how to send: --rate R --duration D (open loop), --phase DUR:RATE, or --concurrency C --requests N (closed loop)",
-                    ))
-                }
-            };
-            let arrival = match args.arrival {
-                ArrivalArg::Constant => Arrival::Constant,
-                ArrivalArg::Poisson => Arrival::Poisson { seed: args.seed },
-            };
-            Driver::Open { phases, arrival }
-        }
-    };
-    let max = args.connections;
-    let (target, request) = args.request.requests(args.url.as_deref())?;
-    Ok(AttackPlan {
-        target,
-        request,
-        driver,
-        connections: if args.new_connection {
-            ConnectionMode::NewPerRequest { max }
-        } else {
-            ConnectionMode::KeepAlive { max }
-        },
-        timeout: duration("--timeout", &args.timeout)?,
-        interval: duration("--interval", &args.interval)?,
-        threads: args.threads,
-        cpus: args
-            .cpus
-            .as_deref()
-            .map(cpus)
-            .transpose()?
-            .unwrap_or_default(),
-        record_requests: args.csv.is_some(),
-        spin: args.spin,
-        shard: args.sharding.shard,
-        start_at_unix_ms: args.sharding.start_at_unix_ms()?,
-        engine: match args.engine {
-            EngineArg::Auto => Engine::Auto,
-            EngineArg::Epoll => Engine::Epoll,
-            EngineArg::IoUring => Engine::IoUring,
-        },
-    })
-}
-
 /// Run `iolab attack`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
@@ -340,63 +182,37 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let bytes = iolab_report::attack::render(&report.result, format)
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);
-    if let Some(path) = &args.hdr {
-        report.write_hdr_log(path).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!(
-                "cannot write --hdr {}: {e}",
-                path.display()
-            ))
-        })?;
-    }
-    if let Some(path) = &args.csv {
-        report.write_csv(path).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!(
-                "cannot write --csv {}: {e}",
-                path.display()
-            ))
-        })?;
-    }
-    if let Some(path) = &args.out {
-        let bytes = iolab_report::attack::render(&report.result, Format::Json)
-            .map_err(|e| CliError::Failed(e.into()))?;
-        iolab_model::files::write_atomic(path, &bytes).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!(
-                "cannot write --out {}: {e}",
-                path.display()
-            ))
-        })?;
-    }
+    write_files(&args, &report)?;
     if report.cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phases_lay_out_in_order_with_gaps_and_refuse_overlaps() {
-        let p = phases(&["10s:50..450".into(), "60s:450".into()]).unwrap();
-        assert_eq!(p.len(), 2);
-        assert_eq!(
-            (p[0].from_rps, p[0].to_rps, p[1].from_rps),
-            (50.0, 450.0, 450.0)
-        );
-        let p = phases(&["1s:10".into(), "1s:20@3s".into()]).unwrap();
-        assert_eq!(p.len(), 3);
-        assert_eq!(p[1].to_rps, 0.0);
-        assert_eq!(p[1].duration, Duration::from_secs(2));
-        assert!(phases(&["10s:5".into(), "1s:5@5s".into()]).is_err());
-        assert!(phases(&["10x:5".into()]).is_err());
-        assert!(phases(&["10s".into()]).is_err());
+/// Write the files the flags ask for, in turn: `--hdr`, `--csv`, `--out`.
+fn write_files(args: &Args, report: &AttackReport) -> Result<(), CliError> {
+    let wrote = |flag: &str, path: &Path, r: std::io::Result<()>| {
+        r.map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write {flag} {}: {e}",
+                path.display()
+            ))
+        })
+    };
+    if let Some(path) = &args.hdr {
+        wrote("--hdr", path, report.write_hdr_log(path))?;
     }
-
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(cpus("0,2-3").unwrap(), vec![0, 2, 3]);
-        assert!(cpus("3-1").is_err());
-        assert!(cpus("a").is_err());
+    if let Some(path) = &args.csv {
+        wrote("--csv", path, report.write_csv(path))?;
     }
+    if let Some(path) = &args.out {
+        let bytes = iolab_report::attack::render(&report.result, Format::Json)
+            .map_err(|e| CliError::Failed(e.into()))?;
+        wrote(
+            "--out",
+            path,
+            iolab_model::files::write_atomic(path, &bytes),
+        )?;
+    }
+    Ok(())
 }
