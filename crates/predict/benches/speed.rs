@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::experiment::HttpWork;
+use iolab_model::runtime::Runtime;
 use iolab_model::{ModelKind, ModelParams};
-use iolab_predict::sim::{simulate, SimInput};
+use iolab_predict::sim::{simulate, Scheduler, SimInput};
 
 fn work(steps: &str, rate: f64, secs: u64, conn: ConnectionMode) -> HttpWork {
     HttpWork {
@@ -99,6 +100,7 @@ fn main() {
             connections: w.connections,
             timeout: w.timeout,
             pg_pool: params.pg_pool(),
+            scheduler: Scheduler::of(model, &params, &Runtime::rust()),
         });
         let el = t.elapsed().as_secs_f64();
         println!(

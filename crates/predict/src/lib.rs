@@ -25,7 +25,8 @@ use iolab_model::predict::{PredictedLatency, Prediction};
 use iolab_model::ModelKind;
 
 pub use batch::predict_batch;
-use sim::{simulate, Shape, SimInput, SimOutcome};
+use iolab_model::runtime::Runtime;
+use sim::{simulate, Scheduler, Shape, SimInput, SimOutcome};
 pub use spans::predict_spans;
 
 /// Predict one run on `host` (a core count, or cores and the runtime's
@@ -35,7 +36,7 @@ pub fn predict_run(spec: &RunSpec, host: impl Into<Host>) -> Option<Prediction> 
     let mut p = match &spec.work {
         // Past the simulation's bound: no prediction, rather than a hang.
         Work::Http(h) if check_size(h).is_err() => return None,
-        Work::Http(h) => predict_http(spec.model, &spec.params, h, host),
+        Work::Http(h) => predict_http_on(spec.model, &spec.params, h, host, &spec.runtime),
         Work::Batch(b) => predict_batch(b, spec.model, &spec.params, host),
     };
     p.name = spec.name.clone();
@@ -89,12 +90,23 @@ pub fn check_size(work: &HttpWork) -> Result<(), String> {
     Ok(())
 }
 
-/// Simulate one HTTP run and say what it means.
+/// Simulate one HTTP run on the built-in runtime and say what it means.
 pub fn predict_http(
     model: ModelKind,
     params: &iolab_model::ModelParams,
     work: &HttpWork,
     host: impl Into<Host>,
+) -> Prediction {
+    predict_http_on(model, params, work, host, &Runtime::rust())
+}
+
+/// [`predict_http`] as `runtime` serves the model (its scheduler's order).
+pub fn predict_http_on(
+    model: ModelKind,
+    params: &iolab_model::ModelParams,
+    work: &HttpWork,
+    host: impl Into<Host>,
+    runtime: &Runtime,
 ) -> Prediction {
     let shape = model.shape(params, &host.into());
     let out = simulate(&SimInput {
@@ -104,6 +116,7 @@ pub fn predict_http(
         connections: work.connections,
         timeout: work.timeout,
         pg_pool: params.pg_pool(),
+        scheduler: Scheduler::of(model, params, runtime),
     });
     prediction_from(&shape, work, &out, params.pg_pool())
 }

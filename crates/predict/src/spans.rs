@@ -31,6 +31,7 @@ pub fn predict_spans(spec: &RunSpec, host: impl Into<Host>) -> Option<Timeline> 
                     connections: w.connections,
                     timeout: w.timeout,
                     pg_pool: spec.params.pg_pool(),
+                    scheduler: sim::Scheduler::of(spec.model, &spec.params, &spec.runtime),
                 },
                 size,
             ))

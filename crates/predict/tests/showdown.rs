@@ -7,11 +7,12 @@
 //! overloaded (under 90% success), where the p50 of the few successes
 //! depends on when each waited request was picked up.
 //!
-//! One documented exception: an overloaded `loop-blocking` (tokio) serves
-//! the connection it just accepted first (the worker's LIFO slot), so more
-//! of its requests are served before their timeout than the simulation's
-//! first-come order gives. There the bounds are 25% and 30%
-//! (docs/predict.md, "Where predictions are weakest").
+//! One documented exception, for the p50 only: `loop-blocking` (tokio,
+//! handlers blocking its workers) under 10% success, where the simulation
+//! follows tokio's queues and I/O driver turns but the measured successes
+//! bunch just under the timeout in a way it does not reproduce (the run at
+//! 200 req/s: 713 ms measured, 530 ms simulated). There the p50 bound is
+//! 30% (docs/predict.md, "Where predictions are weakest").
 
 use iolab_model::concurrency::{Host, ModelKind};
 use iolab_model::runs::RunsFile;
@@ -31,9 +32,9 @@ fn every_model_of_the_showdown_is_predicted_within_the_bounds() {
         let p = iolab_predict::predict_run(&run.spec, Host::cores(cores)).expect("a prediction");
         let measured = a.requests.ok as f64 / a.requests.planned.max(1) as f64;
         let overloaded = measured < 0.9;
-        let lifo = overloaded && run.model == ModelKind::LoopBlocking;
-        let (share, p50_share) = match (lifo, overloaded) {
-            (true, _) => (0.25, 0.30),
+        let bunched = measured < 0.1 && run.model == ModelKind::LoopBlocking;
+        let (share, p50_share) = match (bunched, overloaded) {
+            (true, _) => (0.10, 0.30),
             (false, true) => (0.10, 0.20),
             (false, false) => (0.10, 0.15),
         };

@@ -6,13 +6,16 @@
 //! work a compiled [`program`], the load an open loop ([`arrivals`]: the
 //! load generator's own schedule) or a closed loop. CPU steps queue FIFO for `cpu_servers` cores (one step per
 //! core at a time, not processor sharing: the same throughput, a slightly
-//! different latency spread).
+//! different latency spread). Requests waiting for a request thread take
+//! one first come, first served, except where the runtime's scheduler decides
+//! otherwise ([`Scheduler`]; tokio's order in `sim/tokio`).
 
 mod engine;
 pub mod histogram;
 pub mod program;
 mod queue;
 mod resource;
+mod tokio;
 mod trace;
 
 use std::collections::BTreeMap;
@@ -24,6 +27,8 @@ use iolab_model::steps::Step;
 
 use histogram::Histogram;
 pub use iolab_model::concurrency::Shape;
+use iolab_model::runtime::Runtime;
+use iolab_model::{ModelKind, ModelParams};
 
 /// When the simulated clients of an open loop send: the plan's one
 /// [`Schedule`], the same send times the load generator's threads share out
@@ -47,6 +52,34 @@ pub struct SimInput<'a> {
     pub timeout: Duration,
     /// PostgreSQL connections `pg` steps wait for (the run's `pg_pool`).
     pub pg_pool: u32,
+    /// Which waiting request a free request thread takes next.
+    pub scheduler: Scheduler,
+}
+
+/// The order in which waiting requests get a free request thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scheduler {
+    /// First come, first served (a pool's queue, the listen backlog).
+    #[default]
+    Fifo,
+    /// Tokio's multi-thread runtime with handlers that block its workers
+    /// (`sim/tokio`): the order of its queues and of its I/O driver's turns.
+    Tokio,
+}
+
+impl Scheduler {
+    /// The order of `model` as `runtime` serves it: tokio's for
+    /// `loop-blocking` on the built-in runtime in one process (one runtime);
+    /// first come, first served otherwise (other runtimes' loops, and the
+    /// models whose workers never block, where no request waits for one).
+    pub fn of(model: ModelKind, params: &ModelParams, runtime: &Runtime) -> Scheduler {
+        let one_runtime = params.processes.unwrap_or(1) == 1;
+        if model == ModelKind::LoopBlocking && runtime.is_rust() && one_runtime {
+            Scheduler::Tokio
+        } else {
+            Scheduler::Fifo
+        }
+    }
 }
 
 /// What happened, counted exactly as the load generator counts.

@@ -6,9 +6,10 @@ use std::time::Duration;
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::experiment::HttpWork;
 use iolab_model::predict::Prediction;
+use iolab_model::runtime::Runtime;
 use iolab_model::{ModelKind, ModelParams};
 use iolab_predict::predict_http;
-use iolab_predict::sim::{simulate, SimInput, SimOutcome};
+use iolab_predict::sim::{simulate, Scheduler, SimInput, SimOutcome};
 
 pub const KEEP: ConnectionMode = ConnectionMode::KeepAlive { max: 100_000 };
 pub const FRESH: ConnectionMode = ConnectionMode::NewPerRequest { max: 100_000 };
@@ -62,6 +63,7 @@ pub fn sim(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> 
         connections: w.connections,
         timeout: w.timeout,
         pg_pool: params.pg_pool(),
+        scheduler: Scheduler::of(model, params, &Runtime::rust()),
     });
     let failed: u64 = out.errors.values().sum();
     assert_eq!(

@@ -82,7 +82,14 @@ impl Engine<'_> {
         } else {
             accepted
         };
-        if held {
+        if held && self.tokio.is_some() {
+            let worker = self.reqs[slot as usize].worker;
+            let _ = self.threads.as_mut().and_then(Resource::release);
+            if let Some(tokio) = self.tokio.as_mut() {
+                tokio.release(worker);
+            }
+            self.tokio_start();
+        } else if held {
             if let Some(w) = self.threads.as_mut().and_then(Resource::release) {
                 if let Some(t) = self.trace.as_deref_mut() {
                     t.thread_taken(w.slot, now);

@@ -19,7 +19,8 @@ use super::histogram::Histogram;
 use super::program::{Op, Program, NO_PARENT};
 use super::queue::{Event, EventQueue, Lane};
 use super::resource::{Resource, Then, Waiter};
-use super::{SimInput, SimOutcome};
+use super::tokio::Tokio;
+use super::{Scheduler, SimInput, SimOutcome};
 use crate::calibration::PG_WAIT_NS;
 use iolab_model::concurrency::{Admission, Shape};
 use iolab_model::schedule::Schedule;
@@ -41,6 +42,8 @@ struct Req {
     /// Holds a server connection slot (limited admission only).
     accepted: bool,
     holds_thread: bool,
+    /// The tokio worker serving it ([`super::tokio`]).
+    worker: u32,
     /// Leaves started and not finished (including waits for resources).
     pending: u32,
 }
@@ -73,6 +76,8 @@ pub(super) struct Engine<'a> {
     reqs: Vec<Req>,
     free: Vec<u32>,
     threads: Option<Resource>,
+    /// Tokio's order for who takes a free worker, instead of `threads`' FIFO.
+    tokio: Option<Tokio>,
     cpu: Resource,
     offload: Option<Resource>,
     pg: Resource,
@@ -145,6 +150,10 @@ impl<'a> Engine<'a> {
             retry_lane,
             pg_wait_lane,
             threads: shape.request_threads.map(|t| Resource::new(t.cap)),
+            tokio: match (input.scheduler, shape.request_threads) {
+                (Scheduler::Tokio, Some(t)) => Some(Tokio::new(t.cap)),
+                _ => None,
+            },
             cpu: Resource::new(shape.cpu_servers),
             offload: shape.offload.map(Resource::new),
             pg: Resource::new(input.pg_pool.max(1)),

@@ -28,6 +28,11 @@ impl Engine<'_> {
     }
 
     pub(super) fn exec(&mut self, slot: u32) {
+        if let Some(tokio) = self.tokio.as_mut() {
+            tokio.arrive(slot, self.reqs[slot as usize].new_conn);
+            self.tokio_start();
+            return;
+        }
         match (self.shape.request_threads, self.threads.as_mut()) {
             (Some(rt), Some(threads)) => {
                 if rt.reject_when_full && !threads.free() {
@@ -46,6 +51,28 @@ impl Engine<'_> {
                 }
             }
             _ => self.start_node(slot, 0),
+        }
+    }
+
+    /// Start what tokio's free workers take next ([`super::super::tokio`]).
+    pub(super) fn tokio_start(&mut self) {
+        let now = self.now;
+        while let Some((w, slot)) = self.tokio.as_mut().and_then(|t| t.next_start(now)) {
+            if let Some(threads) = self.threads.as_mut() {
+                // a worker is free, so this never waits
+                let _ = threads.acquire(Waiter {
+                    slot,
+                    node: 0,
+                    then: Then::Start,
+                });
+            }
+            if let Some(t) = self.trace.as_deref_mut() {
+                t.thread_taken(slot, now);
+            }
+            let r = &mut self.reqs[slot as usize];
+            r.holds_thread = true;
+            r.worker = w;
+            self.start_node(slot, 0);
         }
     }
 
