@@ -104,6 +104,28 @@ pub(super) struct Engine<'a> {
     pub(super) trace: Option<Box<super::trace::Trace>>,
 }
 
+/// Where requests come from (a schedule, or clients that send again on an
+/// answer), and the window a rate is counted over (ns).
+fn source(driver: &Driver) -> (Source, u64) {
+    match driver {
+        Driver::Open { phases, arrival } => {
+            let d = driver.duration().unwrap_or_default();
+            let arrivals = super::arrivals(phases, *arrival);
+            (Source::Open(Box::new(arrivals)), d.as_nanos() as u64)
+        }
+        Driver::Closed {
+            requests, duration, ..
+        } => {
+            let until = duration.map(|d| d.as_nanos() as u64);
+            let source = Source::Closed {
+                requests: *requests,
+                until,
+            };
+            (source, until.unwrap_or(0))
+        }
+    }
+}
+
 impl<'a> Engine<'a> {
     pub(super) fn new(input: &SimInput<'a>) -> Engine<'a> {
         let shape = input.shape;
@@ -112,25 +134,7 @@ impl<'a> Engine<'a> {
             ConnectionMode::KeepAlive { max } => (true, max),
             ConnectionMode::NewPerRequest { max } => (false, max),
         };
-        let (source, window_ns) = match input.driver {
-            Driver::Open { phases, arrival } => {
-                let d = input.driver.duration().unwrap_or_default();
-                let arrivals = super::arrivals(phases, *arrival);
-                (Source::Open(Box::new(arrivals)), d.as_nanos() as u64)
-            }
-            Driver::Closed {
-                requests, duration, ..
-            } => {
-                let until = duration.map(|d| d.as_nanos() as u64);
-                (
-                    Source::Closed {
-                        requests: *requests,
-                        until,
-                    },
-                    until.unwrap_or(0),
-                )
-            }
-        };
+        let (source, window_ns) = source(input.driver);
         let mut q = EventQueue::default();
         let node_lane = prog
             .nodes
