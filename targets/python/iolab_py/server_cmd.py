@@ -8,6 +8,8 @@ Settings that would distort the lab are changed, and said so:
 - --graceful-timeout / --timeout-graceful-shutdown 2: SIGTERM must end the target in 10 s.
 - --no-control-socket: gunicorn 25+ opens ~/.gunicorn/gunicorn.ctl, which parallel targets
   would fight over.
+- uvicorn --http iolab_py.nodelay:HttpToolsNoDelay: its own httptools protocol with TCP_NODELAY,
+  which `--fd` loses (see nodelay.py): without it every answer waited ~40 ms for a delayed ACK.
 Everything else is the servers' defaults (keep-alive: gunicorn 2 s, uvicorn 5 s)."""
 
 import sys
@@ -33,6 +35,7 @@ def command(settings, fd: int) -> list:
             argv += ["--worker-connections", str(k["max_connections"])]
         return argv + ["iolab_py.wsgi:app"]
     return [sys.executable, "-m", "uvicorn", "iolab_py.asgi:app", "--fd", str(fd),
+            "--http", "iolab_py.nodelay:HttpToolsNoDelay",
             "--backlog", str(k["backlog"]), "--workers", str(k["processes"]),
             "--lifespan", "off", "--no-access-log", "--log-level", "warning",
             "--timeout-graceful-shutdown", "2"]

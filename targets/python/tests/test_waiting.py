@@ -110,3 +110,32 @@ def test_backend_calls_wait_the_models_way(targets, backends):
         wall, answers = together(t.url, [f"/work?steps={kind}:200"] * 3)
         assert_all_ok(answers)
         assert wall >= 0.58, f"loop-blocking: 3 x {kind}:200 overlapped ({wall:.3f} s)"
+
+
+def test_uvicorn_answers_without_waiting_for_a_delayed_ack(targets):
+    """Regression (2026-11-23): uvicorn on the launcher's socket (`--fd`) kept Nagle's algorithm
+    on every connection, so an answer's body (its second write) waited for the client's delayed
+    ACK: ~40 ms on top of every request on a kept-alive connection. Thirty sequential requests
+    on one connection; their median must be far under 40 ms."""
+    import http.client
+    import statistics
+    import time
+
+    for model in ("loop-async", "loop-offload"):
+        t = targets(model)
+        host, port = t.url.removeprefix("http://").split(":")
+        c = http.client.HTTPConnection(host, int(port), timeout=10)
+        times = []
+        try:
+            for _ in range(30):
+                t0 = time.perf_counter()
+                c.request("GET", "/work?steps=sleep:1")
+                r = c.getresponse()
+                r.read()
+                assert r.status == 200
+                times.append((time.perf_counter() - t0) * 1000)
+        finally:
+            c.close()
+        median = statistics.median(times)
+        assert median < 25, f"{model}: median {median:.1f} ms for sleep:1 on one connection " \
+                            f"(a delayed ACK costs ~40 ms): {[round(x) for x in times]}"
