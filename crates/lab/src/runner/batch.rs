@@ -27,7 +27,7 @@ impl Ctx<'_> {
             }
             _ => match self.in_process(spec, b) {
                 Ok(f) => f,
-                Err(e) => return self.record(spec, Outcome::Skipped { detail: e }),
+                Err(e) => return RunRecord::new(spec.clone(), Outcome::Skipped { detail: e }),
             },
         };
         let mut results: Vec<BatchResult> = Vec::new();
@@ -40,10 +40,10 @@ impl Ctx<'_> {
             self.observer.stage(spec, Stage::Batch);
             match once() {
                 Ok(r) => results.push(r),
-                Err(e) => return self.record(spec, Outcome::StartFailed { detail: e }),
+                Err(e) => return RunRecord::new(spec.clone(), Outcome::StartFailed { detail: e }),
             }
         }
-        let mut record = self.record(spec, Outcome::Completed);
+        let mut record = RunRecord::new(spec.clone(), Outcome::Completed);
         if self.opts.cancelled() {
             record.outcome = Outcome::Interrupted;
         }

@@ -110,7 +110,7 @@ impl Ctx<'_> {
                 break;
             }
         }
-        let mut record = self.record(spec, Outcome::Interrupted);
+        let mut record = RunRecord::new(spec.clone(), Outcome::Interrupted);
         if reps.is_empty() {
             return record;
         }

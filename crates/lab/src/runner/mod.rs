@@ -276,7 +276,7 @@ impl<'a> Ctx<'a> {
     fn run(&self, index: usize, spec: &RunSpec) -> RunRecord {
         let launch = Launch::of(spec, &self.exe);
         let mut record = match (&spec.work, &launch) {
-            (_, Err(e)) => self.record(spec, Outcome::StartFailed { detail: e.clone() }),
+            (_, Err(e)) => RunRecord::new(spec.clone(), Outcome::StartFailed { detail: e.clone() }),
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
@@ -296,10 +296,6 @@ impl<'a> Ctx<'a> {
             0 => self.cores,
             n => n as u32,
         }
-    }
-
-    fn record(&self, spec: &RunSpec, outcome: Outcome) -> RunRecord {
-        RunRecord::new(spec.clone(), outcome)
     }
 }
 

@@ -36,13 +36,11 @@ pub fn plan(args: &Args) -> Result<Vec<RunSpec>, CliError> {
     let scale = scale.unwrap_or(1.0);
     Ok(specs
         .into_iter()
-        .map(|(model, params, spec)| run_spec(model, params, spec.scaled(scale), scale))
+        .map(|(model, params, spec)| {
+            // Named like a preset's runs.
+            RunSpec::of_model(model, params, scale, Work::Batch(spec.scaled(scale)))
+        })
         .collect())
-}
-
-/// One run of the flags: named like a preset's runs.
-fn run_spec(model: ModelKind, params: ModelParams, spec: BatchSpec, scale: f64) -> RunSpec {
-    RunSpec::of_model(model, params, scale, Work::Batch(spec))
 }
 
 /// The task mixes: one per `--calls` value, or E1's one.
