@@ -94,6 +94,16 @@ impl Interval {
         }
     }
 
+    /// Record one latency. `record` grows the histogram to hold it;
+    /// `saturating_record` would clamp it to the bounds the empty histogram
+    /// started with (2 us), which is what series points showed from
+    /// 2026-11-23 02:36 until this fix.
+    fn record(&mut self, latency_us: u64) {
+        if self.latency.record(latency_us).is_err() {
+            self.latency.saturating_record(latency_us);
+        }
+    }
+
     /// Add `other`'s counts and latencies into this one.
     pub fn absorb(&mut self, other: &Interval) {
         self.sent += other.sent;
@@ -266,7 +276,7 @@ impl Recorder {
                     self.live.errors.fetch_add(1, Relaxed);
                 }
                 let iv = self.interval(done_ns);
-                iv.latency.saturating_record(latency);
+                iv.record(latency);
                 if ok {
                     iv.ok += 1;
                 } else {

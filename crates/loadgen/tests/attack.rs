@@ -48,6 +48,24 @@ fn open_loop_sends_the_planned_rate() {
     assert!(accepted < 100, "{accepted} connections for 400 requests");
 }
 
+/// Regression (2026-11-23): each series interval's histogram starts empty
+/// and must grow to the latencies it holds; it clamped them to 2 us, so
+/// every series point said p50 0.002 ms.
+#[test]
+fn series_points_carry_the_latency_of_their_answers() {
+    let srv = server::spawn(0);
+    let r = run(&open(&srv.url("/delay?ms=50"), 100.0, 1.0)).result;
+    assert!(r.requests.ok >= 90, "{:?} {:?}", r.requests, r.errors);
+    let answered: Vec<_> = r.series.iter().filter(|p| p.ok > 0).collect();
+    assert!(!answered.is_empty(), "{:?}", r.series);
+    for p in answered {
+        assert!(
+            p.p50_ms >= 49.0 && p.p50_ms <= p.p99_ms && p.p99_ms < 1_000.0,
+            "series point {p:?} for 50 ms answers"
+        );
+    }
+}
+
 #[test]
 fn spinning_keeps_the_schedule_and_is_not_counted_as_saturation() {
     let srv = server::spawn(0);
