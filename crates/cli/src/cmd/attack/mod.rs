@@ -118,8 +118,9 @@ pub struct Args {
     #[arg(long)]
     pub spin: bool,
     /// Event-loop engine of the generator threads; both keep the same
-    /// schedule and books (io_uring: experimental, see docs/attack.md).
-    #[arg(long, value_enum, default_value = "epoll")]
+    /// schedule and books; auto takes io_uring where the kernel allows it
+    /// (cheaper per request, docs/attack.md).
+    #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
     /// No progress line.
     #[arg(long, short = 'q')]
