@@ -201,6 +201,14 @@ fn bad_input_is_one_line_and_exit_2() {
             "--timeout",
         ),
         (vec![&url, "-r", "5", "-d", "1s", "--cpus", "x"], "--cpus"),
+        (
+            vec![&url, "-r", "5", "-d", "1s", "--source-addrs", "10.0.0.5"],
+            "cannot reach the loopback target",
+        ),
+        (
+            vec![&url, "-r", "5", "-d", "1s", "--source-addrs", "127.0.0.x"],
+            "--source-addrs",
+        ),
     ];
     for (args, needle) in cases {
         let out = iolab().arg("attack").args(&args).output().unwrap();

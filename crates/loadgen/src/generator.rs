@@ -14,6 +14,7 @@ use iolab_model::schedule::Schedule;
 
 use crate::clock::{now_ns, ClockBase};
 use crate::recorder::{Live, Recorder};
+use crate::source::Sources;
 use crate::tls::Tls;
 pub use crate::work::Work;
 use crate::{gen_thread, shard, AttackError, Hooks, Progress};
@@ -47,6 +48,8 @@ pub struct RunCtx {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Open loop: busy-wait this close to a send (0 = always sleep).
     pub spin_ns: u64,
+    /// Where new connections come from (`--source-addrs`).
+    pub sources: Sources,
 }
 
 impl RunCtx {
@@ -78,6 +81,7 @@ impl RunCtx {
             } else {
                 0
             },
+            sources: Sources::new(plan.source_addrs.clone()),
         }
     }
 

@@ -4,10 +4,11 @@
 //! keep the connection when the server allows. Errors map onto [`ErrorClass`].
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::os::fd::AsRawFd;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 use crate::recorder::ErrorClass;
 use crate::tls::{Stream, Tls};
@@ -64,13 +65,31 @@ pub struct Answer {
     pub reusable: bool,
 }
 
+/// Connect from `ip`, the port still the kernel's (see [`crate::source`]).
+async fn connect_from(addr: SocketAddr, ip: IpAddr) -> io::Result<TcpStream> {
+    let socket = match addr {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    crate::source::bind_source(socket.as_raw_fd(), ip)?;
+    socket.connect(addr).await
+}
+
 impl Conn {
     /// Open a connection (TCP_NODELAY on), with a TLS handshake when `tls`
     /// is given (a failed handshake is a connect failure).
-    pub async fn connect(addr: SocketAddr, tls: Option<&Tls>) -> Result<Conn, ErrorClass> {
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|e| connect_class(&e))?;
+    /// `source`: the address to connect from (`--source-addrs`), else the
+    /// kernel's choice.
+    pub async fn connect(
+        addr: SocketAddr,
+        source: Option<IpAddr>,
+        tls: Option<&Tls>,
+    ) -> Result<Conn, ErrorClass> {
+        let tcp = match source {
+            None => TcpStream::connect(addr).await,
+            Some(ip) => connect_from(addr, ip).await,
+        }
+        .map_err(|e| connect_class(&e))?;
         let _ = tcp.set_nodelay(true);
         let stream = match tls {
             None => Stream::Plain(tcp),

@@ -27,6 +27,7 @@ mod output;
 mod recorder;
 mod request;
 pub mod shard;
+mod source;
 mod target;
 mod targets_file;
 mod tls;
@@ -120,6 +121,7 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     validate(plan)?;
     let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
     let addr = target.resolve().map_err(AttackError::Setup)?;
+    source::check(&plan.source_addrs, addr).map_err(AttackError::Invalid)?;
     // Every connection is a file: lift the soft limit to what the plan may
     // open (validate checked the hard limit allows a closed loop's clients).
     let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;

@@ -23,7 +23,7 @@ pub async fn request(
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
     let work = async {
         if slot.is_none() {
-            *slot = Some(Conn::connect(ctx.addr, ctx.tls.as_ref()).await?);
+            *slot = Some(Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?);
         }
         match slot.as_mut() {
             Some(conn) => conn.exchange(ctx.next_request()).await,

@@ -166,3 +166,25 @@ fn both_engines_back_off_from_a_dead_target_in_a_closed_loop() {
         );
     }
 }
+
+/// `--source-addrs`: each engine's new connections come from the addresses
+/// named, in turn (new connection per request, so every request shows it).
+#[test]
+fn both_engines_connect_from_the_source_addresses_given() {
+    let ips: Vec<std::net::IpAddr> =
+        vec!["127.0.0.2".parse().unwrap(), "127.0.0.3".parse().unwrap()];
+    for engine in engines() {
+        let srv = server::spawn(0);
+        let mut plan = open(&srv.url("/"), 100.0, 0.5);
+        plan.connections = ConnectionMode::NewPerRequest { max: 100 };
+        plan.source_addrs = ips.clone();
+        let r = on(engine, plan);
+        assert_eq!(
+            r.requests.ok, 50,
+            "{engine:?} {:?} {:?}",
+            r.requests, r.errors
+        );
+        let peers = srv.stats.peers.lock().unwrap().clone();
+        assert_eq!(peers.into_iter().collect::<Vec<_>>(), ips, "{engine:?}");
+    }
+}

@@ -62,6 +62,12 @@ pub struct AttackPlan {
     /// Which event-loop engine the generator threads run on.
     #[serde(default)]
     pub engine: Engine,
+    /// Addresses new connections come from, in turn (`--source-addrs`);
+    /// empty: the kernel's choice. Each has its own ephemeral port range, so
+    /// one generator can hold more connections to one server than one
+    /// address's range allows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 impl AttackPlan {
@@ -83,6 +89,7 @@ impl AttackPlan {
             shard: None,
             start_at_unix_ms: None,
             engine: Engine::default(),
+            source_addrs: Vec::new(),
         }
     }
 }

@@ -128,8 +128,9 @@ pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
 
 /// Keys of an [`AttackPlan`] that describe one generator host, not the load:
 /// left out of [`plan_hash`] so hosts with different cores share a plan.
-const LOCAL_KEYS: [&str; 7] = [
+const LOCAL_KEYS: [&str; 8] = [
     "engine",
+    "source_addrs",
     "threads",
     "cpus",
     "record_requests",

@@ -9,7 +9,6 @@
 //! once per round of completions, not per request.
 
 use std::io;
-use std::net::SocketAddr;
 use std::os::fd::RawFd;
 
 use io_uring::{opcode, squeue, types};
@@ -20,6 +19,7 @@ use super::ring::{token, untoken, Ring, CANCEL, CONNECT, RECV, SEND};
 use crate::generator::RunCtx;
 use crate::http::{connect_class, io_class, Answer};
 use crate::recorder::{ErrorClass, Recorder};
+use crate::source::{bind_source, sockaddr, Addr};
 
 /// First receive buffer of a connection (grows for long heads).
 const BUF: usize = 4 * 1024;
@@ -58,52 +58,6 @@ struct Slot {
     req: Req,
     buf: Vec<u8>,
     reader: Reader,
-}
-
-/// A socket address the kernel can read while a connect is pending.
-struct Addr {
-    storage: libc::sockaddr_storage,
-    len: libc::socklen_t,
-    family: libc::c_int,
-}
-
-fn sockaddr(addr: SocketAddr) -> Addr {
-    // SAFETY: sockaddr_storage is plain data, large enough for both families.
-    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-    let (len, family) = match addr {
-        SocketAddr::V4(a) => {
-            let sin = libc::sockaddr_in {
-                sin_family: libc::AF_INET as libc::sa_family_t,
-                sin_port: a.port().to_be(),
-                sin_addr: libc::in_addr {
-                    s_addr: u32::from_ne_bytes(a.ip().octets()),
-                },
-                sin_zero: [0; 8],
-            };
-            // SAFETY: sockaddr_in fits in sockaddr_storage.
-            unsafe { std::ptr::write((&mut storage as *mut libc::sockaddr_storage).cast(), sin) };
-            (std::mem::size_of::<libc::sockaddr_in>(), libc::AF_INET)
-        }
-        SocketAddr::V6(a) => {
-            let sin6 = libc::sockaddr_in6 {
-                sin6_family: libc::AF_INET6 as libc::sa_family_t,
-                sin6_port: a.port().to_be(),
-                sin6_flowinfo: a.flowinfo(),
-                sin6_addr: libc::in6_addr {
-                    s6_addr: a.ip().octets(),
-                },
-                sin6_scope_id: a.scope_id(),
-            };
-            // SAFETY: sockaddr_in6 fits in sockaddr_storage.
-            unsafe { std::ptr::write((&mut storage as *mut libc::sockaddr_storage).cast(), sin6) };
-            (std::mem::size_of::<libc::sockaddr_in6>(), libc::AF_INET6)
-        }
-    };
-    Addr {
-        storage,
-        len: len as libc::socklen_t,
-        family,
-    }
 }
 
 /// Every slot of one generator thread, its ring, deadlines and recorder.
@@ -202,12 +156,21 @@ impl<'a> Conns<'a> {
                 0,
             )
         };
+        let opened = match self.ctx.sources.pick() {
+            _ if fd < 0 => Err(io::Error::last_os_error()),
+            // SAFETY: closing the socket just made, which nothing else holds.
+            Some(ip) => bind_source(fd, ip).inspect_err(|_| unsafe {
+                libc::close(fd);
+            }),
+            None => Ok(()),
+        };
         let s = &mut self.slots[slot as usize];
-        if fd < 0 {
-            // No socket (out of file descriptors): a failed connect, counted
-            // now (and the clock moved on, so a closed loop's duration ends).
+        if let Err(e) = opened {
+            // No socket (out of file descriptors) or no source address: a
+            // failed connect, counted now (and the clock moved on, so a
+            // closed loop's duration ends).
             s.state = State::Connecting;
-            let class = connect_class(&io::Error::last_os_error());
+            let class = connect_class(&e);
             self.now = crate::clock::now_ns();
             self.finish(slot, Err(class));
             return Ok(());

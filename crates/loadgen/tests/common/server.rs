@@ -18,6 +18,8 @@ use tokio::net::{TcpListener, TcpStream};
 pub struct Stats {
     pub accepted: AtomicU64,
     pub requests: AtomicU64,
+    /// The client addresses connections came from.
+    pub peers: std::sync::Mutex<std::collections::BTreeSet<std::net::IpAddr>>,
 }
 
 /// A running server; it lives until the process exits.
@@ -54,10 +56,11 @@ pub fn spawn(port: u16) -> Server {
 pub async fn serve(listener: std::net::TcpListener, stats: Arc<Stats>) {
     let listener = TcpListener::from_std(listener).unwrap();
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
+        let Ok((stream, peer)) = listener.accept().await else {
             continue;
         };
         stats.accepted.fetch_add(1, Ordering::Relaxed);
+        stats.peers.lock().unwrap().insert(peer.ip());
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(stream, stats.clone()));
     }

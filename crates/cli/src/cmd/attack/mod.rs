@@ -109,6 +109,11 @@ pub struct Args {
     /// Pin the generator threads to these CPUs, e.g. 1 or 0,2-3.
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
+    /// Connect from these addresses in turn, e.g. 127.0.0.1,127.0.0.2: each
+    /// has its own ephemeral port range, so past ~14,000 connections to one
+    /// server the kernel's port search stops eating the generator's CPU.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub source_addrs: Vec<std::net::IpAddr>,
     /// Print one iolab.attack/1 JSON object instead of the text summary.
     #[arg(long)]
     pub json: bool,

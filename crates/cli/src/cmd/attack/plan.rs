@@ -125,6 +125,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
             EngineArg::Epoll => Engine::Epoll,
             EngineArg::IoUring => Engine::IoUring,
         },
+        source_addrs: args.source_addrs.clone(),
     })
 }
 
