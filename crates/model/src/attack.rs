@@ -94,35 +94,6 @@ impl AttackPlan {
     }
 }
 
-/// The generator's event-loop engine. Both run the same schedule, recorder
-/// and accounting; they differ only in how sockets are driven.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    /// io_uring where the kernel offers it, else epoll. The default: on a
-    /// quiet machine io_uring costs 9% less CPU per request than epoll in a
-    /// closed loop and keeps an open loop's schedule better without
-    /// spinning (`scripts/bench-loadgen`, docs/attack.md).
-    #[default]
-    Auto,
-    /// A readiness loop on epoll (tokio): works on every Linux kernel.
-    Epoll,
-    /// Completions on io_uring: sends and receives of many connections
-    /// submitted and reaped in one system call.
-    IoUring,
-}
-
-impl Engine {
-    /// The name used in flags and results (`auto`, `epoll`, `io_uring`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Auto => "auto",
-            Engine::Epoll => "epoll",
-            Engine::IoUring => "io_uring",
-        }
-    }
-}
-
 /// How close to a send [`AttackPlan::spin`] stops sleeping: more than the
 /// worst wake-up delay seen on a virtual CPU (a few ms).
 pub const SPIN_WINDOW: Duration = Duration::from_millis(5);
@@ -252,6 +223,7 @@ pub struct SeriesPoint {
     pub p99_ms: f64,
 }
 
+pub use crate::engine::Engine;
 pub use crate::generator::{GeneratorStats, GeneratorVerdict};
 
 /// Driver settings as run, flattened for readers.

@@ -17,6 +17,7 @@ pub mod capacity;
 pub mod concurrency;
 pub mod cpu;
 pub mod driver;
+pub mod engine;
 pub mod environment;
 pub mod experiment;
 pub mod files;
