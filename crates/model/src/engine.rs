@@ -9,9 +9,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
     /// io_uring where the kernel offers it, else epoll. The default: on a
-    /// quiet machine io_uring costs 9% less CPU per request than epoll in a
-    /// closed loop and keeps an open loop's schedule better without
-    /// spinning (`scripts/bench-loadgen`, docs/attack.md).
+    /// quiet machine io_uring costs less CPU per request than epoll in a
+    /// closed loop (`scripts/bench-loadgen`, docs/attack.md).
     #[default]
     Auto,
     /// A readiness loop on epoll (tokio): works on every Linux kernel.
