@@ -1,13 +1,13 @@
-//! How long a thread that never sleeps is kept off its CPU: the floor under
-//! any latency measured on this machine (hypervisor pauses, interrupts,
-//! kernel threads), in the manner of jHiccup.
+//! How long this machine keeps a thread off its CPU (hypervisor pauses,
+//! interrupts, kernel threads), in the manner of jHiccup.
 //!
 //! Usage: `hiccups SECONDS [SLEEP_US]` (pin it: `taskset -c 1 hiccups 10`).
 //! Without SLEEP_US it spins reading the monotonic clock for SECONDS and
 //! prints `{"seconds": S, "gaps": N, "wait_share": {"0.05": p, ...}}`, where
 //! `wait_share[x]` is the share of instants at which a thread that wanted to
 //! run would have waited more than x ms (sum over gaps g > x of g - x, over
-//! the time measured): the floor under a spinning generator's p99. With
+//! the time measured): what the host does to a never-idle vCPU, not a floor
+//! under a spinning generator (the host takes such a vCPU more often). With
 //! SLEEP_US it sleeps that long again and again (timer slack 1 ns, as the
 //! generator's threads) and prints how late it woke, `{"sleep_us": N,
 //! "late_ms": {"p50": .., "p99": .., "p999": .., "max": ..}}`: the floor

@@ -73,20 +73,26 @@ pub fn check(sources: &[IpAddr], target: SocketAddr) -> Result<(), String> {
     Ok(())
 }
 
-/// Bind `fd` to `ip`, the port left to `connect()`.
-pub(crate) fn bind_source(fd: RawFd, ip: IpAddr) -> io::Result<()> {
+/// Turn on a boolean socket option of `fd` (best effort: a kernel without
+/// it leaves the socket as it was).
+pub(crate) fn set_flag(fd: RawFd, level: libc::c_int, option: libc::c_int) {
     let one: libc::c_int = 1;
     // SAFETY: fd is the caller's socket; the option value is a live c_int.
-    // Older kernels without the option just pick the port at bind.
     unsafe {
         libc::setsockopt(
             fd,
-            libc::IPPROTO_IP,
-            libc::IP_BIND_ADDRESS_NO_PORT,
+            level,
+            option,
             (&one as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         )
     };
+}
+
+/// Bind `fd` to `ip`, the port left to `connect()` (older kernels without
+/// the option pick the port at bind).
+pub(crate) fn bind_source(fd: RawFd, ip: IpAddr) -> io::Result<()> {
+    set_flag(fd, libc::IPPROTO_IP, libc::IP_BIND_ADDRESS_NO_PORT);
     let a = sockaddr(SocketAddr::new(ip, 0));
     // SAFETY: `a` is a valid socket address of `a.len` bytes.
     let rc = unsafe {

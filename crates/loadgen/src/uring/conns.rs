@@ -19,7 +19,7 @@ use super::ring::{token, untoken, Ring, CANCEL, CONNECT, RECV, SEND};
 use crate::generator::RunCtx;
 use crate::http::{connect_class, io_class, Answer};
 use crate::recorder::{ErrorClass, Recorder};
-use crate::source::{bind_source, sockaddr, Addr};
+use crate::source::{bind_source, set_flag, sockaddr, Addr};
 
 /// First receive buffer of a connection (grows for long heads).
 const BUF: usize = 4 * 1024;
@@ -156,13 +156,15 @@ impl<'a> Conns<'a> {
                 0,
             )
         };
-        let opened = match self.ctx.sources.pick() {
-            _ if fd < 0 => Err(io::Error::last_os_error()),
+        let opened = if fd < 0 {
+            Err(io::Error::last_os_error())
+        } else if let Some(ip) = self.ctx.sources.pick() {
             // SAFETY: closing the socket just made, which nothing else holds.
-            Some(ip) => bind_source(fd, ip).inspect_err(|_| unsafe {
+            bind_source(fd, ip).inspect_err(|_| unsafe {
                 libc::close(fd);
-            }),
-            None => Ok(()),
+            })
+        } else {
+            Ok(())
         };
         let s = &mut self.slots[slot as usize];
         if let Err(e) = opened {
@@ -175,17 +177,7 @@ impl<'a> Conns<'a> {
             self.finish(slot, Err(class));
             return Ok(());
         }
-        let one: libc::c_int = 1;
-        // SAFETY: fd is ours; option value points at a live c_int.
-        unsafe {
-            libc::setsockopt(
-                fd,
-                libc::IPPROTO_TCP,
-                libc::TCP_NODELAY,
-                (&one as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
+        set_flag(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY);
         s.fd = fd;
         s.state = State::Connecting;
         s.pending += 1;
