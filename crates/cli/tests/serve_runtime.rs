@@ -75,7 +75,7 @@ fn bad_jvm_input_is_a_usage_error() {
     usage_error(
         &["--runtime", "jvm", "--model", "pool"],
         Some(("IOLAB_ROOT", "/nonexistent/iolab")),
-        "IOLAB_ROOT=/nonexistent/iolab holds no targets/README.md",
+        "IOLAB_ROOT=/nonexistent/iolab holds no runtimes/README.md",
     );
     // The Rust runtime still refuses the JVM-only model.
     usage_error(&["--model", "virtual", "--port", "0"], None, "virtual");
@@ -94,12 +94,12 @@ fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> 
 
 #[test]
 fn a_jvm_target_prints_its_url_serves_and_stops_on_sigterm() {
-    let jdk = Command::new(root().join("targets/jvm/start"))
+    let jdk = Command::new(root().join("runtimes/jvm/start"))
         .arg("--java-home")
         .output()
         .unwrap();
     if !jdk.status.success() {
-        // targets/jvm/test (run by scripts/test) fails loudly without a JDK 25.
+        // runtimes/jvm/test (run by scripts/test) fails loudly without a JDK 25.
         eprintln!(
             "skipped: no JDK 25 ({})",
             String::from_utf8_lossy(&jdk.stderr).trim()

@@ -10,7 +10,7 @@
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`target`]: what is measured: a built-in model, a runtime folder
-//!   (`targets/<name>`, read through its manifest) or a user's own command.
+//!   (`runtimes/<name>`, read through its manifest) or a user's own command.
 //! - [`k8s`]: manifests running an attack's shards as a Kubernetes Indexed Job.
 //! - [`merge`]: the results folders of a sharded experiment, run by run.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's

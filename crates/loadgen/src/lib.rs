@@ -17,6 +17,7 @@
 mod backlog;
 mod clock;
 mod closed_loop;
+mod endpoint;
 mod engine;
 mod gen_thread;
 mod generator;
@@ -28,7 +29,6 @@ mod recorder;
 mod request;
 pub mod shard;
 mod source;
-mod target;
 mod targets_file;
 mod tls;
 mod uring;
@@ -42,6 +42,7 @@ use std::time::Duration;
 
 use iolab_model::attack::{AttackPlan, AttackResult};
 
+pub use endpoint::Endpoint;
 pub use generator::thread_schedule;
 pub use hdrhistogram::Histogram;
 /// The live snapshot handed to [`Hooks::progress`] (a model type, so that
@@ -50,7 +51,6 @@ pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
-pub use target::Target;
 pub use targets_file::parse_targets;
 pub use validate::validate;
 
@@ -119,7 +119,7 @@ pub enum AttackError {
 /// `spawn_blocking`.
 pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackError> {
     validate(plan)?;
-    let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    let target = Endpoint::parse(&plan.target).map_err(AttackError::Invalid)?;
     let addr = target.resolve().map_err(AttackError::Setup)?;
     source::check(&plan.source_addrs, addr).map_err(AttackError::Invalid)?;
     // Every connection is a file: lift the soft limit to what the plan may

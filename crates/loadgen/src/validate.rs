@@ -6,7 +6,7 @@ use std::time::Duration;
 use iolab_model::attack::AttackPlan;
 use iolab_model::driver::{Driver, Phase};
 
-use crate::target::Target;
+use crate::endpoint::Endpoint;
 use crate::AttackError;
 
 fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
@@ -16,7 +16,7 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
 /// Check a plan: http(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
-    let target = Target::parse(&plan.target).map_err(AttackError::Invalid)?;
+    let target = Endpoint::parse(&plan.target).map_err(AttackError::Invalid)?;
     crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     // Every size, count and rate against its bound (and the machine's open
     // files), before anything is allocated.

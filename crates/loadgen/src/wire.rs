@@ -5,14 +5,19 @@
 
 use iolab_model::request::RequestTemplate;
 
-use crate::target::Target;
+use crate::endpoint::Endpoint;
 
 /// Methods whose requests carry a body by convention: they get
 /// `Content-Length: 0` when the body is empty, as curl sends.
 const BODY_METHODS: [&str; 3] = ["POST", "PUT", "PATCH"];
 
 /// `method target.path HTTP/1.1` with headers and body.
-pub fn render(target: &Target, method: &str, headers: &[(String, String)], body: &[u8]) -> Vec<u8> {
+pub fn render(
+    target: &Endpoint,
+    method: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Vec<u8> {
     let set = |name: &str| headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
     let mut head = format!("{method} {} HTTP/1.1\r\n", target.path);
     if !set("host") {
@@ -41,7 +46,7 @@ pub fn render(target: &Target, method: &str, headers: &[(String, String)], body:
 
 /// Every request of a plan, parsed and rendered: the targets must share one
 /// origin (scheme, host, port), the first one's; the error is one line.
-pub fn render_all(first: &Target, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, String> {
+pub fn render_all(first: &Endpoint, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, String> {
     if list.is_empty() {
         return Ok(vec![first.request_bytes()]);
     }
@@ -49,7 +54,7 @@ pub fn render_all(first: &Target, list: &[RequestTemplate]) -> Result<Vec<Vec<u8
         .enumerate()
         .map(|(i, r)| {
             r.check().map_err(|e| format!("request {}: {e}", i + 1))?;
-            let t = Target::parse(&r.url)?;
+            let t = Endpoint::parse(&r.url)?;
             if t.origin() != first.origin() {
                 return Err(format!(
                     "request {} goes to {} but the first to {}: one attack sends to one origin (run one attack per host)",
@@ -73,7 +78,7 @@ mod tests {
 
     #[test]
     fn get_is_the_fixed_request_it_always_was() {
-        let t = Target::parse("http://127.0.0.1:8080/work?steps=sleep:100").unwrap();
+        let t = Endpoint::parse("http://127.0.0.1:8080/work?steps=sleep:100").unwrap();
         assert_eq!(
             text(t.request_bytes()),
             format!(
@@ -85,7 +90,7 @@ mod tests {
 
     #[test]
     fn headers_replace_defaults_and_bodies_get_a_length() {
-        let t = Target::parse("https://api.test/orders").unwrap();
+        let t = Endpoint::parse("https://api.test/orders").unwrap();
         let h = vec![
             ("accept".to_string(), "application/json".to_string()),
             ("X-Key".to_string(), "k".to_string()),
@@ -108,7 +113,7 @@ mod tests {
 
     #[test]
     fn every_request_goes_to_one_origin() {
-        let first = Target::parse("http://h:1/a").unwrap();
+        let first = Endpoint::parse("http://h:1/a").unwrap();
         let ok = [
             RequestTemplate::get("http://h:1/a"),
             RequestTemplate::get("http://h:1/b?x"),

@@ -1,5 +1,5 @@
 //! [`Runtime`]: where a target runs. `rust` is built into the iolab binary;
-//! every other name is a folder under `targets/` whose manifest the lab reads
+//! every other name is a folder under `runtimes/` whose manifest the lab reads
 //! (`jvm`, `node`, `ruby`, `python`, `scala`, `play`), so adding a runtime
 //! adds no variant here.
 
@@ -35,7 +35,7 @@ impl Runtime {
             Ok(Runtime(name.to_string()))
         } else {
             Err(format!(
-                "runtime '{name}' is not a runtime name: use rust or a folder under targets/ (e.g. jvm, node, python)"
+                "runtime '{name}' is not a runtime name: use rust or a folder under runtimes/ (e.g. jvm, node, python)"
             ))
         }
     }

@@ -75,7 +75,7 @@ impl ServeConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The model is not built into the Rust binary.
-    #[error("model '{0}' is not built in: serve it from a runtime folder with --runtime (e.g. jvm, python; see targets/README.md)")]
+    #[error("model '{0}' is not built in: serve it from a runtime folder with --runtime (e.g. jvm, python; see runtimes/README.md)")]
     Unsupported(ModelKind),
     /// A knob is out of range.
     #[error("{0}")]

@@ -18,7 +18,7 @@ pub enum Route {
     /// `GET /metrics`.
     Metrics,
     /// `GET /spans` (the sample so far) or `GET /spans?open` (start a new
-    /// one): the optional part of the contract (targets/README.md).
+    /// one): the optional part of the contract (runtimes/README.md).
     Spans {
         /// `?open` was given.
         open: bool,

@@ -5,7 +5,7 @@
 //! finish within `--grace`, and exits 0. With `--metrics-port`, `/metrics` is
 //! also served on a listener of its own (second stdout line: `metrics URL`).
 //! With `--runtime NAME` the same contract is served by a runtime folder
-//! (`targets/NAME`, through its manifest's launcher), with the same first
+//! (`runtimes/NAME`, through its manifest's launcher), with the same first
 //! line and the signals forwarded.
 
 use std::io::Write;
@@ -32,7 +32,7 @@ pub struct Args {
     /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async built in; a runtime may serve others (prefork, virtual).
     #[arg(long, short = 'm', value_name = "MODEL")]
     pub model: String,
-    /// Where the target runs: rust (built in) or a runtime folder under targets/ (jvm, node, ruby, python, play).
+    /// Where the target runs: rust (built in) or a runtime folder under runtimes/ (jvm, node, ruby, python, play).
     #[arg(long, value_name = "RUNTIME", default_value = "rust")]
     pub runtime: String,
     /// A runtime's option (repeatable), e.g. `synchronized` on the JVM (Loom's pinning case).
@@ -184,7 +184,7 @@ fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
     let m = Manifest::load(runtime).map_err(CliError::usage)?;
     if args.spans.is_some() {
         return Err(CliError::usage(format!(
-            "--spans: runtime {runtime} records no spans (only the built-in models do; see targets/README.md): remove --spans or --runtime"
+            "--spans: runtime {runtime} records no spans (only the built-in models do; see runtimes/README.md): remove --spans or --runtime"
         )));
     }
     if m.kind != RuntimeKind::Http {

@@ -166,7 +166,7 @@ pub struct TargetSection {
     /// A label that replaces the model's name in run names.
     #[serde(default)]
     pub label: Option<String>,
-    /// Where the target runs: `rust` (built in) or a runtime folder under `targets/`.
+    /// Where the target runs: `rust` (built in) or a runtime folder under `runtimes/`.
     #[serde(default)]
     pub runtime: Runtime,
     /// A custom target command (argv) instead of a built-in or runtime one.

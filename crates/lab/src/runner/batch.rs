@@ -1,5 +1,5 @@
 //! Batch runs: in this process (the built-in executors, `iolab_batch`) or
-//! on a batch runtime (`targets/<name>` with `kind = "batch"`: the same spec
+//! on a batch runtime (`runtimes/<name>` with `kind = "batch"`: the same spec
 //! in, the same `iolab.batch/1` document out). The median repetition by
 //! total time is the run's result.
 

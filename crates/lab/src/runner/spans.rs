@@ -3,7 +3,7 @@
 //! so the warm-up is not in it) and read just after (`GET /spans`), joined
 //! with the load generator's view of the same first N requests; and the
 //! simulation's prediction of the same sample. The `/spans` endpoint is the
-//! optional part of the target contract (targets/README.md); a target that
+//! optional part of the target contract (runtimes/README.md); a target that
 //! does not offer it leaves the run's spans missing, with the reason.
 
 use std::time::Duration;
@@ -23,7 +23,7 @@ pub(super) fn offered(launch: &Launch) -> Result<(), String> {
     match launch {
         Launch::BuiltIn { .. } => Ok(()),
         Launch::Runtime(m) => Err(format!(
-            "runtime {} records no spans (only the built-in models do; targets/README.md)",
+            "runtime {} records no spans (only the built-in models do; runtimes/README.md)",
             m.name
         )),
         Launch::Custom(_) => {

@@ -35,7 +35,7 @@ pub(super) fn argv(exe: &Path, spec: &RunSpec, opts: &StartOptions) -> Vec<Strin
 pub(super) fn check(spec: &RunSpec) -> Result<(), String> {
     if !spec.model.def().built_in {
         return Err(format!(
-            "'{}' is not a built-in model: give runtime = \"...\" (a folder under targets/, e.g. jvm, python)",
+            "'{}' is not a built-in model: give runtime = \"...\" (a folder under runtimes/, e.g. jvm, python)",
             spec.model
         ));
     }

@@ -1,5 +1,5 @@
-//! A runtime folder's manifest (`targets/<name>/runtime.toml`, described in
-//! `targets/README.md`): how to build and start the runtime's targets, the
+//! A runtime folder's manifest (`runtimes/<name>/runtime.toml`, described in
+//! `runtimes/README.md`): how to build and start the runtime's targets, the
 //! models it serves with the knobs each reads, its own defaults, the
 //! backends it can call and its options. The lab reads nothing else of a
 //! runtime, so adding one adds a folder, not code.
@@ -15,7 +15,7 @@ use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
 /// The file that marks a checkout's runtime folders.
-const MARKER: &str = "targets/README.md";
+const MARKER: &str = "runtimes/README.md";
 /// Longest manifest read (a manifest is a few dozen lines).
 const MAX_MANIFEST: u64 = 64 * 1024;
 
@@ -30,7 +30,7 @@ pub enum RuntimeKind {
     Batch,
 }
 
-/// `targets/<name>/runtime.toml`.
+/// `runtimes/<name>/runtime.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -106,7 +106,7 @@ fn default_start_timeout() -> u64 {
     60
 }
 
-/// The checkout holding `targets/`: `IOLAB_ROOT` if set, else the first
+/// The checkout holding `runtimes/`: `IOLAB_ROOT` if set, else the first
 /// folder above the current one, then above this executable, that holds it.
 pub fn find_root() -> Result<PathBuf, String> {
     if let Some(root) = std::env::var_os("IOLAB_ROOT") {
@@ -138,7 +138,7 @@ pub fn find_root() -> Result<PathBuf, String> {
 
 /// The names of the runtime folders there are (`jvm`, `node`, ...).
 pub fn available(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root.join("targets"))
+    let mut names: Vec<String> = std::fs::read_dir(root.join("runtimes"))
         .into_iter()
         .flatten()
         .flatten()
@@ -157,7 +157,7 @@ impl Manifest {
 
     /// Read the manifest of `runtime` under `root`.
     pub fn load_from(root: &Path, runtime: &Runtime) -> Result<Manifest, String> {
-        let dir = root.join("targets").join(runtime.as_str());
+        let dir = root.join("runtimes").join(runtime.as_str());
         let path = dir.join("runtime.toml");
         if !path.is_file() {
             return Err(format!(

@@ -1,7 +1,7 @@
 //! Targets: what `iolab run` measures and `iolab serve` starts, as one
 //! abstraction with a file per kind:
 //! - built in: a Rust model served by this binary ([`builtin`]);
-//! - a runtime folder, `targets/<name>` ([`runtime`]), read through its
+//! - a runtime folder, `runtimes/<name>` ([`runtime`]), read through its
 //!   [`manifest`]: the JVM today, any runtime with a manifest tomorrow;
 //! - a user's own program ([`custom`]): a command with placeholders;
 //! - a user's own service ([`foreign`]): a URL or a command, measured with

@@ -1,5 +1,5 @@
 //! Targets of a runtime folder: the launcher's argv built from the manifest
-//! (targets/README.md's protocol), the checks a run must pass before its
+//! (runtimes/README.md's protocol), the checks a run must pass before its
 //! runtime is started, the build run once before an experiment, and the
 //! batch runners of `kind = "batch"` runtimes.
 
@@ -45,7 +45,7 @@ pub struct LaunchArgs<'a> {
     pub separate_metrics: bool,
 }
 
-/// The launcher's argv (targets/README.md's protocol), checked first.
+/// The launcher's argv (runtimes/README.md's protocol), checked first.
 pub fn launcher_argv(m: &Manifest, a: &LaunchArgs) -> Result<Vec<String>, String> {
     m.check(a.model, a.params, a.options)?;
     let mut argv = m.launcher();

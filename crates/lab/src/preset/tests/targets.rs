@@ -16,7 +16,7 @@ fn custom_commands_and_labels() {
         panic!()
     };
     assert_eq!(w.command.as_ref().unwrap()[3], "--port={port}");
-    // runtime = "jvm" without a command: the runner starts targets/jvm.
+    // runtime = "jvm" without a command: the runner starts runtimes/jvm.
     let p = plan(&format!(
         "{BASE}\n[[targets]]\nmodel = \"virtual\"\nruntime = \"jvm\"\nsynchronized = [false, true]\n"
     ));

@@ -1,2 +1,0 @@
-"""iolab's Python targets: the target contract served by gunicorn (sync, gthread, gevent) and
-uvicorn (asyncio), one concurrency model each. See targets/python/README.md."""
