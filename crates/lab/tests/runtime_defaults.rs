@@ -5,7 +5,7 @@
 //! started: these are the plan and the prediction.
 
 use iolab_lab::preset::{parse_plan, Overrides};
-use iolab_lab::target::{predict_run, Defaults};
+use iolab_lab::targets::{predict_run, Defaults};
 use iolab_model::experiment::{ExperimentPlan, RunSpec};
 use iolab_model::ModelKind;
 

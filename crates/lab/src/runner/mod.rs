@@ -37,7 +37,7 @@ use iolab_model::verify::VerifyReport;
 use crate::estimate::estimate;
 use crate::progress::Observer;
 use crate::services::{self, Addresses, Needs, ServiceError};
-use crate::target::Launch;
+use crate::targets::Launch;
 use crate::{environment, results};
 
 /// How to run a plan; everything here is about this machine and this
@@ -113,7 +113,7 @@ pub fn run(
 ) -> Result<RunsFile, LabError> {
     preflight(plan, opts)?;
     // Runtime folders: build each once, before the first run.
-    crate::target::runtime::prepare(plan).map_err(LabError::Invalid)?;
+    crate::targets::runtime::prepare(plan).map_err(LabError::Invalid)?;
     let exe = match &opts.exe {
         Some(p) => p.clone(),
         None => std::env::current_exe()
@@ -281,8 +281,8 @@ impl<'a> Ctx<'a> {
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
         let cores = self.target_cores();
-        record.prediction = crate::target::predict_run(spec, cores);
-        let defaults = crate::target::Defaults::of(spec);
+        record.prediction = crate::targets::predict_run(spec, cores);
+        let defaults = crate::targets::Defaults::of(spec);
         record.host = launch.is_ok().then(|| defaults.host(cores));
         record.effective_params = launch
             .is_ok()

@@ -55,7 +55,7 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
     // its prediction takes that runtime's defaults (gunicorn's backlog of
     // 2048); iolab starts nothing of the runtime's.
     if !t.runtime.is_rust() {
-        crate::target::Manifest::load(&t.runtime).map_err(|e| {
+        crate::targets::Manifest::load(&t.runtime).map_err(|e| {
             fault(
                 field("runtime"),
                 format!("{e} (on a foreign target, runtime names what the service is built on, for its defaults)"),
