@@ -18,7 +18,6 @@ use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
 use crate::source::Sources;
 use crate::tls::Tls;
-pub use crate::work::Work;
 use crate::{gen_thread, shard, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.
