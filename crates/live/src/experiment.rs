@@ -206,7 +206,7 @@ impl Source for ExperimentWatch {
                         })
                         .map(|r| PendingRun {
                             name: r.name.clone(),
-                            prediction: iolab_lab::target::predict_run(r, self.cores),
+                            prediction: iolab_lab::targets::predict_run(r, self.cores),
                         })
                         .collect()
                 })

@@ -237,15 +237,25 @@ fn view(shared: &Shared) -> iolab_model::live::LiveView {
     v
 }
 
-/// One server-sent event carrying every part of the page.
+/// One server-sent event carrying every part of the page; its id is when
+/// the newest interval it shows ended (Unix ms), so a reader can tell how
+/// long the picture took to reach it (`scripts/bench-live`).
 fn frame(shared: &Shared) -> Bytes {
-    let parts: serde_json::Map<String, serde_json::Value> =
-        iolab_report::live::parts(&view(shared))
-            .into_iter()
-            .map(|(id, html)| (id.to_string(), serde_json::Value::String(html)))
-            .collect();
+    let v = view(shared);
+    let id = v
+        .current
+        .as_ref()
+        .and_then(|r| {
+            let last = r.attack.series.last()?;
+            Some(r.attack.started_unix_ms as f64 + (last.t_s + r.interval_s) * 1e3)
+        })
+        .map_or(0, |ms| ms.round() as u64);
+    let parts: serde_json::Map<String, serde_json::Value> = iolab_report::live::parts(&v)
+        .into_iter()
+        .map(|(id, html)| (id.to_string(), serde_json::Value::String(html)))
+        .collect();
     let data = serde_json::Value::Object(parts).to_string();
-    Bytes::from(format!("event: parts\ndata: {data}\n\n"))
+    Bytes::from(format!("event: parts\nid: {id}\ndata: {data}\n\n"))
 }
 
 fn route(shared: &Arc<Shared>, req: Request<Incoming>) -> Response<Body> {

@@ -20,10 +20,11 @@ pub const PARTS: [&str; 4] = ["status", "now", "series", "runs"];
 /// Extra style of the live page (the report's is the base).
 const LIVE_STYLE: &str = "#conn{font-size:12px;padding:2px 8px;border-radius:9px;background:#eee;color:#555}#conn.on{background:#d4ede2;color:#05613f}#conn.off{background:#f7d2c0;color:#8a2d00}table.now td.n{min-width:90px}.warn{color:#8a2d00;font-weight:600}";
 
-/// Subscribe to the server's events and put each part in place; say when
-/// the connection is gone (the command ended: the page keeps its last
-/// picture).
-const SCRIPT: &str = "(function(){var c=document.getElementById('conn');var es=new EventSource('events');es.addEventListener('parts',function(e){var d=JSON.parse(e.data);for(var k in d){var el=document.getElementById(k);if(el){el.innerHTML=d[k];}}});es.onopen=function(){c.textContent='live';c.className='on';};es.onerror=function(){c.textContent='not connected: the command has ended or the page lost its server; this is the last picture';c.className='off';};})();";
+/// Once the page has loaded (an event stream opened before would hold the
+/// load back for good), subscribe to the server's events and put each part
+/// in place; say when the connection is gone (the command ended: the page
+/// keeps its last picture).
+const SCRIPT: &str = "window.addEventListener('load',function(){var c=document.getElementById('conn');var es=new EventSource('events');es.addEventListener('parts',function(e){var d=JSON.parse(e.data);for(var k in d){var el=document.getElementById(k);if(el){el.innerHTML=d[k];}}});es.onopen=function(){c.textContent='live';c.className='on';};es.onerror=function(){c.textContent='not connected: the command has ended or the page lost its server; this is the last picture';c.className='off';};});";
 
 /// The whole page, with the current parts in place.
 pub fn page(v: &LiveView) -> String {
