@@ -27,19 +27,18 @@ fn live(args: &[&str]) -> (Child, String) {
         .expect("start iolab");
     let mut err = BufReader::new(child.stderr.take().expect("piped"));
     let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(
-            err.read_line(&mut line).unwrap() > 0,
-            "no live URL on stderr"
-        );
+    while err.read_line(&mut line).unwrap() > 0 {
         if let Some(rest) = line.strip_prefix("live: ") {
             let url = rest.split_whitespace().next().unwrap();
             let url = url.trim_end_matches('/').to_string();
             std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
             return (child, url);
         }
+        line.clear();
     }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    panic!("no live URL on stderr; exit {:?}", out.status.code());
 }
 
 fn wait_ok(child: Child) -> Vec<u8> {

@@ -60,10 +60,15 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> (u16, Stri
         head.push_str(&line);
         line.clear();
     }
-    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let length = head.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
-        k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse::<usize>().ok())?
+        k.eq_ignore_ascii_case("content-length")
+            .then(|| v.trim().parse::<usize>().ok())?
     });
     let mut bytes = Vec::new();
     match length {
@@ -91,16 +96,19 @@ fn ready(port: u16, path: &str, what: &str) {
     panic!("{what} did not come up");
 }
 
-/// `iolab attack ARGS --live...` with its page's URL (from stderr).
-fn attack_live(args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .arg("attack")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
+/// `iolab attack ARGS --live...` (killed when dropped) with its page's URL
+/// (from stderr).
+fn attack_live(args: &[&str]) -> (Reaped, String) {
+    let mut child = Reaped(
+        Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .arg("attack")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = BufReader::new(child.0.stderr.take().unwrap());
     let mut line = String::new();
     while err.read_line(&mut line).unwrap() > 0 {
         if let Some(rest) = line.strip_prefix("live: ") {
@@ -197,7 +205,7 @@ impl Drop for Browser {
 fn chromium_sees_the_live_charts_change() {
     let target = common::serve(&["--model", "loop-async"]);
     let url = format!("{}/work?steps=sleep:20", target.url);
-    let (attack, page) = attack_live(&[
+    let (_attack, page) = attack_live(&[
         "-q",
         &url,
         "--rate",
@@ -208,7 +216,6 @@ fn chromium_sees_the_live_charts_change() {
         "500ms",
         "--live",
     ]);
-    let attack = Reaped(attack);
     let profile = tempfile::tempdir().unwrap();
     let b = Browser::start(profile.path());
     b.call("POST", "/url", Some(json!({"url": page})));
@@ -241,7 +248,6 @@ fn chromium_sees_the_live_charts_change() {
             .unwrap();
         std::fs::write(out, png).unwrap();
     }
-    drop(attack);
 }
 
 /// Prometheus scrapes a running attack's `/metrics`: its last sample of
@@ -277,7 +283,10 @@ fn prometheus_scrapes_a_live_attack() {
     // the attack begins once ours is on its list.
     let until = Instant::now() + Duration::from_secs(30);
     let listed = format!("127.0.0.1:{live_port}");
-    while !http(prom_port, "GET", "/api/v1/targets", None).1.contains(&listed) {
+    while !http(prom_port, "GET", "/api/v1/targets", None)
+        .1
+        .contains(&listed)
+    {
         assert!(Instant::now() < until, "prometheus never listed the target");
         std::thread::sleep(Duration::from_millis(200));
     }

@@ -42,6 +42,8 @@ struct State {
     name: String,
     stage: String,
     run_started: Option<Instant>,
+    /// The same, Unix ms: an attack that began before is another run's.
+    run_started_unix_ms: u64,
     /// The target's samples of the run under way: (Unix ms, point).
     telemetry: Vec<(f64, TelemetryPoint)>,
     done: bool,
@@ -119,6 +121,7 @@ impl Observer for ExperimentWatch {
                 r => format!("{} (rep {})", spec.name, r + 1),
             };
             st.run_started = Some(Instant::now());
+            st.run_started_unix_ms = iolab_lab::telemetry::unix_ms() as u64;
             st.telemetry.clear();
         });
     }
@@ -170,11 +173,14 @@ impl Source for ExperimentWatch {
         };
         let plan = st.file.as_ref().map(|f| &f.plan);
         let measured = st.file.as_ref().map_or(0, |f| f.runs.len());
-        let current = snap.as_ref().filter(|_| !st.done).map(|s| {
-            let mut run = live_run(format!("{} ({})", st.name, st.stage), s);
-            run.telemetry = on_clock(&st.telemetry, &s.report.result);
-            run
-        });
+        let current = snap
+            .as_ref()
+            .filter(|s| !st.done && s.report.result.started_unix_ms >= st.run_started_unix_ms)
+            .map(|s| {
+                let mut run = live_run(format!("{} ({})", st.name, st.stage), s);
+                run.telemetry = on_clock(&st.telemetry, &s.report.result);
+                run
+            });
         LiveView {
             title: plan.map_or_else(|| "iolab run".into(), |p| format!("iolab run {}", p.name)),
             stage: match plan {

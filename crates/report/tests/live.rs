@@ -27,7 +27,10 @@ fn point(t_s: f64, sent: u64, ok: u64, errors: u64, p50: f64, p99: f64) -> Serie
 /// target's telemetry.
 fn view() -> LiveView {
     let mut attack: AttackResult = fixture("attack-open.json");
-    attack.series = vec![point(0.0, 50, 49, 1, 20.5, 31.0), point(0.5, 60, 57, 3, 21.0, 44.0)];
+    attack.series = vec![
+        point(0.0, 50, 49, 1, 20.5, 31.0),
+        point(0.5, 60, 57, 3, 21.0, 44.0),
+    ];
     let telemetry = vec![
         TelemetryPoint {
             t_s: 0.5,
@@ -85,7 +88,9 @@ fn now_shows_the_last_interval_beside_the_run_so_far() {
     let v = view();
     let now = &parts(&v)[1].1;
     // The last interval: 60 sent, 57 ok, 3 errors in 0.5 s.
-    for cell in [">120<", ">114<", ">6<", ">95%<", ">21.0ms<", ">44.0ms<", ">7<"] {
+    for cell in [
+        ">120<", ">114<", ">6<", ">95%<", ">21.0ms<", ">44.0ms<", ">7<",
+    ] {
         assert!(now.contains(cell), "{cell} in {now}");
     }
     // The target: CPU over the last two samples, (1.25 - 1.0) / 0.5 s.
