@@ -211,3 +211,41 @@ fn merge_live_adds_two_shards_as_they_run() {
     assert_eq!(saved, from_files);
     assert_eq!(from_files["requests"]["planned"], 600);
 }
+
+/// `iolab capacity --live`: the step under way, and the steps so far.
+#[test]
+fn capacity_live_lists_the_steps_so_far() {
+    let target = common::serve(&["--model", "loop-async"]);
+    let url = format!("{}/work?steps=sleep:5", target.url);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("cap");
+    let (child, page_url) = live(&[
+        "capacity",
+        &url,
+        "--slo",
+        "p99<200ms",
+        "--start",
+        "50",
+        "--max",
+        "100",
+        "--min-step",
+        "500ms",
+        "--max-step",
+        "500ms",
+        "--max-steps",
+        "3",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+        "--live",
+    ]);
+    let (mut step, mut listed) = (false, false);
+    while let Ok((_, page)) = get(&page_url, "/") {
+        step |= page.contains("measuring step") && page.contains("p50 and p99 latency");
+        listed |= page.contains("Finished so far") && page.contains("step 1: 50 req/s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    wait_ok(child);
+    assert!(step, "never saw a step under way");
+    assert!(listed, "never saw the finished steps");
+}

@@ -93,6 +93,9 @@ pub struct LiveFeed {
     state: Mutex<State>,
     version: AtomicU64,
     dropped: Arc<AtomicU64>,
+    /// The last snapshot and the version it was made at: the page, `/state`
+    /// and `/metrics` of one moment share one merge.
+    cache: Mutex<Option<(u64, LiveSnapshot)>>,
 }
 
 #[derive(Debug, Default)]
@@ -217,6 +220,20 @@ impl LiveFeed {
 
     /// The attack as it stands; `None` before the first one began.
     pub fn snapshot(&self) -> Option<LiveSnapshot> {
+        let version = self.version();
+        if let Ok(cache) = self.cache.lock() {
+            if let Some((_, s)) = cache.as_ref().filter(|(v, _)| *v == version) {
+                return Some(s.clone());
+            }
+        }
+        let s = self.make_snapshot()?;
+        if let Ok(mut cache) = self.cache.lock() {
+            *cache = Some((version, s.clone()));
+        }
+        Some(s)
+    }
+
+    fn make_snapshot(&self) -> Option<LiveSnapshot> {
         let dropped_frames = self.dropped.load(Relaxed);
         let st = self.state.lock().ok()?;
         let run = st.run.as_ref()?;
