@@ -201,6 +201,7 @@ pub fn run(
             pid: started.pid,
             metrics: started.metrics,
             cancel: cancel.clone(),
+            live: None,
         };
         out.push(super::run(
             &spec.name,
