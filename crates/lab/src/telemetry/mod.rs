@@ -126,6 +126,7 @@ impl Sampler {
                 }
                 .to_string()
             }),
+            ready_s: None,
         }
     }
 }
