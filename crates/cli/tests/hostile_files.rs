@@ -24,7 +24,14 @@ fn one_line_exit(out: &Output, code: i32, names: &str) {
 }
 
 /// A short attack against a closed port: every request refused, at once.
-const REFUSED: [&str; 6] = ["attack", "http://127.0.0.1:9/", "--rate", "20", "-d", "0.2s"];
+const REFUSED: [&str; 6] = [
+    "attack",
+    "http://127.0.0.1:9/",
+    "--rate",
+    "20",
+    "-d",
+    "0.2s",
+];
 
 /// Finding 3: `/dev/zero` as a body file, a targets file or an `@file` line
 /// was read without bound (2.4 GB in 1.5 s).
@@ -37,9 +44,18 @@ fn r30_03_devices_as_input_files_are_refused_in_one_line() {
     )
     .unwrap();
     for (args, names) in [
-        (&["--body-file", "/dev/zero"][..], "--body-file /dev/zero: is a character device"),
-        (&["--targets", "/dev/zero"][..], "--targets /dev/zero: is a character device"),
-        (&["--targets", "targets.txt"][..], "/dev/zero: is a character device"),
+        (
+            &["--body-file", "/dev/zero"][..],
+            "--body-file /dev/zero: is a character device",
+        ),
+        (
+            &["--targets", "/dev/zero"][..],
+            "--targets /dev/zero: is a character device",
+        ),
+        (
+            &["--targets", "targets.txt"][..],
+            "/dev/zero: is a character device",
+        ),
     ] {
         let t = Instant::now();
         let out = iolab()
@@ -91,28 +107,46 @@ fn r30_02_outputs_keep_symlinks_and_write_through_devices() {
         "/dev/null",
     ]);
     let out = run_in(dir.path(), &args);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for name in ["real.json", "real.csv"] {
         let link = dir.path().join(format!("link-{name}"));
-        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert!(!std::fs::read(dir.path().join(name)).unwrap().is_empty());
     }
     let null = std::fs::metadata("/dev/null").unwrap();
-    assert!(std::os::unix::fs::FileTypeExt::is_char_device(&null.file_type()));
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+        &null.file_type()
+    ));
     // stdout named as a file: written through, after the table.
     let mut args = REFUSED.to_vec();
     args.extend(["--csv", "/dev/stdout"]);
     let out = run_in(dir.path(), &args);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("intended_ns") || text.contains("intended"), "{text}");
+    assert!(
+        text.contains("intended_ns") || text.contains("intended"),
+        "{text}"
+    );
 }
 
 /// Finding 11: `attack`, `report`, `merge`, `run` exited 0 with nothing
 /// written when stdout was `/dev/full`.
 #[test]
 fn r30_11_a_full_stdout_is_exit_1_in_one_line() {
-    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = iolab()
         .current_dir(dir.path())
@@ -121,8 +155,8 @@ fn r30_11_a_full_stdout_is_exit_1_in_one_line() {
         .output()
         .unwrap();
     one_line_exit(&out, 1, "cannot write to stdout");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../report/tests/fixtures/attack-open.json");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/tests/fixtures/attack-open.json");
     let out = iolab()
         .arg("report")
         .arg(&fixture)

@@ -122,7 +122,11 @@ fn read_fifo(mut file: File, cap: u64, deadline: Duration) -> io::Result<Vec<u8>
                     return Err(too_big(cap));
                 }
             }
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                ) => {}
             Err(e) => return Err(e),
         }
     }

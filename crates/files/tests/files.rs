@@ -101,7 +101,9 @@ fn r30_03_a_fifo_is_read_when_written_and_refused_past_its_deadline() {
 fn r30_02_devices_are_written_through_and_symlinks_kept() {
     write(Path::new("/dev/null"), b"gone").unwrap();
     let meta = std::fs::metadata("/dev/null").unwrap();
-    assert!(std::os::unix::fs::FileTypeExt::is_char_device(&meta.file_type()));
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+        &meta.file_type()
+    ));
 
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("real.csv");

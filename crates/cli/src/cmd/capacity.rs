@@ -257,9 +257,8 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
     // second get two folders.
     let out_dir = match &args.out {
         Some(dir) => dir.clone(),
-        None => iolab_files::claim_new(&results::default_dir(&doc.name)).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}"))
-        })?,
+        None => iolab_files::claim_new(&results::default_dir(&doc.name))
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}")))?,
     };
     save(doc, &out_dir)?;
     if !args.quiet {

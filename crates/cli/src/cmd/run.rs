@@ -75,9 +75,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     // second get two folders; the runner claims it (or --out) for this run.
     let out_dir = match &args.out {
         Some(dir) => dir.clone(),
-        None => iolab_files::claim_new(&results::default_dir(&plan.name)).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}"))
-        })?,
+        None => iolab_files::claim_new(&results::default_dir(&plan.name))
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}")))?,
     };
     let cancel = interrupt::cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
