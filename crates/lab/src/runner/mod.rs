@@ -239,6 +239,8 @@ struct Ctx<'a> {
     backends: &'a Addresses,
     /// A sharded experiment's attack starts, `[run][rep]` (empty otherwise).
     slots: Vec<Vec<u64>>,
+    /// The target's telemetry as it is sampled, for the observer.
+    telemetry: crate::telemetry::Tap,
 }
 
 impl<'a> Ctx<'a> {
@@ -266,6 +268,7 @@ impl<'a> Ctx<'a> {
                 .sharding
                 .as_ref()
                 .map_or_else(Vec::new, |s| slots::slots(plan, s)),
+            telemetry: Default::default(),
         }
     }
 
@@ -282,13 +285,15 @@ impl<'a> Ctx<'a> {
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
-        record.prediction = crate::targets::predict_run(spec, self.target_cores());
-        record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
+        let cores = self.target_cores();
+        record.prediction = crate::targets::predict_run(spec, cores);
+        let defaults = crate::targets::Defaults::of(spec);
+        record.host = launch.is_ok().then(|| defaults.host(cores));
         record.effective_params = launch
-            .as_ref()
-            .ok()
-            .map(|l| l.effective(spec, self.target_cores()))
+            .is_ok()
+            .then(|| defaults.effective(spec, cores))
             .filter(|p| *p != spec.params);
+        record.knobs = launch.is_ok().then(|| defaults.knobs(spec, cores));
         record
     }
 

@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use iolab_lab::capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, AttackReport, Hooks};
+use iolab_model::capacity::{Slo, SloVerdict};
 use iolab_model::driver::ConnectionMode;
 use iolab_report::Format;
 
@@ -53,7 +55,8 @@ pub enum EngineArg {
   iolab attack http://127.0.0.1:8080/api/orders -m POST -H 'Content-Type: application/json' --body-file order.json --rate 100 -d 10s
   iolab attack https://127.0.0.1:8443/ --insecure --rate 100 -d 10s
   iolab attack --targets targets.txt --rate 100 -d 10s        (vegeta's format, sent in turn)
-  iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json")]
+  iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json
+  iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)")]
 pub struct Args {
     /// URL to attack (http:// or https://), e.g.
     /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
@@ -127,6 +130,11 @@ pub struct Args {
     /// (cheaper per request, docs/attack.md).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
+    /// An objective to judge the run by, e.g. 'p99<200ms,success>=99.9%'
+    /// (latency over every planned request: an unanswered one is late);
+    /// exit 1 when it fails, the verdict in the result (`slo`).
+    #[arg(long, value_name = "SLO")]
+    pub slo: Option<String>,
     /// No progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -143,12 +151,22 @@ pub struct Args {
     /// Which shard of the plan to send, and when.
     #[command(flatten)]
     pub sharding: super::shard::ShardArgs,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// Run `iolab attack`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
+    let slo: Option<Slo> = args
+        .slo
+        .as_deref()
+        .map(|s| {
+            s.parse()
+                .map_err(|e| CliError::usage(format!("--slo: {e}")))
+        })
+        .transpose()?;
     // The files go where the run's results go: check them before sending.
     for (flag, path) in [
         ("--hdr", &args.hdr),
@@ -160,6 +178,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
         }
     }
+    let page = args.live.bind()?;
     let live = std::io::stdout().is_terminal() && !args.quiet;
     let mut hooks = Hooks {
         // Ctrl-C stops sending and still prints what was measured (exit 130),
@@ -176,12 +195,28 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let _ = e.flush();
         }));
     }
-    let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
+    let page = match page {
+        Some(listener) => {
+            let feed = iolab_loadgen::LiveFeed::new();
+            hooks.live = Some(feed.clone());
+            let title = format!("iolab attack {}", plan.target);
+            Some(super::live::serve(
+                listener,
+                iolab_live::AttackWatch::attack(title, feed),
+            )?)
+        }
+        None => None,
+    };
+    let mut report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
         AttackError::Invalid(m) | AttackError::Setup(m) => CliError::usage(m),
     })?;
+    if let Some(page) = page {
+        page.finish();
+    }
     if live {
         eprint!("\r\x1b[K");
     }
+    report.result.slo = slo.map(|s| SloVerdict::of(&s, judge(&s, &report, 0.0)));
     // Printed first: a file that fails to write late (a full disk) still
     // leaves the results on stdout.
     let format = Format::json_or_text(args.json);
@@ -192,7 +227,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if report.cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
-    Ok(ExitCode::SUCCESS)
+    match &report.result.slo {
+        Some(v) if !v.met => {
+            eprintln!("objective {} failed: {}", v.slo, v.verdict);
+            Ok(ExitCode::from(1))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Write the files the flags ask for, in turn: `--hdr`, `--csv`, `--out`.
