@@ -127,7 +127,7 @@ fn live(args: &Args, listener: iolab_live::Listener) -> Result<ExitCode, CliErro
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged, Format::Json)
             .map_err(|e| CliError::Failed(e.into()))?;
-        write_atomic(path, &bytes).map_err(|e| {
+        iolab_files::write(path, &bytes).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
                 "cannot write --out {}: {e}",
                 path.display()
