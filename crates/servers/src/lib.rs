@@ -15,6 +15,7 @@ pub mod exec;
 pub mod http1;
 pub mod loop_async;
 pub mod loop_blocking;
+pub mod loop_http1;
 pub mod loop_offload;
 pub mod metrics;
 pub mod poller;

@@ -184,7 +184,7 @@ fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
             "--spans: runtime {runtime} records no spans (only the built-in models do; see runtimes/README.md): remove --spans or --runtime"
         )));
     }
-    if m.kind != RuntimeKind::Http {
+    if !m.runs(RuntimeKind::Http) {
         return Err(CliError::usage(format!(
             "runtime {runtime} runs batches, it serves nothing: use it from a batch preset"
         )));
