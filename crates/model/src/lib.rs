@@ -36,6 +36,7 @@ pub mod steps;
 pub mod telemetry;
 pub mod units;
 pub mod verify;
+pub mod whatif;
 
 pub use concurrency::{ModelDef, ModelKind};
 pub use driver::{Arrival, ConnectionMode, Driver, Phase};
