@@ -157,6 +157,7 @@ impl Sampler {
                 }
                 .to_string()
             }),
+            ready_s: None,
         }
     }
 }
