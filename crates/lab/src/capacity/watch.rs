@@ -170,9 +170,13 @@ mod tests {
             ])
             .spawn()
             .unwrap();
-        thread::sleep(Duration::from_millis(150));
+        // On a loaded machine the children start late: wait for them.
+        let t0 = Instant::now();
+        while descendants(sh.id()).len() < 3 && t0.elapsed() < Duration::from_secs(3) {
+            thread::sleep(Duration::from_millis(20));
+        }
         let w = Watch::start(sh.id());
-        thread::sleep(Duration::from_millis(700));
+        thread::sleep(Duration::from_millis(1000));
         let s = w.finish();
         sh.kill().unwrap();
         sh.wait().unwrap();
