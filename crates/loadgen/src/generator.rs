@@ -16,7 +16,6 @@ use crate::clock::{now_ns, ClockBase};
 use crate::recorder::{Live, Recorder};
 use crate::source::Sources;
 use crate::tls::Tls;
-pub use crate::work::Work;
 use crate::{gen_thread, shard, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.

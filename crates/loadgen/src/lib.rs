@@ -8,7 +8,7 @@
 //! class; only an unusable plan or setup is an [`AttackError`].
 //!
 //! Requests are rendered once before the run ([`wire`]: method, headers,
-//! body; several in turn from a vegeta targets file, [`parse_targets`]);
+//! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
 //! `https://` runs over rustls ([`tls`]).
 //!
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
@@ -27,14 +27,14 @@ mod open_loop;
 mod output;
 mod recorder;
 mod request;
+mod request_list;
 pub mod shard;
 mod source;
-mod targets_file;
+mod thread_share;
 mod tls;
 mod uring;
 mod validate;
 mod wire;
-mod work;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -51,7 +51,7 @@ pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
-pub use targets_file::parse_targets;
+pub use request_list::parse_request_list;
 pub use validate::validate;
 
 /// Whether the io_uring engine can run on this kernel: `Err` says why not

@@ -32,7 +32,7 @@ use iolab_model::request::RequestSet;
 use super::{Options, Probe};
 use crate::preset::PresetError;
 use crate::services::{self, Addresses, Needs};
-use crate::target::{foreign, Launch, StartOptions, Target};
+use crate::targets::{foreign, Launch, StartOptions, Target};
 
 /// The `[capacity]` table.
 #[derive(Debug, Clone, Deserialize)]

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use iolab_loadgen::Hooks;
 use iolab_model::attack::AttackPlan;
-use iolab_model::capacity::{Observed, Phase, Slo, StepRecord};
+use iolab_model::capacity::{Observed, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
@@ -60,7 +60,7 @@ impl Probe {
         slo: &Slo,
         rate: f64,
         duration: Duration,
-        phase: Phase,
+        stage: SearchStage,
     ) -> Result<StepRecord, String> {
         let interval = (duration / 10).max(Duration::from_millis(50));
         let plan = self.plan(Driver::constant(rate, duration), interval);
@@ -100,7 +100,7 @@ impl Probe {
         let saturated = late && verdict.is_err() && excused;
         Ok(StepRecord {
             rate_rps: rate,
-            phase: Some(phase),
+            stage: Some(stage),
             duration_s: duration.as_secs_f64(),
             // Latency counts from each request's intended send time, so a late
             // generator only makes the target look worse: a pass stands, a

@@ -11,7 +11,7 @@ use super::http::Rep;
 use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
 use crate::progress::Stage;
-use crate::target::{foreign, StartOptions};
+use crate::targets::{foreign, StartOptions};
 use crate::telemetry;
 
 impl Ctx<'_> {

@@ -17,7 +17,7 @@ use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
 use crate::progress::Stage;
 use crate::services::{Addresses, Needs};
-use crate::target::{Launch, StartOptions, Target};
+use crate::targets::{Launch, StartOptions, Target};
 use crate::{drain, telemetry};
 
 /// What one repetition of an HTTP run produced.
@@ -167,7 +167,7 @@ impl Ctx<'_> {
         let timeout = launch.start_timeout(self.opts.start_timeout);
         let started = launch
             .command(spec, &opts)
-            .map_err(crate::target::StartError)
+            .map_err(crate::targets::StartError)
             .and_then(|cmd| Target::start(&cmd, timeout, &self.opts.cancel));
         let mut target = match started {
             Ok(t) => t,

@@ -60,7 +60,7 @@ pub fn prepare(cmd: &mut Command, user: Option<User>) {
                     return Err(io::Error::last_os_error());
                 }
             }
-            crate::target::child::die_with_parent(parent);
+            crate::targets::child::die_with_parent(parent);
             Ok(())
         });
     }
@@ -131,7 +131,7 @@ impl Drop for ServiceChild {
 /// A free loopback port (bound, then released: a service may still lose it
 /// to a race, which its starter retries).
 pub fn free_port() -> io::Result<u16> {
-    crate::target::process::free_port()
+    crate::targets::process::free_port()
 }
 
 /// Wait until `ready` is true, the child exits, or `within` passes.
@@ -145,7 +145,7 @@ pub fn wait_ready(
         if let Some(status) = child.exited() {
             return Err(format!(
                 "exited at start ({})",
-                crate::target::child::describe(status)
+                crate::targets::child::describe(status)
             ));
         }
         if ready() {

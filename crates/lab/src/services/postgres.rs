@@ -208,7 +208,7 @@ fn init_and_run(
         let last = tail.lines().last().unwrap_or("").trim().to_string();
         return Err(format!(
             "initdb failed ({}): {last}",
-            crate::target::child::describe(status)
+            crate::targets::child::describe(status)
         ));
     }
     let conf = format!(
