@@ -29,7 +29,7 @@ fn pin(cpu: usize) -> Result<(), String> {
 }
 
 /// CPU seconds (user + system) this thread has used.
-fn thread_cpu_s() -> f64 {
+pub(crate) fn thread_cpu_s() -> f64 {
     // SAFETY: getrusage fills the struct we own.
     let ru = unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
@@ -42,7 +42,7 @@ fn thread_cpu_s() -> f64 {
 
 /// Seconds this thread has waited on a run queue (ready, but its CPU was
 /// another's): the second field of `/proc/thread-self/schedstat`.
-fn thread_wait_s() -> Option<f64> {
+pub(crate) fn thread_wait_s() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(ns as f64 / 1e9)

@@ -22,6 +22,7 @@ mod engine;
 mod gen_thread;
 mod generator;
 mod http;
+mod live;
 mod merge;
 mod open_loop;
 mod output;
@@ -49,6 +50,7 @@ pub use hdrhistogram::Histogram;
 /// `iolab-report` can render it as the progress line).
 pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
+pub use live::{LiveFeed, LiveSnapshot};
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
 pub use request_list::parse_request_list;
@@ -71,6 +73,9 @@ pub struct Hooks {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called from the calling thread about every 250 ms while the attack runs.
     pub progress: Option<Arc<ProgressFn>>,
+    /// `--live`: the attack's books as each series interval closes, for a
+    /// live page or `/metrics`; the final document once it ends.
+    pub live: Option<Arc<LiveFeed>>,
 }
 
 /// One interval of the merged latency record, for the HdrHistogram interval log.
@@ -139,5 +144,8 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     let outputs = generator::run(plan, requests, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));
+    if let Some(feed) = &hooks.live {
+        feed.finish(&report);
+    }
     Ok(report)
 }

@@ -196,6 +196,7 @@ pub fn run(
             pid: started.pid,
             metrics: started.metrics,
             cancel: cancel.clone(),
+            live: None,
         };
         out.push(super::run(
             &spec.name,

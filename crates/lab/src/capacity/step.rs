@@ -38,6 +38,8 @@ pub struct Probe {
     pub metrics: Option<(String, Vec<String>)>,
     /// Ctrl-C.
     pub cancel: Arc<AtomicBool>,
+    /// `--live`: every step's attack is fed here.
+    pub live: Option<Arc<iolab_loadgen::LiveFeed>>,
 }
 
 impl Probe {
@@ -69,7 +71,8 @@ impl Probe {
         let cpu0 = self.pid.and_then(tree_cpu_seconds);
         let hooks = Hooks {
             cancel: Some(self.cancel.clone()),
-            progress: None,
+            live: self.live.clone(),
+            ..Hooks::default()
         };
         let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
         let cpu1 = self.pid.and_then(tree_cpu_seconds);
@@ -148,7 +151,7 @@ impl Probe {
         };
         let hooks = Hooks {
             cancel: Some(self.cancel.clone()),
-            progress: None,
+            ..Hooks::default()
         };
         while Instant::now() < deadline && !self.cancel.load(Ordering::Relaxed) {
             match iolab_loadgen::attack(&plan, &hooks) {

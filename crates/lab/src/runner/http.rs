@@ -188,12 +188,15 @@ impl Ctx<'_> {
             .metrics_url
             .clone()
             .unwrap_or_else(|| target.url.clone());
+        // A sample of the run before is not this one's.
+        let _ = self.telemetry.take();
         let sampler = telemetry::Sampler::start_with(telemetry::Sources {
             pid: target.pid(),
             port: Some(target.port),
             metrics_url: Some(format!("{metrics}/metrics")),
             metrics_separate: target.metrics_url.is_some(),
             series: Vec::new(),
+            tap: Some(self.telemetry.clone()),
         });
         self.warm_up(spec, w, &target, &metrics);
         let opened = spec

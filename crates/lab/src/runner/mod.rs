@@ -237,6 +237,8 @@ struct Ctx<'a> {
     backends: &'a Addresses,
     /// A sharded experiment's attack starts, `[run][rep]` (empty otherwise).
     slots: Vec<Vec<u64>>,
+    /// The target's telemetry as it is sampled, for the observer.
+    telemetry: crate::telemetry::Tap,
 }
 
 impl<'a> Ctx<'a> {
@@ -264,6 +266,7 @@ impl<'a> Ctx<'a> {
                 .sharding
                 .as_ref()
                 .map_or_else(Vec::new, |s| slots::slots(plan, s)),
+            telemetry: Default::default(),
         }
     }
 
