@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use iolab_lab::estimate::estimate_run;
-use iolab_lab::progress::{Live, Observer, Stage};
+use iolab_lab::progress::{Observer, Stage};
 use iolab_loadgen::LiveFeed;
 use iolab_model::attack::AttackResult;
 use iolab_model::experiment::{ExperimentPlan, RunSpec};
 use iolab_model::live::{LiveState, LiveView, PendingRun};
+use iolab_model::predict::Prediction;
 use iolab_model::runs::{RunRecord, RunsFile, RUNS_SCHEMA};
 use iolab_model::telemetry::TelemetryPoint;
 
@@ -32,6 +33,8 @@ pub struct ExperimentWatch {
     started: Instant,
     version: AtomicU64,
     state: Mutex<State>,
+    /// Each run's prediction, in plan order, once made.
+    predictions: Arc<Mutex<Vec<Option<Prediction>>>>,
 }
 
 #[derive(Default)]
@@ -44,6 +47,7 @@ struct State {
     run_started: Option<Instant>,
     /// The same, Unix ms: an attack that began before is another run's.
     run_started_unix_ms: u64,
+
     /// The target's samples of the run under way: (Unix ms, point).
     telemetry: Vec<(f64, TelemetryPoint)>,
     done: bool,
@@ -59,6 +63,7 @@ impl ExperimentWatch {
             started: Instant::now(),
             version: AtomicU64::new(0),
             state: Mutex::new(State::default()),
+            predictions: Arc::default(),
         })
     }
 
@@ -111,6 +116,21 @@ impl Observer for ExperimentWatch {
             });
             st.stage = "starting".into();
         });
+        // Each run's prediction, made once and off the runner's thread (the
+        // simulation takes a moment per run).
+        let (plan, cores, slot) = (plan.clone(), self.cores, self.predictions.clone());
+        let _ = std::thread::Builder::new()
+            .name("iolab-live-predict".into())
+            .spawn(move || {
+                let all = plan
+                    .runs
+                    .iter()
+                    .map(|r| iolab_lab::targets::predict_run(r, cores))
+                    .collect();
+                if let Ok(mut p) = slot.lock() {
+                    *p = all;
+                }
+            });
     }
 
     fn run_started(&self, index: usize, _total: usize, spec: &RunSpec, rep: u32) {
@@ -129,8 +149,6 @@ impl Observer for ExperimentWatch {
     fn stage(&self, _spec: &RunSpec, stage: Stage) {
         self.update(|st| st.stage = stage.label().to_string());
     }
-
-    fn live(&self, _spec: &RunSpec, _stage: Stage, _live: &Live) {}
 
     fn run_finished(&self, _index: usize, _total: usize, record: &RunRecord) {
         self.update(|st| {
@@ -152,12 +170,14 @@ impl Observer for ExperimentWatch {
         Some(self.feed.clone())
     }
 
+    /// Kept for the next picture, which the attack's next interval makes
+    /// (a sample alone does not: ten a second would redraw the page as often).
     fn telemetry(&self, _spec: &RunSpec, unix_ms: f64, point: &TelemetryPoint) {
-        self.update(|st| {
+        if let Ok(mut st) = self.state.lock() {
             if st.telemetry.len() < MAX_SAMPLES {
                 st.telemetry.push((unix_ms, point.clone()));
             }
-        });
+        }
     }
 }
 
@@ -168,6 +188,11 @@ impl Source for ExperimentWatch {
 
     fn view(&self) -> LiveView {
         let snap = self.feed.snapshot();
+        let predictions = self
+            .predictions
+            .lock()
+            .map(|p| p.clone())
+            .unwrap_or_default();
         let Ok(st) = self.state.lock() else {
             return LiveView::default();
         };
@@ -206,13 +231,14 @@ impl Source for ExperimentWatch {
                 .map(|p| {
                     p.runs
                         .iter()
+                        .enumerate()
                         .skip(match st.run_started {
                             Some(_) if !st.done => st.index + 1,
                             _ => measured,
                         })
-                        .map(|r| PendingRun {
+                        .map(|(i, r)| PendingRun {
                             name: r.name.clone(),
-                            prediction: iolab_lab::targets::predict_run(r, self.cores),
+                            prediction: predictions.get(i).cloned().flatten(),
                         })
                         .collect()
                 })

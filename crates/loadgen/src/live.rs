@@ -313,6 +313,16 @@ impl Run {
             .map(|s| {
                 let mut rec = s.rec.clone();
                 rec.coarsen_to(width);
+                rec
+            })
+            .collect::<Vec<_>>();
+        // Only the intervals every thread has closed: each shown one is whole.
+        let closed = threads.iter().map(|r| r.intervals.len()).min().unwrap_or(0);
+        let threads = threads
+            .into_iter()
+            .zip(self.threads.iter().flatten())
+            .map(|(mut rec, s)| {
+                rec.intervals.truncate(closed);
                 ThreadOutput {
                     rec,
                     engine: self.engine,

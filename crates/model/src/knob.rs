@@ -27,6 +27,15 @@ impl KnobDefault {
             KnobDefault::Unlimited => None,
         }
     }
+
+    /// The rule in words: `200`, `cores`, `no limit`.
+    pub fn rule(self) -> String {
+        match self {
+            KnobDefault::Fixed(n) => crate::limits::thousands(u64::from(n)),
+            KnobDefault::Cores => "cores".into(),
+            KnobDefault::Unlimited => "no limit".into(),
+        }
+    }
 }
 
 /// One knob: its name (presets, results, `--name-with-dashes` flags), what it

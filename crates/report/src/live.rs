@@ -99,15 +99,46 @@ fn status(v: &LiveView) -> String {
     s
 }
 
+/// A row of the "now" table: what, in the last interval, so far.
+type Row = (String, String, String);
+
 /// The last closed interval's figures beside the run's so far, the target
 /// seen from outside, and the summary `iolab attack` prints.
 fn now(r: &LiveRun) -> String {
+    let mut rows = attack_rows(r);
+    rows.extend(target_rows(&r.telemetry));
+    let mut s = format!(
+        "<section><h2>Now: {}</h2><table class=\"now\"><thead><tr><th></th><th class=\"n\">last interval ({})</th><th class=\"n\">so far</th></tr></thead><tbody>",
+        esc(&r.name),
+        secs(r.interval_s)
+    );
+    for (k, now, all) in rows {
+        s.push_str(&format!(
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            esc(&k),
+            esc(&now),
+            esc(&all)
+        ));
+    }
+    s.push_str("</tbody></table>");
+    s.push_str(&format!(
+        "<pre>{}</pre></section>",
+        esc(&crate::attack::text(&r.attack))
+    ));
+    s
+}
+
+/// The attack's rows: rates, success, p50 and p99, in flight.
+fn attack_rows(r: &LiveRun) -> Vec<Row> {
     let a = &r.attack;
     let iv = r.interval_s.max(1e-6);
     let last = a.series.iter().rev().find(|p| p.sent + p.ok + p.errors > 0);
+    let answered_last = last.filter(|p| p.ok + p.errors > 0);
+    let ok_last = last.filter(|p| p.ok > 0);
     let per_s = |n: u64| rate(n as f64 / iv);
     let answered = a.requests.ok + a.requests.non_2xx + a.errors.total();
-    let mut rows: Vec<(String, String, String)> = vec![
+    let so_far = |v: f64| (answered > 0).then_some(v);
+    vec![
         (
             "sent /s".into(),
             opt(last.map(|p| p.sent), per_s),
@@ -126,56 +157,35 @@ fn now(r: &LiveRun) -> String {
         (
             "2xx of finished".into(),
             opt(
-                last.filter(|p| p.ok + p.errors > 0)
-                    .map(|p| p.ok as f64 / (p.ok + p.errors) as f64),
+                answered_last.map(|p| p.ok as f64 / (p.ok + p.errors) as f64),
                 percent,
             ),
             opt(
-                (answered > 0).then(|| a.requests.ok as f64 / answered as f64),
+                so_far(a.requests.ok as f64 / answered.max(1) as f64),
                 percent,
             ),
         ),
         (
             "p50".into(),
-            opt(last.filter(|p| p.ok > 0).map(|p| p.p50_ms), ms),
-            opt((answered > 0).then_some(a.latency_ms.p50), ms),
+            opt(ok_last.map(|p| p.p50_ms), ms),
+            opt(so_far(a.latency_ms.p50), ms),
         ),
         (
             "p99".into(),
-            opt(last.filter(|p| p.ok > 0).map(|p| p.p99_ms), ms),
-            opt((answered > 0).then_some(a.latency_ms.p99), ms),
+            opt(ok_last.map(|p| p.p99_ms), ms),
+            opt(so_far(a.latency_ms.p99), ms),
         ),
         (
             "in flight (generator)".into(),
             opt(r.in_flight, count),
             String::new(),
         ),
-    ];
-    rows.extend(target_rows(&r.telemetry));
-    let mut s = format!(
-        "<section><h2>Now: {}</h2><table class=\"now\"><thead><tr><th></th><th class=\"n\">last interval ({})</th><th class=\"n\">so far</th></tr></thead><tbody>",
-        esc(&r.name),
-        secs(iv)
-    );
-    for (k, now, all) in rows {
-        s.push_str(&format!(
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            esc(&k),
-            esc(&now),
-            esc(&all)
-        ));
-    }
-    s.push_str("</tbody></table>");
-    s.push_str(&format!(
-        "<pre>{}</pre></section>",
-        esc(&crate::attack::text(a))
-    ));
-    s
+    ]
 }
 
 /// The target seen from outside: its latest telemetry sample, and its CPU
 /// over the last two samples.
-fn target_rows(t: &[TelemetryPoint]) -> Vec<(String, String, String)> {
+fn target_rows(t: &[TelemetryPoint]) -> Vec<Row> {
     let Some(p) = t.last() else {
         return Vec::new();
     };

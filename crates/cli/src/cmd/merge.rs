@@ -120,6 +120,10 @@ fn live(args: &Args, listener: iolab_live::Listener) -> Result<ExitCode, CliErro
     let page = super::live::serve(listener, watch.clone())?;
     let merged = watch.wait(&cancel);
     page.finish();
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("interrupted before every shard finished: merge their files afterwards");
+        return Ok(ExitCode::from(iolab_lab::interrupt::EXIT_INTERRUPTED));
+    }
     let merged = merged.map_err(CliError::usage)?;
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged, Format::Json)

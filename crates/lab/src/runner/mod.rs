@@ -283,13 +283,15 @@ impl<'a> Ctx<'a> {
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
-        record.prediction = crate::targets::predict_run(spec, self.target_cores());
-        record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
+        let cores = self.target_cores();
+        record.prediction = crate::targets::predict_run(spec, cores);
+        let defaults = crate::targets::Defaults::of(spec);
+        record.host = launch.is_ok().then(|| defaults.host(cores));
         record.effective_params = launch
-            .as_ref()
-            .ok()
-            .map(|l| l.effective(spec, self.target_cores()))
+            .is_ok()
+            .then(|| defaults.effective(spec, cores))
             .filter(|p| *p != spec.params);
+        record.knobs = launch.is_ok().then(|| defaults.knobs(spec, cores));
         record
     }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use iolab_model::concurrency::Host;
+use iolab_model::runtime::{KnobOrigin, RuntimeKnobs};
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
@@ -68,6 +69,10 @@ pub struct Manifest {
     /// Runtime options beyond the knobs (boolean flags, e.g. `synchronized`).
     #[serde(default)]
     pub options: BTreeMap<String, OptionEntry>,
+    /// What the runtime's own configuration calls a knob, for every model
+    /// (`pg_pool = "HikariCP maximumPoolSize"`); a model's `settings` win.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
     /// The folder it was read from.
     #[serde(skip)]
     pub dir: PathBuf,
@@ -87,6 +92,10 @@ pub struct ModelEntry {
     /// or an expression of the machine's cores (`"max(cores, 4)"`).
     #[serde(default)]
     pub defaults: BTreeMap<String, super::expr::Default>,
+    /// What the runtime's own configuration calls each knob for this model
+    /// (`processes = "gunicorn --workers"`), for sentences and what-ifs.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
 }
 
 /// A boolean option of a runtime, passed as a flag.
@@ -181,13 +190,22 @@ impl Manifest {
         }
         for (name, entry) in &self.models {
             let model: ModelKind = name.parse().map_err(|e| format!("models.{name}: {e}"))?;
-            for k in entry.knobs.iter().chain(entry.defaults.keys()) {
+            let named = entry.knobs.iter().chain(entry.defaults.keys());
+            for k in named.chain(entry.settings.keys()) {
                 if iolab_model::knob::knob(k).is_none() {
                     return Err(format!(
                         "models.{model}: unknown knob '{k}' (expected one of: {})",
                         iolab_model::knob::knob_names()
                     ));
                 }
+            }
+        }
+        for k in self.settings.keys() {
+            if iolab_model::knob::knob(k).is_none() {
+                return Err(format!(
+                    "settings: unknown knob '{k}' (expected one of: {})",
+                    iolab_model::knob::knob_names()
+                ));
             }
         }
         for b in &self.backends {
@@ -271,6 +289,42 @@ impl Manifest {
         p
     }
 
+    /// The knobs of `model` with `params` on `cores` cores as this runtime
+    /// has them: every knob the model reads here or the runtime defaults,
+    /// its value, whether it was set, what the runtime calls it (a knob it
+    /// names nowhere is its launcher's flag) and the rule of its default (the
+    /// manifest's, else iolab's knob table).
+    pub fn knobs(&self, model: ModelKind, params: &ModelParams, cores: u32) -> RuntimeKnobs {
+        let empty = ModelEntry::default();
+        let entry = self.models.get(model.as_str()).unwrap_or(&empty);
+        let effective = self.effective(model, params, cores);
+        let knobs = iolab_model::KNOBS
+            .iter()
+            .filter(|k| {
+                entry.knobs.iter().any(|n| n == k.name) || entry.defaults.contains_key(k.name)
+            })
+            .map(|k| KnobOrigin {
+                knob: k.name.to_string(),
+                value: effective.value(k, cores),
+                set: (k.get)(params).is_some(),
+                setting: entry
+                    .settings
+                    .get(k.name)
+                    .or_else(|| self.settings.get(k.name))
+                    .cloned()
+                    .unwrap_or_else(|| format!("{} {}", self.name, k.flag())),
+                default: entry
+                    .defaults
+                    .get(k.name)
+                    .map_or_else(|| k.default.rule(), super::expr::Default::rule),
+            })
+            .collect();
+        RuntimeKnobs {
+            runtime: Runtime::named(&self.name).unwrap_or_default(),
+            knobs,
+        }
+    }
+
     /// The host a model of this runtime runs on.
     pub fn host(&self, cores: u32) -> Host {
         Host {
@@ -349,6 +403,12 @@ mod tests {
                 for k in entry.defaults.keys() {
                     let def = iolab_model::knob::knob(k).unwrap();
                     assert!((def.get)(&p).is_some_and(|v| v >= 1), "{name} {model} {k}");
+                }
+                // Every knob it reads or defaults is named, valued and unset.
+                let named = m.knobs(kind, &ModelParams::default(), 2);
+                for k in entry.knobs.iter().chain(entry.defaults.keys()) {
+                    let o = named.get(k).unwrap_or_else(|| panic!("{name} {model} {k}"));
+                    assert!(!o.set && !o.setting.is_empty() && !o.default.is_empty());
                 }
             }
         }

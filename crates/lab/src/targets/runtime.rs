@@ -122,7 +122,9 @@ pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), String> {
 pub fn prepare(plan: &ExperimentPlan) -> Result<(), String> {
     let mut built: Vec<String> = Vec::new();
     for spec in &plan.runs {
-        let custom = matches!(&spec.work, Work::Http(w) if w.command.is_some());
+        // A custom command or a foreign service is the user's: nothing to build.
+        let custom =
+            matches!(&spec.work, Work::Http(w) if w.command.is_some() || w.foreign.is_some());
         if spec.runtime.is_rust() || custom || built.contains(&spec.runtime.to_string()) {
             continue;
         }

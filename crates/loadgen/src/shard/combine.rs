@@ -338,6 +338,7 @@ impl Acc {
             protocol: self.protocol.clone(),
             shard: None,
             merged: Some(merge_record(shards, base)),
+            slo: None,
         }
     }
 }

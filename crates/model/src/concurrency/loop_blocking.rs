@@ -10,6 +10,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "event loop, blocking call on the loop thread",
     analogue: "suspend fun + Thread.sleep; time.sleep inside async def",
     knobs: &["workers", "processes", "backlog"],
+    sized_by: &["workers", "processes"],
     built_in: true,
     blocks_threads: true,
     shape,

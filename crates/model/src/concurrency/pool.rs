@@ -10,6 +10,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "N OS threads, blocking IO, bounded connections and accept queue",
     analogue: "Tomcat 200; a fixed pool of 8; gunicorn gthread; an Akka blocking worker",
     knobs: &["threads", "max_connections", "backlog", "processes"],
+    sized_by: &["threads", "processes"],
     built_in: true,
     blocks_threads: true,
     shape,

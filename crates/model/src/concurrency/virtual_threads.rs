@@ -9,6 +9,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "virtual or green threads: blocking code that holds no OS thread while waiting",
     analogue: "Spring MVC with spring.threads.virtual.enabled; gunicorn gevent workers",
     knobs: &["threads", "max_connections", "backlog", "processes"],
+    sized_by: &[],
     built_in: false,
     blocks_threads: false,
     shape,

@@ -374,6 +374,7 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
         protocol: None,
         shard: None,
         merged: None,
+        slo: None,
     }
 }
 
