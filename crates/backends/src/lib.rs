@@ -169,16 +169,21 @@ impl Backends {
                 sleep::nonblocking(*micros).await;
                 Ok(None)
             }
+            // The clients' futures are boxed so that this one stays the size
+            // of a sleep: it is held by every waiting request (a sleep's
+            // future would otherwise carry the largest client's, 7 KiB).
             IoCall::Http { micros } => match self.http() {
-                Ok(h) => h.delay_async(*micros).await.map(|()| None),
+                Ok(h) => Box::pin(h.delay_async(*micros)).await.map(|()| None),
                 Err(e) => Err(e),
             },
             IoCall::Pg { micros } => match self.pg() {
-                Ok(p) => p.sleep_async(*micros).await.map(|()| None),
+                Ok(p) => Box::pin(p.sleep_async(*micros)).await.map(|()| None),
                 Err(e) => Err(e),
             },
             IoCall::Mc { key } => match self.mc() {
-                Ok(m) => m.get_async(key).await.map(|v| Some(Bytes::from(v))),
+                Ok(m) => Box::pin(m.get_async(key))
+                    .await
+                    .map(|v| Some(Bytes::from(v))),
                 Err(e) => Err(e),
             },
         };

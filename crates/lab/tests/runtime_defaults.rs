@@ -163,3 +163,39 @@ fn a_foreign_target_naming_an_unknown_runtime_is_refused() {
         "{e}"
     );
 }
+
+/// Go's defaults come from its manifest: GOMAXPROCS = cores, pgxpool's max(4, cores)
+/// connections, and thread-per-request capped below the runtime's 10,000 threads.
+#[test]
+fn go_predictions_use_gomaxprocs_pgxpool_and_the_locked_thread_cap() {
+    let spec = one(&format!(
+        "{LOAD}[[targets]]\nmodel = \"virtual\"\nruntime = \"go\"\n"
+    ));
+    let knobs = Defaults::of(&spec).knobs(&spec, 8);
+    let workers = knobs.get("workers").unwrap();
+    assert_eq!(
+        (workers.value, workers.setting.as_str()),
+        (Some(8), "GOMAXPROCS")
+    );
+    let pg = knobs.get("pg_pool").unwrap();
+    assert_eq!((pg.value, pg.default.as_str()), (Some(8), "max(4, cores)"));
+    assert_eq!(
+        Defaults::of(&spec)
+            .knobs(&spec, 2)
+            .get("pg_pool")
+            .unwrap()
+            .value,
+        Some(4)
+    );
+    let locked = one(&format!(
+        "{LOAD}[[targets]]\nmodel = \"thread-per-request\"\nruntime = \"go\"\n"
+    ));
+    let p = predict_run(&locked, 2).expect("a prediction");
+    assert!(
+        p.explanation.contains("9,000 request threads")
+            && p.explanation
+                .contains("locked OS threads 9,000, its default"),
+        "{}",
+        p.explanation
+    );
+}

@@ -39,9 +39,15 @@ pub struct Manifest {
     pub name: String,
     /// One line on what it is.
     pub about: String,
-    /// Servers or batch runners.
-    #[serde(default)]
-    pub kind: RuntimeKind,
+    /// Servers, batch runners, or both (`kind = "http"`, `"batch"` or
+    /// `["http", "batch"]`: one launcher that serves and, given `--spec`,
+    /// runs a batch).
+    #[serde(
+        default = "default_kinds",
+        rename = "kind",
+        deserialize_with = "one_or_many"
+    )]
+    pub kinds: Vec<RuntimeKind>,
     /// Run in the folder before the first start (idempotent, fast when done).
     #[serde(default)]
     pub build: Vec<String>,
@@ -113,6 +119,30 @@ pub struct OptionEntry {
 
 fn default_start_timeout() -> u64 {
     60
+}
+
+fn default_kinds() -> Vec<RuntimeKind> {
+    vec![RuntimeKind::Http]
+}
+
+/// `kind` as one name or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RuntimeKind>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(RuntimeKind),
+        Many(Vec<RuntimeKind>),
+    }
+    let kinds = match OneOrMany::deserialize(d)? {
+        OneOrMany::One(k) => vec![k],
+        OneOrMany::Many(v) => v,
+    };
+    if kinds.is_empty() {
+        return Err(serde::de::Error::custom(
+            "kind = []: name what it runs, \"http\", \"batch\" or both",
+        ));
+    }
+    Ok(kinds)
 }
 
 /// The checkout holding `runtimes/`: `IOLAB_ROOT` if set, else the first
@@ -259,6 +289,11 @@ impl Manifest {
             }
         }
         Ok(())
+    }
+
+    /// Does it run targets of this kind?
+    pub fn runs(&self, kind: RuntimeKind) -> bool {
+        self.kinds.contains(&kind)
     }
 
     /// Refuse a backend the runtime has no client for.
@@ -412,6 +447,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn kind_is_one_name_or_a_list() {
+        let root = find_root().unwrap();
+        let go = Manifest::load_from(&root, &Runtime::named("go").unwrap()).unwrap();
+        assert!(go.runs(RuntimeKind::Http) && go.runs(RuntimeKind::Batch));
+        let scala = Manifest::load_from(&root, &Runtime::named("scala").unwrap()).unwrap();
+        assert!(!scala.runs(RuntimeKind::Http) && scala.runs(RuntimeKind::Batch));
+        let text = "name = 'x'\nabout = 'x'\nstart = ['./s']\nbackends = []\n[models]\n";
+        let plain: Manifest = toml::from_str(text).unwrap();
+        assert_eq!(plain.kinds, vec![RuntimeKind::Http]);
+        let e = toml::from_str::<Manifest>(&format!("kind = []\n{text}")).unwrap_err();
+        assert!(e.to_string().contains("name what it runs"), "{e}");
     }
 
     #[test]
