@@ -35,7 +35,7 @@ use std::time::Duration;
 use iolab_backends::Backends;
 use iolab_model::{ModelKind, ModelParams};
 
-pub use affinity::{parse_cpu_list, pin_to_cpus};
+pub use affinity::pin_to_cpus;
 pub use running::{start, Running};
 pub use shutdown::Shutdown;
 

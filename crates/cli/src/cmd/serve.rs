@@ -97,7 +97,7 @@ impl Args {
 
     fn pin(&self) -> Result<(), CliError> {
         if let Some(list) = &self.cpus {
-            let cpus = iolab_servers::parse_cpu_list(list)
+            let cpus = iolab_model::limits::parse_cpu_list(list)
                 .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
             iolab_servers::pin_to_cpus(&cpus).map_err(|e| {
                 CliError::usage(format!("--cpus {list}: cannot pin the process: {e}"))
@@ -110,7 +110,7 @@ impl Args {
 /// Knobs that start threads or processes, against what this machine starts:
 /// checked before a socket is bound or a thread started.
 fn check_task_knobs(params: &iolab_model::ModelParams) -> Result<(), CliError> {
-    iolab_model::limits::check_task_knobs(params)
+    iolab_lab::machine::check_task_knobs(params)
         .map_err(|(knob, e)| CliError::usage(format!("--{}: {e}", knob.replace('_', "-"))))
 }
 

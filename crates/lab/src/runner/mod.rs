@@ -212,12 +212,13 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
 }
 
 /// The load of one HTTP run checked as the generator will check it: every
-/// bound of [`iolab_model::limits`], then the generator's own validation.
+/// bound of [`iolab_model::limits`] and the machine's open files
+/// ([`iolab_loadgen::machine::check_bounds`]), then the generator's own validation.
 /// The error names the preset field at fault (`load.rate`), never a flag:
 /// presets expand through this too, so `--dry-run` refuses what a run would.
 pub fn check_http(w: &HttpWork) -> Result<(), (&'static str, String)> {
     let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
-    iolab_model::limits::check_attack(&probe).map_err(|f| (f.field.preset(), f.message))?;
+    iolab_loadgen::machine::check_bounds(&probe).map_err(|f| (f.field.preset(), f.message))?;
     iolab_loadgen::validate(&probe).map_err(|e| ("load", e.to_string()))
 }
 
