@@ -2,14 +2,14 @@
 //!
 //! - [`preset`]: preset files (TOML) -> a validated, sweep-expanded, time-scaled
 //!   [`ExperimentPlan`](iolab_model::experiment::ExperimentPlan).
-//! - [`runner`]: runs a plan — its [`target`]s, the verify gate, warm-up,
+//! - [`runner`]: runs a plan — its [`targets`], the verify gate, warm-up,
 //!   load, [`telemetry`], socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
 //! - [`capacity`]: the highest rate a target serves within an objective,
 //!   a ramp and a bisection of measured steps, and the model fitted to it.
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
-//! - [`target`]: what is measured: a built-in model, a runtime folder
+//! - [`targets`]: what is measured: a built-in model, a runtime folder
 //!   (`runtimes/<name>`, read through its manifest) or a user's own command.
 //! - [`k8s`]: manifests running an attack's shards as a Kubernetes Indexed Job.
 //! - [`merge`]: the results folders of a sharded experiment, run by run.
@@ -29,7 +29,7 @@ pub mod progress;
 pub mod results;
 pub mod runner;
 pub mod services;
-pub mod target;
+pub mod targets;
 pub mod telemetry;
 
 pub use preset::{load_plan, PresetError};

@@ -1,16 +1,19 @@
 //! Live progress of an experiment through observer hooks that do nothing by
-//! default ([`Observer`]), and the console observer `iolab run` uses: an
+//! default ([`Observer`], several at once through [`Observers`]), and the
+//! console observer `iolab run` uses: an
 //! indicatif bar (run k of n, ETA) plus the current run's live line on a
 //! terminal, plain lines otherwise.
 
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use iolab_loadgen::LiveFeed;
 use iolab_model::experiment::{ExperimentPlan, RunSpec};
 use iolab_model::runs::{Outcome, RunRecord, RunsFile};
+use iolab_model::telemetry::TelemetryPoint;
 
 /// What a run is doing now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +66,56 @@ pub trait Observer: Sync {
     /// A one-line message about the experiment as a whole (e.g. the
     /// backends started for it).
     fn note(&self, _msg: &str) {}
+    /// A live feed for the attacks of the runs (`--live`), or none; asked
+    /// before each attack, which begins it afresh.
+    fn feed(&self) -> Option<Arc<LiveFeed>> {
+        None
+    }
+    /// One sample of the target's telemetry, taken at `unix_ms`, while the
+    /// run is measured (about every 100 ms).
+    fn telemetry(&self, _spec: &RunSpec, _unix_ms: f64, _point: &TelemetryPoint) {}
+}
+
+/// Several observers as one, each called in turn (criterion's `Reports`).
+pub struct Observers<'a>(pub Vec<&'a dyn Observer>);
+
+impl Observer for Observers<'_> {
+    fn experiment_started(&self, plan: &ExperimentPlan, total: usize, estimate: Duration) {
+        self.0
+            .iter()
+            .for_each(|o| o.experiment_started(plan, total, estimate));
+    }
+    fn run_started(&self, index: usize, total: usize, spec: &RunSpec, rep: u32) {
+        self.0
+            .iter()
+            .for_each(|o| o.run_started(index, total, spec, rep));
+    }
+    fn stage(&self, spec: &RunSpec, stage: Stage) {
+        self.0.iter().for_each(|o| o.stage(spec, stage));
+    }
+    fn live(&self, spec: &RunSpec, stage: Stage, live: &Live) {
+        self.0.iter().for_each(|o| o.live(spec, stage, live));
+    }
+    fn run_finished(&self, index: usize, total: usize, record: &RunRecord) {
+        self.0
+            .iter()
+            .for_each(|o| o.run_finished(index, total, record));
+    }
+    fn experiment_finished(&self, runs: &RunsFile) {
+        self.0.iter().for_each(|o| o.experiment_finished(runs));
+    }
+    fn note(&self, msg: &str) {
+        self.0.iter().for_each(|o| o.note(msg));
+    }
+    /// The first observer's feed that there is.
+    fn feed(&self) -> Option<Arc<LiveFeed>> {
+        self.0.iter().find_map(|o| o.feed())
+    }
+    fn telemetry(&self, spec: &RunSpec, unix_ms: f64, point: &TelemetryPoint) {
+        self.0
+            .iter()
+            .for_each(|o| o.telemetry(spec, unix_ms, point));
+    }
 }
 
 /// An observer that shows nothing.

@@ -1,5 +1,5 @@
 //! Inside one generator thread: pinned to its CPU, measuring its own CPU
-//! time and run-queue wait, running its [`Work`] on its engine (io_uring,
+//! time and run-queue wait, running its [`ThreadShare`] on its engine (io_uring,
 //! or a current-thread tokio runtime on epoll).
 
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use iolab_model::attack::{AttackPlan, Engine};
 use crate::clock::{now_ns, PreciseTimer};
 use crate::generator::{RunCtx, ThreadOutput};
 use crate::recorder::Recorder;
-use crate::work::Work;
+use crate::thread_share::ThreadShare;
 use crate::{closed_loop, open_loop, shard};
 
 /// Pin the calling thread to one CPU.
@@ -29,7 +29,7 @@ fn pin(cpu: usize) -> Result<(), String> {
 }
 
 /// CPU seconds (user + system) this thread has used.
-fn thread_cpu_s() -> f64 {
+pub(crate) fn thread_cpu_s() -> f64 {
     // SAFETY: getrusage fills the struct we own.
     let ru = unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
@@ -42,7 +42,7 @@ fn thread_cpu_s() -> f64 {
 
 /// Seconds this thread has waited on a run queue (ready, but its CPU was
 /// another's): the second field of `/proc/thread-self/schedstat`.
-fn thread_wait_s() -> Option<f64> {
+pub(crate) fn thread_wait_s() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(ns as f64 / 1e9)
@@ -63,7 +63,7 @@ pub(crate) fn main(
     }
     let cpu0 = thread_cpu_s();
     let wait0 = thread_wait_s();
-    let work = Work::of(plan, &ctx, i, threads);
+    let work = ThreadShare::of(plan, &ctx, i, threads);
     let ring = match engine {
         Engine::IoUring => match crate::uring::Ring::new(work.slots()) {
             Ok(ring) => Some(ring),
@@ -88,7 +88,7 @@ pub(crate) fn main(
 }
 
 /// The epoll engine: a current-thread tokio runtime running the work.
-fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: Work) -> Result<Recorder, String> {
+fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: ThreadShare) -> Result<Recorder, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -99,10 +99,10 @@ fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: Work) -> Result<Recorder
             let timer = PreciseTimer::new()?;
             shard::wait_start(&timer, ctx).await?;
             match work {
-                Work::Open { schedule, cap } => {
+                ThreadShare::Open { schedule, cap } => {
                     open_loop::run(ctx.clone(), rec, schedule, cap, &timer).await
                 }
-                Work::Closed {
+                ThreadShare::Closed {
                     clients,
                     requests,
                     end_ns,

@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,10 +14,10 @@ use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::schedule::Schedule;
 
 use crate::clock::{now_ns, ClockBase};
+use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
 use crate::source::Sources;
 use crate::tls::Tls;
-pub use crate::work::Work;
 use crate::{gen_thread, shard, AttackError, Hooks, Progress};
 
 /// Head start the threads get to build their runtimes before the first send.
@@ -190,8 +191,23 @@ pub fn run(
         started_unix_ms,
     } = shard::start(plan, START_DELAY_NS)?;
     let ctx = Arc::new(RunCtx::new(plan, requests, tls, addr, hooks, start_ns));
-    let (handles, lives) = spawn(plan, &ctx, threads, engine)?;
-    watch(&handles, &lives, start_ns, hooks);
+    let lives: Vec<Arc<Live>> = (0..threads).map(|_| Arc::default()).collect();
+    let (taps, frames) = match &hooks.live {
+        Some(feed) => {
+            let (taps, rx) = feed.begin(crate::live::Start {
+                plan,
+                start_ns,
+                started_unix_ms,
+                engine,
+                cpus: cpus_used(plan, threads),
+                lives: lives.clone(),
+            });
+            (taps.into_iter().map(Some).collect(), Some(rx))
+        }
+        None => (vec![None; threads], None),
+    };
+    let handles = spawn(plan, &ctx, engine, &lives, taps)?;
+    watch(&handles, &lives, start_ns, hooks, frames.as_ref());
     let outputs = join(handles)?;
     Ok(RunOutput {
         engine: crate::engine::ran_on(outputs.iter().map(|t| t.engine)),
@@ -206,39 +222,40 @@ pub fn run(
 /// A running generator thread.
 type Handle = std::thread::JoinHandle<Result<ThreadOutput, String>>;
 
-/// Start `threads` generator threads, each with its recorder; their live
-/// counters are for [`watch`].
+/// Start one generator thread per live counter, each with its recorder
+/// (and its tap of the live feed, when there is one).
 fn spawn(
     plan: &AttackPlan,
     ctx: &Arc<RunCtx>,
-    threads: usize,
     engine: Engine,
-) -> Result<(Vec<Handle>, Vec<Arc<Live>>), AttackError> {
+    lives: &[Arc<Live>],
+    taps: Vec<Option<Tap>>,
+) -> Result<Vec<Handle>, AttackError> {
+    let threads = lives.len();
     // The histograms reach past the timeout: a late answer is still recorded.
     let highest_us = (ctx.timeout_ns / 1_000).saturating_mul(2).max(1_000_000);
     let mut handles = Vec::with_capacity(threads);
-    let mut lives = Vec::with_capacity(threads);
-    for i in 0..threads {
-        let live = Arc::new(Live::default());
-        lives.push(live.clone());
+    for (i, (live, tap)) in lives.iter().zip(taps).enumerate() {
+        let live = live.clone();
         let ctx = ctx.clone();
         let plan = plan.clone();
         let h = std::thread::Builder::new()
             .name(format!("iolab-gen-{i}"))
             .spawn(move || {
-                let rec = Recorder::new(
+                let mut rec = Recorder::new(
                     ctx.start_ns,
                     plan.interval.as_nanos() as u64,
                     highest_us,
                     plan.record_requests,
                     live,
                 );
+                rec.feed = tap;
                 gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
         handles.push(h);
     }
-    Ok((handles, lives))
+    Ok(handles)
 }
 
 /// Every thread's output, in thread order; the first failure fails the run.
@@ -267,13 +284,23 @@ fn cpus_used(plan: &AttackPlan, threads: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Report progress about every 250 ms until every thread has finished.
-fn watch(handles: &[Handle], lives: &[Arc<Live>], start_ns: u64, hooks: &Hooks) {
+/// Report progress about every 250 ms, and take the threads' live frames
+/// into the feed, until every thread has finished.
+fn watch(
+    handles: &[Handle],
+    lives: &[Arc<Live>],
+    start_ns: u64,
+    hooks: &Hooks,
+    frames: Option<&Receiver<Frame>>,
+) {
     let mut last_t = start_ns;
     let mut last_done = 0u64;
     let mut next_report = start_ns + 250_000_000;
     while !handles.iter().all(|h| h.is_finished()) {
         std::thread::sleep(Duration::from_millis(10));
+        if let (Some(feed), Some(rx)) = (&hooks.live, frames) {
+            feed.drain(rx);
+        }
         let Some(progress) = &hooks.progress else {
             continue;
         };

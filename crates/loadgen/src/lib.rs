@@ -8,7 +8,7 @@
 //! class; only an unusable plan or setup is an [`AttackError`].
 //!
 //! Requests are rendered once before the run ([`wire`]: method, headers,
-//! body; several in turn from a vegeta targets file, [`parse_targets`]);
+//! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
 //! `https://` runs over rustls ([`tls`]).
 //!
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
@@ -22,19 +22,20 @@ mod engine;
 mod gen_thread;
 mod generator;
 mod http;
+mod live;
 mod merge;
 mod open_loop;
 mod output;
 mod recorder;
 mod request;
+mod request_list;
 pub mod shard;
 mod source;
-mod targets_file;
+mod thread_share;
 mod tls;
 mod uring;
 mod validate;
 mod wire;
-mod work;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -49,9 +50,10 @@ pub use hdrhistogram::Histogram;
 /// `iolab-report` can render it as the progress line).
 pub use iolab_model::attack::Progress;
 pub use iolab_model::schedule::Schedule;
+pub use live::{LiveFeed, LiveSnapshot};
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
-pub use targets_file::parse_targets;
+pub use request_list::parse_request_list;
 pub use validate::validate;
 
 /// Whether the io_uring engine can run on this kernel: `Err` says why not
@@ -71,6 +73,9 @@ pub struct Hooks {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called from the calling thread about every 250 ms while the attack runs.
     pub progress: Option<Arc<ProgressFn>>,
+    /// `--live`: the attack's books as each series interval closes, for a
+    /// live page or `/metrics`; the final document once it ends.
+    pub live: Option<Arc<LiveFeed>>,
 }
 
 /// One interval of the merged latency record, for the HdrHistogram interval log.
@@ -139,5 +144,8 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     let outputs = generator::run(plan, requests, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));
+    if let Some(feed) = &hooks.live {
+        feed.finish(&report);
+    }
     Ok(report)
 }

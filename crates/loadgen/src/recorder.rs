@@ -12,6 +12,8 @@ use hdrhistogram::Histogram;
 use iolab_model::attack::{ErrorCounts, RequestCounts};
 use iolab_model::limits::MAX_SERIES_POINTS;
 
+use crate::live::Tap;
+
 /// The class a failed request lands in (exactly one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -85,7 +87,7 @@ impl Interval {
     /// largest latency it holds, at 2 significant digits (1% is plenty for
     /// a series point): an interval with no answer costs 2 KiB, not the
     /// 130 KiB of a histogram sized for the timeout up front.
-    fn new() -> Interval {
+    pub(crate) fn empty() -> Interval {
         Interval {
             sent: 0,
             ok: 0,
@@ -115,7 +117,7 @@ impl Interval {
 }
 
 /// Everything one generator thread measured.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Recorder {
     start_ns: u64,
     interval_ns: u64,
@@ -136,6 +138,8 @@ pub struct Recorder {
     /// The earliest send, `(intended, sent)` on the run clock: where a
     /// shard really started (the start skew of a merge).
     pub first_send: Option<(u64, u64)>,
+    /// `--live`: where the books go each time an interval closes.
+    pub(crate) feed: Option<Tap>,
 }
 
 /// A histogram able to hold every value up to `highest_us` at 3 significant digits.
@@ -166,6 +170,7 @@ impl Recorder {
             last_done_ns: start_ns,
             spin_ns: 0,
             first_send: None,
+            feed: None,
         }
     }
 
@@ -177,12 +182,18 @@ impl Recorder {
             self.coarsen();
         }
         let idx = (at / self.interval_ns) as usize;
+        if idx >= self.intervals.len() && !self.intervals.is_empty() {
+            if let Some(tap) = self.feed.take() {
+                tap.publish(self, self.intervals.len() - 1);
+                self.feed = Some(tap);
+            }
+        }
         while self.intervals.len() <= idx {
             if let Some(prev) = self.intervals.last() {
                 let p99 = prev.latency.value_at_quantile(0.99);
                 self.live.p99_us.store(p99, Relaxed);
             }
-            self.intervals.push(Interval::new());
+            self.intervals.push(Interval::empty());
         }
         &mut self.intervals[idx]
     }

@@ -242,6 +242,7 @@ fn cancel_stops_sending_and_keeps_the_books() {
             }
             assert!(p.sent >= p.ok);
         })),
+        ..Hooks::default()
     };
     let t = Instant::now();
     let rep = attack(&plan, &hooks).unwrap();

@@ -24,6 +24,7 @@ pub mod files;
 pub mod generator;
 pub mod knob;
 pub mod limits;
+pub mod live;
 pub mod predict;
 pub mod request;
 pub mod runs;

@@ -80,7 +80,7 @@ impl RequestSet {
 
 /// A foreign target: a user's own HTTP service, measured with a request of
 /// their own instead of `/work?steps=` (no contract check; see
-/// `crates/lab/src/target/foreign.rs`).
+/// `crates/lab/src/targets/foreign.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ForeignSpec {
     /// A service already running: its base URL, e.g. `http://127.0.0.1:8080`

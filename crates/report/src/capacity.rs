@@ -31,7 +31,7 @@ pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError
 pub fn step_line(s: &StepRecord) -> String {
     format!(
         "{:<7} {:>9} for {}: {} ({}, p99 {}, success {})",
-        s.phase
+        s.stage
             .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
         format!("{}/s", rate(s.rate_rps)),
         secs(s.duration_s),
@@ -65,7 +65,7 @@ pub fn curve(search: &Search) -> Grid {
     for (i, s) in search.steps.iter().enumerate() {
         g.rows.push(vec![
             (i + 1).to_string(),
-            s.phase
+            s.stage
                 .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
             rate(s.rate_rps),
             secs(s.duration_s),
@@ -206,7 +206,7 @@ pub fn csv_steps(doc: &CapacityFile) -> String {
         |(name, s)| {
             vec![
                 ("target", json!(name)),
-                ("phase", json!(s.phase)),
+                ("phase", json!(s.stage)),
                 ("rate_rps", json!(s.rate_rps)),
                 ("duration_s", json!(s.duration_s)),
                 ("passed", json!(s.passed)),

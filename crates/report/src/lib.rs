@@ -17,6 +17,7 @@ mod csv;
 mod document;
 mod explain;
 pub mod grid;
+pub mod live;
 pub mod numbers;
 pub mod predict;
 pub mod runs;

@@ -10,7 +10,7 @@ use iolab_model::{ModelKind, ModelParams, Step};
 
 use crate::exec::StepResult;
 use crate::metrics::{InFlight, Metrics};
-use crate::routes::{route, Reply, Route, Work};
+use crate::routes::{route, Reply, Route, WorkRequest};
 use crate::{ServeConfig, Shutdown};
 
 /// Shared state of one server.
@@ -88,7 +88,7 @@ impl Ctx {
 
     /// The answer of every route that runs no workload; `Err(work)` when
     /// there is a workload to run (then call [`Ctx::finish`]).
-    pub fn quick(&self, route: Route) -> Result<Reply, Work> {
+    pub fn quick(&self, route: Route) -> Result<Reply, WorkRequest> {
         Ok(match route {
             Route::Health => Reply::health(),
             Route::Metrics => Reply::metrics(self.metrics.render(&self.backends)),
@@ -107,7 +107,7 @@ impl Ctx {
     /// completed before anyone can see the answer.
     pub fn finish(
         &self,
-        work: &Work,
+        work: &WorkRequest,
         result: StepResult,
         started: Instant,
         guard: InFlight<'_>,

@@ -1,5 +1,8 @@
 //! The server shared by the three event-loop models: a tokio runtime with
-//! `--workers` threads (tokio's default: one per core) and hyper's HTTP/1.1.
+//! `--workers` threads (tokio's default: one per core) and hyper, serving
+//! HTTP/1.1 and, on the same port, HTTP/2 with prior knowledge (h2c: hyper
+//! tells them apart by the client's preface), so one model can be measured
+//! with many connections or with many streams on one.
 //! The models differ only in how they run a step ([`AsyncSteps`]); the two
 //! that await their IO share one walk of the steps ([`walk`]) and differ only
 //! in how a leaf IO step is served ([`ServeIo`]).
@@ -16,10 +19,10 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::CONTENT_TYPE;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use iolab_model::cpu::leibniz;
 use iolab_model::{IoCall, Step};
@@ -121,6 +124,9 @@ async fn accept_loop<E: AsyncSteps>(
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(ServeError::io("registering the listener"))?;
     let graceful = GracefulShutdown::new();
+    let mut http = auto::Builder::new(TokioExecutor::new());
+    http.http1().timer(TokioTimer::new());
+    http.http2().timer(TokioTimer::new());
     loop {
         tokio::select! {
             biased;
@@ -130,10 +136,8 @@ async fn accept_loop<E: AsyncSteps>(
                     let _ = stream.set_nodelay(true);
                     let (ctx, exec) = (ctx.clone(), exec.clone());
                     let service = service_fn(move |req| handle(ctx.clone(), exec.clone(), req));
-                    let conn = http1::Builder::new()
-                        .timer(TokioTimer::new())
-                        .serve_connection(TokioIo::new(stream), service);
-                    let conn = graceful.watch(conn);
+                    let conn = http.serve_connection(TokioIo::new(stream), service);
+                    let conn = graceful.watch(conn.into_owned());
                     tokio::spawn(async move {
                         let _ = conn.await;
                     });

@@ -24,7 +24,7 @@ pub enum Route {
         open: bool,
     },
     /// `GET /work?steps=...[&body=value]`, already parsed; `Err` is the 400 message.
-    Work(Result<Work, String>),
+    Work(Result<WorkRequest, String>),
     /// Any other path.
     NotFound(String),
     /// A method other than GET/HEAD.
@@ -33,7 +33,7 @@ pub enum Route {
 
 /// A parsed `/work` request: the workload and what to answer with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Work {
+pub struct WorkRequest {
     /// The workload (`steps=`).
     pub step: Step,
     /// The answer's body (`body=`, JSON by default).
@@ -77,7 +77,7 @@ fn param(query: Option<&str>, name: &str) -> Result<Option<String>, String> {
         .transpose()
 }
 
-fn work(query: Option<&str>) -> Result<Work, String> {
+fn work(query: Option<&str>) -> Result<WorkRequest, String> {
     let text = param(query, "steps")?.ok_or_else(|| MISSING_STEPS.to_string())?;
     let step = steps::parse(&text).map_err(|e| e.to_string())?;
     let body = match param(query, "body")? {
@@ -88,7 +88,7 @@ fn work(query: Option<&str>) -> Result<Work, String> {
     if body == WorkBody::Value && !fetches {
         return Err(VALUE_NEEDS_MC.to_string());
     }
-    Ok(Work { step, body })
+    Ok(WorkRequest { step, body })
 }
 
 /// Decode `%XX` escapes and `+` (form encoding's space).
@@ -174,7 +174,7 @@ impl Reply {
 
     /// The answer to a finished `/work`: 200 with the contract body (or the
     /// fetched value for `body=value`), or the step's error with its status.
-    pub fn work(model: ModelKind, work: &Work, result: StepResult, took: Duration) -> Reply {
+    pub fn work(model: ModelKind, work: &WorkRequest, result: StepResult, took: Duration) -> Reply {
         match (result, work.body) {
             (Ok(_), WorkBody::Json) => Reply {
                 status: 200,
@@ -280,7 +280,7 @@ mod tests {
 
     #[test]
     fn bodies_are_byte_exact() {
-        let work = Work {
+        let work = WorkRequest {
             step: steps::parse("par(sleep:1,sleep:2,cpu:3)").unwrap(),
             body: WorkBody::Json,
         };
@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn a_value_answer_is_the_fetched_bytes_uncopied() {
-        let work = Work {
+        let work = WorkRequest {
             step: steps::parse("mc:test").unwrap(),
             body: WorkBody::Value,
         };

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use iolab_model::{ModelKind, ModelParams};
 use iolab_servers::{start, Running, ServeConfig};
-use iolab_verify::client::{HttpResponse, Target};
+use iolab_verify::client::{Endpoint, HttpResponse};
 
 fn serve(model: ModelKind, params: ModelParams) -> Running {
     let mut config = ServeConfig::new(model);
@@ -16,13 +16,13 @@ fn serve(model: ModelKind, params: ModelParams) -> Running {
     start(config, "127.0.0.1:0".parse().unwrap()).expect("server starts")
 }
 
-fn target(r: &Running) -> Target {
-    Target::parse(&r.url()).unwrap()
+fn target(r: &Running) -> Endpoint {
+    Endpoint::parse(&r.url()).unwrap()
 }
 
 /// Send `n` requests at once, each on its own connection; all answers and
 /// the wall time until the last one.
-fn burst(t: &Target, path: &str, n: usize) -> (Vec<HttpResponse>, Duration) {
+fn burst(t: &Endpoint, path: &str, n: usize) -> (Vec<HttpResponse>, Duration) {
     let started = Instant::now();
     let handles: Vec<_> = (0..n)
         .map(|_| {
@@ -179,7 +179,7 @@ fn par_runs_the_way_each_model_can() {
     }
 }
 
-fn metric(t: &Target, name: &str) -> f64 {
+fn metric(t: &Endpoint, name: &str) -> f64 {
     let m = t.get("/metrics", Duration::from_secs(5)).unwrap();
     let line = m
         .body

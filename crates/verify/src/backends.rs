@@ -36,7 +36,7 @@ use iolab_backends::Addresses;
 use iolab_model::steps::BackendKind;
 use iolab_model::verify::Check;
 
-use crate::client::Target;
+use crate::client::Endpoint;
 use crate::{fail, Budget, VerifyError, VerifyOptions};
 
 /// Requests sent per backend.
@@ -52,7 +52,7 @@ pub fn verify_backends(
     backends: &Addresses,
     opts: &VerifyOptions,
 ) -> Result<Vec<Check>, VerifyError> {
-    let target = Target::parse(base_url)?;
+    let target = Endpoint::parse(base_url)?;
     let budget = Budget::start(opts);
     let mut checks = Vec::new();
     for (kind, address) in backends.iter() {

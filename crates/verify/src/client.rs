@@ -55,9 +55,10 @@ impl Limits {
     }
 }
 
-/// Where a target is: its socket address, Host header and path prefix.
+/// Where a target is reached (its base URL, resolved): socket address, Host
+/// header and path prefix.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub struct Endpoint {
     /// The resolved address.
     pub addr: SocketAddr,
     /// `host:port` for the Host header.
@@ -91,15 +92,15 @@ impl HttpResponse {
 
 /// `GET url` (`http://HOST:PORT/PATH?QUERY`) within `timeout` in all.
 pub fn get(url: &str, timeout: Duration) -> io::Result<HttpResponse> {
-    let (target, path) = Target::split(url)
+    let (target, path) = Endpoint::split(url)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
     target.get(if path.is_empty() { "/" } else { path }, timeout)
 }
 
-impl Target {
+impl Endpoint {
     /// Read `http://HOST:PORT[/PREFIX]`.
-    pub fn parse(url: &str) -> Result<Target, VerifyError> {
-        let (mut target, path) = Target::split(url)?;
+    pub fn parse(url: &str) -> Result<Endpoint, VerifyError> {
+        let (mut target, path) = Endpoint::split(url)?;
         if path.contains('?') || path.contains('#') {
             return Err(bad_url(url, "give the base URL, without a query"));
         }
@@ -108,7 +109,7 @@ impl Target {
     }
 
     /// The target at `url`'s authority (no prefix) and the rest of `url`.
-    fn split(url: &str) -> Result<(Target, &str), VerifyError> {
+    fn split(url: &str) -> Result<(Endpoint, &str), VerifyError> {
         let rest = url
             .strip_prefix("http://")
             .ok_or_else(|| bad_url(url, "only http:// targets can be verified"))?;
@@ -137,7 +138,7 @@ impl Target {
             .or(addrs.first())
             .copied()
             .ok_or_else(|| bad_url(url, "host resolves to no address"))?;
-        let target = Target {
+        let target = Endpoint {
             addr,
             host: authority.to_string(),
             base: String::new(),
@@ -184,7 +185,7 @@ impl Target {
     }
 }
 
-impl Target {
+impl Endpoint {
     /// Connect within `within`, looking at `cancel` every
     /// [`wire::CANCEL_TICK`] (a full backlog drops SYNs: a connect can wait).
     fn connect(&self, within: Duration, cancel: Option<&AtomicBool>) -> io::Result<TcpStream> {
@@ -224,32 +225,32 @@ mod tests {
 
     #[test]
     fn parses_urls() {
-        let t = Target::parse("http://127.0.0.1:8080").unwrap();
+        let t = Endpoint::parse("http://127.0.0.1:8080").unwrap();
         assert_eq!(t.addr.port(), 8080);
         assert_eq!(t.base, "");
-        let t = Target::parse("http://127.0.0.1:9/app/").unwrap();
+        let t = Endpoint::parse("http://127.0.0.1:9/app/").unwrap();
         assert_eq!(t.base, "/app");
-        assert_eq!(Target::parse("http://127.0.0.1").unwrap().addr.port(), 80);
-        assert!(Target::parse("https://x:1").is_err());
-        assert!(Target::parse("127.0.0.1:80").is_err());
-        assert!(Target::parse("http://").is_err());
-        assert!(Target::parse("http://127.0.0.1:notaport").is_err());
-        assert!(Target::parse("http://127.0.0.1:9/work?steps=cpu:1").is_err());
+        assert_eq!(Endpoint::parse("http://127.0.0.1").unwrap().addr.port(), 80);
+        assert!(Endpoint::parse("https://x:1").is_err());
+        assert!(Endpoint::parse("127.0.0.1:80").is_err());
+        assert!(Endpoint::parse("http://").is_err());
+        assert!(Endpoint::parse("http://127.0.0.1:notaport").is_err());
+        assert!(Endpoint::parse("http://127.0.0.1:9/work?steps=cpu:1").is_err());
     }
 
     #[test]
     fn full_urls_split_into_target_and_path() {
-        let (t, path) = Target::split("http://127.0.0.1:9/work?steps=cpu:1").unwrap();
+        let (t, path) = Endpoint::split("http://127.0.0.1:9/work?steps=cpu:1").unwrap();
         assert_eq!((t.addr.port(), t.base.as_str()), (9, ""));
         assert_eq!(path, "/work?steps=cpu:1");
-        assert_eq!(Target::split("http://127.0.0.1:9").unwrap().1, "");
+        assert_eq!(Endpoint::split("http://127.0.0.1:9").unwrap().1, "");
         let bad = get("127.0.0.1:9/health", Duration::from_secs(1)).unwrap_err();
         assert_eq!(bad.kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]
     fn localhost_is_the_ipv4_loopback() {
-        let t = Target::parse("http://localhost:8080").unwrap();
+        let t = Endpoint::parse("http://localhost:8080").unwrap();
         assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
         assert_eq!(t.host, "localhost:8080");
     }

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use iolab_model::verify::{Check, VerifyReport};
 use serde_json::Value;
 
-use crate::client::{HttpResponse, Limits, Target};
+use crate::client::{Endpoint, HttpResponse, Limits};
 use crate::prometheus::Samples;
 use crate::vectors::{short_body, Case};
 
@@ -105,7 +105,7 @@ impl Budget {
     }
 
     /// `GET path` within the budget.
-    pub(crate) fn get(&self, target: &Target, path: &str) -> Result<HttpResponse, String> {
+    pub(crate) fn get(&self, target: &Endpoint, path: &str) -> Result<HttpResponse, String> {
         let limits = self.next()?;
         target
             .get_with(path, &limits)
@@ -142,7 +142,7 @@ pub const REQUIRED_SERIES: [&str; 6] = [
 /// Run every check against the target at `base_url` (blocking, one request
 /// at a time; the target should be otherwise idle).
 pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, VerifyError> {
-    let target = Target::parse(base_url)?;
+    let target = Endpoint::parse(base_url)?;
     std::net::TcpStream::connect_timeout(&target.addr, opts.timeout.min(Duration::from_secs(5)))
         .map_err(|e| VerifyError::Unreachable {
             url: base_url.to_string(),
@@ -255,7 +255,7 @@ fn judge(case: &Case, resp: &HttpResponse, model: Option<&str>) -> Check {
     }
 }
 
-fn metrics(target: &Target, budget: &Budget) -> Result<Samples, String> {
+fn metrics(target: &Endpoint, budget: &Budget) -> Result<Samples, String> {
     let resp = budget.get(target, "/metrics")?;
     if resp.status != 200 {
         return Err(format!("GET /metrics answered {}", resp.status));

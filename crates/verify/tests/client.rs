@@ -8,13 +8,13 @@ use std::net::{TcpListener, TcpStream};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use iolab_verify::client::{get, Limits, Target};
+use iolab_verify::client::{get, Endpoint, Limits};
 
 /// A server for one connection: reads the request head, then hands the
 /// socket to `then`, whose result the handle returns.
 fn serve<T: Send + 'static>(
     then: impl FnOnce(TcpStream) -> T + Send + 'static,
-) -> (Target, JoinHandle<T>) {
+) -> (Endpoint, JoinHandle<T>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", l.local_addr().unwrap());
     let h = thread::spawn(move || {
@@ -28,7 +28,7 @@ fn serve<T: Send + 'static>(
         }
         then(s)
     });
-    (Target::parse(&url).unwrap(), h)
+    (Endpoint::parse(&url).unwrap(), h)
 }
 
 /// Write `bytes` one at a time, `every` apart, until the client leaves.

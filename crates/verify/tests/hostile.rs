@@ -153,7 +153,7 @@ fn replay(bytes: Vec<u8>) -> String {
 #[test]
 fn the_http_responses_corpus_is_read_within_its_limits() {
     for (name, bytes) in corpus::inputs("http-responses") {
-        let target = iolab_verify::client::Target::parse(&replay(bytes)).unwrap();
+        let target = iolab_verify::client::Endpoint::parse(&replay(bytes)).unwrap();
         let limits = iolab_verify::client::Limits {
             max_body: 1 << 20,
             ..iolab_verify::client::Limits::within(Duration::from_secs(2))

@@ -1,7 +1,7 @@
 """runtime.toml says what the launcher does: the same models, knobs and defaults.
 
 A default may be a number or an expression of `cores` (the grammar iolab's
-`crates/lab/src/target/expr.rs` reads: numbers, `cores`, + - * /, min, max,
+`crates/lab/src/targets/expr.rs` reads: numbers, `cores`, + - * /, min, max,
 clamp); the launcher must compute the same value for any number of cores.
 """
 

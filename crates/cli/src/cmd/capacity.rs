@@ -88,6 +88,8 @@ pub struct Args {
     /// No line per step on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
@@ -173,6 +175,7 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
         cancel: cancel_on_signals().map_err(|e| {
             CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
         })?,
+        live: None,
     })
 }
 
@@ -192,14 +195,20 @@ fn slo_flag(args: &Args) -> Result<Option<Slo>, CliError> {
 /// Run `iolab capacity`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(preset) = args.url.as_deref().filter(|u| !u.contains("://")) {
+        if args.live.live.is_some() {
+            return Err(CliError::usage(
+                "--live watches the search of one URL: run `iolab capacity URL --live` for each of the preset's targets",
+            ));
+        }
         return run_preset(&args, preset);
     }
+    let page = args.live.bind()?;
     let slo = match slo_flag(&args)? {
         Some(s) => s,
         None => DEFAULT_SLO.parse().expect("the default objective parses"),
     };
     let o = options(&args)?;
-    let probe = probe(&args, &slo)?;
+    let mut probe = probe(&args, &slo)?;
     // Refuse an unusable request before the search starts.
     let check = iolab_model::attack::AttackPlan {
         connections: probe.connections,
@@ -222,7 +231,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
     }
+    let page = match page {
+        Some(listener) => {
+            let feed = iolab_loadgen::LiveFeed::new();
+            probe.live = Some(feed.clone());
+            let title = format!("iolab capacity {} ({slo})", probe.url);
+            Some(super::live::serve(
+                listener,
+                iolab_live::AttackWatch::steps(title, feed),
+            )?)
+        }
+        None => None,
+    };
     let search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    if let Some(page) = page {
+        page.finish();
+    }
     let doc = CapacityFile::new("capacity", slo, vec![search], started);
     finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
 }

@@ -23,7 +23,8 @@ use crate::CliError;
   iolab merge shard-1.json shard-2.json shard-3.json shard-4.json
   iolab merge results/ --out merged.json --hdr merged.hdr
   iolab merge /results --wait 10m --out /results/merged.json   (a merge step beside its shards)
-  iolab merge run-1/ run-2/ --out merged-run/                   (folders of iolab run --shard)")]
+  iolab merge run-1/ run-2/ --out merged-run/                   (folders of iolab run --shard)
+  iolab merge --live http://10.0.0.1:9100/ http://10.0.0.2:9100/   (shards' live pages, merged as they run)")]
 pub struct Args {
     /// Shard documents (`iolab attack --shard i/n --out FILE`), folders
     /// holding them (every *.json with a shard record), or results folders of
@@ -43,6 +44,10 @@ pub struct Args {
     /// folders (a merge step started beside its shards), e.g. 10m.
     #[arg(long, value_name = "D")]
     pub wait: Option<String>,
+    /// With --live, the PATHs are the shards' live pages (http://HOST:PORT/ of
+    /// each `iolab attack --shard i/n --live`): merged as they run, exactly.
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// Run `iolab merge`.
@@ -54,6 +59,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             iolab_model::parse_duration(w).map_err(|e| CliError::usage(format!("--wait: {e}")))
         })
         .transpose()?;
+    if let Some(listener) = args.live.bind()? {
+        return live(&args, listener);
+    }
     if args.paths.iter().any(|p| p.join(RUNS_JSON).is_file()) {
         return runs(&args);
     }
@@ -78,6 +86,56 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         })?;
     }
     let bytes = iolab_report::attack::render(&merged.result, Format::json_or_text(args.json))
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Shards' live pages, merged as they run: the page shows the merge as it
+/// stands; once every shard has finished, the merged document is printed
+/// (and written to `--out`) as for files.
+fn live(args: &Args, listener: iolab_live::Listener) -> Result<ExitCode, CliError> {
+    if args.hdr.is_some() || args.wait.is_some() {
+        return Err(CliError::usage(
+            "--hdr and --wait apply to shard files; with --live, merge the files afterwards for an interval log",
+        ));
+    }
+    let mut urls = Vec::new();
+    for p in &args.paths {
+        let url = p.display().to_string();
+        if !url.starts_with("http://") {
+            return Err(CliError::usage(format!(
+                "{url}: with --live give the shards' live pages (http://HOST:PORT/ as each `iolab attack --shard i/n --live` printed), not files"
+            )));
+        }
+        urls.push(url);
+    }
+    if let Some(path) = &args.out {
+        iolab_model::files::check_writable(path)
+            .map_err(|e| CliError::usage(format!("--out {}: {e}", path.display())))?;
+    }
+    let cancel = iolab_lab::interrupt::cancel_on_signals()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
+    let watch = iolab_live::MergeWatch::start(urls);
+    let page = super::live::serve(listener, watch.clone())?;
+    let merged = watch.wait(&cancel);
+    page.finish();
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("interrupted before every shard finished: merge their files afterwards");
+        return Ok(ExitCode::from(iolab_lab::interrupt::EXIT_INTERRUPTED));
+    }
+    let merged = merged.map_err(CliError::usage)?;
+    if let Some(path) = &args.out {
+        let bytes = iolab_report::attack::render(&merged, Format::Json)
+            .map_err(|e| CliError::Failed(e.into()))?;
+        write_atomic(path, &bytes).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --out {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let bytes = iolab_report::attack::render(&merged, Format::json_or_text(args.json))
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)

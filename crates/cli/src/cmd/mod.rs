@@ -7,6 +7,7 @@ pub mod batch;
 pub mod capacity;
 pub mod flags;
 pub mod k8s;
+pub mod live;
 pub mod merge;
 pub mod predict;
 pub mod presets;

@@ -77,7 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
     };
     let plan = plan(&args)?;
-    let predictions = iolab_lab::target::predict_plan(&plan, cores);
+    let predictions = iolab_lab::targets::predict_plan(&plan, cores);
     let format = Format::json_or_text(args.json);
     let doc = PredictFile::new(&plan.name, cores, predictions);
     let bytes =

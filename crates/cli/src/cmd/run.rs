@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use iolab_lab::preset::{self, Overrides};
-use iolab_lab::progress::{summary_line, Console};
+use iolab_lab::progress::{summary_line, Console, Observers};
 use iolab_lab::runner::slots::Sharding;
 use iolab_lab::{interrupt, results, runner, LabError, RunOptions};
 use iolab_model::experiment::{ExperimentPlan, Work};
@@ -55,6 +55,8 @@ pub struct Args {
     /// start, beyond the warm-up, for the next target to start and be verified.
     #[arg(long, value_name = "D", default_value = "10s")]
     pub shard_gap: String,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// Run `iolab run`.
@@ -72,6 +74,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
+    let page = args.live.bind()?;
     let out_dir = args
         .out
         .clone()
@@ -87,7 +90,29 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ..RunOptions::new(&out_dir)
     };
     let console = Console::new(args.quiet);
-    let file = runner::run(&plan, &opts, &console).map_err(|e| match e {
+    let (watch, page) = match page {
+        Some(listener) => {
+            // Pending runs are predicted for the cores the runner gives the target.
+            let (target, _) = iolab_lab::environment::pinning(opts.pin && plan.pin);
+            let cores = match target.len() {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+                n => n as u32,
+            };
+            let watch = iolab_live::ExperimentWatch::new(cores);
+            let page = super::live::serve(listener, watch.clone())?;
+            (Some(watch), Some(page))
+        }
+        None => (None, None),
+    };
+    let mut observers: Vec<&dyn iolab_lab::Observer> = vec![&console];
+    if let Some(w) = &watch {
+        observers.push(w.as_ref());
+    }
+    let ran = runner::run(&plan, &opts, &Observers(observers));
+    if let Some(page) = page {
+        page.finish();
+    }
+    let file = ran.map_err(|e| match e {
         LabError::Invalid(m) => CliError::Usage(m),
         e @ LabError::Io { .. } => CliError::Failed(e.into()),
     })?;

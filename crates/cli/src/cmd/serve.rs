@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_backends::Backends;
-use iolab_lab::target::runtime::{build, launcher_argv, LaunchArgs};
-use iolab_lab::target::{foreground, Manifest, RuntimeKind, TargetCommand};
+use iolab_lab::targets::runtime::{build, launcher_argv, LaunchArgs};
+use iolab_lab::targets::{foreground, Manifest, RuntimeKind, TargetCommand};
 use iolab_model::{parse_duration, ModelKind, Runtime};
 use iolab_servers::{ServeConfig, ServeError, Shutdown};
 

@@ -195,12 +195,12 @@ fn walk(
         if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
             break (None, None);
         }
-        let (rate, phase) = match search.next_step() {
-            Next::Measure { rate, phase } => (rate, phase),
+        let (rate, stage) = match search.next_step() {
+            Next::Measure { rate, stage } => (rate, stage),
             Next::Done(end) => break (Some(end), None),
         };
         let length = step_length(slo, probe.timeout, unloaded_ms, o, rate);
-        let rec = match probe.step(slo, rate, length, phase) {
+        let rec = match probe.step(slo, rate, length, stage) {
             Ok(rec) => rec,
             Err(e) => break (None, Some(e)),
         };
@@ -213,7 +213,7 @@ fn walk(
             probe.settle(quick);
             continue;
         }
-        search.record(rate, rec.passed, phase);
+        search.record(rate, rec.passed, stage);
         if rec.generator_saturated {
             steps.push(rec);
             break (None, None);

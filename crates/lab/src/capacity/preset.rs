@@ -32,7 +32,7 @@ use iolab_model::request::RequestSet;
 use super::{Options, Probe};
 use crate::preset::PresetError;
 use crate::services::{self, Addresses, Needs};
-use crate::target::{foreign, Launch, StartOptions, Target};
+use crate::targets::{foreign, Launch, StartOptions, Target};
 
 /// The `[capacity]` table.
 #[derive(Debug, Clone, Deserialize)]
@@ -196,6 +196,7 @@ pub fn run(
             pid: started.pid,
             metrics: started.metrics,
             cancel: cancel.clone(),
+            live: None,
         };
         out.push(super::run(
             &spec.name,

@@ -12,7 +12,7 @@
 //!
 //! Every pass above a fail among the steps is reported as [`Noise`].
 
-use iolab_model::capacity::{Noise, Phase};
+use iolab_model::capacity::{Noise, SearchStage};
 
 /// Confirmations before the search stops and reports the noise.
 pub const MAX_CONFIRMS: u32 = 3;
@@ -40,7 +40,7 @@ pub enum Next {
         /// Offered rate, req/s.
         rate: f64,
         /// Part of the search.
-        phase: Phase,
+        stage: SearchStage,
     },
     /// Stop: the answer is final, for this reason.
     Done(End),
@@ -65,7 +65,7 @@ pub enum End {
 #[derive(Debug, Clone)]
 pub struct Search {
     bounds: Bounds,
-    steps: Vec<(f64, bool, Phase)>,
+    steps: Vec<(f64, bool, SearchStage)>,
     confirms: u32,
     /// A confirmation is owed at this rate (the bracket converged).
     confirming: Option<f64>,
@@ -83,9 +83,9 @@ impl Search {
     }
 
     /// Record the verdict of the step just measured.
-    pub fn record(&mut self, rate: f64, passed: bool, phase: Phase) {
-        self.steps.push((rate, passed, phase));
-        if phase == Phase::Confirm {
+    pub fn record(&mut self, rate: f64, passed: bool, stage: SearchStage) {
+        self.steps.push((rate, passed, stage));
+        if stage == SearchStage::Confirm {
             self.confirms += 1;
             self.confirming = None;
         }
@@ -140,17 +140,17 @@ impl Search {
             return Next::Done(End::Budget);
         }
         let Some(&(last, _, _)) = self.steps.last() else {
-            return measure(b.start_rps.clamp(MIN_RATE, b.max_rps), Phase::Ramp);
+            return measure(b.start_rps.clamp(MIN_RATE, b.max_rps), SearchStage::Ramp);
         };
         let (lo, hi) = (self.answer(), self.lowest_fail());
         match (lo, hi) {
-            (None, None) => measure(last, Phase::Ramp),
+            (None, None) => measure(last, SearchStage::Ramp),
             (Some(lo), None) if lo >= b.max_rps => Next::Done(End::Cap),
-            (Some(lo), None) => measure((lo * 2.0).min(b.max_rps), Phase::Ramp),
+            (Some(lo), None) => measure((lo * 2.0).min(b.max_rps), SearchStage::Ramp),
             (None, Some(hi)) if hi / 2.0 < MIN_RATE => Next::Done(End::NothingPassed),
-            (None, Some(hi)) => measure(hi / 2.0, Phase::Ramp),
+            (None, Some(hi)) => measure(hi / 2.0, SearchStage::Ramp),
             (Some(lo), Some(hi)) if (hi - lo) / lo > b.precision => {
-                measure(round((lo + hi) / 2.0), Phase::Bisect)
+                measure(round((lo + hi) / 2.0), SearchStage::Bisect)
             }
             (Some(lo), Some(_)) => {
                 let confirmed = self
@@ -166,14 +166,14 @@ impl Search {
                     return Next::Done(End::Noisy);
                 }
                 self.confirming = Some(lo);
-                measure(lo, Phase::Confirm)
+                measure(lo, SearchStage::Confirm)
             }
         }
     }
 }
 
-fn measure(rate: f64, phase: Phase) -> Next {
-    Next::Measure { rate, phase }
+fn measure(rate: f64, stage: SearchStage) -> Next {
+    Next::Measure { rate, stage }
 }
 
 /// Rates to a tenth of a request per second (easier to read, and a rerun
@@ -200,9 +200,9 @@ mod tests {
         let mut s = Search::new(b);
         loop {
             match s.next_step() {
-                Next::Measure { rate, phase } => {
+                Next::Measure { rate, stage } => {
                     let n = s.steps.len();
-                    s.record(rate, pass(rate, n), phase)
+                    s.record(rate, pass(rate, n), stage)
                 }
                 Next::Done(end) => return (s, end),
             }
@@ -218,7 +218,13 @@ mod tests {
         assert!((190.0..=200.0).contains(&lo), "{lo}");
         assert!((hi - lo) / lo <= 0.05, "{lo}..{hi}");
         assert!(s.noise().is_empty());
-        assert_eq!(s.steps.iter().filter(|x| x.2 == Phase::Confirm).count(), 1);
+        assert_eq!(
+            s.steps
+                .iter()
+                .filter(|x| x.2 == SearchStage::Confirm)
+                .count(),
+            1
+        );
     }
 
     #[test]

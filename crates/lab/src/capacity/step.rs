@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use iolab_loadgen::Hooks;
 use iolab_model::attack::AttackPlan;
-use iolab_model::capacity::{Observed, Phase, Slo, StepRecord};
+use iolab_model::capacity::{Observed, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
@@ -38,6 +38,8 @@ pub struct Probe {
     pub metrics: Option<(String, Vec<String>)>,
     /// Ctrl-C.
     pub cancel: Arc<AtomicBool>,
+    /// `--live`: every step's attack is fed here.
+    pub live: Option<Arc<iolab_loadgen::LiveFeed>>,
 }
 
 impl Probe {
@@ -60,7 +62,7 @@ impl Probe {
         slo: &Slo,
         rate: f64,
         duration: Duration,
-        phase: Phase,
+        stage: SearchStage,
     ) -> Result<StepRecord, String> {
         let interval = (duration / 10).max(Duration::from_millis(50));
         let plan = self.plan(Driver::constant(rate, duration), interval);
@@ -69,7 +71,8 @@ impl Probe {
         let cpu0 = self.pid.and_then(tree_cpu_seconds);
         let hooks = Hooks {
             cancel: Some(self.cancel.clone()),
-            progress: None,
+            live: self.live.clone(),
+            ..Hooks::default()
         };
         let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
         let cpu1 = self.pid.and_then(tree_cpu_seconds);
@@ -100,7 +103,7 @@ impl Probe {
         let saturated = late && verdict.is_err() && excused;
         Ok(StepRecord {
             rate_rps: rate,
-            phase: Some(phase),
+            stage: Some(stage),
             duration_s: duration.as_secs_f64(),
             // Latency counts from each request's intended send time, so a late
             // generator only makes the target look worse: a pass stands, a
@@ -148,7 +151,7 @@ impl Probe {
         };
         let hooks = Hooks {
             cancel: Some(self.cancel.clone()),
-            progress: None,
+            ..Hooks::default()
         };
         while Instant::now() < deadline && !self.cancel.load(Ordering::Relaxed) {
             match iolab_loadgen::attack(&plan, &hooks) {

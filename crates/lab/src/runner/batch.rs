@@ -11,7 +11,7 @@ use iolab_model::runs::{Outcome, RunRecord};
 
 use super::Ctx;
 use crate::progress::Stage;
-use crate::target::Launch;
+use crate::targets::Launch;
 
 impl Ctx<'_> {
     pub(super) fn batch_run(
@@ -23,7 +23,7 @@ impl Ctx<'_> {
     ) -> RunRecord {
         let once: Box<dyn Fn() -> Result<BatchResult, String>> = match launch {
             Launch::Runtime(m) => {
-                Box::new(move || crate::target::runtime::run_batch(m, spec, b, &self.opts.cancel))
+                Box::new(move || crate::targets::runtime::run_batch(m, spec, b, &self.opts.cancel))
             }
             _ => match self.in_process(spec, b) {
                 Ok(f) => f,

@@ -11,7 +11,7 @@ use super::http::Rep;
 use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
 use crate::progress::Stage;
-use crate::target::{foreign, StartOptions};
+use crate::targets::{foreign, StartOptions};
 use crate::telemetry;
 
 impl Ctx<'_> {
@@ -35,12 +35,15 @@ impl Ctx<'_> {
             Ok(r) => r,
             Err(e) => return rep.start_failed(e.0, self.opts.cancelled()),
         };
+        // A sample of the run before is not this one's.
+        let _ = self.telemetry.take();
         let sampler = running.pid.map(|pid| {
             let (metrics_url, series) = running.metrics(f).unzip();
             telemetry::Sampler::start_with(telemetry::Sources {
                 pid,
                 metrics_url,
                 series: series.unwrap_or_default(),
+                tap: Some(self.telemetry.clone()),
                 ..telemetry::Sources::default()
             })
         });

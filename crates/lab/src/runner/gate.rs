@@ -11,7 +11,7 @@ use iolab_model::verify::VerifyReport;
 use super::Ctx;
 use crate::progress::Stage;
 use crate::services::Needs;
-use crate::target::Target;
+use crate::targets::Target;
 
 impl Ctx<'_> {
     /// Verify `target` (or reuse the report of an identical one). A report

@@ -17,7 +17,7 @@ use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
 use crate::progress::Stage;
 use crate::services::{Addresses, Needs};
-use crate::target::{Launch, StartOptions, Target};
+use crate::targets::{Launch, StartOptions, Target};
 use crate::{drain, telemetry};
 
 /// What one repetition of an HTTP run produced.
@@ -167,7 +167,7 @@ impl Ctx<'_> {
         let timeout = launch.start_timeout(self.opts.start_timeout);
         let started = launch
             .command(spec, &opts)
-            .map_err(crate::target::StartError)
+            .map_err(crate::targets::StartError)
             .and_then(|cmd| Target::start(&cmd, timeout, &self.opts.cancel));
         let mut target = match started {
             Ok(t) => t,
@@ -188,12 +188,15 @@ impl Ctx<'_> {
             .metrics_url
             .clone()
             .unwrap_or_else(|| target.url.clone());
+        // A sample of the run before is not this one's.
+        let _ = self.telemetry.take();
         let sampler = telemetry::Sampler::start_with(telemetry::Sources {
             pid: target.pid(),
             port: Some(target.port),
             metrics_url: Some(format!("{metrics}/metrics")),
             metrics_separate: target.metrics_url.is_some(),
             series: Vec::new(),
+            tap: Some(self.telemetry.clone()),
         });
         self.warm_up(spec, w, &target, &metrics);
         let opened = spec

@@ -66,7 +66,8 @@ pub(super) fn warmup_driver(d: &Driver, warmup: Duration) -> Option<Driver> {
 }
 
 impl Ctx<'_> {
-    /// One attack with live progress forwarded to the observer; the result,
+    /// One attack with live progress (and the target's telemetry, as it is
+    /// sampled) forwarded to the observer; the result,
     /// whether it was cancelled, and its request rows (`plan.record_requests`).
     pub(super) fn attack(
         &self,
@@ -83,6 +84,7 @@ impl Ctx<'_> {
                     *s = Some(p.clone());
                 }
             })),
+            live: self.observer.feed(),
         };
         let done = AtomicBool::new(false);
         thread::scope(|s| {
@@ -92,6 +94,9 @@ impl Ctx<'_> {
                     let live = slot.lock().ok().and_then(|mut l| l.take());
                     if let Some(l) = live {
                         self.observer.live(spec, stage, &l);
+                    }
+                    for (at, point) in self.telemetry.take() {
+                        self.observer.telemetry(spec, at, &point);
                     }
                 }
             });

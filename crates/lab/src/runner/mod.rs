@@ -37,7 +37,7 @@ use iolab_model::verify::VerifyReport;
 use crate::estimate::estimate;
 use crate::progress::Observer;
 use crate::services::{self, Addresses, Needs, ServiceError};
-use crate::target::Launch;
+use crate::targets::Launch;
 use crate::{environment, results};
 
 /// How to run a plan; everything here is about this machine and this
@@ -113,7 +113,7 @@ pub fn run(
 ) -> Result<RunsFile, LabError> {
     preflight(plan, opts)?;
     // Runtime folders: build each once, before the first run.
-    crate::target::runtime::prepare(plan).map_err(LabError::Invalid)?;
+    crate::targets::runtime::prepare(plan).map_err(LabError::Invalid)?;
     let exe = match &opts.exe {
         Some(p) => p.clone(),
         None => std::env::current_exe()
@@ -237,6 +237,8 @@ struct Ctx<'a> {
     backends: &'a Addresses,
     /// A sharded experiment's attack starts, `[run][rep]` (empty otherwise).
     slots: Vec<Vec<u64>>,
+    /// The target's telemetry as it is sampled, for the observer.
+    telemetry: crate::telemetry::Tap,
 }
 
 impl<'a> Ctx<'a> {
@@ -264,6 +266,7 @@ impl<'a> Ctx<'a> {
                 .sharding
                 .as_ref()
                 .map_or_else(Vec::new, |s| slots::slots(plan, s)),
+            telemetry: Default::default(),
         }
     }
 
@@ -280,7 +283,7 @@ impl<'a> Ctx<'a> {
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
-        record.prediction = crate::target::predict_run(spec, self.target_cores());
+        record.prediction = crate::targets::predict_run(spec, self.target_cores());
         record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
         record.effective_params = launch
             .as_ref()

@@ -13,7 +13,7 @@ use iolab_model::attack::AttackResult;
 use iolab_model::experiment::RunSpec;
 use iolab_model::spans::{ms, ClientOutcome, ClientRequest, ClientView, RunSpans, Timeline};
 
-use crate::target::Launch;
+use crate::targets::Launch;
 
 /// Longest wait for `/spans` (the sample is read once, after the load).
 const SPANS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -103,7 +103,7 @@ pub(super) fn record(measured: Result<Timeline, String>, spec: &RunSpec, cores: 
     };
     RunSpans {
         measured,
-        predicted: crate::target::predict_spans(spec, cores),
+        predicted: crate::targets::predict_spans(spec, cores),
         missing,
     }
 }

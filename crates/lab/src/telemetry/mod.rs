@@ -9,9 +9,9 @@
 pub mod net;
 pub mod procs;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -40,6 +40,36 @@ pub struct Sources {
     /// A foreign service's endpoint: the series kept from it (instead of
     /// iolab's own four).
     pub series: Vec<String>,
+    /// `--live`: every sample is also put here as it is taken.
+    pub tap: Option<Tap>,
+}
+
+/// Samples as they are taken, for a live page: the sampler pushes, the
+/// runner takes them to its observer. Bounded: a reader that stops reading
+/// loses the oldest samples, never slows the sampler.
+#[derive(Debug, Clone, Default)]
+pub struct Tap(Arc<Mutex<VecDeque<(f64, TelemetryPoint)>>>);
+
+impl Tap {
+    /// Samples kept for a reader that is late.
+    const CAP: usize = 100;
+
+    fn push(&self, unix_ms: f64, point: &TelemetryPoint) {
+        if let Ok(mut q) = self.0.lock() {
+            if q.len() == Self::CAP {
+                q.pop_front();
+            }
+            q.push_back((unix_ms, point.clone()));
+        }
+    }
+
+    /// Every sample since the last call: `(Unix ms, point)`.
+    pub fn take(&self) -> Vec<(f64, TelemetryPoint)> {
+        self.0
+            .lock()
+            .map(|mut q| q.drain(..).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// One sample before alignment: Unix ms and the point (its `t_s` unset).
@@ -151,10 +181,11 @@ fn sample_until(s: &Sources, flag: &AtomicBool) -> Vec<Raw> {
         if let Some(url) = &s.metrics_url {
             scrape(url, &s.series, &mut point);
         }
-        out.push(Raw {
-            unix_ms: unix_ms(),
-            point,
-        });
+        let at = unix_ms();
+        if let Some(tap) = &s.tap {
+            tap.push(at, &point);
+        }
+        out.push(Raw { unix_ms: at, point });
         next += PERIOD;
         let now = Instant::now();
         if next > now {

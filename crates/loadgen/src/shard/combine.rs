@@ -55,7 +55,26 @@ pub fn merge(docs: &[Source]) -> Result<Merged, String> {
 /// target of its own (a sharded `iolab run`); the merged document names the
 /// first one's.
 pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
-    let shards = check(docs)?;
+    combine(docs, false)
+}
+
+/// Merge shards read while they run (`iolab merge --live`): the shards
+/// there are so far (none is required yet), whose counts need not balance
+/// (answers are in flight); otherwise as [`merge`] does.
+pub fn merge_live(docs: &[Source]) -> Result<Merged, String> {
+    if let Some((name0, d0)) = docs.first() {
+        if let Some((name, d)) = docs.iter().find(|(_, d)| d.target != d0.target) {
+            return Err(format!(
+                "{name} attacks {}, {name0} {}: shards of one plan attack one target",
+                d.target, d0.target
+            ));
+        }
+    }
+    combine(docs, true)
+}
+
+fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
+    let shards = check(docs, !live)?;
     let interval = Duration::from_secs_f64(shards[0].2.interval_s.max(1e-3));
     let base = shards
         .iter()
@@ -70,6 +89,10 @@ pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
     let shards: Vec<(&AttackResult, &ShardRecord)> =
         shards.iter().map(|(_, d, r)| (*d, *r)).collect();
     let result = acc.result(&shards, base, interval);
+    if live {
+        let intervals = interval_histograms(acc.intervals, interval);
+        return Ok(Merged { result, intervals });
+    }
     result.check_accounting().map_err(|e| {
         format!("the merged counts do not balance ({e}): a shard document was edited or is corrupt")
     })?;
@@ -80,9 +103,9 @@ pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
 /// A shard: its name, document and record.
 type Checked<'a> = (&'a String, &'a AttackResult, &'a ShardRecord);
 
-/// Every document a shard, all of one plan, cut and start, each index once;
-/// the shards sorted by index.
-fn check(docs: &[Source]) -> Result<Vec<Checked<'_>>, String> {
+/// Every document a shard, all of one plan, cut and start, each index once
+/// (and, with `every`, each index there); the shards sorted by index.
+fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
     let mut shards = Vec::with_capacity(docs.len());
     for (name, doc) in docs {
         let rec = doc.shard.as_ref().ok_or_else(|| {
@@ -122,7 +145,7 @@ fn check(docs: &[Source]) -> Result<Vec<Checked<'_>>, String> {
         .filter(|i| !by_index.contains_key(i))
         .map(|i| i.to_string())
         .collect();
-    if !missing.is_empty() {
+    if every && !missing.is_empty() {
         return Err(format!(
             "shard(s) {} of {} missing: a merge needs every shard of the plan",
             missing.join(", "),

@@ -1,6 +1,6 @@
 //! The io_uring engine: one ring per generator thread driving every
 //! connection of that thread as completions, behind the same schedule
-//! ([`crate::generator::Work`]), recorder and accounting as the epoll engine.
+//! ([`crate::thread_share::ThreadShare`]), recorder and accounting as the epoll engine.
 //!
 //! The loop: time out what is overdue, give free connections their next
 //! request (the driver: [`open`] or [`closed`]), then one `io_uring_enter`
@@ -22,8 +22,9 @@ use std::io;
 pub use ring::{probe, Ring};
 
 use crate::clock::now_ns;
-use crate::generator::{RunCtx, Work};
+use crate::generator::RunCtx;
 use crate::recorder::Recorder;
+use crate::thread_share::ThreadShare;
 use conns::Conns;
 
 /// Longest single wait, so that cancellation is noticed.
@@ -48,9 +49,9 @@ trait Driver {
 }
 
 /// Run one generator thread's work on `ring` (made by the caller with
-/// [`Ring::new`] for [`Work::slots`], so that a kernel refusing it can be met
+/// [`Ring::new`] for [`ThreadShare::slots`], so that a kernel refusing it can be met
 /// with the epoll engine instead), from `ctx.start_ns`.
-pub fn run(ctx: &RunCtx, rec: Recorder, work: Work, ring: Ring) -> Result<Recorder, String> {
+pub fn run(ctx: &RunCtx, rec: Recorder, work: ThreadShare, ring: Ring) -> Result<Recorder, String> {
     // Waits end at the nanosecond asked, not up to 50 us later.
     // SAFETY: prctl on the calling thread with a plain integer argument.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
@@ -58,13 +59,13 @@ pub fn run(ctx: &RunCtx, rec: Recorder, work: Work, ring: Ring) -> Result<Record
     sleep_until(ctx.start_ns);
     c.now = now_ns();
     let res = match work {
-        Work::Open { schedule, cap } => {
+        ThreadShare::Open { schedule, cap } => {
             let mut d = open::Open::new(ctx, schedule, cap);
             let spun = run_loop(&mut c, &mut d, ctx.spin_ns);
             d.end(&mut c);
             spun
         }
-        Work::Closed {
+        ThreadShare::Closed {
             clients,
             requests,
             end_ns,

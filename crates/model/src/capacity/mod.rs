@@ -25,7 +25,7 @@ pub const CAPACITY_SCHEMA: &str = "iolab.capacity/1";
 /// Which part of the search a step belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Phase {
+pub enum SearchStage {
     /// Doubling (or halving) until a pass and a fail bracket the answer.
     Ramp,
     /// Halving the bracket.
@@ -39,8 +39,10 @@ pub enum Phase {
 pub struct StepRecord {
     /// Offered rate, req/s.
     pub rate_rps: f64,
-    /// `ramp`, `bisect` or `confirm`.
-    pub phase: Option<Phase>,
+    /// `ramp`, `bisect` or `confirm` (saved as `phase`, the name documents
+    /// of `iolab.capacity/1` carry).
+    #[serde(rename = "phase")]
+    pub stage: Option<SearchStage>,
     /// How long the rate was held, s.
     pub duration_s: f64,
     /// Every clause of the objective held.

@@ -11,7 +11,7 @@ pub mod charts;
 mod compare;
 mod flat;
 mod groups;
-mod html;
+pub(crate) mod html;
 mod markdown;
 mod png;
 mod published;

@@ -10,17 +10,17 @@ use iolab_model::verify::Check;
 use serde_json::Value;
 
 use super::{check_name, Counted, BACKEND_REQUESTS};
-use crate::client::Target;
+use crate::client::Endpoint;
 use crate::vectors::short_body;
 use crate::{fail, pass, Budget};
 
 /// Send the requests for one backend and judge the three numbers: the
 /// answers, the target's own call counter and the backend's counter, each
 /// read before and after.
-pub(super) fn one(target: &Target, budget: &Budget, b: &dyn Counted) -> Vec<Check> {
+pub(super) fn one(target: &Endpoint, budget: &Budget, b: &dyn Counted) -> Vec<Check> {
     let kind = b.kind();
     let series = format!("iolab_backend_calls_total{{kind=\"{kind}\"}}");
-    let calls = |t: &Target| -> Result<f64, String> {
+    let calls = |t: &Endpoint| -> Result<f64, String> {
         let m = crate::metrics(t, budget)?;
         m.get(&series)
             .copied()
@@ -67,7 +67,7 @@ struct Sent {
 }
 
 /// Send [`BACKEND_REQUESTS`] GETs of `path`, one after another.
-fn send(target: &Target, budget: &Budget, path: &str) -> Sent {
+fn send(target: &Endpoint, budget: &Budget, path: &str) -> Sent {
     let mut sent = Sent {
         path: path.to_string(),
         answered: 0,

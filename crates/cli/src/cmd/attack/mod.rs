@@ -53,7 +53,8 @@ pub enum EngineArg {
   iolab attack http://127.0.0.1:8080/api/orders -m POST -H 'Content-Type: application/json' --body-file order.json --rate 100 -d 10s
   iolab attack https://127.0.0.1:8443/ --insecure --rate 100 -d 10s
   iolab attack --targets targets.txt --rate 100 -d 10s        (vegeta's format, sent in turn)
-  iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json")]
+  iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json
+  iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)")]
 pub struct Args {
     /// URL to attack (http:// or https://), e.g.
     /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
@@ -143,6 +144,8 @@ pub struct Args {
     /// Which shard of the plan to send, and when.
     #[command(flatten)]
     pub sharding: super::shard::ShardArgs,
+    #[command(flatten)]
+    pub live: super::live::LiveArgs,
 }
 
 /// Run `iolab attack`.
@@ -160,6 +163,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
         }
     }
+    let page = args.live.bind()?;
     let live = std::io::stdout().is_terminal() && !args.quiet;
     let mut hooks = Hooks {
         // Ctrl-C stops sending and still prints what was measured (exit 130),
@@ -176,9 +180,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             let _ = e.flush();
         }));
     }
+    let page = match page {
+        Some(listener) => {
+            let feed = iolab_loadgen::LiveFeed::new();
+            hooks.live = Some(feed.clone());
+            let title = format!("iolab attack {}", plan.target);
+            Some(super::live::serve(
+                listener,
+                iolab_live::AttackWatch::attack(title, feed),
+            )?)
+        }
+        None => None,
+    };
     let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
         AttackError::Invalid(m) | AttackError::Setup(m) => CliError::usage(m),
     })?;
+    if let Some(page) = page {
+        page.finish();
+    }
     if live {
         eprint!("\r\x1b[K");
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use iolab_backends::Backends;
 use iolab_batch::io::Io;
-use iolab_lab::target::Launch;
+use iolab_lab::targets::Launch;
 use iolab_model::batch::{BatchFile, BatchResult, TaskMix};
 use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::parse_duration;
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         let launch = Launch::of(r, &exe).map_err(CliError::usage)?;
         let mut res = with_deadline(max_time, |cancel| match &launch {
-            Launch::Runtime(m) => iolab_lab::target::runtime::run_batch(m, r, spec, cancel)
+            Launch::Runtime(m) => iolab_lab::targets::runtime::run_batch(m, r, spec, cancel)
                 .unwrap_or_else(|e| BatchResult {
                     model: Some(r.model),
                     failure: Some(e),

@@ -74,7 +74,7 @@ impl RequestFlags {
         let target = match (url, list.first()) {
             (Some(url), _) => url.to_string(),
             (None, Some(first)) => first.url.clone(),
-            (None, None) => return Err(CliError::usage("--targets: the file has no targets")),
+            (None, None) => return Err(CliError::usage("--targets: the file has no requests")),
         };
         let set = RequestSet {
             list,
@@ -99,7 +99,7 @@ impl RequestFlags {
         })?;
         let read =
             |p: &str| std::fs::read(p).map_err(|e| format!("cannot read body file {p}: {e}"));
-        let mut list = iolab_loadgen::parse_targets(&text, &path.display().to_string(), &read)
+        let mut list = iolab_loadgen::parse_request_list(&text, &path.display().to_string(), &read)
             .map_err(CliError::usage)?;
         for t in &mut list {
             for (name, value) in headers {

@@ -20,7 +20,7 @@ pub(super) fn check_run(
     spec: &RunSpec,
     scale: f64,
 ) -> Result<(), FieldError> {
-    crate::target::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
+    crate::targets::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
     limits::check_task_knobs(&spec.params)
         .map_err(|(knob, e)| fault(format!("targets[{ti}].{knob}"), e))?;
     match &spec.work {

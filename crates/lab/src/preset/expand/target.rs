@@ -8,7 +8,7 @@ use iolab_model::ModelParams;
 use super::super::file::{PresetFile, Setting, TargetSection, WorkKind};
 use super::super::sweep::{Axis, Point};
 use super::{closed_loop, count_of, fault, FieldError, Pick};
-use crate::target::Manifest;
+use crate::targets::Manifest;
 
 /// The fields a `[[targets]]` table has besides knobs and runtime options.
 const FIELDS: &str =

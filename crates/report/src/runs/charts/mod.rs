@@ -2,7 +2,7 @@
 //! page inlines them and `--png` rasterises the very same SVG.
 
 mod batch;
-mod series;
+pub mod series;
 mod service;
 mod spectrum;
 mod sweep;

@@ -1,6 +1,8 @@
 //! Per-run small multiples on one clock: requests per second (sent, ok,
-//! errors), p99, target threads, RSS and requests in flight, each column on
-//! one y scale for every run so rows compare at a glance.
+//! errors), p50 and p99, target threads, RSS and requests in flight, each
+//! column on one y scale for every run so rows compare at a glance. Drawn
+//! from [`RunSeries`], so a results folder and a live page (a run still
+//! under way) share one chart.
 
 use iolab_model::attack::SeriesPoint;
 use iolab_model::runs::{RunRecord, RunsFile};
@@ -15,11 +17,42 @@ use crate::svg::{self, c, esc, Rect};
 /// Lines of one panel for one run: (name, palette slot, (x, y) points).
 type Lines = Vec<(&'static str, usize, Vec<(f64, f64)>)>;
 
+/// What one run's chart is drawn from.
+#[derive(Debug, Clone)]
+pub struct RunSeries<'a> {
+    /// The chart's title.
+    pub title: String,
+    /// File-name-safe id (`series-<id>`).
+    pub id: String,
+    /// The attack's series (empty when there is none).
+    pub series: &'a [SeriesPoint],
+    /// Width of one series interval, s.
+    pub interval_s: f64,
+    /// The target's telemetry on the attack's clock.
+    pub telemetry: &'a [TelemetryPoint],
+}
+
+impl<'a> RunSeries<'a> {
+    fn of(r: &'a RunRecord) -> RunSeries<'a> {
+        RunSeries {
+            title: format!("{} · {}", crate::runs::summary::label(r), r.name),
+            id: slug(&r.name),
+            series: r
+                .attack
+                .as_ref()
+                .map(|a| a.series.as_slice())
+                .unwrap_or(&[]),
+            interval_s: interval(r),
+            telemetry: &r.telemetry.series,
+        }
+    }
+}
+
 struct Panel {
     title: &'static str,
     axis: Axis,
     /// Series of one run: (name, palette slot, points).
-    lines: Box<dyn Fn(&RunRecord) -> Lines>,
+    lines: Box<dyn Fn(&RunSeries) -> Lines>,
     unit: fn(f64) -> String,
 }
 
@@ -30,22 +63,16 @@ fn interval(r: &RunRecord) -> f64 {
     }
 }
 
-fn attack_series(r: &RunRecord) -> &[SeriesPoint] {
-    r.attack
-        .as_ref()
-        .map(|a| a.series.as_slice())
-        .unwrap_or(&[])
-}
-
 /// Sent, ok and errors per second, at the middle of each interval.
 fn rates_panel() -> Panel {
     Panel {
         title: "requests per second",
         axis: Axis::new(Kind::Linear, "req/s"),
         lines: Box::new(|r| {
-            let (a, iv) = (attack_series(r), interval(r));
+            let iv = r.interval_s.max(1e-6);
             let per_s = |f: fn(&SeriesPoint) -> u64| {
-                a.iter()
+                r.series
+                    .iter()
                     .map(|p| (p.t_s + iv / 2.0, f(p) as f64 / iv))
                     .collect()
             };
@@ -59,19 +86,21 @@ fn rates_panel() -> Panel {
     }
 }
 
-/// p99 of the intervals that had a success.
-fn p99_panel() -> Panel {
+/// p50 and p99 of the intervals that had a success.
+fn latency_panel() -> Panel {
     Panel {
-        title: "p99 latency",
+        title: "p50 and p99 latency",
         axis: Axis::new(Kind::Log, "ms, log"),
         lines: Box::new(|r| {
-            let iv = interval(r);
-            let points = attack_series(r)
-                .iter()
-                .filter(|p| p.ok > 0)
-                .map(|p| (p.t_s + iv / 2.0, p.p99_ms))
-                .collect();
-            vec![("p99", 1, points)]
+            let iv = r.interval_s.max(1e-6);
+            let at = |f: fn(&SeriesPoint) -> f64| {
+                r.series
+                    .iter()
+                    .filter(|p| p.ok > 0)
+                    .map(|p| (p.t_s + iv / 2.0, f(p)))
+                    .collect()
+            };
+            vec![("p50", 5, at(|p| p.p50_ms)), ("p99", 1, at(|p| p.p99_ms))]
         }),
         unit: ms,
     }
@@ -91,7 +120,6 @@ fn telemetry_panel(
         lines: Box::new(move |r| {
             let points = r
                 .telemetry
-                .series
                 .iter()
                 .filter_map(|p| Some((p.t_s, get(p)?)))
                 .collect();
@@ -104,7 +132,7 @@ fn telemetry_panel(
 fn panels() -> Vec<Panel> {
     vec![
         rates_panel(),
-        p99_panel(),
+        latency_panel(),
         telemetry_panel(
             "target threads",
             Axis::new(Kind::Linear, "threads"),
@@ -142,7 +170,7 @@ const GAP: f64 = 36.0;
 const LEFT: f64 = 56.0;
 const TOP: f64 = 40.0;
 
-fn layout(runs: &[&RunRecord]) -> Layout {
+fn layout(runs: &[RunSeries]) -> Layout {
     let panels = panels();
     let all_x = runs.iter().flat_map(|r| {
         panels.iter().flat_map(move |p| {
@@ -167,7 +195,7 @@ fn layout(runs: &[&RunRecord]) -> Layout {
 }
 
 /// Panel `i` of run `r` into `s`; returns the points drawn.
-fn panel(s: &mut String, lay: &Layout, i: usize, r: &RunRecord) -> usize {
+fn panel(s: &mut String, lay: &Layout, i: usize, r: &RunSeries) -> usize {
     let p = &lay.panels[i];
     let f = Rect {
         x: LEFT + i as f64 * (PW + GAP),
@@ -241,27 +269,32 @@ fn key(s: &mut String) {
 
 /// One chart per run that has a series or telemetry.
 pub fn charts(file: &RunsFile) -> Vec<Chart> {
-    let runs: Vec<&RunRecord> = file
+    let runs: Vec<RunSeries> = file
         .runs
         .iter()
         .filter(|r| {
             r.attack.as_ref().is_some_and(|a| !a.series.is_empty())
                 || !r.telemetry.series.is_empty()
         })
+        .map(RunSeries::of)
         .collect();
+    draw(&runs)
+}
+
+/// One chart per run, on one clock and one y scale per column.
+pub fn draw(runs: &[RunSeries]) -> Vec<Chart> {
     if runs.is_empty() {
         return vec![];
     }
-    let lay = layout(&runs);
+    let lay = layout(runs);
     let width = LEFT + lay.panels.len() as f64 * (PW + GAP) + 4.0;
     let height = TOP + PH + 46.0;
     let mut out = Vec::new();
     for r in runs {
-        let title = format!("{} · {}", crate::runs::summary::label(r), r.name);
-        let mut s = svg::open(width, height, &format!("Time series of {title}"));
+        let mut s = svg::open(width, height, &format!("Time series of {}", r.title));
         s.push_str(&format!(
             "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#111111\">{}</text>",
-            esc(&title)
+            esc(&r.title)
         ));
         let points = (0..lay.panels.len())
             .map(|i| panel(&mut s, &lay, i, r))
@@ -269,7 +302,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
         key(&mut s);
         s.push_str(svg::close());
         out.push(Chart {
-            id: format!("series-{}", slug(&r.name)),
+            id: format!("series-{}", r.id),
             section: Section::Series,
             svg: s,
             points,

@@ -2,7 +2,7 @@
 //! and inline SVG charts; no font, image or link from anywhere, and no
 //! script but the timelines' inline zoom (when the results have timelines).
 
-mod sections;
+pub(crate) mod sections;
 mod timeline;
 
 use iolab_model::runs::RunsFile;
@@ -10,7 +10,7 @@ use iolab_model::runs::RunsFile;
 use crate::runs::charts::{self, Section};
 use crate::svg::esc;
 
-const STYLE: &str = include_str!("style.css");
+pub(crate) const STYLE: &str = include_str!("style.css");
 
 /// Render the page.
 pub fn render(file: &RunsFile) -> String {

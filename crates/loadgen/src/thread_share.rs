@@ -10,7 +10,7 @@ use crate::shard;
 
 /// What one generator thread sends: its share of the plan (and of its
 /// shard), the same for every engine.
-pub enum Work {
+pub enum ThreadShare {
     /// Its round-robin share of the schedule, on at most `cap` connections.
     Open { schedule: Schedule, cap: usize },
     /// `clients` clients sharing `requests` (if bounded) until `end_ns`.
@@ -21,18 +21,18 @@ pub enum Work {
     },
 }
 
-impl Work {
+impl ThreadShare {
     /// Connections this thread may hold at once.
     pub fn slots(&self) -> usize {
         match self {
-            Work::Open { cap, .. } => *cap,
-            Work::Closed { clients, .. } => *clients,
+            ThreadShare::Open { cap, .. } => *cap,
+            ThreadShare::Closed { clients, .. } => *clients,
         }
     }
 
-    pub(crate) fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> Work {
+    pub(crate) fn of(plan: &AttackPlan, ctx: &RunCtx, i: usize, threads: usize) -> ThreadShare {
         match &plan.driver {
-            Driver::Open { phases, arrival } => Work::Open {
+            Driver::Open { phases, arrival } => ThreadShare::Open {
                 schedule: shard::thread_schedule(plan, phases, *arrival, i, threads),
                 cap: share(shard::connection_cap(plan), i, threads) as usize,
             },
@@ -42,7 +42,7 @@ impl Work {
                 duration,
             } => {
                 let (clients, requests) = shard::closed_share(plan, *concurrency, *requests);
-                Work::Closed {
+                ThreadShare::Closed {
                     clients: share(clients, i, threads) as usize,
                     requests: requests.map(|n| share(n, i, threads)),
                     end_ns: duration.map_or(u64::MAX, |d| ctx.start_ns.saturating_add(ns(d))),

@@ -1,8 +1,9 @@
-//! Targets files in vegeta's HTTP format, so files written for vegeta work
-//! unchanged: a `METHOD URL` line, then `Name: value` header lines, then
-//! optionally `@path` (the body, read from that file, relative to the
+//! A list of requests in vegeta's HTTP format (vegeta calls it a targets
+//! file; `iolab attack --targets FILE` reads it, so files written for vegeta
+//! work unchanged): a `METHOD URL` line, then `Name: value` header lines,
+//! then optionally `@path` (the body, read from that file, relative to the
 //! current folder as vegeta reads it); a blank line (or the next
-//! `METHOD URL` line) ends a target; `#` starts a comment line.
+//! `METHOD URL` line) ends a request; `#` starts a comment line.
 //!
 //! ```text
 //! GET http://127.0.0.1:8080/api/orders?id=1
@@ -15,9 +16,9 @@
 
 use iolab_model::request::{check_method, parse_header, RequestTemplate};
 
-/// Parse a targets file; `origin` names it in errors (`FILE:LINE: ...`) and
+/// Parse a request list; `origin` names it in errors (`FILE:LINE: ...`) and
 /// `read` loads an `@path` body.
-pub fn parse_targets(
+pub fn parse_request_list(
     text: &str,
     origin: &str,
     read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
@@ -56,7 +57,7 @@ pub fn parse_targets(
     }
     if out.is_empty() {
         return Err(format!(
-            "{origin}: no targets (write one `METHOD URL` line per request, e.g. GET http://127.0.0.1:8080/)"
+            "{origin}: no requests (write one `METHOD URL` line per request, e.g. GET http://127.0.0.1:8080/)"
         ));
     }
     Ok(out)
@@ -89,11 +90,11 @@ mod tests {
     }
 
     #[test]
-    fn reads_vegeta_targets() {
+    fn reads_a_vegeta_request_list() {
         let text = "# orders\nGET http://h:1/a?x=1\nAccept: application/json\n\n\
                     POST http://h:1/orders\nContent-Type: application/json\n@order.json\n\
                     DELETE http://h:1/orders/1\n";
-        let t = parse_targets(text, "t.txt", &read).unwrap();
+        let t = parse_request_list(text, "t.txt", &read).unwrap();
         assert_eq!(t.len(), 3);
         assert_eq!(
             (t[0].method.as_str(), t[0].url.as_str()),
@@ -114,14 +115,14 @@ mod tests {
             ("G/T http://h/\n", 1),
             ("GET http://h/\n\nX: 1\n", 3),
         ] {
-            let e = parse_targets(text, "t.txt", &read).unwrap_err();
+            let e = parse_request_list(text, "t.txt", &read).unwrap_err();
             assert!(
                 e.starts_with(&format!("t.txt:{line}: ")) && !e.contains('\n'),
                 "{e}"
             );
         }
-        assert!(parse_targets("# nothing\n", "t.txt", &read)
+        assert!(parse_request_list("# nothing\n", "t.txt", &read)
             .unwrap_err()
-            .contains("no targets"));
+            .contains("no requests"));
     }
 }
