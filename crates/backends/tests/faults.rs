@@ -7,7 +7,7 @@ mod support;
 use std::time::Duration;
 
 use iolab_backends::{mc, BackendConfig, Backends};
-use iolab_model::steps::{BackendKind, IoCall};
+use iolab_model::steps::BackendKind;
 
 fn assert_unavailable(r: Result<(), iolab_backends::BackendError>) {
     let e = r.expect_err("a call to a stopped server succeeded");

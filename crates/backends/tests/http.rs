@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use iolab_backends::delay::DelayService;
 use iolab_backends::{http::delay_hits, BackendConfig, Backends};
-use iolab_model::steps::{BackendKind, IoCall};
+use iolab_model::steps::BackendKind;
 
 fn backends(url: String) -> Arc<Backends> {
     Arc::new(Backends::new(BackendConfig {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use iolab_backends::mc::{self, mc_get_hits};
 use iolab_backends::{BackendConfig, Backends};
-use iolab_model::steps::{BackendKind, IoCall};
+use iolab_model::steps::BackendKind;
 
 fn backends(pool: u32) -> Arc<Backends> {
     Arc::new(Backends::new(
