@@ -3,13 +3,13 @@
 //! `Thread.sleep`; a blocking call inside `async def`).
 
 use super::{Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "loop-blocking",
     about: "event loop, blocking call on the loop thread",
     analogue: "suspend fun + Thread.sleep; time.sleep inside async def",
-    knobs: &["workers", "processes", "backlog"],
+    knobs: &[Knob::Workers, Knob::Processes, Knob::Backlog],
     built_in: true,
     blocks_threads: true,
     shape,
