@@ -102,7 +102,7 @@ impl KnobDef {
         } else {
             readers.join(", ")
         };
-        format!("{who}: {}", self.about)
+        format!("{who}: {}", self.about.trim())
     }
 
     /// Does it size threads or processes (what this machine starts)?
