@@ -150,6 +150,9 @@ impl Backends {
     /// [`Backends::call_async`], keeping what the call fetched (see
     /// [`Backends::fetch_blocking`]).
     pub async fn fetch_async(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
+        // Each client's future is boxed (CallFuture): this one stays small,
+        // and it is held by every waiting request (unboxed it would carry the
+        // largest client's, 7 KiB).
         let result = match self.clients(call.kind()) {
             Ok(c) => c.nonblocking(call).await,
             Err(e) => Err(e),

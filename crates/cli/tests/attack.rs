@@ -257,3 +257,61 @@ fn ctrl_c_stops_the_attack_and_still_prints_an_honest_partial_result() {
     assert_eq!(n("planned"), n("sent") + n("not_sent"), "{r}");
     assert_eq!(n("sent"), n("ok") + n("non_2xx"), "{r}");
 }
+
+/// `--slo`: the verdict is in the JSON; a met objective exits 0, a failed
+/// one exits 1 with the result still printed and written.
+#[test]
+fn attack_slo_gate_exits_1_when_the_objective_fails() {
+    let url = server();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |slo: &str, out: &str| {
+        iolab()
+            .args([
+                "attack",
+                &url,
+                "--rate",
+                "200",
+                "-d",
+                "500ms",
+                "--threads",
+                "1",
+                "--json",
+                "--slo",
+                slo,
+                "-o",
+            ])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap()
+    };
+    let met = run("p99<2s,success>=99.9%", "met.json");
+    let doc: Value = serde_json::from_slice(&met.stdout).unwrap();
+    assert_eq!(met.status.code(), Some(0), "{doc}");
+    assert_eq!(doc["slo"]["met"], true, "{doc}");
+    assert_eq!(doc["slo"]["verdict"], "meets p99<2000ms,success>=99.9%");
+    // Nothing a loopback server answers takes under a microsecond at p99.
+    let failed = run("p99<1us", "failed.json");
+    assert_eq!(failed.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&failed.stdout).unwrap();
+    assert_eq!(doc["slo"]["met"], false, "{doc}");
+    assert!(
+        doc["slo"]["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("answered within 0.001ms"),
+        "{doc}"
+    );
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("failed.json")).unwrap()).unwrap();
+    assert_eq!(saved["slo"], doc["slo"]);
+    let err = String::from_utf8_lossy(&failed.stderr);
+    assert!(err.contains("objective p99<0.001ms failed"), "{err}");
+    // A bad objective is bad input: one line, exit 2, nothing sent.
+    let bad = run("p99<soon", "bad.json");
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&bad.stderr).trim().lines().count(),
+        1
+    );
+    assert!(!dir.path().join("bad.json").exists());
+}

@@ -87,6 +87,150 @@ fn finds_a_pools_capacity_and_names_its_threads() {
         html.contains("<svg") && html.contains("pool(threads="),
         "no chart"
     );
+    // The same request held to a baseline ten times higher: the gate fails
+    // (exit 1) and what the short search measured is still written.
+    let mut base = doc.clone();
+    base["searches"][0]["capacity_rps"] = serde_json::json!(cap * 10.0);
+    let base_file = out_dir.path().join("base.json");
+    std::fs::write(&base_file, base.to_string()).unwrap();
+    let again = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args([
+            "capacity",
+            &format!("{}/work?steps=sleep:50", s.url),
+            "--slo",
+            "p99<150ms,success>=99%",
+            "--start",
+            "50",
+            "--max-steps",
+            "2",
+            "--quiet",
+            "--json",
+            "--max-drop",
+            "10%",
+            "--baseline",
+        ])
+        .arg(&base_file)
+        .arg("--out")
+        .arg(again.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gated: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gate = &gated["gate"];
+    assert_eq!(gate["passed"], false, "{gate}");
+    let check = &gate["checks"][0];
+    let (b, c) = (
+        check["baseline_rps"].as_f64().unwrap(),
+        check["capacity_rps"].as_f64().unwrap(),
+    );
+    assert!(
+        (check["drop_pct"].as_f64().unwrap() - (b - c) / b * 100.0).abs() < 1e-6,
+        "{gate}"
+    );
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(again.path().join("capacity.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["gate"], *gate);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("gate FAILED against"), "{err}");
+}
+
+/// A baseline that cannot be one is refused before anything is measured.
+#[test]
+fn a_bad_baseline_is_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let search = serde_json::json!({
+        "name": "url", "target": "http://127.0.0.1:9/work?steps=sleep:50", "step_rule": "",
+        "steps": [], "capacity_rps": 100.0, "failed_rps": 110.0, "bracket_width_pct": 10.0,
+        "outcome": "converged", "elapsed_s": 1.0
+    });
+    let doc = |slo: &str, target: &str| {
+        let mut s = search.clone();
+        s["target"] = serde_json::json!(target);
+        serde_json::json!({
+            "schema": "iolab.capacity/1", "name": "capacity", "capacity_rps": 100.0,
+            "slo": slo.parse::<iolab_model::capacity::Slo>().unwrap(),
+            "searches": [s], "started_utc": "2026-11-24T00:00:00Z"
+        })
+        .to_string()
+    };
+    let url = "http://127.0.0.1:1/work?steps=sleep:50";
+    let slo = "p99<200ms,success>=99.9%";
+    for (name, text, needle) in [
+        (
+            "text",
+            "not json".to_string(),
+            "is not an iolab.capacity/1 document",
+        ),
+        (
+            "attack",
+            r#"{"schema":"iolab.attack/1"}"#.to_string(),
+            "is not an iolab.capacity/1 document",
+        ),
+        (
+            "slo",
+            doc("p99<500ms", url),
+            "under the objective p99<500ms",
+        ),
+        (
+            "request",
+            doc(slo, "http://127.0.0.1:1/other"),
+            "measured another request",
+        ),
+    ] {
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, text).unwrap();
+        let out = iolab()
+            .args(["capacity", url, "--slo", slo, "--baseline"])
+            .arg(&path)
+            .arg("--out")
+            .arg(dir.path().join(format!("out-{name}")))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(needle), "{name}: {err}");
+        assert!(
+            !dir.path().join(format!("out-{name}")).exists(),
+            "{name}: measured"
+        );
+    }
+    // The same request on another port is the same request: accepted (the
+    // search then finds nothing listening, which is data, not bad input).
+    let path = dir.path().join("ok.json");
+    std::fs::write(&path, doc(slo, "http://127.0.0.1:9/work?steps=sleep:50")).unwrap();
+    let out = iolab()
+        .args([
+            "capacity",
+            url,
+            "--slo",
+            slo,
+            "--max-steps",
+            "2",
+            "--min-step",
+            "100ms",
+            "--quiet",
+            "--baseline",
+        ])
+        .arg(&path)
+        .arg("--out")
+        .arg(dir.path().join("out-ok"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("out-ok/capacity.json").is_file());
 }
 
 #[test]

@@ -31,7 +31,7 @@ pub fn collect(command: &str) -> Environment {
         cores: allowed_cpus().len() as u32,
         cpu_model: cpu_model().unwrap_or_default(),
         kernel: read("/proc/sys/kernel/osrelease").unwrap_or_default(),
-        nofile: nofile(),
+        nofile: iolab_loadgen::machine::nofile(),
         port_range,
         tcp_tw_reuse: num("/proc/sys/net/ipv4/tcp_tw_reuse").map(|v| v as u32),
         threads_max: num("/proc/sys/kernel/threads-max"),
@@ -87,17 +87,6 @@ fn cpu_model() -> Option<String> {
         })
         .and_then(|l| l.split_once(':'))
         .map(|(_, v)| v.trim().to_string())
-}
-
-fn nofile() -> (u64, u64) {
-    // SAFETY: getrlimit fills a plain struct.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 {
-            return (r.rlim_cur as u64, r.rlim_max as u64);
-        }
-    }
-    (0, 0)
 }
 
 fn tool_version(program: &str, args: &[&str]) -> Option<String> {

@@ -11,6 +11,8 @@
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`targets`]: what is measured: a built-in model, a runtime folder
 //!   (`runtimes/<name>`, read through its manifest) or a user's own command.
+//! - [`machine`]: the threads and processes this machine starts, checked
+//!   before a run asks for them.
 //! - [`k8s`]: manifests running an attack's shards as a Kubernetes Indexed Job.
 //! - [`merge`]: the results folders of a sharded experiment, run by run.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
@@ -23,6 +25,7 @@ pub mod estimate;
 pub mod http;
 pub mod interrupt;
 pub mod k8s;
+pub mod machine;
 pub mod merge;
 pub mod preset;
 pub mod progress;

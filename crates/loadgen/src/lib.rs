@@ -23,6 +23,7 @@ mod gen_thread;
 mod generator;
 mod http;
 mod live;
+pub mod machine;
 mod merge;
 mod open_loop;
 mod output;
@@ -130,7 +131,7 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     // Every connection is a file: lift the soft limit to what the plan may
     // open (validate checked the hard limit allows a closed loop's clients).
     let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;
-    iolab_model::limits::raise_nofile(fds);
+    machine::raise_nofile(fds);
     let requests = wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     let tls = match target.tls {
         true => {

@@ -360,6 +360,7 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
             },
         ),
         merged: None,
+        slo: None,
     };
     let intervals = interval_histograms(m.intervals, interval);
     AttackReport {

@@ -20,7 +20,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
     // Every size, count and rate against its bound (and the machine's open
     // files), before anything is allocated.
-    iolab_model::limits::check_attack(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
+    crate::machine::check_bounds(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
     match &plan.driver {
         Driver::Open { phases, .. } => open_loop(plan, phases)?,
         Driver::Closed {

@@ -324,6 +324,9 @@ pub struct AttackResult {
     /// Present on a merge of shards (`iolab merge`): where they came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged: Option<MergeRecord>,
+    /// The objective judged on this run (`iolab attack --slo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<crate::capacity::SloVerdict>,
 }
 
 impl AttackResult {

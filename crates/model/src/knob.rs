@@ -31,6 +31,15 @@ impl KnobDefault {
             KnobDefault::Unlimited => None,
         }
     }
+
+    /// The rule in words: `200`, `cores`, `no limit`.
+    pub fn rule(self) -> String {
+        match self {
+            KnobDefault::Fixed(n) => crate::limits::thousands(u64::from(n)),
+            KnobDefault::Cores => "cores".into(),
+            KnobDefault::Unlimited => "no limit".into(),
+        }
+    }
 }
 
 /// What a knob sizes, so checks that concern one kind of resource find

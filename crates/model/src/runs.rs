@@ -133,6 +133,10 @@ pub struct RunRecord {
     /// filled in some the run left unset (absent: exactly `spec.params`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective_params: Option<crate::knob::ModelParams>,
+    /// The knobs as its runtime names and defaults them
+    /// (`runtimes/<name>/runtime.toml`), for sentences and what-ifs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knobs: Option<crate::runtime::RuntimeKnobs>,
     /// What the target ran on: the cores it was given and whether its
     /// runtime computes one thread at a time per process (CPython's GIL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -160,6 +164,7 @@ impl RunRecord {
             spans: None,
             host: None,
             effective_params: None,
+            knobs: None,
         }
     }
 

@@ -57,6 +57,107 @@ impl fmt::Display for Runtime {
     }
 }
 
+/// The knobs of one run as its runtime has them: each knob's value, whether
+/// the run set it or the runtime's default filled it in, what the runtime's
+/// own configuration calls it, and the rule of that default. A runtime folder
+/// declares these in its manifest (`runtimes/<name>/runtime.toml`: a model's
+/// `defaults` and `settings`); the built-in runtime in the knob table
+/// ([`crate::knob::KNOBS`]). Sentences and what-ifs name a knob through this
+/// ("gunicorn --backlog 2048"), so a runtime's defaults are written once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeKnobs {
+    /// The runtime they belong to.
+    pub runtime: Runtime,
+    /// Every knob the model reads or the runtime defaults, in the knob table's order.
+    pub knobs: Vec<KnobOrigin>,
+}
+
+/// One knob of [`RuntimeKnobs`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KnobOrigin {
+    /// iolab's name of the knob (`processes`).
+    pub knob: String,
+    /// Its value on the run's machine (`None`: no limit).
+    pub value: Option<u32>,
+    /// The run set it; otherwise the runtime's default filled it in.
+    pub set: bool,
+    /// What the runtime's own configuration calls it (`gunicorn --workers`).
+    pub setting: String,
+    /// The rule of the runtime's default (`2 * cores + 1`, `2048`, `no limit`).
+    pub default: String,
+}
+
+impl RuntimeKnobs {
+    /// The built-in runtime's knobs for `model` with `params` on `cores` cores:
+    /// the knob table's defaults, named by `iolab serve`'s flags.
+    pub fn built_in(model: crate::ModelKind, params: &crate::ModelParams, cores: u32) -> Self {
+        let knobs = crate::knob::KNOBS
+            .iter()
+            .filter(|k| model.reads(k.name))
+            .map(|k| KnobOrigin {
+                knob: k.name.to_string(),
+                value: params.value(k, cores),
+                set: (k.get)(params).is_some(),
+                setting: format!("iolab serve {}", k.flag()),
+                default: k.default.rule(),
+            })
+            .collect();
+        RuntimeKnobs {
+            runtime: Runtime::rust(),
+            knobs,
+        }
+    }
+
+    /// The entry of `knob`, when the model reads it or the runtime defaults it.
+    pub fn get(&self, knob: &str) -> Option<&KnobOrigin> {
+        self.knobs.iter().find(|k| k.knob == knob)
+    }
+
+    /// The knob in the runtime's words, value and origin: `gunicorn --workers 5,
+    /// its default 2 * cores + 1` or `gunicorn --workers 9, as set`.
+    pub fn phrase(&self, knob: &str) -> Option<String> {
+        self.get(knob).map(KnobOrigin::phrase)
+    }
+
+    /// What sizes `model`'s capacity here, in the runtime's words: the
+    /// phrases of its sizing knobs that were set or are not 1, joined by `; `
+    /// (`gunicorn --workers 5, its default 2 * cores + 1`). Empty when none.
+    pub fn sizing(&self, model: crate::ModelKind) -> String {
+        let parts: Vec<String> = model
+            .def()
+            .sized_by
+            .iter()
+            .filter_map(|k| self.get(k.def().name))
+            .filter(|k| k.set || k.value != Some(1))
+            .map(KnobOrigin::phrase)
+            .collect();
+        parts.join("; ")
+    }
+}
+
+impl KnobOrigin {
+    /// The value as a sentence writes it.
+    pub fn value_text(&self) -> String {
+        self.value.map_or_else(
+            || "no limit".to_string(),
+            |v| crate::limits::thousands(u64::from(v)),
+        )
+    }
+
+    /// `gunicorn --workers 5, its default 2 * cores + 1`; a rule that is the
+    /// number itself is not repeated (`gunicorn --backlog 2,048, its default`).
+    pub fn phrase(&self) -> String {
+        let v = self.value_text();
+        if self.set {
+            format!("{} {v}, as set", self.setting)
+        } else if self.default.replace(',', "") == v.replace(',', "") {
+            format!("{} {v}, its default", self.setting)
+        } else {
+            format!("{} {v}, its default {}", self.setting, self.default)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,10 +6,10 @@
 //!   whose index k has k mod n = i - 1 (k6's execution segments, cut by
 //!   request rather than by share of time), so the shards' union is the
 //!   single-host schedule and no two shards send the same request.
-//! - [`parse_start_at`]: one absolute wall-clock start for every shard,
-//!   however late its engine (Slurm, Kubernetes) started it.
-//! - [`plan_hash`]: the identity of the load, so a merge refuses shards of
-//!   different plans.
+//! - `--start-at` (read by the cli): one absolute wall-clock start for
+//!   every shard, however late its engine (Slurm, Kubernetes) started it.
+//! - `plan_hash` (computed by the generator, `iolab_loadgen::shard`): the
+//!   identity of the load, so a merge refuses shards of different plans.
 //! - [`ShardRecord`] (in a shard's `iolab.attack/1` document) and
 //!   [`MergeRecord`] (in a merged one): counts are in the document already;
 //!   these add what a merge needs beyond them (the histograms behind every
@@ -19,12 +19,9 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-
-use crate::attack::AttackPlan;
 
 /// Most shards a plan may be cut into.
 pub const MAX_SHARDS: u32 = 10_000;
@@ -91,82 +88,6 @@ impl FromStr for Shard {
     }
 }
 
-/// Parse a start time into Unix milliseconds: Unix seconds (`1767225600`,
-/// fractions allowed), RFC 3339 (`2026-01-01T00:00:00Z`, any offset), or
-/// `+DUR` from `now` (`+10s`: convenient by hand, but each host reads its own
-/// clock, so shards on several hosts should share an absolute time).
-pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
-    let s = s.trim();
-    let bad = |why: String| {
-        format!("--start-at '{s}': {why} (use Unix seconds, RFC 3339 like 2026-11-22T10:00:00Z, or +10s)")
-    };
-    let at = if let Some(rel) = s.strip_prefix('+') {
-        let d = crate::parse_duration(rel).map_err(|e| bad(e.to_string()))?;
-        now + d
-    } else if let Ok(secs) = s.parse::<f64>() {
-        if !(secs.is_finite() && secs > 0.0) {
-            return Err(bad("not a time after 1970".into()));
-        }
-        UNIX_EPOCH + Duration::from_secs_f64(secs)
-    } else {
-        let t = chrono::DateTime::parse_from_rfc3339(s).map_err(|e| bad(e.to_string()))?;
-        let ms = u64::try_from(t.timestamp_millis()).map_err(|_| bad("before 1970".into()))?;
-        UNIX_EPOCH + Duration::from_millis(ms)
-    };
-    let ms = at
-        .duration_since(UNIX_EPOCH)
-        .map_err(|_| bad("before 1970".into()))?
-        .as_millis() as u64;
-    if at > now + MAX_START_LEAD {
-        return Err(bad(format!(
-            "{} from now is more than a day ahead (milliseconds given as seconds?)",
-            crate::format_duration(at.duration_since(now).unwrap_or_default())
-        )));
-    }
-    Ok(ms)
-}
-
-/// Keys of an [`AttackPlan`] that describe one generator host, not the load:
-/// left out of [`plan_hash`] so hosts with different cores share a plan.
-const LOCAL_KEYS: [&str; 8] = [
-    "engine",
-    "source_addrs",
-    "threads",
-    "cpus",
-    "record_requests",
-    "spin",
-    "shard",
-    "start_at_unix_ms",
-];
-
-/// The identity of the load a plan sends: `sha256:` and the first 16 hex
-/// digits of the SHA-256 of its JSON without the host-local keys (every
-/// other key, including any added later, takes part). Of the target, only
-/// what is asked (path and query) takes part, not where: the hosts of a
-/// sharded `iolab run` each measure their own target, on ports of their
-/// own; whether shards attacked one target is the merge's check.
-pub fn plan_hash(plan: &AttackPlan) -> String {
-    let mut v = serde_json::to_value(plan).unwrap_or_default();
-    if let Some(map) = v.as_object_mut() {
-        for k in LOCAL_KEYS {
-            map.remove(k);
-        }
-        map.insert("target".into(), request_part(&plan.target).into());
-    }
-    // serde_json's maps are sorted by key, so this text is canonical.
-    let digest = Sha256::digest(v.to_string().as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
-}
-
-/// A URL without its scheme and authority: `/path?query`.
-fn request_part(url: &str) -> &str {
-    match url.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
-        None => url,
-    }
-}
-
 /// What a shard's document carries so that shards merge exactly.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ShardRecord {
@@ -174,7 +95,7 @@ pub struct ShardRecord {
     pub index: u32,
     /// Shards of the plan.
     pub count: u32,
-    /// [`plan_hash`] of the full plan.
+    /// The identity of the full plan (`iolab_loadgen::shard::plan_hash`).
     pub plan_hash: String,
     /// Width of one series interval, s (series merge on it).
     pub interval_s: f64,
@@ -242,7 +163,7 @@ pub struct ShardPart {
 pub struct MergeRecord {
     /// Shards merged (all of the plan's).
     pub shards: u32,
-    /// [`plan_hash`] they share.
+    /// The plan identity they share (`iolab_loadgen::shard::plan_hash`).
     pub plan_hash: String,
     /// Requests the full plan schedules, when known.
     #[serde(default)]
@@ -266,7 +187,6 @@ pub struct MergeRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::Driver;
 
     #[test]
     fn shards_parse_and_refuse_with_the_fix() {
@@ -287,51 +207,5 @@ mod tests {
             assert_eq!(parts.iter().sum::<u64>(), total);
             assert!(parts.iter().max().unwrap() - parts.iter().min().unwrap() <= 1);
         }
-    }
-
-    #[test]
-    fn start_times_in_three_spellings() {
-        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-        assert_eq!(parse_start_at("1800000010", now), Ok(1_800_000_010_000));
-        assert_eq!(parse_start_at("1800000010.25", now), Ok(1_800_000_010_250));
-        assert_eq!(parse_start_at("+1.5s", now), Ok(1_800_000_001_500));
-        // 2027-01-15T08:00:00Z = 1800000000, written with an offset.
-        assert_eq!(
-            parse_start_at("2027-01-15T09:00:05+01:00", now),
-            Ok(1_800_000_005_000)
-        );
-        let e = parse_start_at("1800000000000", now).unwrap_err();
-        assert!(e.contains("more than a day ahead"), "{e}");
-        assert!(parse_start_at("tomorrow", now)
-            .unwrap_err()
-            .contains("RFC 3339"));
-    }
-
-    #[test]
-    fn the_plan_hash_ignores_the_host_and_sees_the_load() {
-        let plan = AttackPlan {
-            timeout: Duration::from_secs(1),
-            ..AttackPlan::new(
-                "http://127.0.0.1:1/",
-                Driver::constant(100.0, Duration::from_secs(1)),
-            )
-        };
-        let h = plan_hash(&plan);
-        assert!(h.starts_with("sha256:") && h.len() == 23, "{h}");
-        let mut local = plan.clone();
-        local.threads = Some(3);
-        local.cpus = vec![1];
-        local.shard = Some(Shard { index: 2, count: 4 });
-        local.start_at_unix_ms = Some(5);
-        local.engine = crate::attack::Engine::Epoll;
-        assert_eq!(plan_hash(&local), h);
-        let mut other = plan.clone();
-        other.driver = Driver::constant(101.0, Duration::from_secs(1));
-        assert_ne!(plan_hash(&other), h);
-        let mut elsewhere = plan.clone();
-        elsewhere.target = "http://10.0.0.9:8080/".into();
-        assert_eq!(plan_hash(&elsewhere), h);
-        elsewhere.target = "http://10.0.0.9:8080/work?steps=cpu:1".into();
-        assert_ne!(plan_hash(&elsewhere), h);
     }
 }

@@ -72,6 +72,11 @@ pub struct Telemetry {
     /// busy pool cannot starve) or `shared` (the port the load goes to).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metrics_source: Option<String>,
+    /// Seconds from starting the target to its first 200 on `/health` (a
+    /// runtime's launcher warms itself up first: its manifest's `warmup`
+    /// requests are inside this time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_s: Option<f64>,
 }
 
 impl Telemetry {

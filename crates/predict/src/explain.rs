@@ -4,9 +4,11 @@
 use iolab_model::driver::Driver;
 use iolab_model::experiment::HttpWork;
 use iolab_model::predict::Prediction;
+use iolab_model::runtime::RuntimeKnobs;
 
 use crate::closed_form::{little_in_flight, queue_growth_rps};
-use iolab_model::concurrency::{Admission, Shape};
+use iolab_model::concurrency::{counted, Admission, Shape};
+use iolab_model::ModelKind;
 
 use crate::sim::SimOutcome;
 
@@ -42,14 +44,26 @@ pub fn secs(s: f64) -> String {
     }
 }
 
-pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
+pub(crate) fn http(
+    shape: &Shape,
+    work: &HttpWork,
+    out: &SimOutcome,
+    p: &Prediction,
+    knobs: &RuntimeKnobs,
+) -> String {
     let s = out.unloaded_ns as f64 / 1e9;
     let cap = match p.capacity_rps {
         Some(c) => format!("capacity is {} req/s", num(c)),
         None => "nothing caps throughput here".to_string(),
     };
+    let sizing = knobs.sizing(shape.model);
+    let sizing = if sizing.is_empty() {
+        sizing
+    } else {
+        format!(" ({sizing})")
+    };
     let mut sentence = format!(
-        "{}, so {cap}; {}: {} of {} ok ({:.0}%), p50 {}",
+        "{}{sizing}, so {cap}; {}: {} of {} ok ({:.0}%), p50 {}",
         held(shape, out, s),
         load(work, p),
         thousands(p.ok),
@@ -57,7 +71,7 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
         p.success_ratio * 100.0,
         secs(p.latency_ms.p50 / 1e3),
     );
-    sentence += &failures(shape, work, out, p);
+    sentence += &failures(shape, work, out, p, knobs);
     sentence += &little(out, p, s);
     sentence
 }
@@ -65,11 +79,17 @@ pub(crate) fn http(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Predict
 /// What holds a request, and for how long.
 fn held(shape: &Shape, out: &SimOutcome, s: f64) -> String {
     match shape.request_threads {
-        Some(rt) if rt.cap == 1 => format!("{} holds each request for {}", shape.holder, secs(s)),
+        Some(rt) if rt.cap == 1 && shape.model == ModelKind::Sequential => {
+            format!("{} holds each request for {}", shape.holder, secs(s))
+        }
+        Some(rt) if rt.cap == 1 => format!(
+            "{} holds each request for {}",
+            counted(1, shape.holder),
+            secs(s)
+        ),
         Some(rt) if rt.cap != u32::MAX => format!(
-            "{} {} each hold a request for {}",
-            thousands(rt.cap as u64),
-            shape.holder,
+            "{} each hold a request for {}",
+            counted(u64::from(rt.cap), shape.holder),
             secs(s)
         ),
         Some(_) => format!("a new thread holds each request for {}", secs(s)),
@@ -119,7 +139,13 @@ fn load(work: &HttpWork, p: &Prediction) -> String {
 }
 
 /// Resets, unsent requests and lost goodput, each only when it happened.
-fn failures(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) -> String {
+fn failures(
+    shape: &Shape,
+    work: &HttpWork,
+    out: &SimOutcome,
+    p: &Prediction,
+    knobs: &RuntimeKnobs,
+) -> String {
     let mut s = String::new();
     let resets = out.errors.get("reset").copied().unwrap_or(0);
     if let (
@@ -130,12 +156,15 @@ fn failures(shape: &Shape, work: &HttpWork, out: &SimOutcome, p: &Prediction) ->
         },
     ) = (resets > 0, shape.admission)
     {
+        let named = knobs.phrase("backlog").map_or_else(
+            || format!("of {}", thousands(backlog as u64)),
+            |p| format!("({p})"),
+        );
         s += &format!(
-            "; {} reset once {} connection{} and the backlog of {} were full",
+            "; {} reset once {} connection{} and the backlog {named} were full",
             thousands(resets),
             thousands(max_connections as u64),
             if max_connections == 1 { "" } else { "s" },
-            thousands(backlog as u64)
         );
     }
     let unsent = out.errors.get("client-connections").copied().unwrap_or(0);

@@ -25,7 +25,7 @@ use iolab_model::predict::{PredictedLatency, Prediction};
 use iolab_model::ModelKind;
 
 pub use batch::predict_batch;
-use iolab_model::runtime::Runtime;
+use iolab_model::runtime::RuntimeKnobs;
 use sim::{simulate, Scheduler, Shape, SimInput, SimOutcome};
 pub use spans::predict_spans;
 
@@ -33,10 +33,23 @@ pub use spans::predict_spans;
 /// interpreter lock); `None` when the run's model or work has no simulation.
 pub fn predict_run(spec: &RunSpec, host: impl Into<Host>) -> Option<Prediction> {
     let host = host.into();
+    let mut knobs = RuntimeKnobs::built_in(spec.model, &spec.params, host.cores);
+    knobs.runtime = spec.runtime.clone();
+    predict_run_with(spec, host, &knobs)
+}
+
+/// [`predict_run`] with the knobs as the run's runtime names and defaults
+/// them (`spec.params` already holds those defaults), for its sentence.
+pub fn predict_run_with(
+    spec: &RunSpec,
+    host: impl Into<Host>,
+    knobs: &RuntimeKnobs,
+) -> Option<Prediction> {
+    let host = host.into();
     let mut p = match &spec.work {
         // Past the simulation's bound: no prediction, rather than a hang.
         Work::Http(h) if check_size(h).is_err() => return None,
-        Work::Http(h) => predict_http_on(spec.model, &spec.params, h, host, &spec.runtime),
+        Work::Http(h) => predict_http_on(spec.model, &spec.params, h, host, knobs),
         Work::Batch(b) => predict_batch(b, spec.model, &spec.params, host),
     };
     p.name = spec.name.clone();
@@ -97,17 +110,21 @@ pub fn predict_http(
     work: &HttpWork,
     host: impl Into<Host>,
 ) -> Prediction {
-    predict_http_on(model, params, work, host, &Runtime::rust())
+    let host = host.into();
+    let knobs = RuntimeKnobs::built_in(model, params, host.cores);
+    predict_http_on(model, params, work, host, &knobs)
 }
 
-/// [`predict_http`] as `runtime` serves the model (its scheduler's order).
+/// [`predict_http`] as a runtime serves the model (its scheduler's order),
+/// its knobs named as `knobs` names them.
 pub fn predict_http_on(
     model: ModelKind,
     params: &iolab_model::ModelParams,
     work: &HttpWork,
     host: impl Into<Host>,
-    runtime: &Runtime,
+    knobs: &RuntimeKnobs,
 ) -> Prediction {
+    let runtime = &knobs.runtime;
     let shape = model.shape(params, &host.into());
     let out = simulate(&SimInput {
         shape: &shape,
@@ -118,10 +135,16 @@ pub fn predict_http_on(
         pg_pool: params.pg_pool(),
         scheduler: Scheduler::of(model, params, runtime),
     });
-    prediction_from(&shape, work, &out, params.pg_pool())
+    prediction_from(&shape, work, &out, params.pg_pool(), knobs)
 }
 
-fn prediction_from(shape: &Shape, work: &HttpWork, out: &SimOutcome, pg_pool: u32) -> Prediction {
+fn prediction_from(
+    shape: &Shape,
+    work: &HttpWork,
+    out: &SimOutcome,
+    pg_pool: u32,
+    knobs: &RuntimeKnobs,
+) -> Prediction {
     let capacity = closed_form::capacity_rps(shape, out.unloaded_ns, out.work_ns, pg_pool);
     let service_s = out.unloaded_ns as f64 / 1e9;
     let first_timeout = match (work.driver.peak_rate(), capacity) {
@@ -159,6 +182,6 @@ fn prediction_from(shape: &Shape, work: &HttpWork, out: &SimOutcome, pg_pool: u3
             .collect(),
         total_s: Some(out.window_s),
     };
-    p.explanation = explain::http(shape, work, out, &p);
+    p.explanation = explain::http(shape, work, out, &p, knobs);
     p
 }

@@ -175,6 +175,16 @@ fn shards(r: &AttackResult) -> Option<Fact> {
     ))
 }
 
+/// The objective's verdict (`--slo`), when one was asked for.
+fn objective(r: &AttackResult) -> Option<String> {
+    let v = r.slo.as_ref()?;
+    Some(if v.met {
+        format!("{:<14}{}: met", "Objective", v.slo)
+    } else {
+        format!("{:<14}{}: FAILED ({})", "Objective", v.slo, v.verdict)
+    })
+}
+
 /// The verdicts under the facts: a saturated generator, an interrupted run.
 fn warnings(r: &AttackResult) -> Vec<String> {
     let mut out = Vec::new();
@@ -210,6 +220,7 @@ pub fn text(r: &AttackResult) -> String {
             f.label, f.values, f.note
         ));
     }
+    lines.extend(objective(r));
     lines.extend(warnings(r));
     grid::join(&lines)
 }
@@ -233,6 +244,13 @@ pub fn markdown(r: &AttackResult) -> String {
         String::new(),
     ];
     lines.extend(g.markdown());
+    if let Some(o) = objective(r) {
+        lines.push(String::new());
+        lines.push(format!(
+            "**{}**",
+            o.split_whitespace().collect::<Vec<_>>().join(" ")
+        ));
+    }
     let warnings = warnings(r);
     if !warnings.is_empty() {
         lines.push(String::new());

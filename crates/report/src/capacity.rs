@@ -6,7 +6,7 @@
 //! self-contained HTML page whose charts draw the measured curve beside
 //! each model's simulated one.
 
-use iolab_model::capacity::{CapacityFile, Search, StepRecord, CAPACITY_SCHEMA};
+use iolab_model::capacity::{CapacityFile, Gate, Search, StepRecord, CAPACITY_SCHEMA};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
@@ -119,6 +119,36 @@ pub fn answer(s: &Search) -> String {
     }
 }
 
+/// The gate's verdict in one line, e.g. `gate FAILED against base.json: url
+/// 170/s, 15.0% below the baseline's 200/s (at most 10% allowed)`.
+pub fn gate_line(g: &Gate) -> String {
+    let each: Vec<String> = g
+        .checks
+        .iter()
+        .map(|c| {
+            let now = opt(c.capacity_rps, |r| format!("{}/s", rate(r)));
+            let how = if c.drop_pct >= 0.0 {
+                format!("{}% below", num(c.drop_pct, 1))
+            } else {
+                format!("{}% above", num(-c.drop_pct, 1))
+            };
+            format!(
+                "{} {now}, {how} the baseline's {}/s{}",
+                c.name,
+                rate(c.baseline_rps),
+                if c.passed { "" } else { " (FAILED)" }
+            )
+        })
+        .collect();
+    format!(
+        "gate {} against {}: {} (at most {}% allowed)",
+        if g.passed { "passed" } else { "FAILED" },
+        g.baseline,
+        each.join("; "),
+        num(g.max_drop_pct, 1)
+    )
+}
+
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
 fn findings(s: &Search) -> Vec<String> {
     let mut out = vec![
@@ -157,7 +187,7 @@ fn heading(doc: &CapacityFile, s: &Search) -> String {
 
 /// Terminal text.
 pub fn text(doc: &CapacityFile) -> String {
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = doc.gate.iter().map(gate_line).collect();
     for s in &doc.searches {
         lines.push(heading(doc, s));
         lines.extend(curve(s).text());
@@ -175,7 +205,11 @@ pub fn text(doc: &CapacityFile) -> String {
 
 /// Markdown.
 pub fn markdown(doc: &CapacityFile) -> String {
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = doc
+        .gate
+        .iter()
+        .map(|g| format!("**{}**", grid::cell(&gate_line(g))))
+        .collect();
     for s in &doc.searches {
         lines.push(format!("## {}", grid::cell(&heading(doc, s))));
         lines.push(String::new());

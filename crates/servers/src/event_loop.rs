@@ -1,8 +1,9 @@
 //! The server shared by the three event-loop models: a tokio runtime with
-//! `--workers` threads (tokio's default: one per core) and hyper, serving
-//! HTTP/1.1 and, on the same port, HTTP/2 with prior knowledge (h2c: hyper
-//! tells them apart by the client's preface), so one model can be measured
-//! with many connections or with many streams on one.
+//! `--workers` threads (tokio's default: one per core) serving HTTP/1.1
+//! ([`loop_http1`]: light, so a waiting request holds no buffer) and, on the
+//! same port, HTTP/2 with prior knowledge (h2c, through hyper: the client's
+//! preface tells them apart), so one model can be measured with many
+//! connections or with many streams on one.
 //! The models differ only in how they run a step ([`AsyncSteps`]); the two
 //! that await their IO share one walk of the steps ([`walk`]) and differ only
 //! in how a leaf IO step is served ([`ServeIo`]).
@@ -19,16 +20,17 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::CONTENT_TYPE;
+use hyper::server::conn::http2;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use iolab_model::cpu::leibniz;
 use iolab_model::{IoCall, Step};
 
 use crate::ctx::Ctx;
 use crate::exec::{first_error, StepResult};
+use crate::loop_http1::{self, Live, Opening};
 use crate::routes::{route, Reply};
 use crate::ServeError;
 
@@ -124,9 +126,9 @@ async fn accept_loop<E: AsyncSteps>(
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(ServeError::io("registering the listener"))?;
     let graceful = GracefulShutdown::new();
-    let mut http = auto::Builder::new(TokioExecutor::new());
-    http.http1().timer(TokioTimer::new());
-    http.http2().timer(TokioTimer::new());
+    let live = Arc::new(Live::default());
+    let mut h2 = http2::Builder::new(TokioExecutor::new());
+    h2.timer(TokioTimer::new());
     loop {
         tokio::select! {
             biased;
@@ -134,12 +136,10 @@ async fn accept_loop<E: AsyncSteps>(
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let _ = stream.set_nodelay(true);
-                    let (ctx, exec) = (ctx.clone(), exec.clone());
-                    let service = service_fn(move |req| handle(ctx.clone(), exec.clone(), req));
-                    let conn = http.serve_connection(TokioIo::new(stream), service);
-                    let conn = graceful.watch(conn.into_owned());
+                    let (ctx, exec, live) = (ctx.clone(), exec.clone(), live.clone());
+                    let (h2, watcher) = (h2.clone(), graceful.watcher());
                     tokio::spawn(async move {
-                        let _ = conn.await;
+                        connection(ctx, exec, live, stream, h2, watcher).await;
                     });
                 }
                 // Out of file descriptors and the like: back off, keep serving.
@@ -148,30 +148,69 @@ async fn accept_loop<E: AsyncSteps>(
         }
     }
     drop(listener);
+    let h1_done = async {
+        while live.count() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
     tokio::select! {
-        _ = graceful.shutdown() => {}
+        _ = async { tokio::join!(graceful.shutdown(), h1_done) } => {}
         _ = tokio::time::sleep(ctx.grace) => {}
     }
     Ok(())
 }
 
+/// One connection: HTTP/1.1 served by [`loop_http1`], h2c by hyper.
+async fn connection<E: AsyncSteps>(
+    ctx: Arc<Ctx>,
+    exec: Arc<E>,
+    live: Arc<Live>,
+    stream: tokio::net::TcpStream,
+    h2: http2::Builder<TokioExecutor>,
+    watcher: Watcher,
+) {
+    match loop_http1::open(&ctx, stream).await {
+        Opening::H1(stream, buf) => {
+            let answer = |method: String, target: String| {
+                let (ctx, exec) = (ctx.clone(), exec.clone());
+                async move { answer(&ctx, &*exec, &method, &target).await }
+            };
+            loop_http1::serve_h1(&ctx, &live, stream, buf, answer).await;
+        }
+        Opening::H2(io) => {
+            let service = service_fn(move |req| handle(ctx.clone(), exec.clone(), req));
+            // Boxed: hyper's HTTP/2 connection is large, and every HTTP/1
+            // connection's task would otherwise be the size of this branch.
+            let conn = Box::pin(watcher.watch(h2.serve_connection(TokioIo::new(io), service)));
+            let _ = conn.await;
+        }
+        Opening::Gone => {}
+    }
+}
+
+/// The reply to one request, whatever the protocol.
+async fn answer<E: AsyncSteps>(ctx: &Arc<Ctx>, exec: &E, method: &str, target: &str) -> Reply {
+    match ctx.quick(route(method, target)) {
+        Ok(reply) => reply,
+        Err(work) => {
+            let guard = ctx.metrics.start();
+            let started = Instant::now();
+            let (result, tag) = crate::spans::traced(ctx, exec.run(ctx, &work.step)).await;
+            let reply = ctx.finish(&work, result, started, guard);
+            crate::spans::done(tag.as_ref(), started, &reply);
+            reply
+        }
+    }
+}
+
+/// An HTTP/2 request, through hyper.
 async fn handle<E: AsyncSteps>(
     ctx: Arc<Ctx>,
     exec: Arc<E>,
     req: Request<Incoming>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
-    let reply = match ctx.quick(route(req.method().as_str(), target)) {
-        Ok(reply) => reply,
-        Err(work) => {
-            let guard = ctx.metrics.start();
-            let started = Instant::now();
-            let (result, tag) = crate::spans::traced(&ctx, exec.run(&ctx, &work.step)).await;
-            let reply = ctx.finish(&work, result, started, guard);
-            crate::spans::done(tag.as_ref(), started, &reply);
-            reply
-        }
-    };
+    let reply = answer(&ctx, &*exec, req.method().as_str(), target).await;
     Ok(to_response(reply))
 }
 

@@ -114,11 +114,13 @@ fn fill(
     }
 }
 
-fn find_head_end(buf: &[u8]) -> Option<usize> {
+/// Where the head in `buf` ends (after its blank line), if it has.
+pub(crate) fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
 }
 
-fn parse_head(head: &[u8]) -> Result<(Request, usize), Reply> {
+/// The request in a head, and its body's length; or the answer refusing it.
+pub(crate) fn parse_head(head: &[u8]) -> Result<(Request, usize), Reply> {
     let text =
         std::str::from_utf8(head).map_err(|_| Reply::error(400, "request head is not UTF-8"))?;
     let mut lines = text.split("\r\n");
@@ -175,6 +177,13 @@ pub fn write_reply(
     keep_alive: bool,
     head_only: bool,
 ) -> io::Result<()> {
+    let head = reply_head(reply, keep_alive);
+    let body: &[u8] = if head_only { &[] } else { &reply.body };
+    write_all_vectored(stream, &mut [IoSlice::new(&head), IoSlice::new(body)])
+}
+
+/// The status line and headers of `reply`.
+pub(crate) fn reply_head(reply: &Reply, keep_alive: bool) -> Vec<u8> {
     let mut head = Vec::with_capacity(160);
     let _ = write!(
         head,
@@ -189,8 +198,7 @@ pub fn write_reply(
             "Connection: close\r\n"
         },
     );
-    let body: &[u8] = if head_only { &[] } else { &reply.body };
-    write_all_vectored(stream, &mut [IoSlice::new(&head), IoSlice::new(body)])
+    head
 }
 
 /// Longest a connection is drained after an error answer.

@@ -15,6 +15,7 @@ pub mod exec;
 pub mod http1;
 pub mod loop_async;
 pub mod loop_blocking;
+pub mod loop_http1;
 pub mod loop_offload;
 pub mod metrics;
 pub mod poller;
@@ -34,7 +35,7 @@ use std::time::Duration;
 use iolab_backends::Backends;
 use iolab_model::{ModelKind, ModelParams};
 
-pub use affinity::{parse_cpu_list, pin_to_cpus};
+pub use affinity::pin_to_cpus;
 pub use running::{start, Running};
 pub use shutdown::Shutdown;
 

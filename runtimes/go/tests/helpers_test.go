@@ -22,8 +22,8 @@ import (
 )
 
 var (
-	here, _  = filepath.Abs("..")
-	repo     = filepath.Join(here, "..", "..")
+	here, _ = filepath.Abs("..")
+	repo    = filepath.Join(here, "..", "..")
 )
 
 // manifestModels are the models runtime.toml declares, in its order: the one list.

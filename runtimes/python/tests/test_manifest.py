@@ -31,6 +31,11 @@ def test_manifest_matches_the_launcher():
     for name, spec in manifest["models"].items():
         assert sorted(spec["knobs"]) == sorted(MODELS[name].knobs), name
         for knob, value in spec.get("defaults", {}).items():
+            if knob not in MODELS[name].knobs:
+                # A fact of the runtime for predictions, not a flag: uvicorn runs one event
+                # loop thread per process.
+                assert (knob, value) == ("workers", 1) and name.startswith("loop-"), (name, knob)
+                continue
             for cores in (1, 2, 3, 64):
                 assert defaults(name, cores)[knob] == manifest_value(value, cores), (
                     name,

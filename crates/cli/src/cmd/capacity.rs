@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
-use iolab_lab::capacity::{self, Options, Probe};
+use iolab_lab::capacity::{self, gate, Options, Probe};
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_lab::results;
 use iolab_model::capacity::{CapacityFile, Slo, StepRecord};
@@ -79,6 +79,13 @@ pub struct Args {
     /// Cores the service may use, for the fit and the what-ifs [default: this machine's].
     #[arg(long, value_name = "N")]
     pub cores: Option<u32>,
+    /// A capacity.json of an earlier search: exit 1 when a capacity fell by
+    /// more than --max-drop against it (what was measured is still written).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// The largest drop against --baseline that still passes, e.g. 10%.
+    #[arg(long, value_name = "P", default_value = "10%", requires = "baseline")]
+    pub max_drop: String,
     /// Results folder [default: results/capacity-<UTC time>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -209,6 +216,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let o = options(&args)?;
     let mut probe = probe(&args, &slo)?;
+    let gate = baseline(&args, &slo)?;
+    if let Some((b, _)) = &gate {
+        b.check("url", Some(&capacity::describe(&probe)))
+            .map_err(CliError::usage)?;
+    }
     // Refuse an unusable request before the search starts.
     let check = iolab_model::attack::AttackPlan {
         connections: probe.connections,
@@ -247,7 +259,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(page) = page {
         page.finish();
     }
-    let doc = CapacityFile::new("capacity", slo, vec![search], started);
+    let mut doc = CapacityFile::new("capacity", slo, vec![search], started);
+    doc.gate = gate.map(|(b, max)| b.gate(&doc.searches, max));
     finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
 }
 
@@ -255,6 +268,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
     let (plan, slo, o) = capacity::preset::load(preset).map_err(CliError::usage)?;
     let slo = slo_flag(args)?.unwrap_or(slo);
+    let gate = baseline(args, &slo)?;
+    if let Some((b, _)) = &gate {
+        for name in capacity::preset::search_names(&plan) {
+            b.check(&name, None).map_err(CliError::usage)?;
+        }
+    }
     let cancel = cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let started = results::rfc3339(SystemTime::now());
@@ -271,16 +290,20 @@ fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
     };
     let searches = capacity::preset::run(&plan, &slo, &o, cancel.clone(), &say, &each)
         .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
-    let doc = CapacityFile::new(&plan.name, slo, searches, started);
+    let mut doc = CapacityFile::new(&plan.name, slo, searches, started);
+    doc.gate = gate.map(|(b, max)| b.gate(&doc.searches, max));
     finish(args, &doc, cancel.load(Ordering::Relaxed))
 }
 
 /// Save the document and its report, print it, and the exit code.
 fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, CliError> {
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| results::default_dir(&doc.name));
+    // A default name is taken by mkdir: two searches ending in the same
+    // second get two folders.
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => iolab_files::claim_new(&results::default_dir(&doc.name))
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}")))?,
+    };
     save(doc, &out_dir)?;
     if !args.quiet {
         eprintln!("results: {}/", out_dir.display());
@@ -291,7 +314,22 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
     if cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
+    if let Some(g) = doc.gate.as_ref().filter(|g| !g.passed) {
+        eprintln!("{}", iolab_report::capacity::gate_line(g));
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The baseline and the largest drop allowed, checked before any search.
+fn baseline(args: &Args, slo: &Slo) -> Result<Option<(gate::Baseline, f64)>, CliError> {
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let max = capacity::preset::parse_share(&args.max_drop)
+        .map_err(|e| CliError::usage(format!("--max-drop {e}")))?;
+    let b = gate::load(path, slo).map_err(CliError::usage)?;
+    Ok(Some((b, max * 100.0)))
 }
 
 /// `capacity.json` and `report.html` in `dir`.

@@ -10,8 +10,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 use iolab_lab::k8s::{manifest, Claim, JobSpec};
-use iolab_model::shard::{parse_start_at, plan_hash, Shard};
+use iolab_loadgen::shard::plan_hash;
+use iolab_model::shard::Shard;
 
+use super::shard::parse_start_at;
 use crate::cli::{Cli, Command};
 use crate::CliError;
 

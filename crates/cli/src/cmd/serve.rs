@@ -8,7 +8,6 @@
 //! (`runtimes/NAME`, through its manifest's launcher), with the same first
 //! line and the signals forwarded.
 
-use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -96,7 +95,7 @@ impl Args {
 
     fn pin(&self) -> Result<(), CliError> {
         if let Some(list) = &self.cpus {
-            let cpus = iolab_servers::parse_cpu_list(list)
+            let cpus = iolab_model::limits::parse_cpu_list(list)
                 .map_err(|e| CliError::usage(format!("--cpus: {e}")))?;
             iolab_servers::pin_to_cpus(&cpus).map_err(|e| {
                 CliError::usage(format!("--cpus {list}: cannot pin the process: {e}"))
@@ -109,7 +108,7 @@ impl Args {
 /// Knobs that start threads or processes, against what this machine starts:
 /// checked before a socket is bound or a thread started.
 fn check_task_knobs(params: &iolab_model::ModelParams) -> Result<(), CliError> {
-    iolab_model::limits::check_task_knobs(params)
+    iolab_lab::machine::check_task_knobs(params)
         .map_err(|(knob, e)| CliError::usage(format!("--{}: {e}", knob.replace('_', "-"))))
 }
 
@@ -139,12 +138,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch SIGINT/SIGTERM: {e}")))?;
     let local = local_addr(&listener)?;
     {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "http://{local}");
+        crate::outln!("http://{local}");
         if let Some(m) = &metrics {
-            let _ = writeln!(out, "metrics http://{}", local_addr(m)?);
+            crate::outln!("metrics http://{}", local_addr(m)?);
         }
-        let _ = out.flush();
     }
     let knobs = config.params.label();
     eprintln!(
@@ -198,7 +195,7 @@ fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
             "--spans: runtime {runtime} records no spans (only the built-in models do; see runtimes/README.md): remove --spans or --runtime"
         )));
     }
-    if m.kind != RuntimeKind::Http {
+    if !m.runs(RuntimeKind::Http) {
         return Err(CliError::usage(format!(
             "runtime {runtime} runs batches, it serves nothing: use it from a batch preset"
         )));

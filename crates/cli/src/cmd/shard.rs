@@ -1,9 +1,9 @@
 //! The flags that place one run in a sharded plan (`--shard i/n`,
 //! `--start-at TIME`), shared by `iolab attack` and `iolab run`.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use iolab_model::shard::{parse_start_at, Shard};
+use iolab_model::shard::{Shard, MAX_START_LEAD};
 
 use crate::CliError;
 
@@ -34,5 +34,63 @@ impl ShardArgs {
             .as_deref()
             .map(|s| parse_start_at(s, SystemTime::now()).map_err(CliError::usage))
             .transpose()
+    }
+}
+
+/// Parse a start time into Unix milliseconds: Unix seconds (`1767225600`,
+/// fractions allowed), RFC 3339 (`2026-01-01T00:00:00Z`, any offset), or
+/// `+DUR` from `now` (`+10s`: convenient by hand, but each host reads its own
+/// clock, so shards on several hosts should share an absolute time).
+pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
+    let s = s.trim();
+    let bad = |why: String| {
+        format!("--start-at '{s}': {why} (use Unix seconds, RFC 3339 like 2026-11-22T10:00:00Z, or +10s)")
+    };
+    let at = if let Some(rel) = s.strip_prefix('+') {
+        let d = iolab_model::parse_duration(rel).map_err(|e| bad(e.to_string()))?;
+        now + d
+    } else if let Ok(secs) = s.parse::<f64>() {
+        if !(secs.is_finite() && secs > 0.0) {
+            return Err(bad("not a time after 1970".into()));
+        }
+        UNIX_EPOCH + Duration::from_secs_f64(secs)
+    } else {
+        let t = chrono::DateTime::parse_from_rfc3339(s).map_err(|e| bad(e.to_string()))?;
+        let ms = u64::try_from(t.timestamp_millis()).map_err(|_| bad("before 1970".into()))?;
+        UNIX_EPOCH + Duration::from_millis(ms)
+    };
+    let ms = at
+        .duration_since(UNIX_EPOCH)
+        .map_err(|_| bad("before 1970".into()))?
+        .as_millis() as u64;
+    if at > now + MAX_START_LEAD {
+        return Err(bad(format!(
+            "{} from now is more than a day ahead (milliseconds given as seconds?)",
+            iolab_model::format_duration(at.duration_since(now).unwrap_or_default())
+        )));
+    }
+    Ok(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_times_in_three_spellings() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        assert_eq!(parse_start_at("1800000010", now), Ok(1_800_000_010_000));
+        assert_eq!(parse_start_at("1800000010.25", now), Ok(1_800_000_010_250));
+        assert_eq!(parse_start_at("+1.5s", now), Ok(1_800_000_001_500));
+        // 2027-01-15T08:00:00Z = 1800000000, written with an offset.
+        assert_eq!(
+            parse_start_at("2027-01-15T09:00:05+01:00", now),
+            Ok(1_800_000_005_000)
+        );
+        let e = parse_start_at("1800000000000", now).unwrap_err();
+        assert!(e.contains("more than a day ahead"), "{e}");
+        assert!(parse_start_at("tomorrow", now)
+            .unwrap_err()
+            .contains("RFC 3339"));
     }
 }

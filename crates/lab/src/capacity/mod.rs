@@ -14,6 +14,7 @@
 //! timeout. Each step also sends at least [`MIN_REQUESTS`] requests, and
 //! lasts between the `min_step` and `max_step` of [`Options`].
 
+pub mod gate;
 pub mod preset;
 pub mod search;
 pub mod step;
@@ -24,7 +25,7 @@ use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::{fit, what_if, Rate};
 
 use search::{Bounds, End, Next, Search};
-pub use step::Probe;
+pub use step::{judge, Probe};
 
 /// Fewest requests one step sends (a p99 needs a tail to read).
 pub const MIN_REQUESTS: f64 = 100.0;
@@ -246,7 +247,7 @@ fn measured_rates(steps: &[StepRecord]) -> Vec<Rate> {
 }
 
 /// `POST https://host/path (2 headers, 1024-byte body)`, or the URL.
-fn describe(p: &Probe) -> String {
+pub fn describe(p: &Probe) -> String {
     match p.request.list.as_slice() {
         [] => p.url.clone(),
         [one] => {

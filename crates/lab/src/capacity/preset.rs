@@ -154,6 +154,11 @@ fn targets(plan: &ExperimentPlan) -> Vec<&RunSpec> {
         .collect()
 }
 
+/// The names its searches will have, in order.
+pub fn search_names(plan: &ExperimentPlan) -> Vec<String> {
+    targets(plan).iter().map(|r| r.name.clone()).collect()
+}
+
 /// Search every target of a capacity preset.
 pub fn run(
     plan: &ExperimentPlan,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use iolab_loadgen::Hooks;
+use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::AttackPlan;
 use iolab_model::capacity::{Observed, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
@@ -76,29 +76,16 @@ impl Probe {
         };
         let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
         let cpu1 = self.pid.and_then(tree_cpu_seconds);
+        let verdict = judge(slo, &report, 0.0);
+        // A late generator excuses a fail only if the fail goes away with every
+        // answer's latency forgiven the generator's largest lateness.
+        let excused = judge(slo, &report, report.result.generator.lag_max_ms).is_ok();
         let a = report.result;
         let telemetry = sampler
             .map(|s| s.finish(a.started_unix_ms as f64))
             .unwrap_or_default();
         let answered = a.requests.ok + a.requests.non_2xx;
         let cpu = cpu0.zip(cpu1).map(|(c0, c1)| (c1 - c0).max(0.0));
-        let within = |ms: f64| report.latency.count_between(0, (ms * 1000.0) as u64);
-        let verdict = slo.judge(&Observed {
-            planned: a.requests.planned,
-            success: a.success_ratio(),
-            answered_within: &within,
-        });
-        // A late generator excuses a fail only if the fail goes away with every
-        // answer's latency forgiven the generator's largest lateness.
-        let lag = a.generator.lag_max_ms;
-        let forgiven = |ms: f64| within(ms + lag);
-        let excused = slo
-            .judge(&Observed {
-                planned: a.requests.planned,
-                success: a.success_ratio(),
-                answered_within: &forgiven,
-            })
-            .is_ok();
         let late = a.generator.saturated;
         let saturated = late && verdict.is_err() && excused;
         Ok(StepRecord {
@@ -177,6 +164,23 @@ impl Probe {
         let r = iolab_loadgen::attack(&plan, &Hooks::default()).ok()?;
         (r.result.requests.ok > 0).then_some(r.result.service_ms.p50)
     }
+}
+
+/// `slo` judged on an attack: latency clauses over every planned request,
+/// each answer's latency forgiven `forgive_ms` (the generator's lateness,
+/// when asking whether it explains a fail; 0 otherwise).
+pub fn judge(slo: &Slo, report: &AttackReport, forgive_ms: f64) -> Result<(), String> {
+    let a = &report.result;
+    let within = |ms: f64| {
+        report
+            .latency
+            .count_between(0, ((ms + forgive_ms) * 1000.0) as u64)
+    };
+    slo.judge(&Observed {
+        planned: a.requests.planned,
+        success: a.success_ratio(),
+        answered_within: &within,
+    })
 }
 
 fn ms(d: Duration) -> f64 {

@@ -51,7 +51,7 @@ pub struct JobSpec {
     pub start_at_unix_ms: u64,
     /// `iolab attack` arguments, URL first, without the shard flags.
     pub attack_args: Vec<String>,
-    /// [`plan_hash`](iolab_model::shard::plan_hash) of the plan, for a label.
+    /// [`plan_hash`](iolab_loadgen::shard::plan_hash) of the plan, for a label.
     pub plan_hash: String,
     /// How long the merge waits for the shards.
     pub merge_wait: Duration,

@@ -11,7 +11,7 @@ use iolab_model::batch::WorkerKind;
 use iolab_model::experiment::WorkBody;
 use iolab_model::{ModelKind, Runtime};
 
-use super::values::{Count, Dur, OneOrMany, Positive, Scale, StepsText};
+use super::values::{Count, Dur, DurOrZero, OneOrMany, Positive, Scale, StepsText};
 
 /// A whole preset file.
 #[derive(Debug, Deserialize)]
@@ -30,9 +30,9 @@ pub struct PresetFile {
     /// Repetitions of every run (the command line's `--reps` wins).
     #[serde(default)]
     pub reps: Option<Count>,
-    /// Warm-up before each measured HTTP run, not counted.
+    /// Warm-up before each measured HTTP run, not counted (`"0s"`: none).
     #[serde(default)]
-    pub warmup: Option<Dur>,
+    pub warmup: Option<DurOrZero>,
     /// Published numbers of a classic experiment, kept as data for the report.
     #[serde(default)]
     pub published: Option<toml::Value>,

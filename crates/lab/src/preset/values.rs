@@ -90,6 +90,21 @@ impl<'de> Deserialize<'de> for Dur {
     }
 }
 
+/// A duration that may be zero (`"0s"`: none), for the warm-up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DurOrZero(pub Duration);
+
+impl<'de> Deserialize<'de> for DurOrZero {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d).map_err(|_| {
+            de::Error::custom("expected a duration string such as \"1s\" or \"0s\"")
+        })?;
+        iolab_model::parse_duration(&s)
+            .map(DurOrZero)
+            .map_err(de::Error::custom)
+    }
+}
+
 impl fmt::Display for Dur {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&iolab_model::format_duration(self.0))

@@ -165,6 +165,7 @@ impl Ctx<'_> {
             separate_metrics: launch.separate_metrics(),
         };
         let timeout = launch.start_timeout(self.opts.start_timeout);
+        let starting = std::time::Instant::now();
         let started = launch
             .command(spec, &opts)
             .map_err(crate::targets::StartError)
@@ -173,6 +174,7 @@ impl Ctx<'_> {
             Ok(t) => t,
             Err(e) => return rep.start_failed(e.0, self.opts.cancelled()),
         };
+        let ready = starting.elapsed();
         if self.opts.verify {
             if let Err(detail) = self.gate(spec, w, &target, &mut rep.verify) {
                 rep.outcome = match target.exit_detail() {
@@ -211,6 +213,7 @@ impl Ctx<'_> {
             super::spans::record(measured, spec, self.cores)
         });
         rep.telemetry = sampler.finish(zero);
+        rep.telemetry.ready_s = Some(ready.as_secs_f64());
         if let Some(d) = target.exit_detail() {
             rep.outcome = Outcome::TargetDied { detail: d };
         }

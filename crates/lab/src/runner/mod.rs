@@ -44,7 +44,8 @@ use crate::{environment, results};
 /// invocation, nothing about the experiment itself.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// The results folder (created; must not hold a `runs.json` yet).
+    /// The results folder (created, or claimed if it exists: it must hold
+    /// no `runs.json` and no other run's claim).
     pub out_dir: PathBuf,
     /// The `iolab` binary that serves built-in targets (`None` = this one).
     pub exe: Option<PathBuf>,
@@ -198,26 +199,28 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
     if let Some(s) = &opts.sharding {
         slots::check(plan, s).map_err(LabError::Invalid)?;
     }
-    let runs_json = opts.out_dir.join(results::RUNS_JSON);
-    if runs_json.exists() {
-        return Err(LabError::Invalid(format!(
-            "{} already exists: choose another --out folder or remove it",
-            runs_json.display()
-        )));
-    }
-    std::fs::create_dir_all(&opts.out_dir).map_err(|source| LabError::Io {
-        path: opts.out_dir.clone(),
-        source,
+    // One folder, one run: the claim has exactly one winner, so a second
+    // run with the same --out is refused even when both start together.
+    iolab_files::claim(&opts.out_dir, results::RUNS_JSON).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::AlreadyExists {
+            LabError::Invalid(source.to_string())
+        } else {
+            LabError::Io {
+                path: opts.out_dir.clone(),
+                source,
+            }
+        }
     })
 }
 
 /// The load of one HTTP run checked as the generator will check it: every
-/// bound of [`iolab_model::limits`], then the generator's own validation.
+/// bound of [`iolab_model::limits`] and the machine's open files
+/// ([`iolab_loadgen::machine::check_bounds`]), then the generator's own validation.
 /// The error names the preset field at fault (`load.rate`), never a flag:
 /// presets expand through this too, so `--dry-run` refuses what a run would.
 pub fn check_http(w: &HttpWork) -> Result<(), (&'static str, String)> {
     let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
-    iolab_model::limits::check_attack(&probe).map_err(|f| (f.field.preset(), f.message))?;
+    iolab_loadgen::machine::check_bounds(&probe).map_err(|f| (f.field.preset(), f.message))?;
     iolab_loadgen::validate(&probe).map_err(|e| ("load", e.to_string()))
 }
 
@@ -283,13 +286,15 @@ impl<'a> Ctx<'a> {
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
-        record.prediction = crate::targets::predict_run(spec, self.target_cores());
-        record.host = launch.as_ref().ok().map(|l| l.host(self.target_cores()));
+        let cores = self.target_cores();
+        record.prediction = crate::targets::predict_run(spec, cores);
+        let defaults = crate::targets::Defaults::of(spec);
+        record.host = launch.is_ok().then(|| defaults.host(cores));
         record.effective_params = launch
-            .as_ref()
-            .ok()
-            .map(|l| l.effective(spec, self.target_cores()))
+            .is_ok()
+            .then(|| defaults.effective(spec, cores))
             .filter(|p| *p != spec.params);
+        record.knobs = launch.is_ok().then(|| defaults.knobs(spec, cores));
         record
     }
 

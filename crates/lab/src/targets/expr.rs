@@ -28,6 +28,16 @@ impl Default {
     }
 }
 
+impl Default {
+    /// The rule as the manifest writes it: `2,048`, `2 * cores + 1`.
+    pub fn rule(&self) -> String {
+        match self {
+            Default::Fixed(n) => iolab_model::limits::thousands(u64::from(*n)),
+            Default::Expr(e) => e.clone(),
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Default {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use iolab_model::concurrency::Host;
+use iolab_model::runtime::{KnobOrigin, RuntimeKnobs};
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
@@ -38,9 +39,15 @@ pub struct Manifest {
     pub name: String,
     /// One line on what it is.
     pub about: String,
-    /// Servers or batch runners.
-    #[serde(default)]
-    pub kind: RuntimeKind,
+    /// Servers, batch runners, or both (`kind = "http"`, `"batch"` or
+    /// `["http", "batch"]`: one launcher that serves and, given `--spec`,
+    /// runs a batch).
+    #[serde(
+        default = "default_kinds",
+        rename = "kind",
+        deserialize_with = "one_or_many"
+    )]
+    pub kinds: Vec<RuntimeKind>,
     /// Run in the folder before the first start (idempotent, fast when done).
     #[serde(default)]
     pub build: Vec<String>,
@@ -68,6 +75,10 @@ pub struct Manifest {
     /// Runtime options beyond the knobs (boolean flags, e.g. `synchronized`).
     #[serde(default)]
     pub options: BTreeMap<String, OptionEntry>,
+    /// What the runtime's own configuration calls a knob, for every model
+    /// (`pg_pool = "HikariCP maximumPoolSize"`); a model's `settings` win.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
     /// The folder it was read from.
     #[serde(skip)]
     pub dir: PathBuf,
@@ -87,6 +98,10 @@ pub struct ModelEntry {
     /// or an expression of the machine's cores (`"max(cores, 4)"`).
     #[serde(default)]
     pub defaults: BTreeMap<String, super::expr::Default>,
+    /// What the runtime's own configuration calls each knob for this model
+    /// (`processes = "gunicorn --workers"`), for sentences and what-ifs.
+    #[serde(default)]
+    pub settings: BTreeMap<String, String>,
 }
 
 /// A boolean option of a runtime, passed as a flag.
@@ -104,6 +119,30 @@ pub struct OptionEntry {
 
 fn default_start_timeout() -> u64 {
     60
+}
+
+fn default_kinds() -> Vec<RuntimeKind> {
+    vec![RuntimeKind::Http]
+}
+
+/// `kind` as one name or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RuntimeKind>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(RuntimeKind),
+        Many(Vec<RuntimeKind>),
+    }
+    let kinds = match OneOrMany::deserialize(d)? {
+        OneOrMany::One(k) => vec![k],
+        OneOrMany::Many(v) => v,
+    };
+    if kinds.is_empty() {
+        return Err(serde::de::Error::custom(
+            "kind = []: name what it runs, \"http\", \"batch\" or both",
+        ));
+    }
+    Ok(kinds)
 }
 
 /// The checkout holding `runtimes/`: `IOLAB_ROOT` if set, else the first
@@ -181,13 +220,22 @@ impl Manifest {
         }
         for (name, entry) in &self.models {
             let model: ModelKind = name.parse().map_err(|e| format!("models.{name}: {e}"))?;
-            for k in entry.knobs.iter().chain(entry.defaults.keys()) {
+            let named = entry.knobs.iter().chain(entry.defaults.keys());
+            for k in named.chain(entry.settings.keys()) {
                 if iolab_model::knob::knob(k).is_none() {
                     return Err(format!(
                         "models.{model}: unknown knob '{k}' (expected one of: {})",
                         iolab_model::knob::knob_names()
                     ));
                 }
+            }
+        }
+        for k in self.settings.keys() {
+            if iolab_model::knob::knob(k).is_none() {
+                return Err(format!(
+                    "settings: unknown knob '{k}' (expected one of: {})",
+                    iolab_model::knob::knob_names()
+                ));
             }
         }
         for b in &self.backends {
@@ -244,6 +292,11 @@ impl Manifest {
         Ok(())
     }
 
+    /// Does it run targets of this kind?
+    pub fn runs(&self, kind: RuntimeKind) -> bool {
+        self.kinds.contains(&kind)
+    }
+
     /// Refuse a backend the runtime has no client for.
     pub fn check_backend(&self, kind: BackendKind) -> Result<(), String> {
         if self.backends.iter().any(|b| b == kind.as_str()) {
@@ -270,6 +323,42 @@ impl Manifest {
             }
         }
         p
+    }
+
+    /// The knobs of `model` with `params` on `cores` cores as this runtime
+    /// has them: every knob the model reads here or the runtime defaults,
+    /// its value, whether it was set, what the runtime calls it (a knob it
+    /// names nowhere is its launcher's flag) and the rule of its default (the
+    /// manifest's, else iolab's knob table).
+    pub fn knobs(&self, model: ModelKind, params: &ModelParams, cores: u32) -> RuntimeKnobs {
+        let empty = ModelEntry::default();
+        let entry = self.models.get(model.as_str()).unwrap_or(&empty);
+        let effective = self.effective(model, params, cores);
+        let knobs = iolab_model::KNOBS
+            .iter()
+            .filter(|k| {
+                entry.knobs.iter().any(|n| n == k.name) || entry.defaults.contains_key(k.name)
+            })
+            .map(|k| KnobOrigin {
+                knob: k.name.to_string(),
+                value: effective.value(k, cores),
+                set: (k.get)(params).is_some(),
+                setting: entry
+                    .settings
+                    .get(k.name)
+                    .or_else(|| self.settings.get(k.name))
+                    .cloned()
+                    .unwrap_or_else(|| format!("{} {}", self.name, k.flag())),
+                default: entry
+                    .defaults
+                    .get(k.name)
+                    .map_or_else(|| k.default.rule(), super::expr::Default::rule),
+            })
+            .collect();
+        RuntimeKnobs {
+            runtime: Runtime::named(&self.name).unwrap_or_default(),
+            knobs,
+        }
     }
 
     /// The host a model of this runtime runs on.
@@ -351,8 +440,28 @@ mod tests {
                     let def = iolab_model::knob::knob(k).unwrap();
                     assert!((def.get)(&p).is_some_and(|v| v >= 1), "{name} {model} {k}");
                 }
+                // Every knob it reads or defaults is named, valued and unset.
+                let named = m.knobs(kind, &ModelParams::default(), 2);
+                for k in entry.knobs.iter().chain(entry.defaults.keys()) {
+                    let o = named.get(k).unwrap_or_else(|| panic!("{name} {model} {k}"));
+                    assert!(!o.set && !o.setting.is_empty() && !o.default.is_empty());
+                }
             }
         }
+    }
+
+    #[test]
+    fn kind_is_one_name_or_a_list() {
+        let root = find_root().unwrap();
+        let go = Manifest::load_from(&root, &Runtime::named("go").unwrap()).unwrap();
+        assert!(go.runs(RuntimeKind::Http) && go.runs(RuntimeKind::Batch));
+        let scala = Manifest::load_from(&root, &Runtime::named("scala").unwrap()).unwrap();
+        assert!(!scala.runs(RuntimeKind::Http) && scala.runs(RuntimeKind::Batch));
+        let text = "name = 'x'\nabout = 'x'\nstart = ['./s']\nbackends = []\n[models]\n";
+        let plain: Manifest = toml::from_str(text).unwrap();
+        assert_eq!(plain.kinds, vec![RuntimeKind::Http]);
+        let e = toml::from_str::<Manifest>(&format!("kind = []\n{text}")).unwrap_err();
+        assert!(e.to_string().contains("name what it runs"), "{e}");
     }
 
     #[test]

@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use iolab_model::concurrency::Host;
 use iolab_model::experiment::{RunSpec, Work};
+use iolab_model::runtime::RuntimeKnobs;
 use iolab_model::ModelParams;
 
 use crate::services::Addresses;
@@ -101,22 +102,6 @@ impl Launch {
         }
     }
 
-    /// The host its model runs on (a runtime may add an interpreter lock).
-    pub fn host(&self, cores: u32) -> Host {
-        match self {
-            Launch::Runtime(m) => m.host(cores),
-            _ => Host::cores(cores),
-        }
-    }
-
-    /// `spec`'s knobs with the runtime's own defaults on `cores` cores filled in.
-    pub fn effective(&self, spec: &RunSpec, cores: u32) -> ModelParams {
-        match self {
-            Launch::Runtime(m) => m.effective(spec.model, &spec.params, cores),
-            _ => spec.params.clone(),
-        }
-    }
-
     /// Does the target serve `/metrics` on a listener of its own?
     pub fn separate_metrics(&self) -> bool {
         match self {
@@ -144,6 +129,60 @@ pub fn check(spec: &RunSpec) -> Result<(), String> {
     }
 }
 
+/// Where a run's knob defaults, their names and its host come from: the
+/// manifest of the spec's runtime, else the built-in knob table. A foreign
+/// target or a custom command that names a runtime (`runtime = "python"`: a
+/// gunicorn service of the user's own) takes that runtime's defaults.
+#[derive(Debug, Clone)]
+pub enum Defaults {
+    /// The knob table (`crates/model/src/knob.rs`): the built-in runtime's.
+    BuiltIn,
+    /// A runtime folder's manifest.
+    Runtime(Box<Manifest>),
+}
+
+impl Defaults {
+    /// The defaults of `spec`'s runtime (the knob table when its manifest
+    /// cannot be read: the start reports that fault).
+    pub fn of(spec: &RunSpec) -> Defaults {
+        if spec.runtime.is_rust() {
+            return Defaults::BuiltIn;
+        }
+        Manifest::load(&spec.runtime).map_or(Defaults::BuiltIn, |m| Defaults::Runtime(Box::new(m)))
+    }
+
+    /// The host its model runs on (a runtime may add an interpreter lock).
+    pub fn host(&self, cores: u32) -> Host {
+        match self {
+            Defaults::Runtime(m) => m.host(cores),
+            Defaults::BuiltIn => Host::cores(cores),
+        }
+    }
+
+    /// `spec`'s knobs with the runtime's own defaults on `cores` cores filled in.
+    pub fn effective(&self, spec: &RunSpec, cores: u32) -> ModelParams {
+        match self {
+            Defaults::Runtime(m) => m.effective(spec.model, &spec.params, cores),
+            Defaults::BuiltIn => spec.params.clone(),
+        }
+    }
+
+    /// `spec`'s knobs as its runtime names and defaults them.
+    pub fn knobs(&self, spec: &RunSpec, cores: u32) -> RuntimeKnobs {
+        match self {
+            Defaults::Runtime(m) => m.knobs(spec.model, &spec.params, cores),
+            Defaults::BuiltIn => RuntimeKnobs::built_in(spec.model, &spec.params, cores),
+        }
+    }
+
+    /// `spec` as its target runs it on `cores` cores: knobs defaulted.
+    fn effective_spec(&self, spec: &RunSpec, cores: u32) -> RunSpec {
+        let mut effective = spec.clone();
+        effective.params = self.effective(spec, cores);
+        effective
+    }
+}
+
 /// Predict every run of a plan as its target would run it: the runtime's
 /// own defaults filled in and its host (an interpreter lock counts).
 pub fn predict_plan(
@@ -158,24 +197,13 @@ pub fn predict_plan(
 
 /// The predicted timeline of a run's span sample, as its target would run it.
 pub fn predict_spans(spec: &RunSpec, cores: u32) -> Option<iolab_model::spans::Timeline> {
-    match Launch::of(spec, Path::new("iolab")) {
-        Ok(l) => {
-            let mut effective = spec.clone();
-            effective.params = l.effective(spec, cores);
-            iolab_predict::predict_spans(&effective, l.host(cores))
-        }
-        Err(_) => iolab_predict::predict_spans(spec, cores),
-    }
+    let d = Defaults::of(spec);
+    iolab_predict::predict_spans(&d.effective_spec(spec, cores), d.host(cores))
 }
 
 /// Predict one run as its target would run it (see [`predict_plan`]).
 pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::Prediction> {
-    match Launch::of(spec, Path::new("iolab")) {
-        Ok(l) => {
-            let mut effective = spec.clone();
-            effective.params = l.effective(spec, cores);
-            iolab_predict::predict_run(&effective, l.host(cores))
-        }
-        Err(_) => iolab_predict::predict_run(spec, cores),
-    }
+    let d = Defaults::of(spec);
+    let knobs = d.knobs(spec, cores);
+    iolab_predict::predict_run_with(&d.effective_spec(spec, cores), d.host(cores), &knobs)
 }

@@ -98,19 +98,19 @@ pub(super) fn argv(
 /// and the runtime is of the run's kind.
 pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), String> {
     m.check(spec.model, &spec.params, &options_set(spec))?;
-    match (&spec.work, m.kind) {
-        (Work::Http(w), RuntimeKind::Http) => {
+    match &spec.work {
+        Work::Http(w) if m.runs(RuntimeKind::Http) => {
             for kind in Needs::of_steps(&w.steps).kinds() {
                 m.check_backend(kind)?;
             }
             Ok(())
         }
-        (Work::Batch(b), RuntimeKind::Batch) => m.check_backend(b.io_backend),
-        (Work::Http(_), RuntimeKind::Batch) => Err(format!(
+        Work::Batch(b) if m.runs(RuntimeKind::Batch) => m.check_backend(b.io_backend),
+        Work::Http(_) => Err(format!(
             "runtime {} runs batches (kind = \"batch\"), not HTTP targets",
             m.name
         )),
-        (Work::Batch(_), RuntimeKind::Http) => Err(format!(
+        Work::Batch(_) => Err(format!(
             "runtime {} serves HTTP targets, not batches: run the batch in process (no runtime) or on a batch runtime",
             m.name
         )),
@@ -122,7 +122,9 @@ pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), String> {
 pub fn prepare(plan: &ExperimentPlan) -> Result<(), String> {
     let mut built: Vec<String> = Vec::new();
     for spec in &plan.runs {
-        let custom = matches!(&spec.work, Work::Http(w) if w.command.is_some());
+        // A custom command or a foreign service is the user's: nothing to build.
+        let custom =
+            matches!(&spec.work, Work::Http(w) if w.command.is_some() || w.foreign.is_some());
         if spec.runtime.is_rust() || custom || built.contains(&spec.runtime.to_string()) {
             continue;
         }

@@ -156,6 +156,7 @@ impl Sampler {
                 }
                 .to_string()
             }),
+            ready_s: None,
         }
     }
 }

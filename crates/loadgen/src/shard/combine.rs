@@ -334,6 +334,7 @@ impl Acc {
             interrupted: self.interrupted,
             shard: None,
             merged: Some(merge_record(shards, base)),
+            slo: None,
         }
     }
 }

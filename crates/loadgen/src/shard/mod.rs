@@ -14,6 +14,8 @@
 pub mod combine;
 pub(crate) mod record;
 
+pub use record::plan_hash;
+
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use iolab_model::attack::AttackPlan;

@@ -1,11 +1,12 @@
 //! The [`ShardRecord`] a shard's document carries: its place in the plan and
 //! every histogram behind a percentile it reports (service time, send lag,
 //! each series interval), so that a merge adds histograms instead of
-//! averaging percentiles.
+//! averaging percentiles; and the plan's identity in it ([`plan_hash`]).
 
 use hdrhistogram::Histogram;
 use iolab_model::attack::AttackPlan;
-use iolab_model::shard::{plan_hash, ShardRecord};
+use iolab_model::shard::ShardRecord;
+use sha2::{Digest, Sha256};
 
 use crate::merge::encode;
 use crate::recorder::Interval;
@@ -42,4 +43,83 @@ pub(crate) fn record(plan: &AttackPlan, m: &Measured<'_>) -> Option<ShardRecord>
             .map(|iv| encode(&iv.latency).unwrap_or_default())
             .collect(),
     })
+}
+
+/// Keys of an [`AttackPlan`] that describe one generator host, not the load:
+/// left out of [`plan_hash`] so hosts with different cores share a plan.
+const LOCAL_KEYS: [&str; 8] = [
+    "engine",
+    "source_addrs",
+    "threads",
+    "cpus",
+    "record_requests",
+    "spin",
+    "shard",
+    "start_at_unix_ms",
+];
+
+/// The identity of the load a plan sends: `sha256:` and the first 16 hex
+/// digits of the SHA-256 of its JSON without the host-local keys (every
+/// other key, including any added later, takes part). Of the target, only
+/// what is asked (path and query) takes part, not where: the hosts of a
+/// sharded `iolab run` each measure their own target, on ports of their
+/// own; whether shards attacked one target is the merge's check.
+pub fn plan_hash(plan: &AttackPlan) -> String {
+    let mut v = serde_json::to_value(plan).unwrap_or_default();
+    if let Some(map) = v.as_object_mut() {
+        for k in LOCAL_KEYS {
+            map.remove(k);
+        }
+        map.insert("target".into(), request_part(&plan.target).into());
+    }
+    // serde_json's maps are sorted by key, so this text is canonical.
+    let digest = Sha256::digest(v.to_string().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// A URL without its scheme and authority: `/path?query`.
+fn request_part(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+        None => url,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use iolab_model::driver::Driver;
+    use iolab_model::shard::Shard;
+
+    use super::*;
+
+    #[test]
+    fn the_plan_hash_ignores_the_host_and_sees_the_load() {
+        let plan = AttackPlan {
+            timeout: Duration::from_secs(1),
+            ..AttackPlan::new(
+                "http://127.0.0.1:1/",
+                Driver::constant(100.0, Duration::from_secs(1)),
+            )
+        };
+        let h = plan_hash(&plan);
+        assert!(h.starts_with("sha256:") && h.len() == 23, "{h}");
+        let mut local = plan.clone();
+        local.threads = Some(3);
+        local.cpus = vec![1];
+        local.shard = Some(Shard { index: 2, count: 4 });
+        local.start_at_unix_ms = Some(5);
+        local.engine = iolab_model::attack::Engine::Epoll;
+        assert_eq!(plan_hash(&local), h);
+        let mut other = plan.clone();
+        other.driver = Driver::constant(101.0, Duration::from_secs(1));
+        assert_ne!(plan_hash(&other), h);
+        let mut elsewhere = plan.clone();
+        elsewhere.target = "http://10.0.0.9:8080/".into();
+        assert_eq!(plan_hash(&elsewhere), h);
+        elsewhere.target = "http://10.0.0.9:8080/work?steps=cpu:1".into();
+        assert_ne!(plan_hash(&elsewhere), h);
+    }
 }

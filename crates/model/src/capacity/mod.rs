@@ -8,6 +8,7 @@
 //! and what each concurrency model would do with the fitted service
 //! ([`WhatIf`], simulated by `iolab predict`'s engine).
 
+mod gate;
 mod slo;
 
 use std::collections::BTreeMap;
@@ -17,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use crate::attack::AttackResult;
 use crate::telemetry::Telemetry;
 
-pub use slo::{Clause, Observed, Slo};
+pub use gate::{Gate, GateCheck};
+pub use slo::{Clause, Observed, Slo, SloVerdict};
 
 /// The schema tag of [`CapacityFile`].
 pub const CAPACITY_SCHEMA: &str = "iolab.capacity/1";
@@ -206,6 +208,9 @@ pub struct CapacityFile {
     pub searches: Vec<Search>,
     /// Start, RFC 3339 UTC.
     pub started_utc: String,
+    /// The answers against a baseline's (`--baseline`, `--max-drop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
 }
 
 impl CapacityFile {
@@ -221,6 +226,7 @@ impl CapacityFile {
             },
             searches,
             started_utc,
+            gate: None,
         }
     }
 }

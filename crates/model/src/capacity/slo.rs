@@ -37,6 +37,32 @@ pub struct Slo {
     pub clauses: Vec<Clause>,
 }
 
+/// An objective judged on one run (`iolab attack --slo`): whether it held
+/// and, when it did not, the first clause that broke, in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SloVerdict {
+    /// The objective.
+    pub slo: Slo,
+    /// Every clause held.
+    pub met: bool,
+    /// `meets p99<200ms,...`, or the first clause that broke.
+    pub verdict: String,
+}
+
+impl SloVerdict {
+    /// The verdict of `judged` (what [`Slo::judge`] said) on `slo`.
+    pub fn of(slo: &Slo, judged: Result<(), String>) -> SloVerdict {
+        SloVerdict {
+            slo: slo.clone(),
+            met: judged.is_ok(),
+            verdict: match judged {
+                Ok(()) => format!("meets {slo}"),
+                Err(why) => why,
+            },
+        }
+    }
+}
+
 /// What a step measured, as the objective reads it.
 pub struct Observed<'a> {
     /// Requests planned.

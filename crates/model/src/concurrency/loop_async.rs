@@ -9,6 +9,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "event loop, truly non-blocking IO",
     analogue: "delay(); scheduler timers; async drivers (R2DBC, asyncio, EventMachine, Node)",
     knobs: &[Knob::Workers, Knob::Processes, Knob::Backlog],
+    sized_by: &[],
     built_in: true,
     blocks_threads: false,
     shape,

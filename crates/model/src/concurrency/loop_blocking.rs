@@ -10,6 +10,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "event loop, blocking call on the loop thread",
     analogue: "suspend fun + Thread.sleep; time.sleep inside async def",
     knobs: &[Knob::Workers, Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Workers, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

@@ -10,6 +10,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "event loop, blocking call moved to a bounded pool of P",
     analogue: "withContext(Dispatchers.IO); supplyAsync on the common pool; asyncio.to_thread",
     knobs: &[Knob::Workers, Knob::Offload, Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Offload, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

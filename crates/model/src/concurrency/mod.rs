@@ -58,6 +58,9 @@ pub struct ModelDef {
     pub analogue: &'static str,
     /// Knobs it reads, beyond the backend pools every model reads.
     pub knobs: &'static [Knob],
+    /// The knobs whose product is how many requests it holds at once (pool:
+    /// threads x processes), so a sentence names what sets its capacity.
+    pub sized_by: &'static [Knob],
     /// Served by the Rust binary itself (`iolab serve`, batches).
     pub built_in: bool,
     /// Does a blocking IO call hold an OS thread in this model?
@@ -79,6 +82,21 @@ pub struct Words {
     pub per_call: &'static str,
     /// Why nothing bounds it, when nothing does.
     pub unbounded: &'static str,
+}
+
+/// `n` things named by `plural`, in the number it takes: `1 worker process`,
+/// `5 worker processes`, `1 event-loop thread`, `1,000 pool threads`.
+pub fn counted(n: u64, plural: &str) -> String {
+    let n_text = crate::limits::thousands(n);
+    if n != 1 {
+        return format!("{n_text} {plural}");
+    }
+    let one = plural
+        .strip_suffix("sses")
+        .map(|s| format!("{s}ss"))
+        .or_else(|| plural.strip_suffix('s').map(str::to_string))
+        .unwrap_or_else(|| plural.to_string());
+    format!("1 {one}")
 }
 
 impl Words {
@@ -198,11 +216,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn counts_take_their_number() {
+        assert_eq!(counted(1, "worker processes"), "1 worker process");
+        assert_eq!(counted(5, "worker processes"), "5 worker processes");
+        assert_eq!(counted(1, "event-loop workers"), "1 event-loop worker");
+        assert_eq!(counted(2_000, "pool threads"), "2,000 pool threads");
+    }
+
+    #[test]
     fn names_round_trip() {
         for &m in ModelKind::ALL {
             assert_eq!(m.as_str().parse::<ModelKind>().unwrap(), m);
             assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
             assert_eq!(m.shape(&ModelParams::default(), &Host::cores(2)).model, m);
+            for k in m.def().sized_by {
+                assert!(
+                    m.def().knobs.contains(k),
+                    "{m} is sized by {k:?}, a knob it reads"
+                );
+            }
         }
         assert!("fibers".parse::<ModelKind>().is_err());
     }

@@ -15,6 +15,7 @@ pub(super) const DEF: ModelDef = ModelDef {
         Knob::Backlog,
         Knob::Processes,
     ],
+    sized_by: &[Knob::Threads, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

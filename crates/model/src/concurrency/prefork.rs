@@ -10,6 +10,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "N single-threaded processes sharing one listen socket",
     analogue: "gunicorn sync workers; unicorn; PHP-FPM",
     knobs: &[Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Processes],
     built_in: false,
     blocks_threads: true,
     shape,

@@ -9,6 +9,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "one thread, one request at a time",
     analogue: "the 100 s loop; a single-reactor server (Thin)",
     knobs: &[Knob::Backlog],
+    sized_by: &[],
     built_in: true,
     blocks_threads: true,
     shape,

@@ -9,6 +9,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     about: "a new OS thread each, up to a cap",
     analogue: "a servlet container with 1,000 threads; Scala's blocking{}",
     knobs: &[Knob::MaxThreads],
+    sized_by: &[Knob::MaxThreads],
     built_in: true,
     blocks_threads: true,
     shape,

@@ -14,6 +14,7 @@ pub(super) const DEF: ModelDef = ModelDef {
         Knob::Backlog,
         Knob::Processes,
     ],
+    sized_by: &[],
     built_in: false,
     blocks_threads: false,
     shape,

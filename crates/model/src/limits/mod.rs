@@ -1,6 +1,9 @@
 //! Every bound iolab puts on what it is given, in one place: the sizes,
-//! counts, durations and rates that flags, presets and files may ask for, and
-//! the machine's own kernel limits (open files, threads, ephemeral ports).
+//! counts, durations and rates that flags, presets and files may ask for.
+//! They are the same on every machine; what this machine's kernel allows
+//! (open files, threads) is asked where it is used: the generator's open
+//! files in `iolab_loadgen::machine`, the threads a run starts in
+//! `iolab_lab::machine`.
 //!
 //! Each bound is checked before anything is allocated or started, by the
 //! same function whoever asks: `iolab attack`'s flags, a preset's run (for
@@ -50,6 +53,11 @@ pub const MAX_GENERATOR_THREADS: usize = 1_024;
 pub const MAX_REPS: u32 = 1_000;
 /// Largest preset file read.
 pub const MAX_PRESET_BYTES: u64 = 1 << 20;
+/// Largest request body read from a file (`--body-file`, a targets file's
+/// `@file` line): each is held in memory once and sent per request.
+pub const MAX_BODY_BYTES: u64 = 64 << 20;
+/// Largest targets file read (`--targets`): a million short requests.
+pub const MAX_TARGETS_BYTES: u64 = 64 << 20;
 /// Most tasks of one in-process batch (a few hundred bytes each while it runs).
 pub const MAX_BATCH_TASKS: u64 = 10_000_000;
 /// Most values in one of a batch's lists (`cpu_terms`, `io_ms`).
@@ -133,7 +141,8 @@ pub struct Fault {
 }
 
 impl Fault {
-    fn new(field: Field, message: impl Into<String>) -> Fault {
+    /// A fault of `field`.
+    pub fn new(field: Field, message: impl Into<String>) -> Fault {
         Fault {
             field,
             message: message.into(),
@@ -180,8 +189,9 @@ pub fn check_rate(r: f64) -> Result<(), String> {
 }
 
 /// Every bound of a load plan, before anything is allocated or sent: rates,
-/// requests planned, clients, connections (and the file descriptors they
-/// need on this machine), timeout, interval, threads, `--csv` rows.
+/// requests planned, clients, connections, timeout, interval, threads,
+/// `--csv` rows (the file descriptors they need on this machine are the
+/// generator's check, `iolab_loadgen::machine::check_bounds`).
 pub fn check_attack(plan: &AttackPlan) -> Result<(), Fault> {
     let requests = check_driver(&plan.driver)?;
     let conns = plan.connections.max();
@@ -235,7 +245,7 @@ pub fn check_attack(plan: &AttackPlan) -> Result<(), Fault> {
             ),
         ));
     }
-    check_fds(plan)
+    Ok(())
 }
 
 /// The driver's bounds; the requests it plans, when it says.
@@ -357,15 +367,12 @@ pub fn check_batch(spec: &crate::batch::BatchSpec) -> Result<(), (&'static str, 
                 ),
             ));
         }
-        if let Some(d) = m.shared_pool {
-            check_tasks(u64::from(d)).map_err(|e| ("shared_pool", e))?;
-        }
     }
     Ok(())
 }
 
-mod machine;
+mod cpus;
 #[cfg(test)]
 mod tests;
 
-pub use machine::*;
+pub use cpus::*;

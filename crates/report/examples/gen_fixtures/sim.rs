@@ -373,6 +373,7 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
         interrupted: false,
         shard: None,
         merged: None,
+        slo: None,
     }
 }
 

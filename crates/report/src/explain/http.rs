@@ -4,7 +4,7 @@
 //! classes), with what the kernel saw at the target's port as evidence.
 
 use iolab_model::attack::AttackResult;
-use iolab_model::concurrency::Capacity;
+use iolab_model::concurrency::{counted, Capacity};
 use iolab_model::experiment::{HttpWork, Work};
 use iolab_model::runs::{Outcome, RunRecord};
 use iolab_model::steps::BackendKind;
@@ -81,6 +81,7 @@ fn cause(run: &RunRecord, h: &HttpWork, clock: &Clock, cores: Option<u32>) -> Ca
                 what,
                 rate: r,
                 s,
+                sizing: sizing(run),
             };
             let mut why = format!("{little} but {}", overload(h, a, clock, &held));
             if let Some(others) = failures(a, false) {
@@ -88,9 +89,11 @@ fn cause(run: &RunRecord, h: &HttpWork, clock: &Clock, cores: Option<u32>) -> Ca
             }
             Cause::Overloaded(why)
         }
-        Some(Capacity::Bounded { n, what }) if failed.is_none() => {
-            Cause::Within(format!("{little} and it holds {n} {what}"))
-        }
+        Some(Capacity::Bounded { n, what }) if failed.is_none() => Cause::Within(format!(
+            "{little} and it holds {}{}",
+            counted(u64::from(n), what),
+            sizing(run)
+        )),
         Some(Capacity::Unbounded { why }) if failed.is_none() => {
             Cause::Within(format!("{little} and {why}"))
         }
@@ -135,7 +138,7 @@ fn cpu_bound(run: &RunRecord) -> Option<Cause> {
 }
 
 /// What a model holds against what a load needs.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Held {
     /// Requests it holds at once.
     n: u32,
@@ -145,6 +148,21 @@ struct Held {
     rate: f64,
     /// How long each request is held, seconds.
     s: f64,
+    /// What sizes it, in its runtime's words (` (gunicorn --workers 5, ...)`).
+    sizing: String,
+}
+
+/// What sizes the run's model, in its runtime's words and in parentheses
+/// (` (gunicorn --workers 5, its default 2 * cores + 1)`); empty when the
+/// record does not say or nothing but a count of one sizes it.
+fn sizing(run: &RunRecord) -> String {
+    let Some(knobs) = &run.knobs else {
+        return String::new();
+    };
+    match knobs.sizing(run.model) {
+        s if s.is_empty() => s,
+        s => format!(" ({s})"),
+    }
 }
 
 /// Above capacity: the queue's growth and when timeouts had to start.
@@ -154,11 +172,14 @@ fn overload(h: &HttpWork, a: &AttackResult, clock: &Clock, held: &Held) -> Strin
         what,
         rate: r,
         s,
-    } = *held;
+        sizing,
+    } = held;
+    let (n, r, s) = (*n, *r, *s);
     let c = f64::from(n);
     let max_rate = c / s;
     let mut why = format!(
-        "it holds at most {n} {what} (capacity {n}/{} = {}), so the queue grew {}/s",
+        "it holds at most {}{sizing} (capacity {n}/{} = {}), so the queue grew {}/s",
+        counted(u64::from(n), what),
         secs(s),
         clock.rate(max_rate),
         rate(r - max_rate)
@@ -199,8 +220,13 @@ fn pg_pool(run: &RunRecord, h: &HttpWork, clock: &Clock) -> Option<Cause> {
     let (need, product) = little(clock, r, pg_s, " of pg");
     let busy = format!("{product} PostgreSQL connections are busy");
     if need > f64::from(conns) {
+        let named = run
+            .knobs
+            .as_ref()
+            .and_then(|k| k.phrase("pg_pool"))
+            .map_or_else(String::new, |p| format!(" ({p})"));
         Some(Cause::Overloaded(format!(
-            "{busy} but the pool has {conns}, which caps it at {conns}/{} = {}",
+            "{busy} but the pool has {conns}{named}, which caps it at {conns}/{} = {}",
             secs(pg_s),
             clock.rate(f64::from(conns) / pg_s)
         )))

@@ -19,6 +19,7 @@ pub mod summary;
 mod table;
 mod terminal;
 mod timeline;
+pub mod waiting;
 
 use std::path::{Path, PathBuf};
 

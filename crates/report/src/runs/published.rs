@@ -44,7 +44,8 @@ pub fn rows(file: &RunsFile) -> Option<(String, Vec<Row>)> {
             let value = r.get("value")?.as_f64()?;
             let sel = r.get("run")?;
             let run = file.runs.iter().find(|x| matches(x, sel));
-            let ours = run.and_then(|x| ours(x, &metric));
+            let ours = run
+                .and_then(|x| ours(x, &metric).or_else(|| super::waiting::ours(file, x, &metric)));
             Some(Row {
                 run: match sel {
                     Value::String(s) => s.clone(),

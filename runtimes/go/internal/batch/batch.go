@@ -7,7 +7,9 @@
 //     goroutines park on the runtime's timers; GOMAXPROCS threads run them).
 //   - thread-per-request: a goroutine per call locked to its own OS thread, sleeping in the
 //     nanosleep system call (Scala's `blocking {}`), at most `max_threads` at once.
-//   - loop-async: time.AfterFunc per call, completing a channel: no goroutine waits.
+//
+// The executors are the models runtime.toml declares (no loop-async: a goroutine parked in
+// time.Sleep is Go's timer; runtime.toml says why).
 //
 // The input is `{"spec": BatchSpec, "executor": {"model": M, "params": {knobs}}}` (the types
 // of crates/model/src/batch.rs); the output one `iolab.batch/1` document on stdout.
@@ -49,7 +51,6 @@ var executors = map[string][]string{
 	"pool":               {"threads", "workers"},
 	"virtual":            {"workers"},
 	"thread-per-request": {"max_threads", "workers"},
-	"loop-async":         {"workers"},
 }
 
 // maxCalls bounds n: a goroutine per call costs a few KiB, a locked thread more.
@@ -115,7 +116,7 @@ func check(in *Input) (*Plan, error) {
 	}
 	knobs, ok := executors[in.Executor.Model]
 	if !ok {
-		return nil, fmt.Errorf("model '%s' has no go batch executor (it has: sequential, pool, virtual, thread-per-request, loop-async)", in.Executor.Model)
+		return nil, fmt.Errorf("model '%s' has no go batch executor (it has: sequential, pool, virtual, thread-per-request)", in.Executor.Model)
 	}
 	p := &Plan{Model: in.Executor.Model, Params: in.Executor.Params, Knobs: map[string]int{
 		"threads": 200, "workers": runtime.NumCPU(), "max_threads": models.ThreadsCap,

@@ -94,14 +94,6 @@ func run(p *Plan, cancel *atomic.Bool) map[string]any {
 		}
 		wg.Wait()
 		counters["cap_waits"] = float64(waits)
-	case "loop-async":
-		var wg sync.WaitGroup
-		for i := 0; i < p.N && !cancel.Load(); i++ {
-			wg.Add(1)
-			t.begin(i)
-			time.AfterFunc(p.Wait, func() { t.end(i); wg.Done() })
-		}
-		wg.Wait()
 	}
 	total := time.Since(t.start)
 	cpu := cpuSeconds() - cpu0

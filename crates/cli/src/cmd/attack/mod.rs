@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use iolab_lab::capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, AttackReport, Hooks};
+use iolab_model::capacity::{Slo, SloVerdict};
 use iolab_model::driver::ConnectionMode;
 use iolab_report::Format;
 
@@ -128,6 +130,11 @@ pub struct Args {
     /// (cheaper per request, docs/attack.md).
     #[arg(long, value_enum, default_value = "auto")]
     pub engine: EngineArg,
+    /// An objective to judge the run by, e.g. 'p99<200ms,success>=99.9%'
+    /// (latency over every planned request: an unanswered one is late);
+    /// exit 1 when it fails, the verdict in the result (`slo`).
+    #[arg(long, value_name = "SLO")]
+    pub slo: Option<String>,
     /// No progress line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -152,6 +159,14 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
+    let slo: Option<Slo> = args
+        .slo
+        .as_deref()
+        .map(|s| {
+            s.parse()
+                .map_err(|e| CliError::usage(format!("--slo: {e}")))
+        })
+        .transpose()?;
     // The files go where the run's results go: check them before sending.
     for (flag, path) in [
         ("--hdr", &args.hdr),
@@ -192,7 +207,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
+    let mut report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
         AttackError::Invalid(m) | AttackError::Setup(m) => CliError::usage(m),
     })?;
     if let Some(page) = page {
@@ -201,6 +216,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if live {
         eprint!("\r\x1b[K");
     }
+    report.result.slo = slo.map(|s| SloVerdict::of(&s, judge(&s, &report, 0.0)));
     // Printed first: a file that fails to write late (a full disk) still
     // leaves the results on stdout.
     let format = Format::json_or_text(args.json);
@@ -211,7 +227,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if report.cancelled {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
-    Ok(ExitCode::SUCCESS)
+    match &report.result.slo {
+        Some(v) if !v.met => {
+            eprintln!("objective {} failed: {}", v.slo, v.verdict);
+            Ok(ExitCode::from(1))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Write the files the flags ask for, in turn: `--hdr`, `--csv`, `--out`.

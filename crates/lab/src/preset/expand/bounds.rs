@@ -2,7 +2,7 @@
 //! the target's checks, the machine's thread limit for thread-sized knobs,
 //! and the load through [`check_http`] (every bound of
 //! [`iolab_model::limits`], then the generator's own validation) or the
-//! batch through [`limits::check_batch`]. `--dry-run` expands presets too,
+//! batch through [`limits::check_batch`] and the machine's thread limit. `--dry-run` expands presets too,
 //! so it refuses exactly what a run would, naming the field (hence the file
 //! and line), never a command-line flag.
 
@@ -21,7 +21,7 @@ pub(super) fn check_run(
     scale: f64,
 ) -> Result<(), FieldError> {
     crate::targets::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
-    limits::check_task_knobs(&spec.params)
+    crate::machine::check_task_knobs(&spec.params)
         .map_err(|(knob, e)| fault(format!("targets[{ti}].{knob}"), e))?;
     match &spec.work {
         Work::Http(w) => check_http(w).map_err(|(field, message)| {
@@ -45,8 +45,8 @@ pub(super) fn check_run(
                 fault(field, message)
             }
         }),
-        Work::Batch(b) => {
-            limits::check_batch(b).map_err(|(field, m)| fault(format!("batch.{field}"), m))
-        }
+        Work::Batch(b) => limits::check_batch(b)
+            .and_then(|()| crate::machine::check_batch_tasks(b))
+            .map_err(|(field, m)| fault(format!("batch.{field}"), m)),
     }
 }

@@ -51,11 +51,16 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
         )),
         _ => {}
     }
+    // `runtime` on a foreign target names what the service is built on, so
+    // its prediction takes that runtime's defaults (gunicorn's backlog of
+    // 2048); iolab starts nothing of the runtime's.
     if !t.runtime.is_rust() {
-        return Err(fault(
-            field("runtime"),
-            "a foreign target is the user's own service: remove runtime",
-        ));
+        crate::targets::Manifest::load(&t.runtime).map_err(|e| {
+            fault(
+                field("runtime"),
+                format!("{e} (on a foreign target, runtime names what the service is built on, for its defaults)"),
+            )
+        })?;
     }
     if let Some(url) = &t.url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {

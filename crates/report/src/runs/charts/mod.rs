@@ -7,6 +7,7 @@ mod service;
 mod spectrum;
 mod sweep;
 pub(crate) mod timeline;
+mod waiting;
 
 use iolab_model::runs::{RunRecord, RunsFile};
 
@@ -36,6 +37,8 @@ pub enum Section {
     Series,
     /// Thread timelines (who held what).
     Timeline,
+    /// Memory against requests waiting.
+    Waiting,
 }
 
 /// Every chart the results support, in report order.
@@ -47,6 +50,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     out.extend(spectrum::charts(file));
     out.extend(series::charts(file));
     out.extend(service::charts(file));
+    out.extend(waiting::charts(file));
     out.retain(|c| c.points > 0);
     out
 }

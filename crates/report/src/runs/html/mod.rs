@@ -32,6 +32,8 @@ pub fn render(file: &RunsFile) -> String {
         batch.iter().for_each(|c| body.push_str(&c.svg));
         body.push_str("</div></section>");
     }
+    let waiting = pick(Section::Waiting).next().map(|c| c.svg.as_str());
+    body.push_str(&crate::runs::waiting::render::html(file, waiting));
     body.push_str(&timeline::section(file, pick(Section::Timeline).collect()));
     body.push_str(&sections::predictions(file));
     body.push_str(&sections::published(file));

@@ -1,0 +1,81 @@
+//! The cost of waiting end to end (presets/test/waiting.toml): two built-in
+//! models each hold 20 and then 60 requests of sleep:1500 through a 1 s run.
+//! The results carry every run's start-up time, its plateau holds as many
+//! requests as there were clients, and the report's section fits a slope per
+//! target and sets the published per-task figure beside it.
+
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use iolab_model::runs::RunsFile;
+use iolab_report::runs::waiting;
+
+#[test]
+fn the_cost_of_waiting_is_measured_and_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("res");
+    let preset = format!(
+        "{}/../../presets/test/waiting.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["run", &preset, "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out.join("runs.json")).unwrap();
+    let file: RunsFile = serde_json::from_str(&text).unwrap();
+    assert_eq!(file.runs.len(), 4);
+    for r in &file.runs {
+        let ready = r.telemetry.ready_s.expect("ready_s recorded");
+        assert!(
+            ready > 0.0 && ready < 15.0,
+            "{}: ready in {ready} s",
+            r.name
+        );
+    }
+    let costs = waiting::costs(&file);
+    let labels: Vec<&str> = costs.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        ["rust-loop-async(workers=1)", "rust-thread-per-request"]
+    );
+    for c in &costs {
+        assert_eq!(c.levels.len(), 2, "{}", c.label);
+        for l in &c.levels {
+            // Every client's request waits through the plateau: held = clients.
+            let want = f64::from(l.clients);
+            assert!(
+                (l.in_flight - want).abs() <= 1.0,
+                "{} at {} clients held {}",
+                c.label,
+                l.clients,
+                l.in_flight
+            );
+            assert_eq!(l.failed, 0, "{}", c.label);
+        }
+        assert!(c.idle_rss_mb.is_some_and(|m| m > 0.0), "{}", c.label);
+        assert!(c.kib_per_request.is_some(), "{}", c.label);
+    }
+    // A thread per waiting request touches at least a page of its stack.
+    let tpr = &costs[1];
+    assert!(
+        tpr.kib_per_request.unwrap() >= 4.0,
+        "thread-per-request: {:?} KiB per waiting request",
+        tpr.kib_per_request
+    );
+    assert!(tpr.levels[1].cpu_per_s.is_some());
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("### The cost of waiting"), "{report}");
+    for c in &costs {
+        assert!(
+            report.contains(&waiting::render::sentence(c)),
+            "{}",
+            c.label
+        );
+    }
+    assert!(
+        report.contains("Published: 0.21 KiB per task (tokio)"),
+        "{report}"
+    );
+}
