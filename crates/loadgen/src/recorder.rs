@@ -12,8 +12,6 @@ use hdrhistogram::Histogram;
 use iolab_model::attack::{ErrorCounts, RequestCounts};
 use iolab_model::limits::MAX_SERIES_POINTS;
 
-use crate::live::Tap;
-
 /// The class a failed request lands in (exactly one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -139,7 +137,14 @@ pub struct Recorder {
     /// shard really started (the start skew of a merge).
     pub first_send: Option<(u64, u64)>,
     /// `--live`: where the books go each time an interval closes.
-    pub(crate) feed: Option<Tap>,
+    pub(crate) feed: Option<Arc<dyn Publish>>,
+}
+
+/// Where a recorder hands its books as each interval closes (`--live`: the
+/// live feed's tap). A trait, so the recorder knows no reader of it.
+pub(crate) trait Publish: std::fmt::Debug + Send + Sync {
+    /// Take `rec`'s books now that its interval `closed` is complete.
+    fn publish(&self, rec: &mut Recorder, closed: usize);
 }
 
 /// A histogram able to hold every value up to `highest_us` at 3 significant digits.

@@ -9,7 +9,7 @@
 //! ([`WhatIf`], simulated by `iolab predict`'s engine).
 
 mod gate;
-mod slo;
+pub mod slo;
 
 use std::collections::BTreeMap;
 
