@@ -29,6 +29,12 @@ impl From<anyhow::Error> for CliError {
 
 /// Print the error (one line, `error: ...`) and pick the exit code.
 pub fn finish(result: Result<ExitCode, CliError>) -> ExitCode {
+    // Output that never reached stdout is a failed command whatever the
+    // work said (`attack ... > /dev/full`), but bad input stays exit 2.
+    let result = match (result, iolab_files::stdout::finish()) {
+        (Ok(_), Err(msg)) => Err(CliError::Failed(anyhow::anyhow!(msg))),
+        (result, _) => result,
+    };
     match result {
         Ok(code) => code,
         Err(CliError::Usage(msg)) => {

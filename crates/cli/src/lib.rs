@@ -2,13 +2,13 @@
 //! subcommand under [`cmd`] that turns its flags into a typed plan and calls
 //! the library crate that does the work, and the exit-code policy ([`exit`]).
 
-/// `println!` that shrugs off a closed stdout (`iolab presets | head`): the
-/// reader left, which is no fault of ours and no reason to panic.
+/// `println!` through [`iolab_files::stdout`]: a closed stdout (`iolab
+/// presets | head`) stops output quietly, any other failed write
+/// (`> /dev/full`) makes the command exit 1 ([`exit::finish`]).
 #[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        iolab_files::stdout::write_fmt(format_args!("{}\n", format_args!($($arg)*)));
     }};
 }
 

@@ -77,7 +77,7 @@ fn r16_08_serve_refuses_more_threads_than_the_machine_starts() {
 fn r16_13_endless_files_and_huge_predictions_are_refused() {
     let mut cmd = iolab();
     cmd.args(["report", "/dev/zero"]);
-    refused(cmd, "cap");
+    refused(cmd, "not a file");
     let mut cmd = iolab();
     cmd.args(["run", "/dev/zero"]);
     refused(cmd, "/dev/zero");

@@ -118,8 +118,13 @@ fn bad_input_is_a_one_line_usage_error() {
     )
     .unwrap();
     check(&[], empty.path(), "does not match iolab.runs/1");
-    // Regression (issue 16): an endless file fails fast, naming the cap.
-    check(&[], Path::new("/dev/zero"), "larger than the 64 MiB cap");
+    // Regression (issue 16): an endless file fails fast; since issue 30 a
+    // device is refused before a byte is read.
+    check(
+        &[],
+        Path::new("/dev/zero"),
+        "is a character device, not a file",
+    );
     let good = results("showdown");
     let out = iolab()
         .arg("report")

@@ -73,7 +73,7 @@ fn failed_targets_are_recorded_and_the_experiment_completes() {
     assert!(out.join(results::ENVIRONMENT_JSON).is_file());
     // A second run into the same folder is refused before anything starts.
     let again = run(&plan, &opts(&out), &Silent).unwrap_err();
-    assert!(matches!(again, LabError::Invalid(m) if m.contains("already exists")));
+    assert!(matches!(again, LabError::Invalid(m) if m.contains("belongs to another run")));
 }
 
 #[test]

@@ -14,7 +14,7 @@ use iolab_model::predict::{PredictFile, Prediction};
 use iolab_report::{Document, Format, RenderError};
 
 /// (fixture, schema file) of every saved document, runs included.
-const DOCUMENTS: [(&str, &str); 11] = [
+const DOCUMENTS: [(&str, &str); 12] = [
     ("attack-open", "attack"),
     ("attack-refused", "attack"),
     ("batch-e3", "batch"),
@@ -26,6 +26,7 @@ const DOCUMENTS: [(&str, &str); 11] = [
     ("e2-scaled-failed", "runs"),
     ("e3-calls", "runs"),
     ("spans", "runs"),
+    ("waiting", "runs"),
 ];
 
 /// The fixtures that are not results folders (those have tests/render.rs).

@@ -8,12 +8,13 @@ use std::path::PathBuf;
 use iolab_model::runs::RunsFile;
 use iolab_report::{charts, render, render_pngs, summary, Format};
 
-const FIXTURES: [&str; 5] = [
+const FIXTURES: [&str; 6] = [
     "showdown",
     "e2-scaled-failed",
     "e1-workers",
     "e3-calls",
     "spans",
+    "waiting",
 ];
 
 fn path(name: &str) -> PathBuf {

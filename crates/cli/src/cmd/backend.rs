@@ -4,7 +4,6 @@
 //! - `mc-fill`: store a value in memcached (E4's 1 MB `test` key).
 //! - `counts`: the work the backends say they did (what `verify` compares).
 
-use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 
@@ -81,9 +80,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 fn http(a: HttpArgs) -> Result<ExitCode, CliError> {
     let bind = SocketAddr::new(a.bind, a.port);
     iolab_backends::delay::run_until_ctrl_c(bind, |url| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{url}");
-        let _ = out.flush();
+        crate::outln!("{url}");
         eprintln!(
             "delay service: GET {url}/delay?ms=MS, {url}/health, {url}/metrics (Ctrl-C stops)"
         );

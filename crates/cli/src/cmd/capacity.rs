@@ -297,10 +297,13 @@ fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
 
 /// Save the document and its report, print it, and the exit code.
 fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, CliError> {
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| results::default_dir(&doc.name));
+    // A default name is taken by mkdir: two searches ending in the same
+    // second get two folders.
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => iolab_files::claim_new(&results::default_dir(&doc.name))
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}")))?,
+    };
     save(doc, &out_dir)?;
     if !args.quiet {
         eprintln!("results: {}/", out_dir.display());

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use iolab_lab::results::RUNS_JSON;
 use iolab_loadgen::shard::combine::{self, Source};
 use iolab_model::attack::AttackResult;
-use iolab_model::files::write_atomic;
 use iolab_report::{Document, Format};
 
 use super::report::load_document;
@@ -70,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged.result, Format::Json)
             .map_err(|e| CliError::Failed(e.into()))?;
-        write_atomic(path, &bytes).map_err(|e| {
+        iolab_files::write(path, &bytes).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
                 "cannot write --out {}: {e}",
                 path.display()
@@ -128,7 +127,7 @@ fn live(args: &Args, listener: iolab_live::Listener) -> Result<ExitCode, CliErro
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged, Format::Json)
             .map_err(|e| CliError::Failed(e.into()))?;
-        write_atomic(path, &bytes).map_err(|e| {
+        iolab_files::write(path, &bytes).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
                 "cannot write --out {}: {e}",
                 path.display()
@@ -162,14 +161,11 @@ fn runs(args: &Args) -> Result<ExitCode, CliError> {
         folders.push((p.display().to_string(), super::report::load(p)?));
     }
     let file = iolab_lab::merge::merge(&folders).map_err(CliError::usage)?;
-    if out.join(RUNS_JSON).exists() {
-        return Err(CliError::usage(format!(
-            "{} already exists: choose another --out folder or remove it",
-            out.join(RUNS_JSON).display()
-        )));
-    }
-    std::fs::create_dir_all(out)
-        .and_then(|_| iolab_lab::results::save(out, &file))
+    iolab_files::claim(out, RUNS_JSON).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => CliError::usage(e),
+        _ => CliError::Failed(anyhow::anyhow!("cannot make {}: {e}", out.display())),
+    })?;
+    iolab_lab::results::save(out, &file)
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write {}: {e}", out.display())))?;
     super::run::write_reports(&file, out);
     super::run::print_table(&file);
@@ -227,7 +223,10 @@ fn gather(paths: &[PathBuf]) -> Result<Vec<Source>, CliError> {
         let mut files: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| {
-                p.extension().is_some_and(|x| x == "json")
+                // A FIFO or device named *.json is no document (and reading
+                // one would wait on its writer): regular files only.
+                p.is_file()
+                    && p.extension().is_some_and(|x| x == "json")
                     && !p
                         .file_name()
                         .is_some_and(|n| n.to_string_lossy().starts_with('.'))

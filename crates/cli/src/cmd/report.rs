@@ -4,7 +4,6 @@
 //! `predict` or `verify` (told apart by its `schema`) in the formats it offers.
 //! It only reads: nothing is measured, so the same file gives the same bytes.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,10 +73,9 @@ pub fn load_document(results: &Path) -> Result<Document, CliError> {
 }
 
 /// Write rendered bytes to standard output; a closed pipe (`| head`) is not
-/// an error worth a message.
+/// an error worth a message, any other failed write is (exit 1).
 pub fn print(bytes: &[u8]) {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(bytes).and_then(|_| out.flush());
+    iolab_files::stdout::write(bytes);
 }
 
 /// Run `iolab report`.
@@ -100,7 +98,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         other => CliError::Failed(anyhow::anyhow!(other)),
     })?;
     match &args.output {
-        Some(path) => std::fs::write(path, &bytes)
+        Some(path) => iolab_files::write(path, &bytes)
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?,
         None => print(&bytes),
     }

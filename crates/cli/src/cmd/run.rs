@@ -2,7 +2,6 @@
 //! runner -> a results folder (`runs.json`, `environment.json`, `report.md`,
 //! `report.html`) and a comparison table on stdout.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -75,10 +74,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let page = args.live.bind()?;
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| results::default_dir(&plan.name));
+    // A default name is taken by mkdir, so two runs started in the same
+    // second get two folders; the runner claims it (or --out) for this run.
+    let out_dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => iolab_files::claim_new(&results::default_dir(&plan.name))
+            .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot make a results folder: {e}")))?,
+    };
     let cancel = interrupt::cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let opts = RunOptions {
@@ -113,7 +115,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         page.finish();
     }
     let file = ran.map_err(|e| match e {
-        LabError::Invalid(m) => CliError::Usage(m),
+        LabError::Invalid(m) => {
+            if args.out.is_none() {
+                // Refused before anything ran: the folder made for it goes
+                // (remove_dir takes only an empty one, or one with the claim).
+                let _ = std::fs::remove_file(out_dir.join(iolab_files::folder::CLAIM));
+                let _ = std::fs::remove_dir(&out_dir);
+            }
+            CliError::Usage(m)
+        }
         e @ LabError::Io { .. } => CliError::Failed(e.into()),
     })?;
 
@@ -185,14 +195,11 @@ pub(crate) fn write_reports(file: &RunsFile, dir: &Path) {
 
 /// The report's table, or one summary line per run if it cannot render.
 pub(crate) fn print_table(file: &RunsFile) {
-    let mut out = std::io::stdout().lock();
     match iolab_report::render(file, Format::Table) {
-        Ok(bytes) => {
-            let _ = out.write_all(&bytes);
-        }
+        Ok(bytes) => iolab_files::stdout::write(&bytes),
         Err(_) => {
             for r in &file.runs {
-                let _ = writeln!(out, "{:<32} {}", r.name, summary_line(r));
+                crate::outln!("{:<32} {}", r.name, summary_line(r));
             }
         }
     }

@@ -8,7 +8,6 @@
 //! (`runtimes/NAME`, through its manifest's launcher), with the same first
 //! line and the signals forwarded.
 
-use std::io::Write;
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -140,12 +139,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot watch SIGINT/SIGTERM: {e}")))?;
     let local = local_addr(&listener)?;
     {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "http://{local}");
+        crate::outln!("http://{local}");
         if let Some(m) = &metrics {
-            let _ = writeln!(out, "metrics http://{}", local_addr(m)?);
+            crate::outln!("metrics http://{}", local_addr(m)?);
         }
-        let _ = out.flush();
     }
     let knobs = config.params.label();
     eprintln!(

@@ -44,7 +44,8 @@ use crate::{environment, results};
 /// invocation, nothing about the experiment itself.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// The results folder (created; must not hold a `runs.json` yet).
+    /// The results folder (created, or claimed if it exists: it must hold
+    /// no `runs.json` and no other run's claim).
     pub out_dir: PathBuf,
     /// The `iolab` binary that serves built-in targets (`None` = this one).
     pub exe: Option<PathBuf>,
@@ -198,16 +199,17 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
     if let Some(s) = &opts.sharding {
         slots::check(plan, s).map_err(LabError::Invalid)?;
     }
-    let runs_json = opts.out_dir.join(results::RUNS_JSON);
-    if runs_json.exists() {
-        return Err(LabError::Invalid(format!(
-            "{} already exists: choose another --out folder or remove it",
-            runs_json.display()
-        )));
-    }
-    std::fs::create_dir_all(&opts.out_dir).map_err(|source| LabError::Io {
-        path: opts.out_dir.clone(),
-        source,
+    // One folder, one run: the claim has exactly one winner, so a second
+    // run with the same --out is refused even when both start together.
+    iolab_files::claim(&opts.out_dir, results::RUNS_JSON).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::AlreadyExists {
+            LabError::Invalid(source.to_string())
+        } else {
+            LabError::Io {
+                path: opts.out_dir.clone(),
+                source,
+            }
+        }
     })
 }
 

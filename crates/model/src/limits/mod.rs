@@ -55,6 +55,11 @@ pub const MAX_GENERATOR_THREADS: usize = 1_024;
 pub const MAX_REPS: u32 = 1_000;
 /// Largest preset file read.
 pub const MAX_PRESET_BYTES: u64 = 1 << 20;
+/// Largest request body read from a file (`--body-file`, a targets file's
+/// `@file` line): each is held in memory once and sent per request.
+pub const MAX_BODY_BYTES: u64 = 64 << 20;
+/// Largest targets file read (`--targets`): a million short requests.
+pub const MAX_TARGETS_BYTES: u64 = 64 << 20;
 /// Most tasks of one in-process batch (a few hundred bytes each while it runs).
 pub const MAX_BATCH_TASKS: u64 = 10_000_000;
 /// Most values in one of a batch's lists (`cpu_terms`, `io_ms`).

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use iolab_model::limits::{MAX_BODY_BYTES, MAX_TARGETS_BYTES};
 use iolab_model::request::{parse_header, RequestSet, RequestTemplate};
 
 use crate::CliError;
@@ -97,8 +98,10 @@ impl RequestFlags {
         let text = String::from_utf8(read_file("--targets", path)?).map_err(|_| {
             CliError::usage(format!("--targets {}: is not UTF-8 text", path.display()))
         })?;
-        let read =
-            |p: &str| std::fs::read(p).map_err(|e| format!("cannot read body file {p}: {e}"));
+        let read = |p: &str| {
+            iolab_files::read(Path::new(p), MAX_BODY_BYTES)
+                .map_err(|e| format!("cannot read body file {p}: {e}"))
+        };
         let mut list = iolab_loadgen::parse_request_list(&text, &path.display().to_string(), &read)
             .map_err(CliError::usage)?;
         for t in &mut list {
@@ -117,5 +120,10 @@ impl RequestFlags {
 
 /// A file named by a flag, with the flag in the error.
 fn read_file(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
-    std::fs::read(path).map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))
+    let cap = match flag {
+        "--targets" => MAX_TARGETS_BYTES,
+        _ => MAX_BODY_BYTES,
+    };
+    iolab_files::read(path, cap)
+        .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))
 }

@@ -41,6 +41,8 @@ pub struct Level {
     pub rss_mb: f64,
     /// CPU seconds per second across the plateau.
     pub cpu_per_s: Option<f64>,
+    /// Seconds the plateau lasted.
+    pub span_s: f64,
     /// Requests sent but not answered 2xx.
     pub failed: u64,
 }
@@ -80,6 +82,11 @@ pub struct Cost {
     pub r2: Option<f64>,
     /// Slope of CPU against in flight: CPU microseconds per second per waiting request.
     pub cpu_us_per_request: Option<f64>,
+    /// The smallest CPU slope the samples can tell from none, same unit:
+    /// `/proc` counts CPU in 10 ms ticks, so each level's rate is known to
+    /// within 2 ticks over its plateau, spread over the requests between the
+    /// levels held.
+    pub cpu_resolution_us: Option<f64>,
     /// RSS before the run's warm-up (first sample), MiB.
     pub idle_rss_mb: Option<f64>,
     /// Seconds from start to ready (launcher warm-up included).
@@ -152,6 +159,7 @@ fn cost_of(file: &RunsFile, label_: &str) -> Option<Cost> {
         base_mb,
         r2: mem.and_then(|m| m.r2),
         cpu_us_per_request: cpu.map(|c| c.slope * 1e6),
+        cpu_resolution_us: cpu_resolution(&levels),
         idle_rss_mb: first.telemetry.series.first().map(|p| p.rss_mb),
         ready_s: median(
             levels
@@ -184,6 +192,7 @@ fn level(i: usize, r: &RunRecord) -> Option<Level> {
         in_flight: p.held,
         rss_mb: p.rss_mb,
         cpu_per_s: p.cpu_per_s,
+        span_s: p.span_s,
         failed: a.requests.sent.saturating_sub(a.requests.ok),
     })
 }
@@ -197,6 +206,8 @@ pub struct Plateau {
     pub rss_mb: f64,
     /// CPU seconds per second across it (at least 0.3 s of it).
     pub cpu_per_s: Option<f64>,
+    /// Seconds from its first sample to its last.
+    pub span_s: f64,
 }
 
 /// Requests a sample shows the target holding.
@@ -221,7 +232,20 @@ pub fn plateau(t: &Telemetry) -> Option<Plateau> {
         held: median(flat.iter().map(|(_, h)| *h).collect())?,
         rss_mb: median(flat.iter().map(|(p, _)| p.rss_mb).collect())?,
         cpu_per_s: (span >= 0.3).then(|| (last.cpu_s - first.cpu_s).max(0.0) / span),
+        span_s: span,
     })
+}
+
+/// CPU clock tick of `/proc/PID/stat` (USER_HZ), seconds.
+const CPU_TICK_S: f64 = 0.01;
+
+/// See [`Cost::cpu_resolution_us`].
+fn cpu_resolution(levels: &[Level]) -> Option<f64> {
+    let with: Vec<&Level> = levels.iter().filter(|l| l.cpu_per_s.is_some()).collect();
+    let span = with.iter().map(|l| l.span_s).reduce(f64::min)?;
+    let lo = with.iter().map(|l| l.in_flight).reduce(f64::min)?;
+    let hi = with.iter().map(|l| l.in_flight).reduce(f64::max)?;
+    (hi > lo && span > 0.0).then(|| 2.0 * (2.0 * CPU_TICK_S / span) / (hi - lo) * 1e6)
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {

@@ -12,7 +12,7 @@ use crate::svg::esc;
 pub const TITLE: &str = "The cost of waiting";
 
 /// What the table's columns mean.
-pub const NOTE: &str = "Each run holds C requests at once (a closed loop of C clients, one request each, waiting longer than the run). Per waiting request: the slope of RSS and of CPU against the requests held, fitted through every level; 1 GiB: (1024 MiB - the fitted base) / slope; idle: RSS before the warm-up; ready: start to first 200 on /health (a runtime's own warm-up included); predicted: what bounds the model, else the first machine limit it meets.";
+pub const NOTE: &str = "Each run holds C requests at once (a closed loop of C clients, one request each, waiting longer than the run). Per waiting request: the slope of RSS and of CPU against the requests held, fitted through every level (CPU `< R`: within what /proc's 10 ms ticks resolve); 1 GiB: (1024 MiB - the fitted base) / slope; idle: RSS before the warm-up; ready: start to first 200 on /health (a runtime's own warm-up included); predicted: what bounds the model, else the first machine limit it meets.";
 
 /// The table, or `None` when no target was measured at two levels.
 pub fn grid(file: &RunsFile) -> Option<Grid> {
@@ -38,7 +38,7 @@ pub fn grid(file: &RunsFile) -> Option<Grid> {
         g.rows.push(vec![
             c.label.clone(),
             opt(c.kib_per_request, |v| num(v, 1)),
-            opt(c.cpu_us_per_request, |v| num(v, 2)),
+            cpu_cell(c),
             opt(c.in_gib, |v| count(v.round() as u64)),
             opt(c.idle_rss_mb, mib),
             opt(c.ready_s, secs),
@@ -50,6 +50,14 @@ pub fn grid(file: &RunsFile) -> Option<Grid> {
         ]);
     }
     Some(g)
+}
+
+/// The CPU cell: the slope, or `< R` when it is within the resolution.
+fn cpu_cell(c: &Cost) -> String {
+    match (c.cpu_us_per_request, c.cpu_resolution_us) {
+        (Some(v), Some(r)) if v.abs() < r => format!("< {}", num(r, 2)),
+        (v, _) => opt(v, |v| num(v, 2)),
+    }
 }
 
 /// One sentence per target.
@@ -80,11 +88,16 @@ pub fn sentence(c: &Cost) -> String {
         )),
         _ => s.push_str(" no memory slope (the levels held the same number);"),
     }
-    if let Some(cpu) = c.cpu_us_per_request {
-        s.push_str(&format!(
+    match (c.cpu_us_per_request, c.cpu_resolution_us) {
+        (Some(cpu), Some(r)) if cpu.abs() < r => s.push_str(&format!(
+            " CPU while waiting below what the samples resolve (under {} us a second each);",
+            num(r, 2)
+        )),
+        (Some(cpu), _) => s.push_str(&format!(
             " {} us of CPU a second each while waiting;",
             num(cpu, 2)
-        ));
+        )),
+        _ => {}
     }
     s.push_str(&format!(
         " it held {} at most{}",
