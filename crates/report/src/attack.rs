@@ -12,7 +12,7 @@ use crate::grid::{self, Grid};
 use crate::numbers::{clock, count, ms, percent, rate, secs};
 use crate::{csv, Format, RenderError, Renderers};
 
-/// Render an attack in `format` (one of [`Format::PLAIN`]).
+/// Render an attack in `format` (one of [`Format::plain`]).
 pub fn render(doc: &AttackResult, format: Format) -> Result<Vec<u8>, RenderError> {
     Renderers {
         schema: ATTACK_SCHEMA,

@@ -9,7 +9,7 @@ use crate::grid::{self, Grid};
 use crate::numbers::{count, mib, ms, opt, percent, secs};
 use crate::{csv, Format, RenderError, Renderers};
 
-/// Render a batch document in `format` (one of [`Format::PLAIN`]).
+/// Render a batch document in `format` (one of [`Format::plain`]).
 pub fn render(doc: &BatchFile, format: Format) -> Result<Vec<u8>, RenderError> {
     Renderers::<BatchFile> {
         schema: BATCH_SCHEMA,

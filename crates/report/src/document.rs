@@ -1,6 +1,7 @@
-//! The six documents iolab writes, read back by their `schema` tag, and the
-//! output formats with their command-line names: what `iolab report FILE`
-//! needs to re-render any saved result.
+//! The documents iolab writes ([`DOCUMENTS`]: each one's schema tag, writer,
+//! charts and reader), read back by their `schema` tag, and the output
+//! formats ([`Format::def`]: names, aliases, charts): what `iolab report
+//! FILE` needs to re-render any saved result, and what its help lists.
 
 use std::fmt;
 use std::str::FromStr;
@@ -31,9 +32,20 @@ pub enum Format {
     Csv,
 }
 
+/// What one output format is: its names and whether it draws charts.
+#[derive(Debug, Clone, Copy)]
+pub struct FormatDef {
+    /// The name on the command line: `md`.
+    pub name: &'static str,
+    /// Other names it answers to: `markdown`.
+    pub aliases: &'static [&'static str],
+    /// It draws charts, so only documents with charts offer it.
+    pub charts: bool,
+}
+
 impl Format {
     /// Every format, in help order.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: &'static [Format] = &[
         Format::Table,
         Format::Markdown,
         Format::Html,
@@ -41,8 +53,45 @@ impl Format {
         Format::Csv,
     ];
 
-    /// The formats of a document without charts: all but HTML.
-    pub const PLAIN: [Format; 4] = [Format::Table, Format::Markdown, Format::Json, Format::Csv];
+    /// Its definition: the one registration of a format.
+    pub fn def(self) -> &'static FormatDef {
+        match self {
+            Format::Table => &FormatDef {
+                name: "table",
+                aliases: &["text"],
+                charts: false,
+            },
+            Format::Markdown => &FormatDef {
+                name: "md",
+                aliases: &["markdown"],
+                charts: false,
+            },
+            Format::Html => &FormatDef {
+                name: "html",
+                aliases: &[],
+                charts: true,
+            },
+            Format::Json => &FormatDef {
+                name: "json",
+                aliases: &[],
+                charts: false,
+            },
+            Format::Csv => &FormatDef {
+                name: "csv",
+                aliases: &[],
+                charts: false,
+            },
+        }
+    }
+
+    /// The formats of a document without charts, in help order.
+    pub fn plain() -> Vec<Format> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|f| !f.def().charts)
+            .collect()
+    }
 
     /// What a command prints: the document as JSON with `--json`, else text.
     pub fn json_or_text(json: bool) -> Format {
@@ -55,13 +104,39 @@ impl Format {
 
     /// The name used on the command line.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Markdown => "md",
-            Format::Html => "html",
-            Format::Json => "json",
-            Format::Csv => "csv",
-        }
+        self.def().name
+    }
+
+    /// Every name, for messages: `table, md, html, json, csv`.
+    pub fn names() -> String {
+        let names: Vec<&str> = Self::ALL.iter().map(|f| f.as_str()).collect();
+        names.join(", ")
+    }
+
+    /// `--format`'s help: every format, its aliases, and which documents
+    /// offer the ones that draw charts (from the document table).
+    pub fn help() -> String {
+        let charted: Vec<&str> = DOCUMENTS
+            .iter()
+            .filter(|d| d.charts)
+            .map(|d| d.about)
+            .collect();
+        let each: Vec<String> = Self::ALL
+            .iter()
+            .map(|f| {
+                let d = f.def();
+                let mut s = d.name.to_string();
+                if !d.aliases.is_empty() {
+                    s += &format!(" (or {})", d.aliases.join(", "));
+                }
+                if d.charts {
+                    s += &format!(" ({} only)", charted.join(", "));
+                }
+                s
+            })
+            .collect();
+        let each: Vec<&str> = each.iter().map(String::as_str).collect();
+        format!("Output format: {}.", iolab_model::steps::listed(&each))
     }
 }
 
@@ -73,25 +148,22 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format '{0}' (expected one of: table, md, html, json, csv)")]
+#[error("unknown format '{0}' (expected one of: {names})", names = Format::names())]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for Format {
     type Err = UnknownFormat;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "markdown" => Ok(Format::Markdown),
-            "text" => Ok(Format::Table),
-            _ => Format::ALL
-                .into_iter()
-                .find(|f| f.as_str() == s)
-                .ok_or_else(|| UnknownFormat(s.to_string())),
-        }
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| f.as_str() == s || f.def().aliases.contains(&s))
+            .ok_or_else(|| UnknownFormat(s.to_string()))
     }
 }
 
-/// A saved document of any of the five kinds.
+/// A saved document of any kind in [`DOCUMENTS`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Document {
     /// `iolab.runs/1`: a results folder's `runs.json`.
@@ -115,7 +187,7 @@ pub enum LoadError {
     #[error("is not valid JSON: {0}")]
     NotJson(serde_json::Error),
     /// A `schema` tag (or none) that names no document.
-    #[error("has schema '{0}', expected one of: {list}", list = Document::SCHEMAS.join(", "))]
+    #[error("has schema '{0}', expected one of: {list}", list = Document::schemas().join(", "))]
     UnknownSchema(String),
     /// The tag is known but the fields do not match it.
     #[error("does not match {schema}: {source}")]
@@ -131,52 +203,111 @@ fn parse<T: DeserializeOwned>(v: Value, schema: &'static str) -> Result<T, LoadE
     serde_json::from_value(v).map_err(|source| LoadError::Mismatch { schema, source })
 }
 
+/// What one saved document is: its schema tag, who writes it, whether it
+/// draws charts, and how it is read.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentDef {
+    /// Its `schema` tag: `iolab.attack/1`.
+    pub schema: &'static str,
+    /// What it is, in a phrase for help: `results folders`.
+    pub about: &'static str,
+    /// What writes it: `iolab attack --json`.
+    pub written_by: &'static str,
+    /// It has charts (HTML and PNG).
+    pub charts: bool,
+    /// Read it from JSON known to carry its tag.
+    pub read: fn(Value) -> Result<Document, LoadError>,
+}
+
+/// Every document, results folder first: the one registration of each.
+pub const DOCUMENTS: &[DocumentDef] = &[
+    DocumentDef {
+        schema: RUNS_SCHEMA,
+        about: "results folders",
+        written_by: "iolab run (runs.json)",
+        charts: true,
+        read: |v| Ok(Document::Runs(Box::new(parse(v, RUNS_SCHEMA)?))),
+    },
+    DocumentDef {
+        schema: ATTACK_SCHEMA,
+        about: "attacks",
+        written_by: "iolab attack --json",
+        charts: false,
+        read: |v| Ok(Document::Attack(Box::new(parse(v, ATTACK_SCHEMA)?))),
+    },
+    DocumentDef {
+        schema: BATCH_SCHEMA,
+        about: "batches",
+        written_by: "iolab batch --json",
+        charts: false,
+        read: |v| Ok(Document::Batch(parse(v, BATCH_SCHEMA)?)),
+    },
+    DocumentDef {
+        schema: PREDICT_SCHEMA,
+        about: "predictions",
+        written_by: "iolab predict --json",
+        charts: false,
+        read: |v| Ok(Document::Predict(parse(v, PREDICT_SCHEMA)?)),
+    },
+    DocumentDef {
+        schema: VERIFY_SCHEMA,
+        about: "verify reports",
+        written_by: "iolab verify --json",
+        charts: false,
+        read: |v| Ok(Document::Verify(parse(v, VERIFY_SCHEMA)?)),
+    },
+    DocumentDef {
+        schema: CAPACITY_SCHEMA,
+        about: "capacity searches",
+        written_by: "iolab capacity --json (and its capacity.json)",
+        charts: true,
+        read: |v| Ok(Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?))),
+    },
+];
+
 impl Document {
     /// Every schema tag, results folder first.
-    pub const SCHEMAS: [&'static str; 6] = [
-        RUNS_SCHEMA,
-        ATTACK_SCHEMA,
-        BATCH_SCHEMA,
-        PREDICT_SCHEMA,
-        VERIFY_SCHEMA,
-        CAPACITY_SCHEMA,
-    ];
+    pub fn schemas() -> Vec<&'static str> {
+        DOCUMENTS.iter().map(|d| d.schema).collect()
+    }
 
     /// Read a document, choosing its type by its `schema` field.
     pub fn from_json(text: &str) -> Result<Self, LoadError> {
         let v: Value = serde_json::from_str(text).map_err(LoadError::NotJson)?;
         let tag = v.get("schema").and_then(Value::as_str).unwrap_or("");
-        Ok(match tag {
-            RUNS_SCHEMA => Document::Runs(Box::new(parse(v, RUNS_SCHEMA)?)),
-            ATTACK_SCHEMA => Document::Attack(Box::new(parse(v, ATTACK_SCHEMA)?)),
-            BATCH_SCHEMA => Document::Batch(parse(v, BATCH_SCHEMA)?),
-            PREDICT_SCHEMA => Document::Predict(parse(v, PREDICT_SCHEMA)?),
-            VERIFY_SCHEMA => Document::Verify(parse(v, VERIFY_SCHEMA)?),
-            CAPACITY_SCHEMA => Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?)),
-            other => return Err(LoadError::UnknownSchema(other.to_string())),
-        })
+        match DOCUMENTS.iter().find(|d| d.schema == tag) {
+            Some(d) => (d.read)(v),
+            None => Err(LoadError::UnknownSchema(tag.to_string())),
+        }
     }
 
-    /// The document's schema tag.
-    pub fn schema(&self) -> &'static str {
-        match self {
+    /// Its definition in [`DOCUMENTS`].
+    pub fn def(&self) -> &'static DocumentDef {
+        let schema = match self {
             Document::Runs(_) => RUNS_SCHEMA,
             Document::Attack(_) => ATTACK_SCHEMA,
             Document::Batch(_) => BATCH_SCHEMA,
             Document::Predict(_) => PREDICT_SCHEMA,
             Document::Verify(_) => VERIFY_SCHEMA,
             Document::Capacity(_) => CAPACITY_SCHEMA,
-        }
+        };
+        DOCUMENTS
+            .iter()
+            .find(|d| d.schema == schema)
+            .expect("every document is in DOCUMENTS")
+    }
+
+    /// The document's schema tag.
+    pub fn schema(&self) -> &'static str {
+        self.def().schema
     }
 
     /// The formats this document renders in, in help order.
-    pub fn formats(&self) -> &'static [Format] {
-        match self {
-            Document::Runs(_) | Document::Capacity(_) => &Format::ALL,
-            Document::Attack(_)
-            | Document::Batch(_)
-            | Document::Predict(_)
-            | Document::Verify(_) => &Format::PLAIN,
+    pub fn formats(&self) -> Vec<Format> {
+        if self.def().charts {
+            Format::ALL.to_vec()
+        } else {
+            Format::plain()
         }
     }
 
@@ -212,6 +343,38 @@ impl Document {
             other => Err(RenderError::NoCharts {
                 schema: other.schema(),
             }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_parses_by_its_names_and_the_messages_list_them_all() {
+        for &f in Format::ALL {
+            assert_eq!(f.as_str().parse::<Format>().unwrap(), f);
+            for alias in f.def().aliases {
+                assert_eq!(alias.parse::<Format>().unwrap(), f);
+            }
+            assert!(Format::help().contains(f.as_str()), "{f}");
+            assert!(UnknownFormat("x".into()).to_string().contains(f.as_str()));
+        }
+        for d in DOCUMENTS.iter().filter(|d| d.charts) {
+            assert!(Format::help().contains(d.about), "{}", d.schema);
+        }
+        assert_eq!(
+            Format::help(),
+            "Output format: table (or text), md, html (results folders, capacity searches only), json or csv."
+        );
+    }
+
+    #[test]
+    fn an_unknown_schema_names_every_document() {
+        let e = Document::from_json(r#"{"schema": "iolab.nothing/1"}"#).unwrap_err();
+        for d in DOCUMENTS {
+            assert!(e.to_string().contains(d.schema), "{e}");
         }
     }
 }

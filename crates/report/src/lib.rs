@@ -8,7 +8,8 @@
 //! [`charts`] and PNGs), [`attack`], [`batch`], [`predict`] and [`verify`].
 //! Every figure goes through one set of rules ([`numbers`]) and every table
 //! through one grid ([`grid`]), so a p99 of 101.3 ms reads `101ms` in all of
-//! them. [`Document`] reads any of the five back from JSON by its `schema`.
+//! them. [`Document`] reads any of them back from JSON by its `schema`
+//! ([`DOCUMENTS`] lists them).
 
 pub mod attack;
 pub mod batch;
@@ -28,7 +29,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use document::{Document, Format, LoadError, UnknownFormat};
+pub use document::{Document, DocumentDef, Format, FormatDef, LoadError, UnknownFormat, DOCUMENTS};
 pub use explain::{caveats, explain, explain_with_cores};
 pub use runs::{charts, distinct_colours, explain_in, render, render_pngs, summary};
 
@@ -92,14 +93,14 @@ pub(crate) struct Renderers<T> {
 }
 
 impl<T: Serialize> Renderers<T> {
-    /// Render `doc` in one of [`Format::PLAIN`]; HTML is refused.
+    /// Render `doc` in one of [`Format::plain`]; HTML is refused.
     pub fn render(&self, doc: &T, format: Format) -> Result<Vec<u8>, RenderError> {
         Ok(match format {
             Format::Table => (self.text)(doc).into_bytes(),
             Format::Markdown => (self.markdown)(doc).into_bytes(),
             Format::Json => json(doc)?,
             Format::Csv => (self.csv)(doc).into_bytes(),
-            Format::Html => return Err(unsupported(self.schema, format, &Format::PLAIN)),
+            Format::Html => return Err(unsupported(self.schema, format, &Format::plain())),
         })
     }
 }

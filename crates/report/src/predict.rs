@@ -9,7 +9,7 @@ use crate::grid::{self, Grid};
 use crate::numbers::{count, ms, opt, percent, rate};
 use crate::{csv, Format, RenderError, Renderers};
 
-/// Render a predict document in `format` (one of [`Format::PLAIN`]).
+/// Render a predict document in `format` (one of [`Format::plain`]).
 pub fn render(doc: &PredictFile, format: Format) -> Result<Vec<u8>, RenderError> {
     Renderers::<PredictFile> {
         schema: PREDICT_SCHEMA,

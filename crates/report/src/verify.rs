@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::grid::{self, Grid};
 use crate::{csv, Format, RenderError, Renderers};
 
-/// Render a verify document in `format` (one of [`Format::PLAIN`]).
+/// Render a verify document in `format` (one of [`Format::plain`]).
 pub fn render(doc: &VerifyFile, format: Format) -> Result<Vec<u8>, RenderError> {
     Renderers::<VerifyFile> {
         schema: VERIFY_SCHEMA,

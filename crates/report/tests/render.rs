@@ -52,7 +52,7 @@ fn rerendering_is_byte_identical() {
         let runs = load(name);
         // Saved and loaded again, as a results folder is.
         let again: RunsFile = serde_json::from_str(&serde_json::to_string(&runs).unwrap()).unwrap();
-        for f in Format::ALL {
+        for &f in Format::ALL {
             let a = render(&runs, f).unwrap();
             assert_eq!(a, render(&runs, f).unwrap(), "{name} {f}");
             assert_eq!(

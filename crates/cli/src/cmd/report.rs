@@ -15,12 +15,9 @@ use crate::CliError;
 /// Flags of `iolab report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Results folder holding `runs.json`, or a runs.json file, or a JSON
-    /// document saved by `attack`, `batch`, `predict` or `verify` with --json.
-    #[arg(value_name = "RESULTS_DIR")]
+    #[arg(value_name = "RESULTS_DIR", help = results_help())]
     pub results: PathBuf,
-    /// Output format: table (or text), md, html (results folders only), json or csv.
-    #[arg(long, short = 'f', default_value = "table", value_parser = parse_format)]
+    #[arg(long, short = 'f', default_value = "table", value_parser = parse_format, help = Format::help())]
     pub format: Format,
     /// Write to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -28,6 +25,18 @@ pub struct Args {
     /// Also write every chart as a PNG into DIR.
     #[arg(long, value_name = "DIR")]
     pub png: Option<PathBuf>,
+}
+
+/// The positional argument's help: every document `report` reads, from its table.
+fn results_help() -> String {
+    let writers: Vec<&str> = iolab_report::DOCUMENTS
+        .iter()
+        .map(|d| d.written_by)
+        .collect();
+    format!(
+        "A results folder holding runs.json, or any document iolab saves: {}.",
+        iolab_model::steps::listed(&writers)
+    )
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
