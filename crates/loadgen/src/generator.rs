@@ -51,6 +51,9 @@ pub struct RunCtx {
     pub spin_ns: u64,
     /// Where new connections come from (`--source-addrs`).
     pub sources: Sources,
+    /// HTTP/2 (`--http2`): the requests as HTTP/2 heads, sent instead of
+    /// `requests`, and the streams per connection.
+    pub h2: Option<crate::h2::Requests>,
 }
 
 impl RunCtx {
@@ -58,6 +61,7 @@ impl RunCtx {
     fn new(
         plan: &AttackPlan,
         requests: Vec<Vec<u8>>,
+        h2: Option<crate::h2::Requests>,
         tls: Option<Tls>,
         addr: SocketAddr,
         hooks: &Hooks,
@@ -83,6 +87,7 @@ impl RunCtx {
                 0
             },
             sources: Sources::new(plan.source_addrs.clone()),
+            h2,
         }
     }
 
@@ -96,6 +101,21 @@ impl RunCtx {
             1 => &self.requests[0],
             n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
         }
+    }
+
+    /// HTTP/2: the next request's head, in turn as [`Self::next_request`].
+    pub fn next_head(&self) -> Option<&crate::h2::head::Head> {
+        let heads = &self.h2.as_ref()?.heads;
+        match heads.len() {
+            0 => None,
+            1 => heads.first(),
+            n => heads.get(self.turn.fetch_add(1, Relaxed) % n),
+        }
+    }
+
+    /// Requests one connection carries at once (1 over HTTP/1.1).
+    pub fn streams(&self) -> usize {
+        self.h2.as_ref().map_or(1, |h| h.streams.max(1) as usize)
     }
 }
 
@@ -180,17 +200,18 @@ fn bound_ns(plan: &AttackPlan, timeout_ns: u64) -> u64 {
 pub fn run(
     plan: &AttackPlan,
     requests: Vec<Vec<u8>>,
+    h2: Option<crate::h2::Requests>,
     tls: Option<Tls>,
     addr: SocketAddr,
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let engine = crate::engine::resolve(plan.engine, tls.is_some())?;
+    let engine = crate::engine::resolve(plan.engine, tls.is_some(), h2.is_some())?;
     let shard::Start {
         start_ns,
         started_unix_ms,
     } = shard::start(plan, START_DELAY_NS)?;
-    let ctx = Arc::new(RunCtx::new(plan, requests, tls, addr, hooks, start_ns));
+    let ctx = Arc::new(RunCtx::new(plan, requests, h2, tls, addr, hooks, start_ns));
     let lives: Vec<Arc<Live>> = (0..threads).map(|_| Arc::default()).collect();
     let (taps, frames) = match &hooks.live {
         Some(feed) => {
