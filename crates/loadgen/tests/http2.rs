@@ -134,9 +134,8 @@ fn a_frame_past_the_agreed_size_is_a_protocol_error() {
 #[test]
 fn a_server_answering_http1_to_http2_is_refused_before_any_load() {
     let s = h2server::http1_only();
-    let e = attack(&http2(closed(&s.url("/"), 1, 3), 1, 1), &Hooks::default())
-        .err()
-        .expect("refused");
+    let e =
+        attack(&http2(closed(&s.url("/"), 1, 3), 1, 1), &Hooks::default()).expect_err("refused");
     let e = e.to_string();
     assert!(
         e.contains("prior knowledge") && e.contains("--http2") && !e.contains('\n'),
@@ -149,8 +148,7 @@ fn streams_without_http2_are_refused_naming_the_flag() {
     let mut plan = closed("http://127.0.0.1:1/", 1, 1);
     plan.request.protocol.streams = 4;
     let e = attack(&plan, &Hooks::default())
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(e.contains("--http2") && !e.contains('\n'), "{e}");
 }

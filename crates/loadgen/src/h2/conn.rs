@@ -73,12 +73,12 @@ impl Shared {
         if let Some(s) = self.send.borrow().as_ref() {
             return Ok(s.clone());
         }
-        let (send, conn) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
+        let (send, mut conn) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
+        let pings = conn.ping_pong();
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
         self.limit_seen.set(false);
         self.stats.opened.set(self.stats.opened.get() + 1);
-        *self.send.borrow_mut() = Some(send.clone());
         let me: Weak<Shared> = Rc::downgrade(self);
         tokio::task::spawn_local(async move {
             let _ = conn.await;
@@ -86,6 +86,12 @@ impl Shared {
                 me.forget(generation);
             }
         });
+        // The server's SETTINGS (its stream limit) come before its answer
+        // to a PING: streams opened before them may be refused.
+        if let Some(mut pings) = pings {
+            let _ = pings.ping(h2::Ping::opaque()).await;
+        }
+        *self.send.borrow_mut() = Some(send.clone());
         Ok(send)
     }
 

@@ -85,7 +85,7 @@ pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, host: &str) -> Result<(), 
         let Some(mut pings) = conn.ping_pong() else {
             return Ok(());
         };
-        let driver = tokio::spawn(async move { conn.await });
+        let driver = tokio::spawn(conn);
         let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
         driver.abort();
         match pong {
