@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use crate::clock::now_ns;
 use crate::recorder::{ErrorClass, Recorder};
-use crate::request::request;
+use crate::request::{request, Slot};
 use crate::run_ctx::RunCtx;
 
 struct Clients {
@@ -25,6 +25,8 @@ struct Clients {
     rec: RefCell<Recorder>,
     remaining: Cell<Option<u64>>,
     end_ns: u64,
+    /// HTTP/2: the connections the clients share.
+    h2: Option<crate::h2::conn::Pool>,
 }
 
 /// Run `clients` clients sharing `requests` (if bounded) until `end_ns`.
@@ -35,7 +37,10 @@ pub async fn run(
     requests: Option<u64>,
     end_ns: u64,
 ) -> std::io::Result<Recorder> {
+    // Over HTTP/2 each connection carries `--streams` clients.
+    let clients = clients * ctx.streams();
     let shared = Rc::new(Clients {
+        h2: crate::h2::conn::Pool::of(&ctx),
         ctx,
         rec: RefCell::new(rec),
         remaining: Cell::new(requests),
@@ -49,7 +54,9 @@ pub async fn run(
     }
     let shared = Rc::try_unwrap(shared)
         .map_err(|_| std::io::Error::other("closed loop: a client outlived the run"))?;
-    Ok(shared.rec.into_inner())
+    let mut rec = shared.rec.into_inner();
+    rec.protocol = shared.h2.as_ref().map(|p| p.summary());
+    Ok(rec)
 }
 
 /// First wait after a failed request, and the longest.
@@ -68,7 +75,7 @@ pub(crate) fn backoff_ns(failures: u32) -> u64 {
 
 async fn client(c: Rc<Clients>) {
     let ctx = &c.ctx;
-    let mut conn = None;
+    let mut conn = Slot::new(c.h2.as_ref());
     let mut failures = 0u32;
     loop {
         if failures > 0 {

@@ -8,10 +8,16 @@ use crate::error::AttackError;
 /// The engine a plan runs on: `auto` takes io_uring where the kernel has
 /// it (cheaper per request), else epoll; asking for io_uring where it is
 /// missing is a setup error naming the way out. HTTPS runs on epoll: the
-/// io_uring engine moves plain bytes and has no TLS session to drive.
-pub fn resolve(wanted: Engine, tls: bool) -> Result<Engine, AttackError> {
+/// io_uring engine moves plain bytes and has no TLS session to drive; so
+/// does HTTP/2 (the `h2` crate drives tokio streams, see [`crate::h2`]).
+pub fn resolve(wanted: Engine, tls: bool, http2: bool) -> Result<Engine, AttackError> {
     match wanted {
         Engine::Epoll => Ok(Engine::Epoll),
+        Engine::Auto if http2 => Ok(Engine::Epoll),
+        Engine::IoUring if http2 => Err(AttackError::Setup(
+            "--engine io_uring does not speak HTTP/2: use --engine epoll (or auto) with --http2"
+                .into(),
+        )),
         Engine::Auto if tls => Ok(Engine::Epoll),
         Engine::IoUring if tls => Err(AttackError::Setup(
             "--engine io_uring does not speak TLS: use --engine epoll (or auto) for https://"

@@ -32,6 +32,7 @@ const HARD_CAP_SLACK_NS: u64 = 1_000_000_000;
 fn run_ctx(
     plan: &AttackPlan,
     requests: Vec<Vec<u8>>,
+    h2: Option<crate::h2::Requests>,
     tls: Option<Tls>,
     addr: SocketAddr,
     hooks: &Hooks,
@@ -57,6 +58,7 @@ fn run_ctx(
             0
         },
         sources: Sources::new(plan.source_addrs.clone()),
+        h2,
     }
 }
 
@@ -91,17 +93,18 @@ fn bound_ns(plan: &AttackPlan, timeout_ns: u64) -> u64 {
 pub fn run(
     plan: &AttackPlan,
     requests: Vec<Vec<u8>>,
+    h2: Option<crate::h2::Requests>,
     tls: Option<Tls>,
     addr: SocketAddr,
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let engine = crate::engine::resolve(plan.engine, tls.is_some())?;
+    let engine = crate::engine::resolve(plan.engine, tls.is_some(), h2.is_some())?;
     let shard::Start {
         start_ns,
         started_unix_ms,
     } = shard::start(plan, START_DELAY_NS)?;
-    let ctx = Arc::new(run_ctx(plan, requests, tls, addr, hooks, start_ns));
+    let ctx = Arc::new(run_ctx(plan, requests, h2, tls, addr, hooks, start_ns));
     let lives: Vec<Arc<Live>> = (0..threads).map(|_| Arc::default()).collect();
     let (taps, frames) = match &hooks.live {
         Some(feed) => {

@@ -75,6 +75,37 @@ async fn connect_from(addr: SocketAddr, ip: IpAddr) -> io::Result<TcpStream> {
     socket.connect(addr).await
 }
 
+/// Open a TCP connection from `source` (else the kernel's choice),
+/// TCP_NODELAY on, with a TLS handshake when `tls` is given: what HTTP/1.1
+/// and HTTP/2 connections both start from. Errors as they happened.
+pub(crate) async fn open_stream_io(
+    addr: SocketAddr,
+    source: Option<IpAddr>,
+    tls: Option<&Tls>,
+) -> io::Result<Stream> {
+    let tcp = match source {
+        None => TcpStream::connect(addr).await,
+        Some(ip) => connect_from(addr, ip).await,
+    }?;
+    let _ = tcp.set_nodelay(true);
+    Ok(match tls {
+        None => Stream::Plain(tcp),
+        Some(tls) => Stream::Tls(Box::new(tls.wrap(tcp).await?)),
+    })
+}
+
+/// [`open_stream_io`], its failure classed (a failed handshake is a
+/// connect failure).
+pub(crate) async fn open_stream(
+    addr: SocketAddr,
+    source: Option<IpAddr>,
+    tls: Option<&Tls>,
+) -> Result<Stream, ErrorClass> {
+    open_stream_io(addr, source, tls)
+        .await
+        .map_err(|e| connect_class(&e))
+}
+
 impl Conn {
     /// Open a connection (TCP_NODELAY on), with a TLS handshake when `tls`
     /// is given (a failed handshake is a connect failure).
@@ -85,20 +116,8 @@ impl Conn {
         source: Option<IpAddr>,
         tls: Option<&Tls>,
     ) -> Result<Conn, ErrorClass> {
-        let tcp = match source {
-            None => TcpStream::connect(addr).await,
-            Some(ip) => connect_from(addr, ip).await,
-        }
-        .map_err(|e| connect_class(&e))?;
-        let _ = tcp.set_nodelay(true);
-        let stream = match tls {
-            None => Stream::Plain(tcp),
-            Some(tls) => Stream::Tls(Box::new(
-                tls.wrap(tcp).await.map_err(|e| connect_class(&e))?,
-            )),
-        };
         Ok(Conn {
-            stream,
+            stream: open_stream(addr, source, tls).await?,
             buf: vec![0; 8 * 1024],
         })
     }

@@ -22,6 +22,7 @@ mod engine;
 mod error;
 mod gen_thread;
 mod generator;
+mod h2;
 mod hooks;
 mod http;
 mod live;
@@ -78,16 +79,24 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;
     machine::raise_nofile(fds);
     let requests = wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
+    let http2 = plan.request.protocol.is_http2();
     let tls = match target.tls {
         true => {
-            let tls =
-                tls::Tls::new(&target.host, plan.request.insecure).map_err(AttackError::Invalid)?;
+            let tls = tls::Tls::new(&target.host, plan.request.insecure, http2)
+                .map_err(AttackError::Invalid)?;
             tls::preflight(&tls, addr, &target.host).map_err(AttackError::Setup)?;
             Some(tls)
         }
         false => None,
     };
-    let outputs = generator::run(plan, requests, tls, addr, hooks)?;
+    let h2 = match http2 {
+        true => {
+            h2::preflight(addr, tls.as_ref(), &target.host).map_err(AttackError::Invalid)?;
+            Some(h2::Requests::of(plan).map_err(AttackError::Invalid)?)
+        }
+        false => None,
+    };
+    let outputs = generator::run(plan, requests, h2, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));
     if let Some(feed) = &hooks.live {

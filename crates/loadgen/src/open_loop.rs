@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use crate::backlog::Backlog;
 use crate::clock::{now_ns, PreciseTimer};
 use crate::recorder::Recorder;
-use crate::request::request;
+use crate::request::{request, Slot};
 use crate::run_ctx::RunCtx;
 
 /// Longest single sleep, so cancellation is noticed.
@@ -36,6 +36,8 @@ struct Pool {
     done: Cell<bool>,
     notify: Notify,
     handles: RefCell<Vec<JoinHandle<()>>>,
+    /// HTTP/2: the connections the workers share.
+    h2: Option<crate::h2::conn::Pool>,
 }
 
 /// Run this thread's share of the schedule; returns its recorder.
@@ -52,10 +54,12 @@ pub async fn run(
         queue: RefCell::new(Backlog::default()),
         idle: Cell::new(0),
         workers: Cell::new(0),
-        cap: cap.max(1),
+        // Over HTTP/2 each connection carries `--streams` workers.
+        cap: cap.max(1) * ctx.streams(),
         done: Cell::new(false),
         notify: Notify::new(),
         handles: RefCell::new(Vec::new()),
+        h2: crate::h2::conn::Pool::of(&ctx),
     });
     let mut next = schedule.next();
     let mut burst = 0;
@@ -140,6 +144,7 @@ async fn finish(pool: Rc<Pool>, spin_ns: u64) -> std::io::Result<Recorder> {
     }
     let mut rec = pool.rec.borrow_mut();
     rec.spin_ns = spin_ns;
+    rec.protocol = pool.h2.as_ref().map(|p| p.summary());
     pool.queue.borrow_mut().drain_not_sent(&mut rec);
     drop(rec);
     let pool = Rc::try_unwrap(pool)
@@ -149,7 +154,7 @@ async fn finish(pool: Rc<Pool>, spin_ns: u64) -> std::io::Result<Recorder> {
 
 async fn worker(pool: Rc<Pool>) {
     let ctx = &pool.ctx;
-    let mut conn = None;
+    let mut conn = Slot::new(pool.h2.as_ref());
     loop {
         let item = take(&pool);
         match item {

@@ -2,17 +2,36 @@
 //! read, classify, record. Shared by the open and closed loops.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::clock::now_ns;
 use crate::http::{Answer, Conn};
 use crate::recorder::{ErrorClass, Recorder};
 use crate::run_ctx::RunCtx;
 
+/// A worker's connection: its own HTTP/1.1 one (kept between requests),
+/// or its share of an HTTP/2 connection (see [`crate::h2::conn`]).
+pub enum Slot {
+    Http1(Option<Conn>),
+    Http2(Rc<crate::h2::conn::Shared>),
+}
+
+impl Slot {
+    /// A new worker's slot: on the next HTTP/2 connection of `pool`, else
+    /// an HTTP/1.1 connection of its own.
+    pub fn new(pool: Option<&crate::h2::conn::Pool>) -> Slot {
+        match pool {
+            Some(pool) => Slot::Http2(pool.assign()),
+            None => Slot::Http1(None),
+        }
+    }
+}
+
 /// Send one request due at `intended_ns` that must complete by `deadline_ns`.
 /// `slot` keeps the worker's connection between requests (keep-alive mode).
 /// Returns what was recorded: the status, or the failure's class.
 pub async fn request(
-    slot: &mut Option<Conn>,
+    slot: &mut Slot,
     ctx: &RunCtx,
     rec: &RefCell<Recorder>,
     intended_ns: u64,
@@ -22,12 +41,21 @@ pub async fn request(
     let sent_ns = now_ns();
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
     let work = async {
-        if slot.is_none() {
-            *slot = Some(Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?);
-        }
-        match slot.as_mut() {
-            Some(conn) => conn.exchange(ctx.next_request()).await,
-            None => Err(ErrorClass::ConnectOther),
+        match slot {
+            Slot::Http1(slot) => {
+                if slot.is_none() {
+                    *slot =
+                        Some(Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?);
+                }
+                match slot.as_mut() {
+                    Some(conn) => conn.exchange(ctx.next_request()).await,
+                    None => Err(ErrorClass::ConnectOther),
+                }
+            }
+            Slot::Http2(conn) => match ctx.next_head() {
+                Some(head) => crate::h2::exchange::exchange(conn, ctx, head).await,
+                None => Err(ErrorClass::ConnectOther),
+            },
         }
     };
     let ended = tokio::time::timeout_at(ctx.clock.tokio_instant(deadline_ns), work)
@@ -35,8 +63,10 @@ pub async fn request(
         .ok();
     let done_ns = now_ns();
     let reusable = matches!(&ended, Some(Ok(a)) if a.reusable);
-    if !reusable || ctx.new_connection {
-        *slot = None;
+    if let Slot::Http1(slot) = slot {
+        if !reusable || ctx.new_connection {
+            *slot = None;
+        }
     }
     let outcome = outcome(ended, done_ns, deadline_ns);
     rec.borrow_mut()

@@ -34,6 +34,9 @@ pub struct RunCtx {
     pub spin_ns: u64,
     /// Where new connections come from (`--source-addrs`).
     pub sources: Sources,
+    /// HTTP/2 (`--http2`): the requests as HTTP/2 heads, sent instead of
+    /// `requests`, and the streams per connection.
+    pub h2: Option<crate::h2::Requests>,
 }
 
 impl RunCtx {
@@ -47,6 +50,21 @@ impl RunCtx {
             1 => &self.requests[0],
             n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
         }
+    }
+
+    /// HTTP/2: the next request's head, in turn as [`Self::next_request`].
+    pub fn next_head(&self) -> Option<&crate::h2::head::Head> {
+        let heads = &self.h2.as_ref()?.heads;
+        match heads.len() {
+            0 => None,
+            1 => heads.first(),
+            n => heads.get(self.turn.fetch_add(1, Relaxed) % n),
+        }
+    }
+
+    /// Requests one connection carries at once (1 over HTTP/1.1).
+    pub fn streams(&self) -> usize {
+        self.h2.as_ref().map_or(1, |h| h.streams.max(1) as usize)
     }
 }
 

@@ -1,5 +1,5 @@
 //! HTTPS: a rustls client (ring provider, TLS 1.2 and 1.3, ALPN
-//! `http/1.1`) verifying against Mozilla's roots built into the binary, or
+//! `http/1.1`, or `h2` alone with `--http2`) verifying against Mozilla's roots built into the binary, or
 //! accepting any certificate with `--insecure` (signatures are still checked,
 //! so the handshake is a real one and costs what it costs). One config per
 //! attack: its session cache lets `--new-connection` resume sessions, as a
@@ -29,8 +29,10 @@ pub struct Tls {
 }
 
 impl Tls {
-    /// A client for `host` (a DNS name or an IP address).
-    pub fn new(host: &str, insecure: bool) -> Result<Tls, String> {
+    /// A client for `host` (a DNS name or an IP address), offering
+    /// HTTP/2 alone by ALPN when `http2` (a server that will not agree is
+    /// refused before the run), else HTTP/1.1.
+    pub fn new(host: &str, insecure: bool, http2: bool) -> Result<Tls, String> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -46,7 +48,10 @@ impl Tls {
             };
             builder.with_root_certificates(roots).with_no_client_auth()
         };
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        config.alpn_protocols = match http2 {
+            true => vec![b"h2".to_vec()],
+            false => vec![b"http/1.1".to_vec()],
+        };
         let name = ServerName::try_from(host.to_string())
             .map_err(|e| format!("'{host}' is not a name TLS can verify: {e}"))?;
         Ok(Tls {

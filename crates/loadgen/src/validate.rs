@@ -30,8 +30,23 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
         } => closed_loop(plan, *concurrency, *requests, *duration)?,
     }
     settings(plan)?;
+    protocol(plan)?;
     crate::shard::validate(plan).map_err(AttackError::Invalid)?;
     cpus(plan)
+}
+
+/// Streams only over HTTP/2, and requests HTTP/2 can carry; a gRPC call
+/// (a plan may name one) is refused until the generator makes them.
+fn protocol(plan: &AttackPlan) -> Result<(), AttackError> {
+    let p = &plan.request.protocol;
+    p.check().map_err(AttackError::Invalid)?;
+    if p.grpc.is_some() {
+        return bad("gRPC calls are not made by this iolab yet: attack the service's HTTP/2 port with --http2");
+    }
+    if p.is_http2() {
+        crate::h2::Requests::of(plan).map_err(AttackError::Invalid)?;
+    }
+    Ok(())
 }
 
 /// Phases there, each lasting and at a rate >= 0, some rate above zero,

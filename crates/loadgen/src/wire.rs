@@ -11,6 +11,11 @@ use crate::endpoint::Endpoint;
 /// `Content-Length: 0` when the body is empty, as curl sends.
 const BODY_METHODS: [&str; 3] = ["POST", "PUT", "PATCH"];
 
+/// The `User-Agent` sent unless the user set one (HTTP/1.1 and HTTP/2).
+pub fn user_agent() -> String {
+    format!("iolab/{}", env!("CARGO_PKG_VERSION"))
+}
+
 /// `method target.path HTTP/1.1` with headers and body.
 pub fn render(
     target: &Endpoint,
@@ -24,10 +29,7 @@ pub fn render(
         head.push_str(&format!("Host: {}\r\n", target.host_header()));
     }
     if !set("user-agent") {
-        head.push_str(&format!(
-            "User-Agent: iolab/{}\r\n",
-            env!("CARGO_PKG_VERSION")
-        ));
+        head.push_str(&format!("User-Agent: {}\r\n", user_agent()));
     }
     if !set("accept") {
         head.push_str("Accept: */*\r\n");

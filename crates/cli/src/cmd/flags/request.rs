@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use iolab_model::limits::{MAX_BODY_BYTES, MAX_TARGETS_BYTES};
+use iolab_model::protocol::{HttpVersion, Protocol};
 use iolab_model::request::{parse_header, RequestSet, RequestTemplate};
 
 use crate::CliError;
@@ -32,6 +33,16 @@ pub struct RequestFlags {
     /// HTTPS: accept the server's certificate whatever it is (self-signed).
     #[arg(long, short = 'k')]
     pub insecure: bool,
+    /// HTTP/2: h2 by ALPN on https://, h2c with prior knowledge on http://.
+    #[arg(long, conflicts_with = "http1_1")]
+    pub http2: bool,
+    /// HTTP/1.1, one request at a time per connection (the default).
+    #[arg(long = "http1.1")]
+    pub http1_1: bool,
+    /// HTTP/2: requests in flight on each connection, so connections x
+    /// streams in all; a server allowing fewer makes the rest wait (timed).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub streams: u32,
 }
 
 impl RequestFlags {
@@ -77,10 +88,19 @@ impl RequestFlags {
             (None, Some(first)) => first.url.clone(),
             (None, None) => return Err(CliError::usage("--targets: the file has no requests")),
         };
+        let protocol = Protocol {
+            http: match self.http2 {
+                true => HttpVersion::Http2,
+                false => HttpVersion::Http1,
+            },
+            streams: self.streams,
+            grpc: None,
+        };
+        protocol.check().map_err(CliError::usage)?;
         let set = RequestSet {
             list,
             insecure: self.insecure,
-            protocol: Default::default(),
+            protocol,
         };
         Ok((target, set))
     }

@@ -1,0 +1,178 @@
+//! HTTP/2 connections on a generator thread: each carries up to
+//! `--streams` requests at once, shared by that many workers (worker `k`
+//! of a thread on connection `k / streams`, so a connection fills before
+//! the next one opens). A connection is opened by the first worker that
+//! needs it (the others wait for that one connect), driven by its own
+//! task, and forgotten when it ends (GOAWAY, reset, error): the next
+//! request opens a new one.
+
+use std::cell::{Cell, RefCell};
+use std::net::SocketAddr;
+use std::rc::{Rc, Weak};
+
+use bytes::Bytes;
+use h2::client::SendRequest;
+use iolab_model::protocol::ProtocolSummary;
+
+use crate::recorder::ErrorClass;
+use crate::run_ctx::RunCtx;
+use crate::tls::{Stream, Tls};
+
+/// Open a TCP connection (from `source` when given), TLS with ALPN `h2`
+/// when `tls` is given, and make it an HTTP/2 connection.
+pub async fn open(
+    addr: SocketAddr,
+    source: Option<std::net::IpAddr>,
+    tls: Option<&Tls>,
+) -> Result<(SendRequest<Bytes>, h2::client::Connection<Stream, Bytes>), ErrorClass> {
+    let stream = crate::http::open_stream(addr, source, tls).await?;
+    if let Stream::Tls(s) = &stream {
+        if s.get_ref().1.alpn_protocol() != Some(b"h2") {
+            // The server would not speak HTTP/2 on this connection.
+            return Err(ErrorClass::ConnectOther);
+        }
+    }
+    h2::client::Builder::new()
+        // Answers are read and dropped at once: a large window keeps
+        // flow control from pacing them (h2load opens 1 GiB windows too).
+        .initial_window_size(1 << 30)
+        .initial_connection_window_size(1 << 30)
+        .handshake(stream)
+        .await
+        .map_err(|e| super::classify::class(&e))
+}
+
+/// One connection, shared by the workers assigned to it.
+#[derive(Default)]
+pub struct Shared {
+    send: RefCell<Option<SendRequest<Bytes>>>,
+    /// Held while a worker opens the connection, so its peers wait for it.
+    connecting: tokio::sync::Mutex<()>,
+    /// Bumped on each new connection: a driver that ends forgets only its own.
+    generation: Cell<u64>,
+    /// The server's stream limit has been read on this connection.
+    limit_seen: Cell<bool>,
+    stats: Rc<Stats>,
+}
+
+/// What one thread's connections saw, for the run's [`ProtocolSummary`].
+#[derive(Default)]
+pub struct Stats {
+    opened: Cell<u64>,
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS met.
+    max_streams: Cell<Option<u32>>,
+}
+
+impl Shared {
+    /// The connection, opened now if there is none.
+    pub async fn sender(self: &Rc<Self>, ctx: &RunCtx) -> Result<SendRequest<Bytes>, ErrorClass> {
+        if let Some(s) = self.send.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let _one = self.connecting.lock().await;
+        if let Some(s) = self.send.borrow().as_ref() {
+            return Ok(s.clone());
+        }
+        let (send, mut conn) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
+        let pings = conn.ping_pong();
+        let generation = self.generation.get() + 1;
+        self.generation.set(generation);
+        self.limit_seen.set(false);
+        self.stats.opened.set(self.stats.opened.get() + 1);
+        let me: Weak<Shared> = Rc::downgrade(self);
+        tokio::task::spawn_local(async move {
+            let _ = conn.await;
+            if let Some(me) = me.upgrade() {
+                me.forget(generation);
+            }
+        });
+        // The server's SETTINGS (its stream limit) come before its answer
+        // to a PING: streams opened before them may be refused.
+        if let Some(mut pings) = pings {
+            let _ = pings.ping(h2::Ping::opaque()).await;
+        }
+        *self.send.borrow_mut() = Some(send.clone());
+        Ok(send)
+    }
+
+    /// Drop connection `generation` (ended, or refused a request).
+    pub fn forget(&self, generation: u64) {
+        if self.generation.get() == generation {
+            self.send.borrow_mut().take();
+        }
+    }
+
+    /// The generation of the connection now held.
+    pub fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
+    /// Note the server's stream limit, once per connection: it is known
+    /// once the server's SETTINGS have arrived, surely by its first answer.
+    pub fn note_limit(&self, send: &SendRequest<Bytes>) {
+        if self.limit_seen.replace(true) {
+            return;
+        }
+        let max = u32::try_from(send.current_max_send_streams()).ok();
+        if let Some(max) = max {
+            let s = &self.stats.max_streams;
+            s.set(Some(s.get().map_or(max, |m| m.min(max))));
+        }
+    }
+}
+
+/// A thread's HTTP/2 connections, handed out to its workers in order.
+pub struct Pool {
+    streams: usize,
+    conns: RefCell<Vec<Rc<Shared>>>,
+    workers: Cell<usize>,
+    stats: Rc<Stats>,
+    version: &'static str,
+    method: Option<String>,
+}
+
+impl Pool {
+    /// The run's pool when it speaks HTTP/2.
+    pub fn of(ctx: &RunCtx) -> Option<Pool> {
+        let h2 = ctx.h2.as_ref()?;
+        Some(Pool::new(h2.streams, ctx.tls.is_some(), None))
+    }
+
+    /// Connections of `streams` workers each.
+    pub fn new(streams: u32, tls: bool, method: Option<String>) -> Pool {
+        Pool {
+            streams: streams.max(1) as usize,
+            conns: RefCell::new(Vec::new()),
+            workers: Cell::new(0),
+            stats: Rc::default(),
+            version: if tls { "h2" } else { "h2c" },
+            method,
+        }
+    }
+
+    /// The connection of the next worker.
+    pub fn assign(&self) -> Rc<Shared> {
+        let k = self.workers.get();
+        self.workers.set(k + 1);
+        let mut conns = self.conns.borrow_mut();
+        let i = k / self.streams;
+        while conns.len() <= i {
+            conns.push(Rc::new(Shared {
+                stats: self.stats.clone(),
+                ..Shared::default()
+            }));
+        }
+        conns[i].clone()
+    }
+
+    /// What this thread's connections saw.
+    pub fn summary(&self) -> ProtocolSummary {
+        ProtocolSummary {
+            version: self.version.to_string(),
+            streams: self.streams as u32,
+            connections_opened: self.stats.opened.get(),
+            server_max_streams: self.stats.max_streams.get(),
+            grpc_method: self.method.clone(),
+        }
+    }
+}

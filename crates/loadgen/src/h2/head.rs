@@ -1,0 +1,119 @@
+//! A request as HTTP/2 sends it, built once before the run: method, URI
+//! (its scheme and authority become `:scheme` and `:authority`), headers
+//! and body. The defaults are HTTP/1.1's (`user-agent`, `accept`,
+//! `content-length` from the body); a `Host` header becomes the authority.
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue};
+use http::{HeaderMap, Method, Request, Uri};
+use iolab_model::request::RequestTemplate;
+
+use crate::endpoint::Endpoint;
+
+/// Methods that get `content-length: 0` when their body is empty, as over HTTP/1.1.
+const BODY_METHODS: [&str; 3] = ["POST", "PUT", "PATCH"];
+
+/// One request's head and body.
+#[derive(Debug, Clone)]
+pub struct Head {
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    /// The body, sent with END_STREAM (empty: none, END_STREAM on the head).
+    pub body: Bytes,
+    /// A gRPC call: its answer ends with `grpc-status`.
+    pub grpc: bool,
+}
+
+impl Head {
+    /// The request to send (cheap: the URI and body are shared bytes).
+    pub fn request(&self) -> Request<()> {
+        let mut r = Request::new(());
+        *r.method_mut() = self.method.clone();
+        *r.uri_mut() = self.uri.clone();
+        *r.headers_mut() = self.headers.clone();
+        r
+    }
+
+    /// A request from a template (method, URL, headers, body).
+    pub fn of(t: &RequestTemplate) -> Result<Head, String> {
+        let target = Endpoint::parse(&t.url)?;
+        let method = Method::from_bytes(t.method.as_bytes())
+            .map_err(|_| format!("method '{}' is not an HTTP token", t.method))?;
+        let authority = t
+            .header("host")
+            .map_or_else(|| target.host_header(), str::to_string);
+        let mut headers = user_headers(&t.headers)?;
+        default(&mut headers, "user-agent", &crate::wire::user_agent());
+        default(&mut headers, "accept", "*/*");
+        if !t.body.is_empty() || BODY_METHODS.contains(&t.method.as_str()) {
+            headers.insert(
+                http::header::CONTENT_LENGTH,
+                HeaderValue::from(t.body.len()),
+            );
+        }
+        Ok(Head {
+            method,
+            uri: uri(&target, &authority, &target.path)?,
+            headers,
+            body: Bytes::from(t.body.clone()),
+            grpc: false,
+        })
+    }
+}
+
+/// `scheme://authority/path`: what h2 turns into the pseudo-headers.
+fn uri(target: &Endpoint, authority: &str, path: &str) -> Result<Uri, String> {
+    let scheme = if target.tls { "https" } else { "http" };
+    format!("{scheme}://{authority}{path}")
+        .parse()
+        .map_err(|e| format!("cannot make an HTTP/2 request of {authority}{path}: {e}"))
+}
+
+/// The user's headers, names lower-cased as HTTP/2 requires; `Host`
+/// left out (it is the authority).
+fn user_headers(list: &[(String, String)]) -> Result<HeaderMap, String> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in list {
+        if name.eq_ignore_ascii_case("host") {
+            continue;
+        }
+        let n = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("header name '{name}' is not an HTTP token"))?;
+        let v = HeaderValue::from_str(value)
+            .map_err(|_| format!("header '{name}' has a value HTTP/2 cannot carry"))?;
+        headers.append(n, v);
+    }
+    Ok(headers)
+}
+
+fn default(headers: &mut HeaderMap, name: &'static str, value: &str) {
+    if !headers.contains_key(name) {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            headers.insert(name, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_carry_the_template_with_http1s_defaults() {
+        let mut t = RequestTemplate::get("https://api.test:8443/orders?x=1");
+        t.method = "POST".into();
+        t.headers = vec![
+            ("X-Key".into(), "k".into()),
+            ("Host".into(), "front.test".into()),
+        ];
+        t.body = b"{}".to_vec();
+        let h = Head::of(&t).unwrap();
+        let r = h.request();
+        assert_eq!(r.uri().to_string(), "https://front.test/orders?x=1");
+        assert_eq!(r.headers()["x-key"], "k");
+        assert_eq!(r.headers()["content-length"], "2");
+        assert!(r.headers().contains_key("user-agent") && !r.headers().contains_key("host"));
+        assert_eq!(h.body, Bytes::from_static(b"{}"));
+    }
+}

@@ -1,0 +1,99 @@
+//! HTTP/2 in the generator, on the epoll engine (tokio): the `h2` crate
+//! does framing, HPACK, flow control and stream limits; here are only the
+//! requests built once ([`head`]), connections shared by `--streams`
+//! workers ([`conn`]), one request's exchange ([`exchange`]), what a
+//! failure counts as ([`classify`]), and the check before the run that the
+//! server speaks HTTP/2 at all ([`preflight`]).
+//!
+//! Why not the io_uring engine: `h2` drives a connection through tokio's
+//! `AsyncRead`/`AsyncWrite`, which the ring (plain bytes, its own buffers)
+//! does not offer; `scripts/bench-h2` measures this engine against h2load
+//! per generator CPU-second (docs/attack.md).
+
+pub mod classify;
+pub mod conn;
+pub mod exchange;
+pub mod head;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use iolab_model::attack::AttackPlan;
+use iolab_model::request::RequestTemplate;
+
+use crate::tls::{Stream, Tls};
+
+/// What an HTTP/2 run sends: its requests as HTTP/2 heads (sent in turn,
+/// as over HTTP/1.1) and how many one connection carries at once.
+pub struct Requests {
+    pub heads: Vec<head::Head>,
+    /// `--streams`: requests in flight per connection.
+    pub streams: u32,
+}
+
+impl Requests {
+    /// The plan's requests (its target's GET when it lists none).
+    pub fn of(plan: &AttackPlan) -> Result<Requests, String> {
+        let heads = match plan.request.list.is_empty() {
+            true => vec![head::Head::of(&RequestTemplate::get(plan.target.as_str()))?],
+            false => plan
+                .request
+                .list
+                .iter()
+                .map(head::Head::of)
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Requests {
+            heads,
+            streams: plan.request.protocol.streams_per_connection(),
+        })
+    }
+}
+
+/// How long the check before the run waits for each of its steps.
+const PREFLIGHT_WAIT: Duration = Duration::from_secs(5);
+
+/// Check, before the run, that the server at `addr` speaks HTTP/2: h2 by
+/// ALPN over TLS, or an answer to HTTP/2's preface and a PING with prior
+/// knowledge (h2c). The error is one line naming the fault and the fix.
+/// A server that cannot be reached, or answers slowly, is left to the run,
+/// which counts that as data.
+pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, host: &str) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+    rt.block_on(async {
+        let Ok(Ok(stream)) =
+            tokio::time::timeout(PREFLIGHT_WAIT, crate::http::open_stream_io(addr, None, tls)).await
+        else {
+            return Ok(());
+        };
+        if let Stream::Tls(s) = &stream {
+            let alpn = s.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+            if alpn.as_deref() != Some(b"h2") {
+                let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
+                return Err(format!(
+                    "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): drop --http2 to measure it over HTTP/1.1"
+                ));
+            }
+        }
+        let prior = tls.is_none();
+        let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {
+            return Ok(());
+        };
+        let Some(mut pings) = conn.ping_pong() else {
+            return Ok(());
+        };
+        let driver = tokio::spawn(conn);
+        let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
+        driver.abort();
+        match pong {
+            Ok(Ok(_)) | Err(_) => Ok(()),
+            Ok(Err(_)) if prior => Err(format!(
+                "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; drop --http2 (HTTP/1.1), or use https:// for h2 by ALPN"
+            )),
+            Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): drop --http2")),
+        }
+    })
+}
