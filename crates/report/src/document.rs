@@ -366,7 +366,7 @@ mod tests {
         }
         assert_eq!(
             Format::help(),
-            "Output format: table (or text), md, html (results folders, capacity searches only), json or csv."
+            "Output format: table (or text), md (or markdown), html (results folders, capacity searches only), json or csv."
         );
     }
 
