@@ -24,6 +24,8 @@ pub enum Command {
     Attack(cmd::attack::Args),
     /// Find the highest rate a service holds within an objective, and what limits it.
     Capacity(cmd::capacity::Args),
+    /// Fit a service as a black box, predict what a change buys, then make the change and measure it.
+    Whatif(cmd::whatif::Args),
     /// Serve the target contract under one concurrency model.
     Serve(cmd::serve::Args),
     /// Check that a target honours the contract before measuring it.

@@ -11,6 +11,7 @@ use iolab_model::capacity::{CapacityFile, CAPACITY_SCHEMA};
 use iolab_model::predict::{PredictFile, PREDICT_SCHEMA};
 use iolab_model::runs::{RunsFile, RUNS_SCHEMA};
 use iolab_model::verify::{VerifyFile, VERIFY_SCHEMA};
+use iolab_model::whatif::{WhatIfFile, WHATIF_SCHEMA};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -106,6 +107,8 @@ pub enum Document {
     Verify(VerifyFile),
     /// `iolab.capacity/1`: `iolab capacity --json` (and its `capacity.json`).
     Capacity(Box<CapacityFile>),
+    /// `iolab.whatif/1`: `iolab whatif --json` (and its `whatif.json`).
+    WhatIf(Box<WhatIfFile>),
 }
 
 /// Why a JSON text is not a document.
@@ -133,13 +136,14 @@ fn parse<T: DeserializeOwned>(v: Value, schema: &'static str) -> Result<T, LoadE
 
 impl Document {
     /// Every schema tag, results folder first.
-    pub const SCHEMAS: [&'static str; 6] = [
+    pub const SCHEMAS: [&'static str; 7] = [
         RUNS_SCHEMA,
         ATTACK_SCHEMA,
         BATCH_SCHEMA,
         PREDICT_SCHEMA,
         VERIFY_SCHEMA,
         CAPACITY_SCHEMA,
+        WHATIF_SCHEMA,
     ];
 
     /// Read a document, choosing its type by its `schema` field.
@@ -153,6 +157,7 @@ impl Document {
             PREDICT_SCHEMA => Document::Predict(parse(v, PREDICT_SCHEMA)?),
             VERIFY_SCHEMA => Document::Verify(parse(v, VERIFY_SCHEMA)?),
             CAPACITY_SCHEMA => Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?)),
+            WHATIF_SCHEMA => Document::WhatIf(Box::new(parse(v, WHATIF_SCHEMA)?)),
             other => return Err(LoadError::UnknownSchema(other.to_string())),
         })
     }
@@ -166,6 +171,7 @@ impl Document {
             Document::Predict(_) => PREDICT_SCHEMA,
             Document::Verify(_) => VERIFY_SCHEMA,
             Document::Capacity(_) => CAPACITY_SCHEMA,
+            Document::WhatIf(_) => WHATIF_SCHEMA,
         }
     }
 
@@ -176,7 +182,8 @@ impl Document {
             Document::Attack(_)
             | Document::Batch(_)
             | Document::Predict(_)
-            | Document::Verify(_) => &Format::PLAIN,
+            | Document::Verify(_)
+            | Document::WhatIf(_) => &Format::PLAIN,
         }
     }
 
@@ -189,6 +196,7 @@ impl Document {
             Document::Predict(d) => crate::predict::render(d, format),
             Document::Verify(d) => crate::verify::render(d, format),
             Document::Capacity(d) => crate::capacity::render(d, format),
+            Document::WhatIf(d) => crate::whatif::render(d, format),
         }
     }
 }

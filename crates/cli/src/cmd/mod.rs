@@ -16,6 +16,7 @@ pub mod run;
 pub mod serve;
 pub mod shard;
 pub mod verify;
+pub mod whatif;
 
 use std::process::ExitCode;
 
@@ -37,5 +38,6 @@ pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Backend(a) => backend::run(a),
         Command::Merge(a) => merge::run(a),
         Command::K8s(a) => k8s::run(a),
+        Command::Whatif(a) => whatif::run(a),
     }
 }
