@@ -14,6 +14,7 @@
 mod builtin;
 pub mod child;
 mod custom;
+pub mod embedded;
 pub mod expr;
 pub mod foreground;
 pub mod foreign;
