@@ -16,6 +16,7 @@ use iolab_model::schedule::Schedule;
 use crate::clock::{now_ns, ClockBase};
 use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
+use crate::response::{Limits, DEFAULT_MAX_HEADERS};
 use crate::source::Sources;
 use crate::tls::Tls;
 use crate::{gen_thread, shard, AttackError, Hooks, Progress};
@@ -51,6 +52,8 @@ pub struct RunCtx {
     pub spin_ns: u64,
     /// Where new connections come from (`--source-addrs`).
     pub sources: Sources,
+    /// Bounds on an answer's head (`--max-headers`).
+    pub limits: Limits,
 }
 
 impl RunCtx {
@@ -83,6 +86,10 @@ impl RunCtx {
                 0
             },
             sources: Sources::new(plan.source_addrs.clone()),
+            limits: Limits {
+                max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
+                ..Limits::default()
+            },
         }
     }
 
@@ -92,9 +99,14 @@ impl RunCtx {
 
     /// The next request's bytes: the requests in turn, across threads.
     pub fn next_request(&self) -> &[u8] {
+        &self.requests[self.next_index()]
+    }
+
+    /// The index of the next request in [`RunCtx::requests`].
+    pub fn next_index(&self) -> usize {
         match self.requests.len() {
-            1 => &self.requests[0],
-            n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
+            1 => 0,
+            n => self.turn.fetch_add(1, Relaxed) % n,
         }
     }
 }

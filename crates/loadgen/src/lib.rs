@@ -30,6 +30,8 @@ mod output;
 mod recorder;
 mod request;
 mod request_list;
+mod response;
+mod retry;
 pub mod shard;
 mod source;
 mod thread_share;

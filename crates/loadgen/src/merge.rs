@@ -175,6 +175,7 @@ pub(crate) fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.not_sent += from.not_sent;
     into.ok += from.ok;
     into.non_2xx += from.non_2xx;
+    into.retried += from.retried;
 }
 
 /// Add one set of error counts into another, every class.
