@@ -140,7 +140,7 @@ fn a_post_on_an_idle_closed_connection_is_not_retried() {
         ..Odd::answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
     });
     for engine in engines() {
-        let mut post = RequestTemplate::get(&srv.url());
+        let mut post = RequestTemplate::get(srv.url());
         post.method = "POST".into();
         post.body = b"x".to_vec();
         let plan = AttackPlan {
@@ -171,7 +171,7 @@ fn r30_08_an_early_answer_is_the_answer_on_both_engines() {
         )
     });
     for engine in engines() {
-        let mut post = RequestTemplate::get(&srv.url());
+        let mut post = RequestTemplate::get(srv.url());
         post.method = "POST".into();
         post.body = vec![b'x'; 4 << 20];
         let plan = AttackPlan {

@@ -74,9 +74,9 @@ pub(crate) fn parse(buf: &[u8], limits: &Limits) -> Result<Head, ErrorClass> {
     }
 }
 
-fn parse_with<'h, 'b>(
+fn parse_with<'b>(
     buf: &'b [u8],
-    headers: &'h mut [httparse::Header<'b>],
+    headers: &mut [httparse::Header<'b>],
 ) -> Result<Result<Head, ErrorClass>, httparse::Error> {
     let mut resp = httparse::Response::new(headers);
     let len = match resp.parse(buf)? {
