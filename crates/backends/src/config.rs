@@ -1,13 +1,16 @@
 //! Where the real backends are ([`Addresses`]: one address per kind, from
 //! the flags or the `IOLAB_*` variables each kind's definition names) and how
 //! their pools are sized ([`BackendConfig`]). Every list of backends here is
-//! a walk over `BackendKind`'s definitions, so adding a backend adds no line.
+//! a walk over `BackendKind`'s definitions and each kind's [`Backend`](crate::Backend)
+//! (its address check), so adding a backend adds no line.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use iolab_model::steps::BackendKind;
 use iolab_model::ModelParams;
+
+use crate::backend::{backend, Pool};
 
 /// Where each real backend is (`pg` URL, `mc` `HOST:PORT`, `http` base URL).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,35 +96,25 @@ fn placeholder(kind: BackendKind) -> String {
 }
 
 fn normalise(kind: BackendKind, address: &str) -> String {
-    match kind {
-        BackendKind::Http => address.trim_end_matches('/').to_string(),
-        BackendKind::Sleep | BackendKind::Pg | BackendKind::Mc => address.to_string(),
-    }
+    backend(kind).normalise(address)
 }
 
 /// Check an address of `kind`: one line naming the flag and the fix.
 pub fn check_address(kind: BackendKind, address: &str) -> Result<(), String> {
-    match kind {
-        BackendKind::Sleep => Ok(()),
-        BackendKind::Http => check_http_url(address),
-        BackendKind::Pg => check_pg_url(address),
-        BackendKind::Mc => check_mc_addr(address),
-    }
+    backend(kind).check_address(address)
 }
+
+/// HikariCP's connection timeout: how long a call waits for a pooled
+/// connection unless told otherwise (`--pg-wait`).
+pub const POOL_WAIT: Duration = Duration::from_secs(30);
 
 /// Where the real backends are and how their pools are sized.
 #[derive(Debug, Clone)]
 pub struct BackendConfig {
     /// The addresses.
     pub addresses: Addresses,
-    /// PostgreSQL pool size (HikariCP default 10).
-    pub pg_pool: u32,
-    /// Longest wait for a PostgreSQL connection (HikariCP default 30 s).
-    pub pg_wait: Duration,
-    /// memcached connections (default 1, the E4 set-up).
-    pub mc_pool: u32,
-    /// Longest wait for a memcached connection (default 30 s, like `pg_wait`).
-    pub mc_wait: Duration,
+    /// Each pooled backend's pool (size from its pool knob), by kind.
+    pub pools: BTreeMap<BackendKind, Pool>,
 }
 
 impl Default for BackendConfig {
@@ -131,15 +124,24 @@ impl Default for BackendConfig {
 }
 
 impl BackendConfig {
-    /// `addresses` with the pool sizes of `params` (their defaults when unset).
+    /// `addresses` with the pools their kinds' knobs in `params` size
+    /// (the knobs' defaults when unset: PostgreSQL 10, memcached 1).
     pub fn new(addresses: Addresses, params: &ModelParams) -> Self {
-        BackendConfig {
-            addresses,
-            pg_pool: params.pg_pool(),
-            pg_wait: Duration::from_secs(30),
-            mc_pool: params.mc_pool.unwrap_or(1),
-            mc_wait: Duration::from_secs(30),
-        }
+        let pools = BackendKind::ALL
+            .into_iter()
+            .filter_map(|kind| {
+                let knob = iolab_model::knob::knob(kind.def().pool_knob?)?;
+                let size = params.value(knob, 1).unwrap_or(1);
+                Some((
+                    kind,
+                    Pool {
+                        size,
+                        wait: POOL_WAIT,
+                    },
+                ))
+            })
+            .collect();
+        BackendConfig { addresses, pools }
     }
 
     /// The address of `kind`, if configured.
@@ -147,54 +149,41 @@ impl BackendConfig {
         self.addresses.get(kind)
     }
 
+    /// The pool of `kind` (one connection and the default wait for a kind
+    /// without a pool knob: its client does not pool).
+    pub fn pool(&self, kind: BackendKind) -> Pool {
+        self.pools.get(&kind).copied().unwrap_or(Pool {
+            size: 1,
+            wait: POOL_WAIT,
+        })
+    }
+
+    /// This configuration with `size` connections in the pool of `kind`.
+    pub fn with_pool(mut self, kind: BackendKind, size: u32) -> Self {
+        let pool = self.pool(kind);
+        self.pools.insert(kind, Pool { size, ..pool });
+        self
+    }
+
+    /// This configuration with calls to `kind` waiting at most `wait` for
+    /// a pooled connection.
+    pub fn with_wait(mut self, kind: BackendKind, wait: Duration) -> Self {
+        let pool = self.pool(kind);
+        self.pools.insert(kind, Pool { wait, ..pool });
+        self
+    }
+
     /// Check every configured address and pool size.
     pub fn validate(&self) -> Result<(), String> {
         self.addresses.check()?;
-        if self.pg_pool == 0 {
-            return Err("--pg-pool must be at least 1".into());
-        }
-        if self.mc_pool == 0 {
-            return Err("--mc-pool must be at least 1".into());
+        for (kind, pool) in &self.pools {
+            if pool.size == 0 {
+                let knob = kind.def().pool_knob.unwrap_or_default();
+                return Err(format!("--{} must be at least 1", knob.replace('_', "-")));
+            }
         }
         Ok(())
     }
-}
-
-/// A PostgreSQL URL that tokio-postgres accepts (`postgres://user@host:port/db`).
-pub fn check_pg_url(url: &str) -> Result<(), String> {
-    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-        return Err(format!(
-            "--pg '{url}' is not a PostgreSQL URL: use postgres://USER@HOST:PORT/DB"
-        ));
-    }
-    url.parse::<tokio_postgres::Config>()
-        .map(|_| ())
-        .map_err(|e| format!("--pg '{url}' is not a valid PostgreSQL URL ({e}): use postgres://USER@HOST:PORT/DB"))
-}
-
-/// A memcached address: `HOST:PORT`.
-pub fn check_mc_addr(addr: &str) -> Result<(), String> {
-    match addr.rsplit_once(':') {
-        Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => {
-            Ok(())
-        }
-        _ => Err(format!(
-            "--mc '{addr}' is not HOST:PORT: use e.g. 127.0.0.1:11211"
-        )),
-    }
-}
-
-/// An `http://HOST:PORT` base URL (no TLS: the delay service is on loopback).
-pub fn check_http_url(url: &str) -> Result<(), String> {
-    let fix = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("--http-backend '{url}' is not an http:// URL: {fix}"))?;
-    let authority = rest.split('/').next().unwrap_or("");
-    if authority.is_empty() || url.parse::<hyper::Uri>().is_err() {
-        return Err(format!("--http-backend '{url}' is not a valid URL: {fix}"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -203,6 +192,9 @@ mod tests {
 
     #[test]
     fn addresses_are_checked_with_a_fix_in_the_message() {
+        use crate::http::check_http_url;
+        use crate::mc::check_mc_addr;
+        use crate::pg::check_pg_url;
         assert!(check_pg_url("postgres://postgres@127.0.0.1:5432/postgres").is_ok());
         assert!(check_pg_url("mysql://x")
             .unwrap_err()

@@ -3,24 +3,26 @@
 //!
 //! This is the seam between the models and the outside world: a model decides
 //! *where* a call runs (its own thread, an offload pool, a future); this crate
-//! decides *what* the call does. `sleep` is embedded and needs nothing; `http`,
-//! `pg` and `mc` need an address in [`BackendConfig`]. Connections are made
+//! decides *what* the call does. Each backend is one module behind the
+//! [`Backend`] trait, registered once in [`backend`]: its address check, its
+//! client pair, its own counter and the service `iolab run` starts for it —
+//! [`sleep`](crate::sleep) (embedded timer), [`http`] (the delay service and
+//! its clients), [`pg`] (PostgreSQL), [`mc`] (memcached). Around them:
+//! [`Backends`] (every client a target uses, with its call counters by
+//! kind), [`counts`] (what the backends say they did), [`service`] (what
+//! starting one takes), `pool` (the connection pools). Connections are made
 //! lazily and broken ones are dropped, so a target starts while a backend is
 //! down and recovers by itself once it is back.
-//!
-//! Modules: [`sleep`](crate::sleep) (embedded timer), [`http`] (delay-service
-//! clients), [`pg`] (PostgreSQL), [`mc`] (memcached), [`delay`] (the delay
-//! service itself), [`counts`] (what the backends say they did), `pool`
-//! (the two connection pools).
 
+mod backend;
 mod config;
 pub mod counts;
-pub mod delay;
 mod error;
 pub mod http;
 pub mod mc;
 pub mod pg;
 mod pool;
+pub mod service;
 mod sleep;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,11 +31,12 @@ use bytes::Bytes;
 
 use iolab_model::steps::{BackendKind, IoCall};
 
-pub use config::{
-    check_address, check_http_url, check_mc_addr, check_pg_url, Addresses, BackendConfig,
-};
+pub use backend::{backend, Backend, CallFuture, Clients, Pool};
+pub use config::{check_address, Addresses, BackendConfig, POOL_WAIT};
 pub use counts::BackendCounts;
 pub use error::{config_flag, BackendError, ERROR_CLASSES};
+pub use http::delay;
+pub use service::{Service, Started};
 
 /// Every backend a target uses, shared by all its threads (`Arc<Backends>`).
 ///
@@ -42,31 +45,37 @@ pub use error::{config_flag, BackendError, ERROR_CLASSES};
 #[derive(Debug)]
 pub struct Backends {
     config: BackendConfig,
-    http: Option<http::Http>,
-    pg: Option<Result<pg::Pg, BackendError>>,
-    mc: Option<mc::Mc>,
-    calls: [AtomicU64; 4],
+    /// Each kind's clients, in [`BackendKind::ALL`] order (`None`: no address).
+    clients: Vec<Option<Result<Box<dyn Clients>, BackendError>>>,
+    /// Calls made, by kind.
+    calls: Vec<AtomicU64>,
     /// Failed calls by kind and class (in [`ERROR_CLASSES`] order).
-    errors: [[AtomicU64; 4]; 4],
+    errors: Vec<[AtomicU64; ERROR_CLASSES.len()]>,
 }
 
 impl Backends {
     /// Build the clients; real connections are made lazily on first use, so a
     /// target starts even while a backend is down.
     pub fn new(config: BackendConfig) -> Self {
+        let clients = BackendKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let address = if kind.is_sleep() {
+                    Some("")
+                } else {
+                    config.address(kind)
+                };
+                address.map(|a| backend(kind).clients(a, config.pool(kind)))
+            })
+            .collect();
         Backends {
-            http: config
-                .address(BackendKind::Http)
-                .map(|url| http::Http::new(url.to_string())),
-            pg: config
-                .address(BackendKind::Pg)
-                .map(|url| pg::Pg::new(url, config.pg_pool, config.pg_wait)),
-            mc: config
-                .address(BackendKind::Mc)
-                .map(|addr| mc::Mc::new(addr.to_string(), config.mc_pool, config.mc_wait)),
+            clients,
+            calls: BackendKind::ALL.iter().map(|_| AtomicU64::new(0)).collect(),
+            errors: BackendKind::ALL
+                .iter()
+                .map(|_| Default::default())
+                .collect(),
             config,
-            calls: Default::default(),
-            errors: Default::default(),
         }
     }
 
@@ -81,17 +90,23 @@ impl Backends {
     }
 
     /// Calls made so far, by kind (for `/metrics`).
-    pub fn calls(&self) -> [(BackendKind, u64); 4] {
-        BackendKind::ALL.map(|k| (k, self.calls[k as usize].load(Ordering::Relaxed)))
+    pub fn calls(&self) -> Vec<(BackendKind, u64)> {
+        BackendKind::ALL
+            .into_iter()
+            .map(|k| (k, self.calls[index(k)].load(Ordering::Relaxed)))
+            .collect()
     }
 
     /// Failed calls so far, by kind, then by class in [`ERROR_CLASSES`] order
     /// (for `/metrics`).
-    pub fn errors(&self) -> [(BackendKind, [u64; 4]); 4] {
-        BackendKind::ALL.map(|k| {
-            let row = &self.errors[k as usize];
-            (k, std::array::from_fn(|i| row[i].load(Ordering::Relaxed)))
-        })
+    pub fn errors(&self) -> Vec<(BackendKind, [u64; ERROR_CLASSES.len()])> {
+        BackendKind::ALL
+            .into_iter()
+            .map(|k| {
+                let row = &self.errors[index(k)];
+                (k, std::array::from_fn(|i| row[i].load(Ordering::Relaxed)))
+            })
+            .collect()
     }
 
     fn record<T>(
@@ -99,31 +114,19 @@ impl Backends {
         kind: BackendKind,
         result: Result<T, BackendError>,
     ) -> Result<T, BackendError> {
-        self.calls[kind as usize].fetch_add(1, Ordering::Relaxed);
+        self.calls[index(kind)].fetch_add(1, Ordering::Relaxed);
         if let Err(e) = &result {
-            self.errors[kind as usize][e.class_index()].fetch_add(1, Ordering::Relaxed);
+            self.errors[index(kind)][e.class_index()].fetch_add(1, Ordering::Relaxed);
         }
         result
     }
 
-    fn pg(&self) -> Result<&pg::Pg, BackendError> {
-        match &self.pg {
-            Some(Ok(pg)) => Ok(pg),
+    fn clients(&self, kind: BackendKind) -> Result<&dyn Clients, BackendError> {
+        match &self.clients[index(kind)] {
+            Some(Ok(c)) => Ok(c.as_ref()),
             Some(Err(e)) => Err(e.clone()),
-            None => Err(BackendError::NotConfigured(BackendKind::Pg)),
+            None => Err(BackendError::NotConfigured(kind)),
         }
-    }
-
-    fn http(&self) -> Result<&http::Http, BackendError> {
-        self.http
-            .as_ref()
-            .ok_or(BackendError::NotConfigured(BackendKind::Http))
-    }
-
-    fn mc(&self) -> Result<&mc::Mc, BackendError> {
-        self.mc
-            .as_ref()
-            .ok_or(BackendError::NotConfigured(BackendKind::Mc))
     }
 
     /// Make the call on the current thread, blocking it until done.
@@ -140,55 +143,28 @@ impl Backends {
     /// value of an `mc` get (`Some`), nothing for the other kinds (`None`).
     /// The value is the buffer the client read into: handing it on costs no copy.
     pub fn fetch_blocking(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
-        let result = match call {
-            IoCall::Sleep { micros } => {
-                sleep::blocking(*micros);
-                Ok(None)
-            }
-            IoCall::Http { micros } => self
-                .http()
-                .and_then(|h| h.delay_blocking(*micros))
-                .map(|()| None),
-            IoCall::Pg { micros } => self
-                .pg()
-                .and_then(|p| p.sleep_blocking(*micros))
-                .map(|()| None),
-            IoCall::Mc { key } => self
-                .mc()
-                .and_then(|m| m.get_blocking(key))
-                .map(|v| Some(Bytes::from(v))),
-        };
+        let result = self.clients(call.kind()).and_then(|c| c.blocking(call));
         self.record(call.kind(), result)
     }
 
     /// [`Backends::call_async`], keeping what the call fetched (see
     /// [`Backends::fetch_blocking`]).
     pub async fn fetch_async(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
-        let result = match call {
-            IoCall::Sleep { micros } => {
-                sleep::nonblocking(*micros).await;
-                Ok(None)
-            }
-            // The clients' futures are boxed so that this one stays the size
-            // of a sleep: it is held by every waiting request (a sleep's
-            // future would otherwise carry the largest client's, 7 KiB).
-            IoCall::Http { micros } => match self.http() {
-                Ok(h) => Box::pin(h.delay_async(*micros)).await.map(|()| None),
-                Err(e) => Err(e),
-            },
-            IoCall::Pg { micros } => match self.pg() {
-                Ok(p) => Box::pin(p.sleep_async(*micros)).await.map(|()| None),
-                Err(e) => Err(e),
-            },
-            IoCall::Mc { key } => match self.mc() {
-                Ok(m) => Box::pin(m.get_async(key))
-                    .await
-                    .map(|v| Some(Bytes::from(v))),
-                Err(e) => Err(e),
-            },
+        // Each client's future is boxed (CallFuture): this one stays small,
+        // and it is held by every waiting request (unboxed it would carry the
+        // largest client's, 7 KiB).
+        let result = match self.clients(call.kind()) {
+            Ok(c) => c.nonblocking(call).await,
+            Err(e) => Err(e),
         };
         self.record(call.kind(), result)
     }
+}
+
+/// The position of `kind` in [`BackendKind::ALL`] (the counters' order;
+/// the model's tests hold `ALL` in declaration order).
+fn index(kind: BackendKind) -> usize {
+    kind as usize
 }
 
 #[cfg(test)]
@@ -196,10 +172,14 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    fn pg(micros: u64) -> IoCall {
+        BackendKind::Pg.timed_call(micros).unwrap()
+    }
+
     #[test]
     fn unconfigured_backend_is_a_400_that_says_how_to_fix_it() {
         let b = Backends::sleep_only();
-        let e = b.call_blocking(&IoCall::Pg { micros: 1 }).unwrap_err();
+        let e = b.call_blocking(&pg(1)).unwrap_err();
         assert_eq!(e.status(), 400);
         assert!(e.to_string().contains("--pg"));
         assert_eq!(b.calls()[2], (BackendKind::Pg, 1));
@@ -210,7 +190,8 @@ mod tests {
     fn blocking_sleep_takes_its_time() {
         let b = Backends::sleep_only();
         let t = std::time::Instant::now();
-        b.call_blocking(&IoCall::Sleep { micros: 20_000 }).unwrap();
+        let sleep = BackendKind::Sleep.timed_call(20_000).unwrap();
+        b.call_blocking(&sleep).unwrap();
         assert!(t.elapsed() >= Duration::from_millis(20));
     }
 
@@ -234,9 +215,9 @@ mod tests {
             ..BackendConfig::default()
         });
         let calls = [
-            IoCall::Mc { key: "k".into() },
-            IoCall::Pg { micros: 1000 },
-            IoCall::Http { micros: 1000 },
+            BackendKind::Mc.keyed_call("k").unwrap(),
+            pg(1000),
+            BackendKind::Http.timed_call(1000).unwrap(),
         ];
         for call in &calls {
             let e = b.call_async(call).await.unwrap_err();

@@ -7,7 +7,7 @@ mod support;
 use std::time::Duration;
 
 use iolab_backends::{mc, BackendConfig, Backends};
-use iolab_model::steps::IoCall;
+use iolab_model::steps::BackendKind;
 
 fn assert_unavailable(r: Result<(), iolab_backends::BackendError>) {
     let e = r.expect_err("a call to a stopped server succeeded");
@@ -19,13 +19,15 @@ fn memcached_stopped_and_started_again() {
     let mut server = support::Memcached::start();
     let fill = |addr: &str| mc::set(addr, "test", &vec![b'x'; 100_000]).unwrap();
     fill(&server.addr());
-    let b = Backends::new(BackendConfig {
-        addresses: iolab_backends::Addresses::default()
-            .with(iolab_model::steps::BackendKind::Mc, server.addr()),
-        mc_pool: 2,
-        ..BackendConfig::default()
-    });
-    let call = IoCall::Mc { key: "test".into() };
+    let b = Backends::new(
+        BackendConfig {
+            addresses: iolab_backends::Addresses::default()
+                .with(iolab_model::steps::BackendKind::Mc, server.addr()),
+            ..BackendConfig::default()
+        }
+        .with_pool(iolab_model::steps::BackendKind::Mc, 2),
+    );
+    let call = BackendKind::Mc.keyed_call("test").unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     b.call_blocking(&call).unwrap();
     rt.block_on(b.call_async(&call)).unwrap();
@@ -48,21 +50,23 @@ fn memcached_stopped_and_started_again() {
 #[test]
 fn postgres_stopped_and_started_again() {
     let mut server = support::Postgres::start();
-    let b = Backends::new(BackendConfig {
-        addresses: iolab_backends::Addresses::default()
-            .with(iolab_model::steps::BackendKind::Pg, server.url()),
-        pg_pool: 3,
-        pg_wait: Duration::from_secs(5),
-        ..BackendConfig::default()
-    });
-    let call = IoCall::Pg { micros: 1_000 };
+    let b = Backends::new(
+        BackendConfig {
+            addresses: iolab_backends::Addresses::default()
+                .with(iolab_model::steps::BackendKind::Pg, server.url()),
+            ..BackendConfig::default()
+        }
+        .with_pool(iolab_model::steps::BackendKind::Pg, 3)
+        .with_wait(iolab_model::steps::BackendKind::Pg, Duration::from_secs(5)),
+    );
+    let call = BackendKind::Pg.timed_call(1_000).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     b.call_blocking(&call).unwrap();
     rt.block_on(b.call_async(&call)).unwrap();
 
     // Stop it while a call is running: that call fails too.
     let long = std::thread::scope(|s| {
-        let running = s.spawn(|| b.call_blocking(&IoCall::Pg { micros: 5_000_000 }));
+        let running = s.spawn(|| b.call_blocking(&BackendKind::Pg.timed_call(5_000_000).unwrap()));
         std::thread::sleep(Duration::from_millis(300));
         server.stop();
         running.join().unwrap()

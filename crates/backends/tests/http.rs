@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use iolab_backends::delay::DelayService;
 use iolab_backends::{http::delay_hits, BackendConfig, Backends};
-use iolab_model::steps::IoCall;
+use iolab_model::steps::BackendKind;
 
 fn backends(url: String) -> Arc<Backends> {
     Arc::new(Backends::new(BackendConfig {
@@ -20,7 +20,7 @@ fn backends(url: String) -> Arc<Backends> {
 #[test]
 fn the_shared_delay_service_answers_both_clients_after_the_delay() {
     let b = backends(support::env("IOLAB_HTTP_BACKEND"));
-    let call = IoCall::Http { micros: 100_000 };
+    let call = BackendKind::Http.timed_call(100_000).unwrap();
     let t = Instant::now();
     b.call_blocking(&call).unwrap();
     assert!(t.elapsed() >= Duration::from_millis(100));
@@ -40,7 +40,10 @@ fn a_hundred_concurrent_delays_overlap_and_are_counted() {
         let tasks: Vec<_> = (0..100)
             .map(|_| {
                 let b = b.clone();
-                tokio::spawn(async move { b.call_async(&IoCall::Http { micros: 200_000 }).await })
+                tokio::spawn(async move {
+                    b.call_async(&BackendKind::Http.timed_call(200_000).unwrap())
+                        .await
+                })
             })
             .collect();
         for task in tasks {
@@ -52,7 +55,9 @@ fn a_hundred_concurrent_delays_overlap_and_are_counted() {
     let threads: Vec<_> = (0..20)
         .map(|_| {
             let b = b.clone();
-            std::thread::spawn(move || b.call_blocking(&IoCall::Http { micros: 10_000 }))
+            std::thread::spawn(move || {
+                b.call_blocking(&BackendKind::Http.timed_call(10_000).unwrap())
+            })
         })
         .collect();
     for th in threads {
@@ -68,7 +73,7 @@ fn the_delay_service_going_away_is_a_503_and_its_return_is_noticed() {
     let url = svc.url().to_string();
     let addr: std::net::SocketAddr = url.trim_start_matches("http://").parse().unwrap();
     let b = backends(url);
-    let call = IoCall::Http { micros: 1_000 };
+    let call = BackendKind::Http.timed_call(1_000).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     b.call_blocking(&call).unwrap();
     rt.block_on(b.call_async(&call)).unwrap();

@@ -5,18 +5,21 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use iolab_backends::{counts::mc_get_hits, mc, BackendConfig, Backends};
-use iolab_model::steps::IoCall;
+use iolab_backends::mc::{self, mc_get_hits};
+use iolab_backends::{BackendConfig, Backends};
+use iolab_model::steps::BackendKind;
 
 fn backends(pool: u32) -> Arc<Backends> {
-    Arc::new(Backends::new(BackendConfig {
-        addresses: iolab_backends::Addresses::default().with(
-            iolab_model::steps::BackendKind::Mc,
-            support::env("IOLAB_MC"),
-        ),
-        mc_pool: pool,
-        ..BackendConfig::default()
-    }))
+    Arc::new(Backends::new(
+        BackendConfig {
+            addresses: iolab_backends::Addresses::default().with(
+                iolab_model::steps::BackendKind::Mc,
+                support::env("IOLAB_MC"),
+            ),
+            ..BackendConfig::default()
+        }
+        .with_pool(iolab_model::steps::BackendKind::Mc, pool),
+    ))
 }
 
 #[test]
@@ -29,9 +32,7 @@ fn a_1mb_value_round_trips_through_both_clients() {
         Some(&value[..])
     );
     let b = backends(1);
-    let call = IoCall::Mc {
-        key: "iolab-test-1mb".into(),
-    };
+    let call = BackendKind::Mc.keyed_call("iolab-test-1mb").unwrap();
     b.call_blocking(&call).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(b.call_async(&call)).unwrap();
@@ -48,18 +49,16 @@ fn a_4mb_value_is_read_whole() {
         Some(4 << 20)
     );
     backends(1)
-        .call_blocking(&IoCall::Mc {
-            key: "iolab-test-4mb".into(),
-        })
+        .call_blocking(&BackendKind::Mc.keyed_call("iolab-test-4mb").unwrap())
         .unwrap();
 }
 
 #[test]
 fn a_missing_key_is_a_502_that_says_how_to_store_it() {
     let b = backends(1);
-    let call = IoCall::Mc {
-        key: "iolab-test-never-stored".into(),
-    };
+    let call = BackendKind::Mc
+        .keyed_call("iolab-test-never-stored")
+        .unwrap();
     let e = b.call_blocking(&call).unwrap_err();
     assert_eq!((e.status(), e.class()), (502, "backend_failed"));
     assert!(e.to_string().contains("not found"), "{e}");
@@ -86,10 +85,8 @@ fn many_callers_share_one_connection_and_get_hits_moves_by_n() {
             .map(|_| {
                 let b = b.clone();
                 tokio::spawn(async move {
-                    b.call_async(&IoCall::Mc {
-                        key: "iolab-test-small".into(),
-                    })
-                    .await
+                    b.call_async(&BackendKind::Mc.keyed_call("iolab-test-small").unwrap())
+                        .await
                 })
             })
             .collect();
@@ -101,9 +98,7 @@ fn many_callers_share_one_connection_and_get_hits_moves_by_n() {
         .map(|_| {
             let b = b.clone();
             std::thread::spawn(move || {
-                b.call_blocking(&IoCall::Mc {
-                    key: "iolab-test-small".into(),
-                })
+                b.call_blocking(&BackendKind::Mc.keyed_call("iolab-test-small").unwrap())
             })
         })
         .collect();
@@ -122,22 +117,27 @@ fn many_callers_share_one_connection_and_get_hits_moves_by_n() {
 fn a_pool_timeout_applies_to_memcached_too() {
     // A server that accepts but never answers holds the only connection.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let b = Arc::new(Backends::new(BackendConfig {
-        addresses: iolab_backends::Addresses::default().with(
+    let b = Arc::new(Backends::new(
+        BackendConfig {
+            addresses: iolab_backends::Addresses::default().with(
+                iolab_model::steps::BackendKind::Mc,
+                silent.local_addr().unwrap().to_string(),
+            ),
+            ..BackendConfig::default()
+        }
+        .with_pool(iolab_model::steps::BackendKind::Mc, 1)
+        .with_wait(
             iolab_model::steps::BackendKind::Mc,
-            silent.local_addr().unwrap().to_string(),
+            Duration::from_millis(100),
         ),
-        mc_pool: 1,
-        mc_wait: Duration::from_millis(100),
-        ..BackendConfig::default()
-    }));
+    ));
     let first = {
         let b = b.clone();
-        std::thread::spawn(move || b.call_blocking(&IoCall::Mc { key: "k".into() }))
+        std::thread::spawn(move || b.call_blocking(&BackendKind::Mc.keyed_call("k").unwrap()))
     };
     std::thread::sleep(Duration::from_millis(200));
     let e = b
-        .call_blocking(&IoCall::Mc { key: "k".into() })
+        .call_blocking(&BackendKind::Mc.keyed_call("k").unwrap())
         .unwrap_err();
     assert_eq!(e.class(), "pool_timeout");
     drop(silent);

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use iolab_backends::{BackendConfig, Backends};
-use iolab_model::steps::IoCall;
+use iolab_model::steps::{BackendKind, IoCall};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -16,15 +16,17 @@ fn serial() -> MutexGuard<'static, ()> {
 }
 
 fn backends(pool: u32, wait: Duration) -> Arc<Backends> {
-    Arc::new(Backends::new(BackendConfig {
-        addresses: iolab_backends::Addresses::default().with(
-            iolab_model::steps::BackendKind::Pg,
-            support::env("IOLAB_PG"),
-        ),
-        pg_pool: pool,
-        pg_wait: wait,
-        ..BackendConfig::default()
-    }))
+    Arc::new(Backends::new(
+        BackendConfig {
+            addresses: iolab_backends::Addresses::default().with(
+                iolab_model::steps::BackendKind::Pg,
+                support::env("IOLAB_PG"),
+            ),
+            ..BackendConfig::default()
+        }
+        .with_pool(iolab_model::steps::BackendKind::Pg, pool)
+        .with_wait(iolab_model::steps::BackendKind::Pg, wait),
+    ))
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -35,7 +37,9 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-const PG_200: IoCall = IoCall::Pg { micros: 200_000 };
+fn pg_200() -> IoCall {
+    BackendKind::Pg.timed_call(200_000).unwrap()
+}
 
 #[test]
 fn blocking_pool_of_10_runs_20_calls_in_two_waves() {
@@ -45,7 +49,7 @@ fn blocking_pool_of_10_runs_20_calls_in_two_waves() {
     let handles: Vec<_> = (0..20)
         .map(|_| {
             let b = b.clone();
-            std::thread::spawn(move || b.call_blocking(&PG_200))
+            std::thread::spawn(move || b.call_blocking(&pg_200()))
         })
         .collect();
     for h in handles {
@@ -74,7 +78,7 @@ fn async_pool_of_10_runs_20_calls_in_two_waves() {
         let tasks: Vec<_> = (0..20)
             .map(|_| {
                 let b = b.clone();
-                tokio::spawn(async move { b.call_async(&PG_200).await })
+                tokio::spawn(async move { b.call_async(&pg_200()).await })
             })
             .collect();
         for task in tasks {
@@ -102,7 +106,7 @@ fn blocking_call_works_on_a_thread_inside_a_runtime() {
         .build()
         .unwrap();
     let t = Instant::now();
-    rt.block_on(async { b.call_blocking(&IoCall::Pg { micros: 50_000 }) })
+    rt.block_on(async { b.call_blocking(&BackendKind::Pg.timed_call(50_000).unwrap()) })
         .unwrap();
     assert!(t.elapsed() >= Duration::from_millis(50));
 }
@@ -112,11 +116,14 @@ fn a_full_pool_times_out_with_a_503_pool_timeout() {
     let _s = serial();
     let b = backends(1, Duration::from_millis(100));
     // Connect first, so the timing below is only about the pool.
-    b.call_blocking(&IoCall::Pg { micros: 1_000 }).unwrap();
+    b.call_blocking(&BackendKind::Pg.timed_call(1_000).unwrap())
+        .unwrap();
     let results: Vec<_> = (0..2)
         .map(|_| {
             let b = b.clone();
-            std::thread::spawn(move || b.call_blocking(&IoCall::Pg { micros: 500_000 }))
+            std::thread::spawn(move || {
+                b.call_blocking(&BackendKind::Pg.timed_call(500_000).unwrap())
+            })
         })
         .collect::<Vec<_>>()
         .into_iter()
@@ -136,8 +143,10 @@ fn a_full_async_pool_times_out_with_a_503_pool_timeout() {
     let _s = serial();
     let b = backends(1, Duration::from_millis(100));
     let (r1, r2) = runtime().block_on(async {
-        b.call_async(&IoCall::Pg { micros: 1_000 }).await.unwrap();
-        let call = IoCall::Pg { micros: 500_000 };
+        b.call_async(&BackendKind::Pg.timed_call(1_000).unwrap())
+            .await
+            .unwrap();
+        let call = BackendKind::Pg.timed_call(500_000).unwrap();
         tokio::join!(b.call_async(&call), b.call_async(&call))
     });
     let errors: Vec<_> = [&r1, &r2]
@@ -155,11 +164,14 @@ fn pg_stat_statements_counts_every_call() {
     let b = backends(4, Duration::from_secs(30));
     let before = iolab_backends::pg::sleep_calls(&url).unwrap();
     for _ in 0..5 {
-        b.call_blocking(&IoCall::Pg { micros: 1_000 }).unwrap();
+        b.call_blocking(&BackendKind::Pg.timed_call(1_000).unwrap())
+            .unwrap();
     }
     runtime().block_on(async {
         for _ in 0..4 {
-            b.call_async(&IoCall::Pg { micros: 1_000 }).await.unwrap();
+            b.call_async(&BackendKind::Pg.timed_call(1_000).unwrap())
+                .await
+                .unwrap();
         }
     });
     let after = iolab_backends::pg::sleep_calls(&url).unwrap();

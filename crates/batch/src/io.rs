@@ -32,12 +32,8 @@ impl Io {
     /// IO tasks call `kind` through `backends`; `mc` has no duration and is
     /// refused, as is a backend `backends` has no address for.
     pub fn new(kind: BackendKind, backends: Arc<Backends>) -> Result<Self, String> {
-        if !kind.def().timed {
-            let timed: Vec<&str> = BackendKind::ALL
-                .iter()
-                .filter(|k| k.def().timed)
-                .map(|k| k.as_str())
-                .collect();
+        if !kind.is_timed() {
+            let timed: Vec<&str> = BackendKind::timed().map(BackendKind::as_str).collect();
             return Err(format!(
                 "io = {kind}: a batch IO task is a timed call; use {}",
                 timed.join(", ")

@@ -59,6 +59,24 @@ pub fn run_with_io(
     run_traced(spec, model, params, io, None, cancel)
 }
 
+/// How a built-in model runs a batch.
+type Executor = fn(&Ctx, &ModelParams) -> Outcome;
+
+/// The batch executor of `model`: each model's file, registered here once
+/// (`None`: a model only runtimes serve; its definition says it is not
+/// built in, and a test holds the two together).
+fn executor(model: ModelKind) -> Option<Executor> {
+    Some(match model {
+        ModelKind::Sequential => |ctx, _| sequential::run(ctx),
+        ModelKind::Pool => pool::run,
+        ModelKind::ThreadPerRequest => thread_per_request::run,
+        ModelKind::LoopAsync => loop_async::run,
+        ModelKind::LoopBlocking => loop_blocking::run,
+        ModelKind::LoopOffload => loop_offload::run,
+        ModelKind::Virtual | ModelKind::Prefork => return None,
+    })
+}
+
 /// [`run_with_io`], recording who held what for tasks `0..N` when `spans`
 /// is `Some(N)` (the result's `spans`; see [`spans`](crate::spans)).
 pub fn run_traced(
@@ -86,14 +104,9 @@ pub fn run_traced(
     let outcome = match &spec.master {
         Some(m) if m.worker == iolab_model::batch::WorkerKind::Timer => master_timer::run(&ctx, m),
         Some(m) => master::run(&ctx, m),
-        None => match model {
-            ModelKind::Sequential => sequential::run(&ctx),
-            ModelKind::Pool => pool::run(&ctx, params),
-            ModelKind::ThreadPerRequest => thread_per_request::run(&ctx, params),
-            ModelKind::LoopAsync => loop_async::run(&ctx, params),
-            ModelKind::LoopBlocking => loop_blocking::run(&ctx, params),
-            ModelKind::LoopOffload => loop_offload::run(&ctx, params),
-            ModelKind::Virtual | ModelKind::Prefork => Outcome::failed(format!(
+        None => match executor(model) {
+            Some(run) => run(&ctx, params),
+            None => Outcome::failed(format!(
                 "model '{model}' is not built in; batches run the built-in models only"
             )),
         },
@@ -244,4 +257,16 @@ fn spec_params(spec: &BatchSpec) -> BTreeMap<String, Value> {
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn a_model_has_an_executor_exactly_when_its_definition_says_built_in() {
+        for &m in ModelKind::ALL {
+            assert_eq!(executor(m).is_some(), m.def().built_in, "{m}");
+        }
+    }
 }

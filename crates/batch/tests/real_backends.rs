@@ -28,9 +28,9 @@ fn io(kind: BackendKind, pg_pool: u32) -> Io {
         addresses: iolab_backends::Addresses::default()
             .with(BackendKind::Pg, env("IOLAB_PG"))
             .with(BackendKind::Http, env("IOLAB_HTTP_BACKEND")),
-        pg_pool,
         ..BackendConfig::default()
-    };
+    }
+    .with_pool(iolab_model::steps::BackendKind::Pg, pg_pool);
     Io::new(kind, Arc::new(Backends::new(config))).unwrap()
 }
 

@@ -59,10 +59,25 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     let s0 = &doc["searches"][0];
     assert!(s0["bracket_width_pct"].as_f64().unwrap() <= 10.0 + 1e-9);
     let fit = &s0["fit"];
-    assert_eq!(fit["limit"], "concurrency", "{fit}");
+    let b = &fit["binding"];
+    assert_eq!(b["resource"], "threads", "{fit}");
+    assert_eq!(fit["cpu_method"], "slope", "{fit}");
     let c = fit["concurrency"].as_f64().unwrap();
     assert!((c - 10.0).abs() <= 1.5, "concurrency {c}: {fit}");
-    assert!(fit["sentence"].as_str().unwrap().contains("pool of about"));
+    assert!(
+        b["sentence"]
+            .as_str()
+            .unwrap()
+            .contains("limited by its threads"),
+        "{b}"
+    );
+    // The PID gave /proc's threads by state to every step.
+    assert!(
+        s0["steps"][0]["signals"]["threads"]["threads"]
+            .as_f64()
+            .unwrap()
+            >= 10.0
+    );
     let what_if = s0["what_if"].as_array().unwrap();
     assert!(what_if.iter().any(|w| w["fitted"] == true));
     // Every step carries its attack, with honest books.
@@ -79,7 +94,7 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     common::assert_ok(&text);
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(
-        text.contains("capacity ") && text.contains("behaves like a pool"),
+        text.contains("capacity ") && text.contains("binding resource: threads"),
         "{text}"
     );
     let html = std::fs::read_to_string(out_dir.path().join("report.html")).unwrap();

@@ -108,7 +108,7 @@ fn capacity(url: &str, pid: u32, slo: &str, extra: &[&str]) -> Value {
     doc
 }
 
-/// Capacity within 15% of `implied`, and the fit's limit.
+/// Capacity within 15% of `implied`, and the binding resource named.
 fn check(name: &str, doc: &Value, implied: f64, limit: &str) {
     let s = &doc["searches"][0];
     let cap = doc["capacity_rps"]
@@ -119,14 +119,14 @@ fn check(name: &str, doc: &Value, implied: f64, limit: &str) {
         "{name}: capacity {cap:.1} req/s, implied {implied:.1}; {} steps in {:.1} s; {}",
         s["steps"].as_array().map_or(0, Vec::len),
         s["elapsed_s"].as_f64().unwrap_or(0.0),
-        fit["sentence"]
+        fit["binding"]["sentence"]
     );
     assert!(
         (cap - implied).abs() <= 0.15 * implied,
         "{name}: capacity {cap:.1} is not within 15% of {implied:.1}: {}",
         s["outcome"]
     );
-    assert_eq!(fit["limit"], limit, "{name}: {fit}");
+    assert_eq!(fit["binding"]["resource"], limit, "{name}: {fit}");
     assert!(
         !s["what_if"].as_array().unwrap().is_empty(),
         "{name}: no what-if"
@@ -202,12 +202,7 @@ fn capacity_of_gunicorn_uvicorn_and_nginx() {
         &["--start", "20"],
     );
     drop(g);
-    check(
-        "gunicorn sync, 4 workers x 50 ms",
-        &doc,
-        80.0,
-        "concurrency",
-    );
+    check("gunicorn sync, 4 workers x 50 ms", &doc, 80.0, "workers");
     let c = doc["searches"][0]["fit"]["concurrency"].as_f64().unwrap();
     assert!(
         (c - 4.0).abs() <= 0.6,

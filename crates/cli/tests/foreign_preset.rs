@@ -214,14 +214,14 @@ health = "/health"
         .unwrap_or_else(|| panic!("no capacity: {}", s["outcome"]));
     eprintln!(
         "gunicorn 2 x 50 ms by preset: {cap:.1} req/s; {}",
-        s["fit"]["sentence"]
+        s["fit"]["binding"]["sentence"]
     );
     assert!(
         (cap - 40.0).abs() <= 6.0,
         "capacity {cap:.1} is not within 15% of 40: {}",
         s["outcome"]
     );
-    assert_eq!(s["fit"]["limit"], "concurrency", "{}", s["fit"]);
+    assert_eq!(s["fit"]["binding"]["resource"], "workers", "{}", s["fit"]);
     assert!(
         s["fit"]["cpu_per_request_ms"].is_number(),
         "the PID gave /proc CPU: {}",

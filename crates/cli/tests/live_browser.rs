@@ -205,19 +205,21 @@ impl Drop for Browser {
 fn chromium_sees_the_live_charts_change() {
     let target = common::serve(&["--model", "loop-async"]);
     let url = format!("{}/work?steps=sleep:20", target.url);
+    // The browser first (its start is the slow part on a busy machine), then
+    // an attack that outlasts the test (killed when the test ends).
+    let profile = tempfile::tempdir().unwrap();
+    let b = Browser::start(profile.path());
     let (_attack, page) = attack_live(&[
         "-q",
         &url,
         "--rate",
         "150",
         "-d",
-        "8s",
+        "60s",
         "--interval",
         "500ms",
         "--live",
     ]);
-    let profile = tempfile::tempdir().unwrap();
-    let b = Browser::start(profile.path());
     b.call("POST", "/url", Some(json!({"url": page})));
     let look = "var s=document.querySelector('#series svg');return [document.getElementById('conn').textContent, s ? s.outerHTML : ''];";
     std::thread::sleep(Duration::from_millis(1500));

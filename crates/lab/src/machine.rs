@@ -48,14 +48,11 @@ pub fn check_tasks(n: u64) -> Result<(), String> {
     }
 }
 
-/// Knobs that size a set of threads or processes.
-pub const TASK_KNOBS: [&str; 5] = ["threads", "offload", "max_threads", "workers", "processes"];
-
 /// Every knob of `params` that sizes threads or processes, against what
 /// this machine starts; the error names the knob.
 pub fn check_task_knobs(params: &ModelParams) -> Result<(), (&'static str, String)> {
     for (k, v) in params.set_knobs() {
-        if TASK_KNOBS.contains(&k.name) {
+        if k.sizes_tasks() {
             check_tasks(u64::from(v)).map_err(|e| (k.name, e))?;
         }
     }

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use iolab_model::environment::Environment;
 use iolab_model::runs::{Outcome, RunsFile};
+use iolab_model::steps::BackendKind;
 
 /// One experiment at a time: they share two cores.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -183,9 +184,9 @@ fn a_preset_with_pg_mc_and_http_runs_on_services_the_runner_starts() {
         let b = r.backend_counts.as_ref().expect("backend counts recorded");
         assert_eq!(b.error, None);
         for (kind, n) in [
-            ("pg", b.pg_sleep_calls),
-            ("mc", b.mc_get_hits),
-            ("http", b.http_hits),
+            ("pg", b.get(BackendKind::Pg)),
+            ("mc", b.get(BackendKind::Mc)),
+            ("http", b.get(BackendKind::Http)),
         ] {
             let n = n.unwrap_or_else(|| panic!("{}: no {kind} count", r.name));
             assert!(n >= q.ok, "{}: {kind} counted {n} < ok {}", r.name, q.ok);

@@ -184,6 +184,8 @@ async fn serve(
     if let Ok(mut r) = shared.readers.lock() {
         r.clear();
     }
+    // Let the connections end their streams properly before the runtime goes.
+    tokio::time::sleep(Duration::from_millis(50)).await;
 }
 
 /// Some reader has not taken every frame yet.

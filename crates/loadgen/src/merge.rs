@@ -12,6 +12,7 @@ use iolab_model::attack::{
     RequestCounts, SeriesPoint, ServiceSummary, SpectrumPoint, Throughput, ATTACK_SCHEMA,
 };
 use iolab_model::driver::{Arrival, ConnectionMode, Driver};
+use iolab_model::protocol::ProtocolSummary;
 
 use crate::generator::{RunOutput, ThreadOutput};
 use crate::recorder::{new_histogram, Interval, RequestRow};
@@ -110,6 +111,8 @@ struct Merged {
     end_ns: u64,
     /// The earliest send over threads, `(intended, sent)`.
     first_send: Option<(u64, u64)>,
+    /// HTTP/2: the threads' connections and the servers' stream limits.
+    protocol: Option<ProtocolSummary>,
 }
 
 impl Merged {
@@ -132,6 +135,7 @@ impl Merged {
             wait_s: Some(0.0),
             end_ns: run.start_ns,
             first_send: None,
+            protocol: None,
         }
     }
 
@@ -151,7 +155,7 @@ impl Merged {
         add(&mut self.service, &r.service);
         add(&mut self.lag, &r.lag);
         add_counts(&mut self.requests, &r.counts);
-        add_errors(&mut self.errors, &r.errors);
+        self.errors.add(&r.errors);
         for (s, n) in self.status.iter_mut().zip(&r.status) {
             *s += n;
         }
@@ -165,6 +169,7 @@ impl Merged {
         if let Some(r) = r.rows {
             self.rows.extend(r);
         }
+        add_protocol(&mut self.protocol, r.protocol.as_ref());
     }
 }
 
@@ -178,15 +183,13 @@ pub(crate) fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.retried += from.retried;
 }
 
-/// Add one set of error counts into another, every class.
-pub(crate) fn add_errors(into: &mut ErrorCounts, e: &ErrorCounts) {
-    into.timeout += e.timeout;
-    into.refused += e.refused;
-    into.reset += e.reset;
-    into.addr_unavailable += e.addr_unavailable;
-    into.connect_other += e.connect_other;
-    into.read += e.read;
-    into.fd_limit += e.fd_limit;
+/// Add a thread's or a shard's protocol summary into the sum so far.
+pub(crate) fn add_protocol(into: &mut Option<ProtocolSummary>, from: Option<&ProtocolSummary>) {
+    match (into.as_mut(), from) {
+        (Some(i), Some(f)) => i.add(f),
+        (None, Some(f)) => *into = Some(f.clone()),
+        (_, None) => {}
+    }
 }
 
 /// The intervals' latency histograms on the run's clock (for `--hdr`).
@@ -350,6 +353,7 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         spectrum: spectrum(&m.latency),
         histogram: encode(&m.latency),
         interrupted: cancelled,
+        protocol: m.protocol.take(),
         shard: crate::shard::record::record(
             plan,
             &crate::shard::record::Measured {

@@ -36,7 +36,7 @@ impl AttackReport {
                         ms(s),
                         ms(d.saturating_sub(r.intended_ns)),
                         r.status,
-                        r.error.map_or("", |e| e.name())
+                        r.error.map_or(String::new(), |e| e.label())
                     )?,
                     _ => writeln!(w, "{:.3},,,0,not_sent", ms(r.intended_ns))?,
                 }

@@ -11,42 +11,12 @@ use std::sync::Arc;
 use hdrhistogram::Histogram;
 use iolab_model::attack::{ErrorCounts, RequestCounts};
 use iolab_model::limits::MAX_SERIES_POINTS;
+use iolab_model::protocol::ProtocolSummary;
 
 use crate::live::Tap;
 
-/// The class a failed request lands in (exactly one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorClass {
-    /// No complete answer by the deadline (intended send time + timeout).
-    Timeout,
-    /// ECONNREFUSED.
-    Refused,
-    /// ECONNRESET, EPIPE, or the peer closed before a complete answer.
-    Reset,
-    /// EADDRNOTAVAIL: out of ephemeral ports.
-    AddrUnavailable,
-    /// Any other connect failure.
-    ConnectOther,
-    /// A malformed answer or another read/write failure.
-    Read,
-    /// EMFILE/ENFILE: the generator is out of file descriptors.
-    FdLimit,
-}
-
-impl ErrorClass {
-    /// The name used in results and CSV rows.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorClass::Timeout => "timeout",
-            ErrorClass::Refused => "refused",
-            ErrorClass::Reset => "reset",
-            ErrorClass::AddrUnavailable => "addr_unavailable",
-            ErrorClass::ConnectOther => "connect_other",
-            ErrorClass::Read => "read",
-            ErrorClass::FdLimit => "fd_limit",
-        }
-    }
-}
+/// The class a failed request lands in: one table, in `iolab_model::error_class`.
+pub use iolab_model::attack::ErrorClass;
 
 /// One request, for `--csv`. Times are nanoseconds from the run's start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +108,8 @@ pub struct Recorder {
     /// The earliest send, `(intended, sent)` on the run clock: where a
     /// shard really started (the start skew of a merge).
     pub first_send: Option<(u64, u64)>,
+    /// HTTP/2: this thread's connections and the servers' stream limits.
+    pub protocol: Option<ProtocolSummary>,
     /// `--live`: where the books go each time an interval closes.
     pub(crate) feed: Option<Tap>,
 }
@@ -170,6 +142,7 @@ impl Recorder {
             last_done_ns: start_ns,
             spin_ns: 0,
             first_send: None,
+            protocol: None,
             feed: None,
         }
     }
@@ -301,16 +274,7 @@ impl Recorder {
                 }
             }
             Err(class) => {
-                let e = &mut self.errors;
-                *match class {
-                    ErrorClass::Timeout => &mut e.timeout,
-                    ErrorClass::Refused => &mut e.refused,
-                    ErrorClass::Reset => &mut e.reset,
-                    ErrorClass::AddrUnavailable => &mut e.addr_unavailable,
-                    ErrorClass::ConnectOther => &mut e.connect_other,
-                    ErrorClass::Read => &mut e.read,
-                    ErrorClass::FdLimit => &mut e.fd_limit,
-                } += 1;
+                self.errors.record(class);
                 self.live.errors.fetch_add(1, Relaxed);
                 self.interval(done_ns).errors += 1;
             }

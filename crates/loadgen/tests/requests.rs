@@ -28,7 +28,7 @@ fn method_headers_and_body_arrive_as_sent() {
     let mut plan = open(&url, 100.0, 0.3);
     plan.request = RequestSet {
         list: vec![template(&url, "POST", &body)],
-        insecure: false,
+        ..RequestSet::default()
     };
     let r = run(&plan);
     assert_eq!(r.result.requests.ok, r.result.requests.planned);
@@ -57,7 +57,7 @@ fn a_targets_list_is_sent_in_turn_and_head_ends_at_the_head() {
     plan.threads = Some(1);
     plan.request = RequestSet {
         list,
-        insecure: false,
+        ..RequestSet::default()
     };
     let r = run(&plan);
     assert_eq!(

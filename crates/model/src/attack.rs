@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::driver::{ConnectionMode, Driver};
+use crate::protocol::ProtocolSummary;
 use crate::request::RequestSet;
 use crate::shard::{MergeRecord, Shard, ShardRecord};
 use crate::units::secs;
@@ -122,58 +123,15 @@ pub struct RequestCounts {
     /// their answer (the server's idle close; docs/reliability.md). Each is
     /// still one request in `sent` and its outcome one answer or class.
     /// Written only when some were, so older documents read the same.
-    #[serde(default, skip_serializing_if = "is_none")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub retried: u64,
 }
 
-/// Failures by class; a request lands in exactly one.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ErrorCounts {
-    /// No complete answer within the timeout.
-    pub timeout: u64,
-    /// Connection refused (nothing listening, or the backlog overflowed).
-    pub refused: u64,
-    /// Connection reset or closed before a complete answer.
-    pub reset: u64,
-    /// EADDRNOTAVAIL: the client ran out of ephemeral ports.
-    pub addr_unavailable: u64,
-    /// Any other connect failure.
-    pub connect_other: u64,
-    /// A malformed answer or other read failure.
-    pub read: u64,
-    /// EMFILE/ENFILE: the generator itself ran out of file descriptors
-    /// (its `ulimit -n`), a fault of the load, not of the target. Written
-    /// only when some happened, so older documents read the same.
-    #[serde(default, skip_serializing_if = "is_none")]
-    pub fd_limit: u64,
-}
-
-fn is_none(n: &u64) -> bool {
+fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-impl ErrorCounts {
-    /// All errors together (saturating: a hostile document's counts may
-    /// add past `u64::MAX`, and rendering it must not panic).
-    pub fn total(&self) -> u64 {
-        self.classes()
-            .iter()
-            .fold(0u64, |sum, (_, n)| sum.saturating_add(*n))
-    }
-
-    /// `(class, count)` pairs in a fixed order, for renderers.
-    pub fn classes(&self) -> [(&'static str, u64); 7] {
-        [
-            ("timeout", self.timeout),
-            ("refused", self.refused),
-            ("reset", self.reset),
-            ("addr_unavailable", self.addr_unavailable),
-            ("connect_other", self.connect_other),
-            ("read", self.read),
-            ("fd_limit", self.fd_limit),
-        ]
-    }
-}
+pub use crate::error_class::{ErrorClass, ErrorCounts};
 
 /// Latency from the intended send time to the end of the answer, over answered
 /// requests (any status); milliseconds.
@@ -331,6 +289,10 @@ pub struct AttackResult {
     /// up to then, and requests scheduled later are `not_sent`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// HTTP/2 and gRPC: the protocol spoken, streams asked for and what the
+    /// server allowed (absent for HTTP/1.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolSummary>,
     /// Present on one shard of a plan (`--shard`): what a merge needs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardRecord>,
@@ -384,6 +346,7 @@ impl AttackResult {
         if r.retried > r.sent {
             return Err(format!("retried {} > sent {}", r.retried, r.sent));
         }
+        self.errors.check_codes()?;
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
         let answers = r.ok.saturating_add(r.non_2xx);
         if by_status != answers {

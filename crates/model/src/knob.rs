@@ -1,10 +1,14 @@
 //! A model's knobs, listed once: [`ModelParams`] (the struct every model reads),
-//! [`KNOBS`] (name, help, default, bounds, accessors) and everything derived
-//! from them (labels, `--flag N` argv, `{knob}` substitution, checks) come
-//! from the one `knobs!` list below. Adding a knob adds one entry there and
-//! the code of the models that read it.
+//! [`Knob`] (the handle model definitions list), [`KNOBS`] (name, help,
+//! default, bounds, what it sizes, accessors) and everything derived from
+//! them (labels, `--flag N` argv and its help naming the models that read it,
+//! `{knob}` substitution, range and machine checks) come from the one
+//! `knobs!` list below. Adding a knob adds one entry there, its handle in the
+//! definitions of the models that read it, and their code.
 
 use serde::{Deserialize, Serialize};
+
+use crate::concurrency::ModelKind;
 
 /// What a knob is worth when it is not set: the default of the real system
 /// the model stands for. A model's file or a runtime's manifest may override it.
@@ -38,19 +42,36 @@ impl KnobDefault {
     }
 }
 
+/// What a knob sizes, so checks that concern one kind of resource find
+/// their knobs in the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sizes {
+    /// A set of OS threads (checked against what this machine starts).
+    Threads,
+    /// A set of processes (checked like threads: each is one at least).
+    Processes,
+    /// Connections held open (a server's cap, a backend's pool).
+    Connections,
+    /// A queue of waiting connections.
+    Queue,
+}
+
 /// One knob: its name (presets, results, `--name-with-dashes` flags), what it
-/// does, its default, its range, and how to read and write it.
+/// does, its default, its range, what it sizes, and how to read and write it.
 #[derive(Clone, Copy)]
 pub struct KnobDef {
     /// Snake-case name, e.g. `max_connections`.
     pub name: &'static str,
-    /// One line of help, naming the models it applies to.
-    pub help: &'static str,
+    /// What it does, in a phrase (the models that read it are added by
+    /// [`KnobDef::help`]).
+    pub about: &'static str,
     /// Its default where a model does not say otherwise.
     pub default: KnobDefault,
     /// Largest value accepted (the smallest is always 1): a value past it is
     /// refused before anything is allocated or started.
     pub max: u32,
+    /// What it sizes.
+    pub sizes: Sizes,
     /// Read it from params.
     pub get: fn(&ModelParams) -> Option<u32>,
     /// Write it into params.
@@ -77,6 +98,27 @@ impl KnobDef {
         format!("--{}", self.name.replace('_', "-"))
     }
 
+    /// Its help line: the models that read it, then what it does
+    /// (`pool, virtual: worker threads (Tomcat maxThreads 200).`).
+    pub fn help(&self) -> String {
+        let readers: Vec<&str> = ModelKind::ALL
+            .iter()
+            .filter(|m| m.reads(self.name))
+            .map(|m| m.as_str())
+            .collect();
+        let who = if readers.len() == ModelKind::ALL.len() {
+            "every model".to_string()
+        } else {
+            readers.join(", ")
+        };
+        format!("{who}: {}", self.about.trim())
+    }
+
+    /// Does it size threads or processes (what this machine starts)?
+    pub fn sizes_tasks(&self) -> bool {
+        matches!(self.sizes, Sizes::Threads | Sizes::Processes)
+    }
+
     /// Check a value against this knob's range: one line naming the knob and
     /// the range when it is outside.
     pub fn check(&self, value: u64) -> Result<u32, String> {
@@ -91,7 +133,7 @@ impl KnobDef {
 }
 
 macro_rules! knobs {
-    ($( $(#[doc = $doc:literal])* $name:ident: $default:expr, max $max:expr; )*) => {
+    ($( $(#[doc = $doc:literal])* $handle:ident $name:ident: $default:expr, max $max:expr, $sizes:ident; )*) => {
         /// A model's knobs; `None` means "the default of the system it stands
         /// for". Each model reads only the knobs that apply to it.
         #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -104,13 +146,28 @@ macro_rules! knobs {
             )*
         }
 
-        /// Every knob, in the order labels and flags list them.
+        /// A knob, as model definitions name it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Knob {
+            $(
+                #[doc = concat!("`", stringify!($name), "`: ", $($doc),*)]
+                $handle,
+            )*
+        }
+
+        impl Knob {
+            /// Every handle, in [`KNOBS`] order.
+            pub const ALL: &'static [Knob] = &[$(Knob::$handle,)*];
+        }
+
+        /// Every knob, in the order labels and flags list them ([`Knob`]'s order).
         pub const KNOBS: &[KnobDef] = &[
             $(KnobDef {
                 name: stringify!($name),
-                help: concat!($($doc),*),
+                about: concat!($($doc),*),
                 default: $default,
                 max: $max,
+                sizes: Sizes::$sizes,
                 get: |p| p.$name,
                 set: |p, v| p.$name = v,
             },)*
@@ -119,24 +176,31 @@ macro_rules! knobs {
 }
 
 knobs! {
-    /// pool: worker threads (Tomcat maxThreads 200).
-    threads: KnobDefault::Fixed(200), max 100_000;
-    /// pool: connections held open at once (Tomcat maxConnections 8,192).
-    max_connections: KnobDefault::Fixed(8_192), max 1_000_000;
-    /// Listen backlog (Tomcat acceptCount 100 for the thread models; 4,096 for the loops).
-    backlog: KnobDefault::Fixed(100), max 1_000_000;
-    /// loop-*: event-loop worker threads (tokio: one per core).
-    workers: KnobDefault::Cores, max 1_024;
-    /// loop-offload: blocking pool threads (Kotlin Dispatchers.IO 64).
-    offload: KnobDefault::Fixed(64), max 100_000;
-    /// thread-per-request: most threads alive at once (default: no cap).
-    max_threads: KnobDefault::Unlimited, max 100_000;
-    /// prefork and multi-process runtimes: worker processes (gunicorn workers, Node cluster).
-    processes: KnobDefault::Cores, max 1_024;
-    /// Every model: memcached connections (1, E4's set-up).
-    mc_pool: KnobDefault::Fixed(1), max 10_000;
-    /// Every model: PostgreSQL connections in the pool (HikariCP 10).
-    pg_pool: KnobDefault::Fixed(10), max 10_000;
+    /// worker threads (Tomcat maxThreads 200).
+    Threads threads: KnobDefault::Fixed(200), max 100_000, Threads;
+    /// connections held open at once (Tomcat maxConnections 8,192).
+    MaxConnections max_connections: KnobDefault::Fixed(8_192), max 1_000_000, Connections;
+    /// listen backlog (Tomcat acceptCount 100 for the thread models; 4,096 for the loops).
+    Backlog backlog: KnobDefault::Fixed(100), max 1_000_000, Queue;
+    /// event-loop worker threads (tokio: one per core).
+    Workers workers: KnobDefault::Cores, max 1_024, Threads;
+    /// blocking pool threads (Kotlin Dispatchers.IO 64).
+    Offload offload: KnobDefault::Fixed(64), max 100_000, Threads;
+    /// most threads alive at once (default: no cap).
+    MaxThreads max_threads: KnobDefault::Unlimited, max 100_000, Threads;
+    /// worker processes (gunicorn workers, Node cluster).
+    Processes processes: KnobDefault::Cores, max 1_024, Processes;
+    /// memcached connections (1, E4's set-up).
+    McPool mc_pool: KnobDefault::Fixed(1), max 10_000, Connections;
+    /// PostgreSQL connections in the pool (HikariCP 10).
+    PgPool pg_pool: KnobDefault::Fixed(10), max 10_000, Connections;
+}
+
+impl Knob {
+    /// Its definition.
+    pub fn def(self) -> &'static KnobDef {
+        &KNOBS[self as usize]
+    }
 }
 
 /// The knob called `name`.
@@ -286,13 +350,27 @@ mod tests {
             assert!(p.set(k.name, 0).is_err());
             let e = p.set(k.name, u64::from(k.max) + 1).unwrap_err();
             assert!(e.contains(k.name) && e.contains("1..="), "{e}");
-            assert!(!k.help.is_empty());
+            assert!(!k.about.is_empty());
         }
         let e = ModelParams::default().set("fibers", 1).unwrap_err();
         assert!(
             e.contains("unknown knob 'fibers'") && e.contains("threads"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn handles_name_their_knobs_and_help_names_the_models_that_read_them() {
+        assert_eq!(Knob::PgPool.def().name, "pg_pool");
+        assert_eq!(Knob::ALL.len(), KNOBS.len());
+        for (i, h) in Knob::ALL.iter().enumerate() {
+            assert_eq!((*h as usize, h.def().name), (i, KNOBS[i].name));
+        }
+        assert_eq!(
+            Knob::Threads.def().help(),
+            "pool, virtual: worker threads (Tomcat maxThreads 200)."
+        );
+        assert!(Knob::PgPool.def().help().starts_with("every model: "));
     }
 
     #[test]

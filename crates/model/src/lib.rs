@@ -7,7 +7,9 @@
 //! target runs ([`runtime`]), load [`driver`]s and their arrival
 //! [`schedule`] and its [`shard`]s, [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
-//! [`capacity`], and the threads' timelines in [`spans`]), what a request
+//! [`capacity`], and the threads' timelines in [`spans`]), the classes a
+//! failed request lands in ([`error_class`]), the protocol requests go
+//! over ([`protocol`]), what a request
 //! sends ([`request`]), how those are written and read back ([`files`]),
 //! and every bound on input with the machine's kernel limits ([`limits`]).
 
@@ -19,6 +21,7 @@ pub mod cpu;
 pub mod driver;
 pub mod engine;
 pub mod environment;
+pub mod error_class;
 pub mod experiment;
 pub mod files;
 pub mod generator;
@@ -26,6 +29,7 @@ pub mod knob;
 pub mod limits;
 pub mod live;
 pub mod predict;
+pub mod protocol;
 pub mod request;
 pub mod runs;
 pub mod runtime;
@@ -36,6 +40,7 @@ pub mod steps;
 pub mod telemetry;
 pub mod units;
 pub mod verify;
+pub mod whatif;
 
 pub use concurrency::{ModelDef, ModelKind};
 pub use driver::{Arrival, ConnectionMode, Driver, Phase};

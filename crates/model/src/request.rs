@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::Protocol;
+
 /// One request: sent as written, with `Host`, `User-Agent`, `Accept` and
 /// `Content-Length` added unless the headers set the first three.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,12 +71,15 @@ pub struct RequestSet {
     /// HTTPS: accept any certificate (a self-signed one in a test set-up).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub insecure: bool,
+    /// HTTP/1.1, HTTP/2 with its streams per connection, or a gRPC call.
+    #[serde(default, skip_serializing_if = "Protocol::is_default")]
+    pub protocol: Protocol,
 }
 
 impl RequestSet {
-    /// A plain GET of the plan's target over a verified connection.
+    /// A plain GET of the plan's target over a verified HTTP/1.1 connection.
     pub fn is_plain_get(&self) -> bool {
-        self.list.is_empty() && !self.insecure
+        self.list.is_empty() && !self.insecure && self.protocol.is_default()
     }
 }
 
@@ -107,6 +112,9 @@ pub struct ForeignSpec {
     /// HTTPS: accept any certificate.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub insecure: bool,
+    /// HTTP/2 (`http2 = true` in a preset, with `streams`) or a gRPC call.
+    #[serde(default, skip_serializing_if = "Protocol::is_default")]
+    pub protocol: Protocol,
 }
 
 /// What a foreign target's run says about its gate (the report shows it).
@@ -141,6 +149,7 @@ impl ForeignSpec {
         RequestSet {
             list: vec![r],
             insecure: self.insecure,
+            protocol: self.protocol.clone(),
         }
     }
 

@@ -15,7 +15,10 @@ use crate::predict::Prediction;
 use crate::telemetry::Telemetry;
 use crate::verify::VerifyReport;
 
+mod counts;
 mod load;
+
+pub use counts::BackendCounts;
 
 pub use load::{load, runs_path, LoadError, MAX_RUNS_JSON, RUNS_JSON};
 
@@ -140,47 +143,6 @@ pub struct RunRecord {
     pub host: Option<crate::concurrency::Host>,
 }
 
-/// What the real backends counted while a run was measured (each counter
-/// read just before and just after the measured load; the difference).
-///
-/// Counters are the backends' own (PostgreSQL `pg_stat_statements`,
-/// memcached `get_hits`, the delay service's hits), so traffic from anything
-/// else using the same backend at the same time counts too: the numbers can
-/// only be *more* than the target's work, never less. `None` where the run's
-/// steps do not use that backend or the counter could not be read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BackendCounts {
-    /// `SELECT pg_sleep(..)` calls PostgreSQL finished.
-    #[serde(default)]
-    pub pg_sleep_calls: Option<u64>,
-    /// memcached `get_hits`.
-    #[serde(default)]
-    pub mc_get_hits: Option<u64>,
-    /// Delay calls the HTTP delay service answered.
-    #[serde(default)]
-    pub http_hits: Option<u64>,
-    /// Why a counter is missing, when one could not be read.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl BackendCounts {
-    /// What moved between `before` and `self` (counters only grow; a restart
-    /// of a backend in between shows as zero, not as a wrap-around).
-    pub fn since(&self, before: &BackendCounts) -> BackendCounts {
-        let d = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.saturating_sub(b)),
-            (a, _) => a,
-        };
-        BackendCounts {
-            pg_sleep_calls: d(self.pg_sleep_calls, before.pg_sleep_calls),
-            mc_get_hits: d(self.mc_get_hits, before.mc_get_hits),
-            http_hits: d(self.http_hits, before.http_hits),
-            error: self.error.clone().or_else(|| before.error.clone()),
-        }
-    }
-}
-
 impl RunRecord {
     /// The record of `spec` before anything is measured: its name, model and
     /// coordinates, `outcome`, and every measurement missing.
@@ -209,53 +171,6 @@ impl RunRecord {
     /// The knobs the target ran with (its runtime's defaults filled in).
     pub fn params(&self) -> &crate::knob::ModelParams {
         self.effective_params.as_ref().unwrap_or(&self.spec.params)
-    }
-
-    /// Where a backend did less work than the target's answers claim: each
-    /// 2xx answer of a workload with K `pg` (or `mc`, `http`) leaves means K
-    /// finished calls, so `ok x K > counted` is a target that answered
-    /// without doing the work. One message per backend short; empty when
-    /// nothing is short or nothing was counted.
-    pub fn backend_shortfall(&self) -> Vec<String> {
-        let (Some(counts), Some(attack), crate::experiment::Work::Http(w)) =
-            (&self.backend_counts, &self.attack, &self.spec.work)
-        else {
-            return Vec::new();
-        };
-        let calls = w.steps.io_calls();
-        let per =
-            |k: crate::steps::BackendKind| calls.iter().filter(|c| c.kind() == k).count() as u64;
-        let ok = attack.requests.ok;
-        let mut out = Vec::new();
-        for (kind, counted, what) in [
-            (
-                crate::steps::BackendKind::Pg,
-                counts.pg_sleep_calls,
-                "PostgreSQL counted",
-            ),
-            (
-                crate::steps::BackendKind::Mc,
-                counts.mc_get_hits,
-                "memcached counted",
-            ),
-            (
-                crate::steps::BackendKind::Http,
-                counts.http_hits,
-                "the delay service counted",
-            ),
-        ] {
-            let k = per(kind);
-            if let (true, Some(c)) = (k > 0, counted) {
-                if ok * k > c {
-                    out.push(format!(
-                        "{kind}: {ok} answers ok x {k} call{} each = {}, but {what} {c}",
-                        if k == 1 { "" } else { "s" },
-                        ok * k
-                    ));
-                }
-            }
-        }
-        out
     }
 }
 
@@ -306,12 +221,10 @@ mod tests {
 
     #[test]
     fn a_backend_that_did_less_than_the_answers_claim_is_flagged() {
-        let counts = BackendCounts {
-            pg_sleep_calls: Some(100),
-            mc_get_hits: Some(40),
-            http_hits: Some(500),
-            error: None,
-        };
+        let counts = BackendCounts::default()
+            .with(crate::steps::BackendKind::Pg, 100)
+            .with(crate::steps::BackendKind::Mc, 40)
+            .with(crate::steps::BackendKind::Http, 500);
         // 100 answers ok: pg did 100 (fine), mc only 40 (short), http more
         // than asked (other traffic on a shared backend: fine).
         let short = record("seq(pg:10,mc:k,http:5)", 100, counts.clone()).backend_shortfall();

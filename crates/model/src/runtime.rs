@@ -127,7 +127,7 @@ impl RuntimeKnobs {
             .def()
             .sized_by
             .iter()
-            .filter_map(|k| self.get(k))
+            .filter_map(|k| self.get(k.def().name))
             .filter(|k| k.set || k.value != Some(1))
             .map(KnobOrigin::phrase)
             .collect();

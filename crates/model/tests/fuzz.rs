@@ -7,8 +7,8 @@
 mod corpus;
 
 use iolab_model::limits::parse_cpu_list;
+use iolab_model::parse_duration;
 use iolab_model::steps::{self, limits, Step};
-use iolab_model::{parse_duration, IoCall};
 use proptest::prelude::*;
 
 /// Depth of `seq`/`par` nesting and number of leaves.
@@ -31,10 +31,8 @@ fn check_steps(input: &str) -> Result<(), String> {
                 return Err(format!("past the limits: depth {depth}, {leaves} leaves"));
             }
             for call in step.io_calls() {
-                if let IoCall::Sleep { micros } | IoCall::Http { micros } | IoCall::Pg { micros } =
-                    call
-                {
-                    if *micros as f64 > limits::MAX_MS * 1000.0 {
+                if let Some(micros) = call.micros() {
+                    if micros as f64 > limits::MAX_MS * 1000.0 {
                         return Err(format!("{micros} us is past MAX_MS"));
                     }
                 }

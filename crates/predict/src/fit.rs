@@ -1,32 +1,30 @@
-//! The queueing model read from a capacity curve, and what each concurrency
-//! model would do with the service so fitted.
+//! The queueing model read from a capacity curve: the service as a network
+//! of resources a request holds in turn, named by its binding one.
 //!
 //! - **Service time S**: the median service time at the lowest rate that
 //!   met the objective (the service unloaded).
 //! - **Concurrency c at the knee**: Little's law at the capacity X:
 //!   requests held at once = X x S.
-//! - **CPU per request**: the target's CPU (its processes, from `/proc`)
-//!   over the requests it answered, the median over passing steps.
-//! - **The limit**: the CPU when the CPU busy at capacity (X x CPU per
-//!   request) is at least half a core *and* at least half of the
-//!   requests held are computing (X x CPU >= c / 2): requests are held
-//!   mostly while they compute, so only more cores would help. Otherwise
-//!   a fixed number of requests at a time (threads, workers, a pool).
+//! - **CPU per request T**: the slope of the target's CPU (cores, from
+//!   `/proc`) against the rate it answered, over the passing steps: what
+//!   one more request costs, without the CPU it burns idle (JIT, GC, a
+//!   metrics thread), which a median of CPU over requests would spread
+//!   over the few requests of the light steps. With fewer than two rates
+//!   apart, the median of CPU over requests.
+//! - **The binding resource** ([`crate::binding`]): threads, workers, a
+//!   pool, the CPU, an event loop blocked by its handlers, a downstream.
 //!
-//! The fitted service becomes a workload `seq(cpu:T,sleep:W)` (T Leibniz
-//! terms for the CPU per request at [`NS_PER_TERM`], W the rest of S) on
-//! the model it behaves like (`pool(threads=c)` or `loop-async` on the
-//! cores it used), and the same workload is simulated on other models at
-//! the measured rates ([`what_if`]).
+//! The fitted service becomes a [`Network`]: the model whose hold matches
+//! the binding resource, running `seq(cpu:T, pg:W, sleep:R)`: T of CPU, W
+//! holding a pooled connection when a pool binds (W = pool / X, Little's
+//! law on the pool; the simulation's `pg` step is its pooled call), R the
+//! rest of S. `crate::whatif` changes one resource of it at a time.
 
-use std::time::Duration;
-
-use iolab_model::capacity::{Fit, Limit, StepRecord, WhatIf, WhatIfPoint};
+use iolab_model::capacity::{CpuMethod, Fit, Resource, StepRecord};
 use iolab_model::concurrency::Host;
-use iolab_model::driver::{ConnectionMode, Driver};
-use iolab_model::experiment::HttpWork;
 use iolab_model::{ModelKind, ModelParams, Step};
 
+use crate::binding::{self, Knee};
 use crate::calibration::NS_PER_TERM;
 
 /// Read the model from the steps of a search that found `capacity` req/s,
@@ -36,73 +34,82 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
     let lowest = passing
         .iter()
         .min_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))?;
+    let at = passing
+        .iter()
+        .filter(|s| s.rate_rps <= capacity)
+        .max_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))
+        .unwrap_or(lowest);
+    let over = steps
+        .iter()
+        .filter(|s| !s.passed && s.rate_rps > capacity)
+        .min_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
     let service_ms = lowest.attack.service_ms.p50;
     let concurrency = capacity * service_ms / 1000.0;
-    let cpu_ms = median(passing.iter().filter_map(|s| s.cpu_per_request_ms));
-    let busy = cpu_ms.map(|c| capacity * c / 1000.0);
-    let limit = match busy {
-        Some(b) if b >= 0.5 && b >= concurrency / 2.0 => Limit::Cpu,
-        _ => Limit::Concurrency,
-    };
+    let cpu = cpu_per_request(&passing);
     let cores = cores.max(1);
-    let cpu_capacity_rps = cpu_ms
-        .filter(|c| *c > 0.0)
-        .map(|c| f64::from(cores) * 1000.0 / c);
-    let (model, params) = fitted_model(limit, concurrency, busy);
+    let cpu_ms = cpu.map(|c| c.0);
+    let binding = binding::name(&Knee {
+        capacity,
+        service_ms,
+        concurrency,
+        cpu_ms,
+        cores,
+        at,
+        over,
+    });
     let mut f = Fit {
         service_ms,
         concurrency,
         cpu_per_request_ms: cpu_ms,
-        cpu_cores_at_capacity: busy,
-        limit,
-        cpu_capacity_rps,
+        cpu_method: cpu.map(|c| c.2),
+        cpu_idle_cores: cpu.and_then(|c| c.1),
+        cpu_cores_at_capacity: cpu_ms.map(|c| capacity * c / 1000.0),
+        cpu_capacity_rps: cpu_ms
+            .filter(|c| *c > 0.0)
+            .map(|c| f64::from(cores) * 1000.0 / c),
         cores,
-        steps: workload(service_ms, cpu_ms).to_string(),
-        model: label(model, &params),
-        sentence: String::new(),
+        binding,
+        steps: String::new(),
+        model: String::new(),
     };
-    f.sentence = sentence(&f, capacity);
+    let net = network(&f);
+    f.steps = net.steps.to_string();
+    f.model = net.label();
     Some(f)
 }
 
-/// The model and knobs the fitted service behaves like.
-fn fitted_model(limit: Limit, concurrency: f64, busy: Option<f64>) -> (ModelKind, ModelParams) {
-    let mut p = ModelParams::default();
-    match limit {
-        Limit::Concurrency => {
-            let _ = p.set("threads", concurrency.round().max(1.0) as u64);
-            (ModelKind::Pool, p)
-        }
-        Limit::Cpu => {
-            let k = busy.unwrap_or(1.0).round().max(1.0) as u64;
-            let _ = p.set("workers", k);
-            (ModelKind::LoopAsync, p)
+/// CPU per request, ms; the idle CPU, cores (the slope's intercept); how.
+fn cpu_per_request(passing: &[&StepRecord]) -> Option<(f64, Option<f64>, CpuMethod)> {
+    let points: Vec<(f64, f64)> = passing
+        .iter()
+        .filter_map(|s| {
+            let answered = (s.attack.requests.ok + s.attack.requests.non_2xx) as f64;
+            let rate = answered / s.attack.elapsed_s.max(1e-3);
+            Some((rate, s.cpu_cores?))
+        })
+        .filter(|(r, c)| r.is_finite() && c.is_finite() && *r > 0.0)
+        .collect();
+    let lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let hi = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    if points.len() >= 2 && hi >= 1.5 * lo {
+        let (slope, intercept) = least_squares(&points);
+        if slope > 0.0 {
+            return Some((slope * 1000.0, Some(intercept), CpuMethod::Slope));
         }
     }
+    median(passing.iter().filter_map(|s| s.cpu_per_request_ms))
+        .map(|m| (m, None, CpuMethod::Median))
 }
 
-fn label(model: ModelKind, params: &ModelParams) -> String {
-    format!("{}({})", model, params.label())
-}
-
-/// `seq(cpu:T,sleep:W)`: the CPU per request as Leibniz terms, the rest of
-/// the service time as a wait.
-fn workload(service_ms: f64, cpu_ms: Option<f64>) -> Step {
-    let cpu_ms = cpu_ms.unwrap_or(0.0).min(service_ms);
-    let terms = (cpu_ms * 1e6 / NS_PER_TERM).round() as u64;
-    let wait_us = ((service_ms - cpu_ms) * 1000.0).round().max(0.0) as u64;
-    let mut parts = Vec::new();
-    if terms > 0 {
-        parts.push(format!("cpu:{terms}"));
-    }
-    if wait_us > 0 || parts.is_empty() {
-        parts.push(format!("sleep:{}", wait_us as f64 / 1000.0));
-    }
-    let text = match parts.as_slice() {
-        [one] => one.clone(),
-        _ => format!("seq({})", parts.join(",")),
-    };
-    iolab_model::steps::parse(&text).unwrap_or(Step::Cpu { terms: 0 })
+/// y = a + b x by least squares: (b, a).
+fn least_squares(p: &[(f64, f64)]) -> (f64, f64) {
+    let n = p.len() as f64;
+    let mx = p.iter().map(|q| q.0).sum::<f64>() / n;
+    let my = p.iter().map(|q| q.1).sum::<f64>() / n;
+    let sxy: f64 = p.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
+    let sxx: f64 = p.iter().map(|q| (q.0 - mx).powi(2)).sum();
+    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (b, my - b * mx)
 }
 
 fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
@@ -114,183 +121,117 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
     Some(v[v.len() / 2])
 }
 
-fn ms(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0} ms")
-    } else if v >= 10.0 {
-        format!("{v:.1} ms")
-    } else {
-        format!("{v:.2} ms")
+/// The fitted service as the simulation runs it: a model (what holds a
+/// request), its knobs (the pool it waits for among them), the work of one
+/// request, the cores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Network {
+    /// The model whose hold is the binding resource's.
+    pub model: ModelKind,
+    /// Its knobs; `pg_pool` is the pool a request waits for.
+    pub params: ModelParams,
+    /// One request's work.
+    pub steps: Step,
+    /// Cores.
+    pub cores: u32,
+    /// One interpreter lock per process (a CPython runtime's).
+    pub gil: bool,
+}
+
+impl Network {
+    /// `pool(threads=4)`, with the pool when one binds.
+    pub fn label(&self) -> String {
+        format!("{}({})", self.model, self.params.label())
     }
-}
 
-/// One sentence naming the limit, e.g. "behaves like a pool of about 4
-/// threads, each held 50 ms: capacity about 80 req/s; CPU would allow
-/// about 2,000 req/s on 2 cores".
-fn sentence(f: &Fit, capacity: f64) -> String {
-    let cpu = match (f.cpu_capacity_rps, f.cpu_per_request_ms) {
-        (Some(r), Some(c)) => format!(
-            "CPU ({} per request) would allow about {:.0} req/s on {} cores",
-            ms(c),
-            r,
-            f.cores
-        ),
-        _ => "its CPU was not measured (no PID: start it from iolab or give pid = N)".into(),
-    };
-    match f.limit {
-        Limit::Concurrency => format!(
-            "behaves like a pool of about {:.0} threads (or workers), each held {}: capacity about {:.0} req/s; {cpu}",
-            f.concurrency.max(1.0),
-            ms(f.service_ms),
-            capacity
-        ),
-        Limit::Cpu => format!(
-            "is limited by CPU: {:.2} cores busy at its capacity of about {:.0} req/s, {} of CPU per request; more threads would not help, more cores (processes) would",
-            f.cpu_cores_at_capacity.unwrap_or(0.0),
-            capacity,
-            ms(f.cpu_per_request_ms.unwrap_or(0.0))
-        ),
-    }
-}
-
-/// A measured rate and how long it was held.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rate {
-    /// Offered rate, req/s.
-    pub rps: f64,
-    /// Step length.
-    pub duration: Duration,
-}
-
-/// The fitted service on each model, simulated at `rates` with the search's
-/// `timeout`: the fitted model first, then a pool twice its size, a thread
-/// per request, and a non-blocking loop on every core.
-pub fn what_if(fit: &Fit, rates: &[Rate], timeout: Duration) -> Vec<WhatIf> {
-    let steps: Step = match iolab_model::steps::parse(&fit.steps) {
-        Ok(s) => s,
-        Err(_) => return Vec::new(),
-    };
-    let (fitted, fitted_params) =
-        fitted_model(fit.limit, fit.concurrency, fit.cpu_cores_at_capacity);
-    let c = fit.concurrency.round().max(1.0) as u64;
-    let mut models = vec![(fitted, fitted_params.clone(), true)];
-    let mut twice = ModelParams::default();
-    let _ = twice.set("threads", (c * 2).min(10_000));
-    models.push((ModelKind::Pool, twice, false));
-    models.push((ModelKind::ThreadPerRequest, ModelParams::default(), false));
-    let mut all_cores = ModelParams::default();
-    let _ = all_cores.set("workers", u64::from(fit.cores));
-    if !(fitted == ModelKind::LoopAsync && fitted_params == all_cores) {
-        models.push((ModelKind::LoopAsync, all_cores, false));
-    }
-    let host = Host::cores(fit.cores);
-    models
-        .into_iter()
-        .map(|(model, params, is_fitted)| {
-            let points: Vec<(WhatIfPoint, Option<f64>)> = rates
-                .iter()
-                .map(|r| {
-                    let work = HttpWork {
-                        steps: steps.clone(),
-                        driver: Driver::constant(r.rps, r.duration),
-                        connections: ConnectionMode::default(),
-                        timeout,
-                        interval: Duration::from_secs(1),
-                        command: None,
-                        body: Default::default(),
-                        foreign: None,
-                    };
-                    let p = crate::predict_http(model, &params, &work, host);
-                    (
-                        WhatIfPoint {
-                            rate_rps: r.rps,
-                            success_ratio: p.success_ratio,
-                            p50_ms: p.latency_ms.p50,
-                            p99_ms: p.latency_ms.p99,
-                        },
-                        p.capacity_rps,
-                    )
-                })
-                .collect();
-            WhatIf {
-                label: label(model, &params),
-                model: model.as_str().to_string(),
-                fitted: is_fitted,
-                capacity_rps: points.iter().find_map(|(_, c)| *c),
-                points: points.into_iter().map(|(p, _)| p).collect(),
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use iolab_model::attack::AttackResult;
-
-    fn step(rate: f64, passed: bool, service_ms: f64, cpu_ms: Option<f64>) -> StepRecord {
-        let mut attack = AttackResult::default();
-        attack.service_ms.p50 = service_ms;
-        StepRecord {
-            rate_rps: rate,
-            passed,
-            cpu_per_request_ms: cpu_ms,
-            attack,
-            ..StepRecord::default()
+    /// The host it runs on.
+    pub fn host(&self) -> Host {
+        Host {
+            cores: self.cores,
+            gil: self.gil,
         }
     }
 
-    #[test]
-    fn a_sleeping_pool_is_limited_by_its_workers() {
-        // 4 workers x 50 ms: capacity 80 req/s; 1 ms CPU per request.
-        let steps = [
-            step(10.0, true, 50.0, Some(1.0)),
-            step(40.0, true, 51.0, Some(1.0)),
-            step(80.0, true, 55.0, Some(1.0)),
-            step(160.0, false, 900.0, Some(1.0)),
-        ];
-        let f = fit(&steps, 80.0, 2).unwrap();
-        assert_eq!(f.limit, Limit::Concurrency);
-        assert!((f.concurrency - 4.0).abs() < 0.01, "{f:?}");
-        assert_eq!(f.model, "pool(threads=4)");
-        assert_eq!(f.steps, "seq(cpu:909091,sleep:49)");
-        assert!(
-            f.sentence.contains("pool of about 4 threads"),
-            "{}",
-            f.sentence
-        );
-        assert!(
-            f.sentence.contains("about 2000 req/s on 2 cores"),
-            "{}",
-            f.sentence
-        );
-        let rates = [80.0, 160.0].map(|rps| Rate {
-            rps,
-            duration: Duration::from_secs(2),
-        });
-        let w = what_if(&f, &rates, Duration::from_millis(500));
-        assert!(w[0].fitted && w[0].label == "pool(threads=4)");
-        let cap = w[0].capacity_rps.unwrap();
-        assert!((cap - 80.0).abs() < 2.0, "{cap}");
-        // The fitted pool fails at twice its capacity; a pool twice as big holds.
-        assert!(w[0].points[1].success_ratio < 0.9, "{:?}", w[0].points);
-        assert!(w[1].points[1].success_ratio > 0.99, "{:?}", w[1].points);
+    /// The same service on another model with other knobs (the pool kept
+    /// unless `params` sets one).
+    pub fn on(&self, model: ModelKind, mut params: ModelParams, cores: u32) -> Network {
+        if params.pg_pool.is_none() {
+            params.pg_pool = self.params.pg_pool;
+        }
+        Network {
+            model,
+            params,
+            steps: self.steps.clone(),
+            cores,
+            gil: self.gil,
+        }
     }
 
-    #[test]
-    fn a_computing_loop_is_limited_by_cpu() {
-        // One core, 5 ms of CPU each: capacity 200 req/s.
-        let steps = [
-            step(50.0, true, 5.2, Some(5.0)),
-            step(200.0, true, 6.0, Some(4.9)),
-            step(400.0, false, 300.0, Some(4.8)),
-        ];
-        let f = fit(&steps, 200.0, 2).unwrap();
-        assert_eq!(f.limit, Limit::Cpu, "{f:?}");
-        assert_eq!(f.model, "loop-async(workers=1)");
-        assert!(f.sentence.contains("limited by CPU"), "{}", f.sentence);
-        assert!(fit(&[step(10.0, false, 1.0, None)], 1.0, 2).is_none());
-        let f = fit(&steps[..1], 50.0, 2).unwrap();
-        assert!(f.cpu_capacity_rps.is_some());
+    /// The same on a host with (or without) an interpreter lock.
+    pub fn with_gil(self, gil: bool) -> Network {
+        Network { gil, ..self }
     }
 }
+
+/// Knobs from `(name, value)` pairs of the one knob table.
+pub fn knobs(pairs: &[(&str, u64)]) -> ModelParams {
+    let mut p = ModelParams::default();
+    for (k, v) in pairs {
+        let _ = p.set(k, *v);
+    }
+    p
+}
+
+/// The network a fit stands for (the same for the same fit).
+pub fn network(f: &Fit) -> Network {
+    let b = &f.binding;
+    let size = b.size.unwrap_or(f.concurrency).round().max(1.0) as u64;
+    let cpu_ms = f.cpu_per_request_ms.unwrap_or(0.0).min(f.service_ms);
+    let pool_ms = match b.resource {
+        Resource::Pool => b.hold_ms.min(f.service_ms - cpu_ms).max(0.0),
+        _ => 0.0,
+    };
+    let (model, params) = match b.resource {
+        Resource::Threads | Resource::Downstream | Resource::Unknown => {
+            (ModelKind::Pool, knobs(&[("threads", size)]))
+        }
+        Resource::Workers => (ModelKind::Prefork, knobs(&[("processes", size)])),
+        Resource::Pool => (ModelKind::Virtual, knobs(&[("pg_pool", size)])),
+        Resource::Cpu => (ModelKind::LoopAsync, knobs(&[("workers", size)])),
+        Resource::EventLoop => (
+            ModelKind::LoopBlocking,
+            knobs(&[("workers", 1), ("processes", 1)]),
+        ),
+    };
+    Network {
+        model,
+        params,
+        steps: workload(cpu_ms, pool_ms, f.service_ms - cpu_ms - pool_ms),
+        cores: f.cores,
+        gil: false,
+    }
+}
+
+/// `seq(cpu:T,pg:W,sleep:R)`, each part only when above zero.
+fn workload(cpu_ms: f64, pool_ms: f64, rest_ms: f64) -> Step {
+    let terms = (cpu_ms * 1e6 / NS_PER_TERM).round() as u64;
+    let us = |ms: f64| (ms * 1000.0).round().max(0.0) as u64;
+    let mut parts = Vec::new();
+    if terms > 0 {
+        parts.push(format!("cpu:{terms}"));
+    }
+    if us(pool_ms) > 0 {
+        parts.push(format!("pg:{}", us(pool_ms) as f64 / 1000.0));
+    }
+    if us(rest_ms) > 0 || parts.is_empty() {
+        parts.push(format!("sleep:{}", us(rest_ms) as f64 / 1000.0));
+    }
+    let text = match parts.as_slice() {
+        [one] => one.clone(),
+        _ => format!("seq({})", parts.join(",")),
+    };
+    iolab_model::steps::parse(&text).unwrap_or(Step::Cpu { terms: 0 })
+}
+
+#[cfg(test)]
+mod tests;

@@ -4,19 +4,22 @@
 //!
 //! - [`closed_form`]: Little's law, capacity c/S, first-timeout time, batches.
 //! - [`sim`]: the event simulation (one file per model's server behaviour).
-//! - [`fit`]: the queueing model read from a measured capacity curve, and
-//!   what each model would do with the service so fitted.
+//! - [`fit`]: the queueing model read from a measured capacity curve: the
+//!   service as a network of resources, named by the one that binds
+//!   ([`binding`]); [`whatif`]: what a change to one of them would buy.
 //! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
 //!   per run, with a sentence that explains it from the numbers.
 //! - [`predict_spans`]: who will hold what for a run's span sample.
 
 pub mod batch;
+pub mod binding;
 pub mod calibration;
 pub mod closed_form;
 mod explain;
 pub mod fit;
 pub mod sim;
 pub mod spans;
+pub mod whatif;
 
 use iolab_model::concurrency::Host;
 use iolab_model::driver::Driver;

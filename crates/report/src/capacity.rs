@@ -6,7 +6,9 @@
 //! self-contained HTML page whose charts draw the measured curve beside
 //! each model's simulated one.
 
-use iolab_model::capacity::{CapacityFile, Gate, Search, StepRecord, CAPACITY_SCHEMA};
+use iolab_model::capacity::{
+    CapacityFile, CpuMethod, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
+};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
@@ -85,16 +87,27 @@ pub fn curve(search: &Search) -> Grid {
     g
 }
 
-/// What each model would do: capacity and the simulated curve's last point.
+/// What each change would buy: its capacity under the objective (the
+/// simulation searched), the closed form's, and the curve's last point.
 pub fn what_if(search: &Search) -> Grid {
     let mut g = Grid::new(
-        &["model", "capacity/s", "at", "success", "p99"],
-        &[false, true, true, true, true],
+        &[
+            "change",
+            "model",
+            "capacity/s",
+            "closed form/s",
+            "at",
+            "success",
+            "p99",
+        ],
+        &[false, false, true, true, true, true, true],
     );
     for w in &search.what_if {
         let last = w.points.last();
         g.rows.push(vec![
-            format!("{}{}", w.label, if w.fitted { " (fitted)" } else { "" }),
+            w.change.clone(),
+            w.label.clone(),
+            opt(w.slo_capacity_rps, rate),
             opt(w.capacity_rps, rate),
             opt(last.map(|p| p.rate_rps), |r| format!("{}/s", rate(r))),
             opt(last.map(|p| p.success_ratio), percent),
@@ -149,6 +162,15 @@ pub fn gate_line(g: &Gate) -> String {
     )
 }
 
+fn source(s: Source) -> &'static str {
+    match s {
+        Source::Latency => "latency",
+        Source::Proc => "/proc",
+        Source::Kernel => "kernel",
+        Source::Prometheus => "prometheus",
+    }
+}
+
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
 fn findings(s: &Search) -> Vec<String> {
     let mut out = vec![
@@ -164,14 +186,32 @@ fn findings(s: &Search) -> Vec<String> {
     }
     if let Some(f) = &s.fit {
         out.push(format!(
-            "fit: S = {}, c = capacity x S = {} at the knee (Little's law), CPU {} per request; as {} running {}",
+            "fit: S = {}, c = capacity x S = {} at the knee (Little's law), CPU {} per request{}; as {} running {}",
             ms(f.service_ms),
             num(f.concurrency, 1),
             opt(f.cpu_per_request_ms, ms),
+            match f.cpu_method {
+                Some(CpuMethod::Slope) => " (slope of CPU against rate)",
+                Some(CpuMethod::Median) => " (median over steps: one rate)",
+                None => "",
+            },
             f.model,
             f.steps
         ));
-        out.push(format!("{} {}.", s.name, f.sentence));
+        let b = &f.binding;
+        out.push(format!(
+            "binding resource: {} ({} confidence): {} {}.",
+            b.resource,
+            b.confidence.as_str(),
+            s.name,
+            b.sentence
+        ));
+        for e in &b.evidence {
+            out.push(format!("  evidence ({}): {}", source(e.source), e.text));
+        }
+        if let Some(settle) = &b.settle {
+            out.push(format!("  would settle it: {settle}"));
+        }
     }
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out.push(format!("step rule: {}", s.step_rule));
@@ -195,7 +235,7 @@ pub fn text(doc: &CapacityFile) -> String {
         lines.extend(findings(s));
         if !s.what_if.is_empty() {
             lines.push(String::new());
-            lines.push("what each model would do with this service (simulated):".into());
+            lines.push("what each change would buy (the fitted service simulated):".into());
             lines.extend(what_if(s).text());
         }
         lines.push(String::new());
@@ -218,7 +258,7 @@ pub fn markdown(doc: &CapacityFile) -> String {
         lines.extend(findings(s).iter().map(|l| format!("- {}", grid::cell(l))));
         if !s.what_if.is_empty() {
             lines.push(String::new());
-            lines.push("What each model would do with this service (simulated):".into());
+            lines.push("What each change would buy (the fitted service simulated):".into());
             lines.push(String::new());
             lines.extend(what_if(s).markdown());
         }
@@ -284,7 +324,7 @@ fn chart(
     }];
     for (i, w) in s.what_if.iter().enumerate() {
         series.push(Series {
-            name: w.label.clone(),
+            name: format!("{} ({})", w.change, w.label),
             colour: i + 1,
             points: w
                 .points
@@ -300,7 +340,7 @@ fn chart(
         });
         // A solid, empty twin puts the model's name in the legend.
         series.push(Series {
-            name: w.label.clone(),
+            name: format!("{} ({})", w.change, w.label),
             colour: i + 1,
             points: Vec::new(),
             dashed: false,

@@ -144,19 +144,44 @@ fn serve_model(
     ctx: Arc<ctx::Ctx>,
     listener: TcpListener,
 ) -> Result<(), ServeError> {
-    match config.model {
-        ModelKind::Sequential => sequential::serve(ctx, listener),
-        ModelKind::Pool => pool::serve(ctx, listener),
-        ModelKind::ThreadPerRequest => thread_per_request::serve(ctx, listener),
-        ModelKind::LoopBlocking => event_loop::serve(ctx, listener, loop_blocking::LoopBlocking),
-        ModelKind::LoopOffload => {
+    match server(config.model) {
+        Some(serve) => serve(ctx, listener),
+        None => Err(ServeError::Unsupported(config.model)),
+    }
+}
+
+/// How a built-in model serves a listener.
+type Server = fn(Arc<ctx::Ctx>, TcpListener) -> Result<(), ServeError>;
+
+/// The built-in server of `model`: each model's file, registered here once
+/// (`None`: a model only runtimes serve; its definition says it is not
+/// built in, and a test holds the two together).
+fn server(model: ModelKind) -> Option<Server> {
+    Some(match model {
+        ModelKind::Sequential => sequential::serve,
+        ModelKind::Pool => pool::serve,
+        ModelKind::ThreadPerRequest => thread_per_request::serve,
+        ModelKind::LoopBlocking => |ctx, l| event_loop::serve(ctx, l, loop_blocking::LoopBlocking),
+        ModelKind::LoopOffload => |ctx, l| {
             let exec = loop_offload::LoopOffload::new(&ctx);
-            event_loop::serve(ctx, listener, exec)
-        }
-        ModelKind::LoopAsync => {
+            event_loop::serve(ctx, l, exec)
+        },
+        ModelKind::LoopAsync => |ctx, l| {
             let exec = loop_async::LoopAsync::new(&ctx);
-            event_loop::serve(ctx, listener, exec)
+            event_loop::serve(ctx, l, exec)
+        },
+        ModelKind::Virtual | ModelKind::Prefork => return None,
+    })
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn a_model_has_a_server_exactly_when_its_definition_says_built_in() {
+        for &m in ModelKind::ALL {
+            assert_eq!(server(m).is_some(), m.def().built_in, "{m}");
         }
-        ModelKind::Virtual | ModelKind::Prefork => Err(ServeError::Unsupported(config.model)),
     }
 }

@@ -70,12 +70,14 @@ fn every_model_answers_the_last_mc_value_byte_for_byte() {
     for model in ModelKind::built_in() {
         let mut config = ServeConfig::new(model);
         config.grace = Duration::from_secs(1);
-        config.backends = Arc::new(Backends::new(BackendConfig {
-            addresses: iolab_backends::Addresses::default()
-                .with(iolab_model::steps::BackendKind::Mc, addr.clone()),
-            mc_pool: 2,
-            ..BackendConfig::default()
-        }));
+        config.backends = Arc::new(Backends::new(
+            BackendConfig {
+                addresses: iolab_backends::Addresses::default()
+                    .with(iolab_model::steps::BackendKind::Mc, addr.clone()),
+                ..BackendConfig::default()
+            }
+            .with_pool(iolab_model::steps::BackendKind::Mc, 2),
+        ));
         let server = start(config, "127.0.0.1:0".parse().unwrap()).unwrap();
         let host = server.url().trim_start_matches("http://").to_string();
         let stream = TcpStream::connect(&host).unwrap();

@@ -56,21 +56,21 @@ pub fn verify_backends(
     let budget = Budget::start(opts);
     let mut checks = Vec::new();
     for (kind, address) in backends.iter() {
-        let counted: Result<Box<dyn Counted>, String> = match kind {
-            BackendKind::Sleep => continue,
-            BackendKind::Pg => Ok(Shared::boxed(
+        let Some(counter) = kind.def().counter else {
+            continue;
+        };
+        // memcached is counted exactly (a key of verify's own); a timed
+        // backend by its one shared counter.
+        let counted: Result<Box<dyn Counted>, String> = if kind == BackendKind::Mc {
+            Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>)
+        } else if kind.is_timed() {
+            Ok(Box::new(Shared {
                 kind,
-                address,
-                iolab_backends::pg::sleep_calls,
-                "PostgreSQL pg_stat_statements pg_sleep calls",
-            )),
-            BackendKind::Http => Ok(Shared::boxed(
-                kind,
-                address,
-                iolab_backends::http::delay_hits,
-                "delay service hits",
-            )),
-            BackendKind::Mc => Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>),
+                addr: address.to_string(),
+                what: counter.what,
+            }))
+        } else {
+            Err(format!("verify has no step of its own for {kind}"))
         };
         match counted {
             Ok(c) => checks.extend(checks::one(&target, &budget, c.as_ref())),
@@ -104,24 +104,7 @@ trait Counted {
 struct Shared {
     kind: BackendKind,
     addr: String,
-    counter: fn(&str) -> Result<u64, String>,
     what: &'static str,
-}
-
-impl Shared {
-    fn boxed(
-        kind: BackendKind,
-        addr: &str,
-        counter: fn(&str) -> Result<u64, String>,
-        what: &'static str,
-    ) -> Box<dyn Counted> {
-        Box::new(Shared {
-            kind,
-            addr: addr.to_string(),
-            counter,
-            what,
-        })
-    }
 }
 
 impl Counted for Shared {
@@ -132,7 +115,7 @@ impl Counted for Shared {
         format!("{}:{STEP_MS}", self.kind)
     }
     fn count(&self) -> Result<u64, String> {
-        (self.counter)(&self.addr)
+        iolab_backends::backend(self.kind).count(&self.addr)
     }
     fn exact(&self) -> bool {
         false
@@ -189,7 +172,7 @@ impl Counted for Mc {
         if self.detail {
             prefix_hits(&self.addr, self.prefix())
         } else {
-            iolab_backends::counts::mc_get_hits(&self.addr)
+            iolab_backends::mc::mc_get_hits(&self.addr)
         }
     }
     fn exact(&self) -> bool {

@@ -19,6 +19,9 @@ const LIMITS = Object.freeze({
 
 /** The backend kinds in label order (the order of /metrics and of the counters). */
 const KINDS = Object.freeze(['sleep', 'http', 'pg', 'mc']);
+// Every word that starts a step, as the unknown-step message lists them (from KINDS).
+const WORDS = ['cpu', ...KINDS, 'seq', 'par'];
+const STEP_WORDS = `${WORDS.slice(0, -1).join(', ')} or ${WORDS[WORDS.length - 1]}`;
 
 /** A fault in a steps string: `steps: DETAIL at POSITION`. */
 class StepsError extends Error {
@@ -122,7 +125,7 @@ class Parser {
         throw this.atEnd() ? this.err('expected a step') : this.err(`expected a step, found '${this.peekChar()}'`);
       default:
         this.pos = start;
-        throw this.err(`unknown step '${word}' (expected cpu, sleep, http, pg, mc, seq or par)`);
+        throw this.err(`unknown step '${word}' (expected ${STEP_WORDS})`);
     }
   }
 

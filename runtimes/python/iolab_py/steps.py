@@ -20,6 +20,9 @@ MAX_KEY_LEN = 250
 MAX_INPUT_LEN = 16_384
 
 KINDS = ("sleep", "http", "pg", "mc")
+# Every word that starts a step, as the unknown-step message lists them (from KINDS).
+_WORDS = ("cpu",) + KINDS + ("seq", "par")
+STEP_WORDS = ", ".join(_WORDS[:-1]) + " or " + _WORDS[-1]
 _KEY_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
 
 
@@ -176,7 +179,7 @@ class _Parser:
                 raise self.err("expected a step")
             raise self.err(f"expected a step, found '{self.peek_char()}'")
         self.pos = start
-        raise self.err(f"unknown step '{word}' (expected cpu, sleep, http, pg, mc, seq or par)")
+        raise self.err(f"unknown step '{word}' (expected {STEP_WORDS})")
 
     def group(self, word: str, depth: int):
         if self.peek() != ord("("):

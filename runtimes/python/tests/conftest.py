@@ -10,13 +10,15 @@ import signal
 import subprocess
 import threading
 import time
+import tomllib
 
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
 REPO = HERE.parent.parent
 VECTORS = REPO / "vectors"
-MODELS = ["prefork", "pool", "virtual", "loop-blocking", "loop-offload", "loop-async"]
+# The models runtime.toml declares, in its order: the one list, read where iolab reads it.
+MODELS = list(tomllib.loads((HERE / "runtime.toml").read_text())["models"])
 BACKEND_ENV = ("IOLAB_PG", "IOLAB_MC", "IOLAB_HTTP_BACKEND")
 
 

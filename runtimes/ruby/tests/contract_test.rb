@@ -8,7 +8,8 @@ require_relative 'support'
 # answers), judging status, content type, body fields, substrings and timing.
 class ContractTest < Minitest::Test
   CASES = JSON.parse(File.read(File.join(Support::VECTORS, 'contract.json')))['cases']
-  MODELS = %w[sequential pool loop-async prefork].freeze
+  # The models runtime.toml declares, in its order: the one list, read where iolab reads it.
+  MODELS = File.read(File.join(__dir__, '..', 'runtime.toml')).scan(/^\[models\.([a-z0-9-]+)\]$/).flatten.freeze
 
   MODELS.each do |model|
     define_method("test_#{model.tr('-', '_')}_with_backends") { check(model, backends: true) }

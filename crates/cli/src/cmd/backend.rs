@@ -8,7 +8,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 
 use iolab_backends::BackendConfig;
-use iolab_model::steps::{IoCall, Step};
+use iolab_model::steps::{BackendKind, Step};
 
 use crate::cmd::flags::BackendFlags;
 use crate::CliError;
@@ -28,7 +28,7 @@ pub enum Sub {
     Http(HttpArgs),
     /// Store a value of SIZE bytes under KEY in memcached (E4: --key test --size 1024000).
     McFill(McFillArgs),
-    /// Print what the backends counted: pg_sleep calls, memcached get_hits, delay hits.
+    /// Print what each backend counted itself (the numbers `verify` compares).
     Counts(CountsArgs),
 }
 
@@ -90,10 +90,10 @@ fn http(a: HttpArgs) -> Result<ExitCode, CliError> {
 }
 
 fn mc_fill(a: McFillArgs) -> Result<ExitCode, CliError> {
-    iolab_backends::check_mc_addr(&a.mc).map_err(CliError::usage)?;
+    iolab_backends::check_address(BackendKind::Mc, &a.mc).map_err(CliError::usage)?;
     // The key must be one that an `mc:KEY` step can name.
     match iolab_model::steps::parse(&format!("mc:{}", a.key)) {
-        Ok(Step::Io(IoCall::Mc { key })) if key == a.key => {}
+        Ok(Step::Io(call)) if call.key() == Some(a.key.as_str()) => {}
         Ok(_) => {
             return Err(CliError::usage(format!(
                 "bad --key '{}': use letters, digits and _ . : - only",
@@ -121,9 +121,10 @@ fn mc_fill(a: McFillArgs) -> Result<ExitCode, CliError> {
 fn counts(a: CountsArgs) -> Result<ExitCode, CliError> {
     let config: BackendConfig = a.backends.config(&Default::default());
     if config.addresses.is_empty() {
-        return Err(CliError::usage(
-            "no backend given: pass --pg, --mc or --http-backend (or eval \"$(scripts/services up)\")",
-        ));
+        return Err(CliError::usage(format!(
+            "no backend given: pass {} (or eval \"$(scripts/services up)\")",
+            backend_flags()
+        )));
     }
     let counts =
         iolab_backends::counts::read(&config).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
@@ -136,20 +137,16 @@ fn counts(a: CountsArgs) -> Result<ExitCode, CliError> {
     }
     let show = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |n| n.to_string());
     crate::outln!("{:<16} {:>12}  source", "counter", "value");
-    crate::outln!(
-        "{:<16} {:>12}  pg_stat_statements",
-        "pg_sleep_calls",
-        show(counts.pg_sleep_calls)
-    );
-    crate::outln!(
-        "{:<16} {:>12}  memcached stats",
-        "mc_get_hits",
-        show(counts.mc_get_hits)
-    );
-    crate::outln!(
-        "{:<16} {:>12}  delay service /metrics",
-        "http_hits",
-        show(counts.http_hits)
-    );
+    for (kind, count) in counts.iter() {
+        if let Some(c) = kind.def().counter {
+            crate::outln!("{:<16} {:>12}  {}", c.field, show(count), c.source);
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--http-backend, --pg or --mc`: every real backend's flag.
+fn backend_flags() -> String {
+    let flags: Vec<&str> = BackendKind::real().map(|k| k.def().flag).collect();
+    iolab_model::steps::listed(&flags)
 }

@@ -28,8 +28,7 @@ use crate::CliError;
     after_help = "Examples:\n  iolab serve --model pool --port 0\n  iolab serve --model loop-async --workers 1 --cpus 0\n  iolab serve --model thread-per-request --max-threads 1000\n  iolab serve --runtime jvm --model virtual --port 0\n  iolab serve --runtime jvm --model pool --option synchronized"
 )]
 pub struct Args {
-    /// Concurrency model: sequential, pool, thread-per-request, loop-blocking, loop-offload, loop-async built in; a runtime may serve others (prefork, virtual).
-    #[arg(long, short = 'm', value_name = "MODEL")]
+    #[arg(long, short = 'm', value_name = "MODEL", help = model_help())]
     pub model: String,
     /// Where the target runs: rust (built in) or a runtime folder under runtimes/ (jvm, node, ruby, python, play).
     #[arg(long, value_name = "RUNTIME", default_value = "rust")]
@@ -160,6 +159,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Err(e @ (ServeError::BadParams(_) | ServeError::Unsupported(_))) => Err(CliError::usage(e)),
         Err(e) => Err(CliError::Failed(anyhow::anyhow!("serve: {e}"))),
     }
+}
+
+/// `--model`'s help, from the model table: the built-in ones and the rest.
+fn model_help() -> String {
+    let (built_in, others): (Vec<ModelKind>, Vec<ModelKind>) =
+        ModelKind::ALL.iter().partition(|m| m.def().built_in);
+    let names = |ms: &[ModelKind]| ms.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
+    format!(
+        "Concurrency model: {} built in; a runtime may serve others ({}).",
+        names(&built_in),
+        names(&others)
+    )
 }
 
 fn listen(addr: SocketAddr, flag: &str) -> Result<TcpListener, CliError> {

@@ -18,11 +18,13 @@ pub mod gate;
 pub mod preset;
 pub mod search;
 pub mod step;
+pub mod watch;
 
 use std::time::{Duration, Instant};
 
 use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
-use iolab_predict::fit::{fit, what_if, Rate};
+use iolab_predict::fit::fit;
+use iolab_predict::whatif::{what_if, Replay};
 
 use search::{Bounds, End, Next, Search};
 pub use step::{judge, Probe};
@@ -141,9 +143,21 @@ pub fn run(
     let capacity = search.answer();
     let failed = search.lowest_fail();
     let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));
+    let rates = measured_rates(&walk.steps);
     let what = fitted
         .as_ref()
-        .map(|f| what_if(f, &measured_rates(&walk.steps), probe.timeout))
+        .zip(capacity)
+        .map(|(f, c)| {
+            what_if(
+                f,
+                &Replay {
+                    rates: &rates,
+                    step: step_length(slo, probe.timeout, unloaded_ms, o, c),
+                    timeout: probe.timeout,
+                    slo,
+                },
+            )
+        })
         .unwrap_or_default();
     SearchRecord {
         name: name.to_string(),
@@ -231,18 +245,11 @@ fn walk(
     }
 }
 
-/// The distinct rates measured, lowest first, each with its step's length
-/// (the what-ifs replay them).
-fn measured_rates(steps: &[StepRecord]) -> Vec<Rate> {
-    let mut rates: Vec<Rate> = steps
-        .iter()
-        .map(|s| Rate {
-            rps: s.rate_rps,
-            duration: Duration::from_secs_f64(s.duration_s),
-        })
-        .collect();
-    rates.sort_by(|a, b| a.rps.total_cmp(&b.rps));
-    rates.dedup_by(|a, b| a.rps == b.rps);
+/// The distinct rates measured, lowest first (the what-ifs replay them).
+fn measured_rates(steps: &[StepRecord]) -> Vec<f64> {
+    let mut rates: Vec<f64> = steps.iter().map(|s| s.rate_rps).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
     rates
 }
 

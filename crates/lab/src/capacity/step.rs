@@ -67,6 +67,7 @@ impl Probe {
         let interval = (duration / 10).max(Duration::from_millis(50));
         let plan = self.plan(Driver::constant(rate, duration), interval);
         let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
+        let watch = self.pid.map(super::watch::Watch::start);
         let scraper = self.metrics.clone().map(Scraper::start);
         let cpu0 = self.pid.and_then(tree_cpu_seconds);
         let hooks = Hooks {
@@ -81,6 +82,7 @@ impl Probe {
         // answer's latency forgiven the generator's largest lateness.
         let excused = judge(slo, &report, report.result.generator.lag_max_ms).is_ok();
         let a = report.result;
+        let signals = watch.map(super::watch::Watch::finish);
         let telemetry = sampler
             .map(|s| s.finish(a.started_unix_ms as f64))
             .unwrap_or_default();
@@ -115,6 +117,7 @@ impl Probe {
                 .map(|c| c * 1000.0 / answered as f64),
             metrics: scraper.map(Scraper::finish).unwrap_or_default(),
             generator_saturated: saturated,
+            signals,
             attack: a,
             telemetry,
         })

@@ -297,10 +297,7 @@ fn counts_since(counted: &Addresses, before: Result<BackendCounts, String>) -> B
         read_counts(counted).expect("counted names a backend"),
     ) {
         (Ok(b), Ok(a)) => a.since(&b),
-        (Err(e), _) | (_, Err(e)) => BackendCounts {
-            error: Some(e),
-            ..Default::default()
-        },
+        (Err(e), _) | (_, Err(e)) => BackendCounts::unread(e),
     }
 }
 

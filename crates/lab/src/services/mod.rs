@@ -2,71 +2,25 @@
 //! Rust twin of `scripts/services up`, scoped to one `iolab run`.
 //!
 //! For each backend the plan's steps call ([`Needs`]): if its `IOLAB_*`
-//! variable names one that answers, use it; otherwise start one for the
-//! experiment. Each backend that can be started is a [`Service`], one file
-//! each: the HTTP delay service in process ([`delay`]), memcached
-//! ([`memcached`]) and a throwaway PostgreSQL cluster ([`postgres`]) as
-//! child processes ([`child`]). [`Services`] is the guard: dropping it (end
-//! of the experiment, an error, Ctrl-C) stops what it started, and nothing
-//! else. Targets get the addresses as `--pg/--mc/--http-backend` flags
+//! variable names one that answers, use it; otherwise start its
+//! [`Service`] (each backend's own, `iolab_backends::<kind>::service`) for
+//! the experiment. [`Services`] is the guard: dropping it (end of the
+//! experiment, an error, Ctrl-C) stops what it started, and nothing else.
+//! Targets get the addresses as `--pg/--mc/--http-backend` flags
 //! ([`Addresses`]).
 
-pub mod child;
-pub mod delay;
-pub mod memcached;
 pub mod needs;
-pub mod postgres;
 
-use std::fmt::Debug;
-use std::path::{Path, PathBuf};
-
+use iolab_backends::{backend, Service, Started};
 use iolab_model::environment::ServiceInfo;
 use iolab_model::steps::BackendKind;
 
 pub use iolab_backends::Addresses;
 pub use needs::Needs;
 
-/// A real backend the lab can reuse or start.
-pub trait Service: Sync {
-    /// What it is, for messages: `memcached`.
-    fn label(&self) -> &'static str;
-    /// Something answers at `address`.
-    fn answers(&self, address: &str) -> bool;
-    /// Its version at `address`, when it says.
-    fn version(&self, _address: &str) -> Option<String> {
-        None
-    }
-    /// The program starting one needs (`None`: nothing outside iolab), or
-    /// the one-line fix; checked before anything starts.
-    fn find(&self) -> Result<Option<PathBuf>, String>;
-    /// Start one for this experiment.
-    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, String>;
-    /// Ready it for the steps (store the keys they read); notes to record.
-    fn prepare(&self, _address: &str, _needs: &Needs) -> Result<Vec<String>, String> {
-        Ok(Vec::new())
-    }
-}
-
-/// A backend this experiment started; dropping it stops it.
-pub trait Started: Send + Debug {
-    /// Where targets reach it.
-    fn address(&self) -> String;
-    /// Its version, when known.
-    fn version(&self) -> Option<String>;
-    /// Where it runs, for messages and the environment: `pid 123`, `in process`.
-    fn notes(&self) -> Vec<String>;
-    /// Its process, if it has one of its own.
-    fn pid(&self) -> Option<u32>;
-}
-
 /// The service behind `kind`, if it is one the lab can start.
 pub fn service(kind: BackendKind) -> Option<&'static dyn Service> {
-    match kind {
-        BackendKind::Sleep => None,
-        BackendKind::Http => Some(&delay::DELAY),
-        BackendKind::Pg => Some(&postgres::POSTGRES),
-        BackendKind::Mc => Some(&memcached::MEMCACHED),
-    }
+    backend(kind).service()
 }
 
 /// Why the backends could not be made ready.
@@ -158,7 +112,9 @@ pub fn start(
                 (a, "started", v, n)
             }
         };
-        let prepared = svc.prepare(&address, needs).map_err(ServiceError::Failed)?;
+        let prepared = svc
+            .prepare(&address, &needs.keys(kind))
+            .map_err(ServiceError::Failed)?;
         for n in &prepared {
             say(&format!("services: {} {address}: {n}", svc.label()));
         }

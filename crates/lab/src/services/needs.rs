@@ -1,19 +1,19 @@
 //! Which real backends an experiment needs: the backends of the io calls in
 //! the parsed steps of every HTTP run, and the backend of batch runs whose IO
-//! tasks make real calls (`[batch] backend`), with the memcached keys the
-//! steps read (so they can be filled).
+//! tasks make real calls (`[batch] backend`), with the keys the steps read
+//! (`mc:KEY`: so they can be filled).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use iolab_model::experiment::{ExperimentPlan, Work};
-use iolab_model::steps::{BackendKind, IoCall, Step};
+use iolab_model::steps::{BackendKind, Step};
 
 /// The real backends a plan (or one run) calls.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Needs {
     kinds: BTreeSet<BackendKind>,
-    /// Keys of `mc:KEY` steps.
-    pub mc_keys: BTreeSet<String>,
+    /// The keys keyed steps read (`mc:KEY`), by kind.
+    keys: BTreeMap<BackendKind, BTreeSet<String>>,
 }
 
 impl Needs {
@@ -39,8 +39,9 @@ impl Needs {
     fn add(&mut self, steps: &Step) {
         for call in steps.io_calls() {
             self.insert(call.kind());
-            if let IoCall::Mc { key } = call {
-                self.mc_keys.insert(key.clone());
+            if let Some(key) = call.key() {
+                let keys = self.keys.entry(call.kind()).or_default();
+                keys.insert(key.to_string());
             }
         }
     }
@@ -61,6 +62,13 @@ impl Needs {
         self.kinds.contains(&kind)
     }
 
+    /// The keys the steps read from `kind`, in order.
+    pub fn keys(&self, kind: BackendKind) -> Vec<String> {
+        self.keys
+            .get(&kind)
+            .map_or_else(Vec::new, |k| k.iter().cloned().collect())
+    }
+
     /// Nothing but the embedded timer.
     pub fn is_empty(&self) -> bool {
         self.kinds.is_empty()
@@ -78,7 +86,7 @@ mod tests {
         let n = Needs::of_steps(&s);
         let kinds: Vec<BackendKind> = n.kinds().collect();
         assert_eq!(kinds, [BackendKind::Http, BackendKind::Pg, BackendKind::Mc]);
-        assert_eq!(n.mc_keys.iter().collect::<Vec<_>>(), ["b", "test"]);
+        assert_eq!(n.keys(BackendKind::Mc), ["b", "test"]);
         let s = iolab_model::steps::parse("par(sleep:100,cpu:1000)").unwrap();
         assert!(Needs::of_steps(&s).is_empty());
     }
@@ -93,6 +101,10 @@ mod tests {
         );
         let p = crate::preset::load_plan(e5, None).unwrap();
         let n = Needs::of_plan(&p);
-        assert!(n.has(BackendKind::Pg) && n.has(BackendKind::Http) && n.mc_keys.contains("test"));
+        assert!(
+            n.has(BackendKind::Pg)
+                && n.has(BackendKind::Http)
+                && n.keys(BackendKind::Mc).contains(&"test".to_string())
+        );
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Mutex};
 
@@ -32,24 +32,7 @@ pub(crate) fn signal_group(pgid: libc::pid_t, sig: libc::c_int) {
     }
 }
 
-/// In a forked child, before exec: be killed when the parent dies, and die
-/// now if it already has (it may have died before `prctl` took effect).
-///
-/// # Safety
-/// Only between fork and exec (in a `pre_exec` closure): it makes only
-/// async-signal-safe calls.
-pub(crate) unsafe fn die_with_parent(parent: libc::pid_t) {
-    libc::prctl(
-        libc::PR_SET_PDEATHSIG,
-        libc::SIGKILL as libc::c_ulong,
-        0,
-        0,
-        0,
-    );
-    if libc::getppid() != parent {
-        libc::raise(libc::SIGKILL);
-    }
-}
+pub(crate) use iolab_backends::service::child::{describe, die_with_parent};
 
 pub(crate) fn spawn(cmd: &TargetCommand) -> Result<Child, StartError> {
     let (program, args) = cmd
@@ -98,15 +81,6 @@ pub(crate) fn keep_tail(mut r: impl Read, tail: &Mutex<VecDeque<u8>>) {
                 t.pop_front();
             }
         }
-    }
-}
-
-/// `exit status 3` / `killed by signal 9`.
-pub fn describe(status: ExitStatus) -> String {
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exit status {c}"),
-        (None, Some(s)) => format!("killed by signal {s}"),
-        _ => status.to_string(),
     }
 }
 

@@ -239,8 +239,9 @@ impl Manifest {
             }
         }
         for b in &self.backends {
-            BackendKind::named(b)
-                .ok_or_else(|| format!("backends: unknown backend '{b}' (sleep, http, pg, mc)"))?;
+            BackendKind::named(b).ok_or_else(|| {
+                format!("backends: unknown backend '{b}' ({})", BackendKind::names())
+            })?;
         }
         Ok(())
     }

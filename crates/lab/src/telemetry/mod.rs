@@ -8,6 +8,7 @@
 
 pub mod net;
 pub mod procs;
+pub mod tasks;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

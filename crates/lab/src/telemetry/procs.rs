@@ -66,7 +66,7 @@ fn one(pid: u32) -> Option<Tree> {
 }
 
 /// Every process below `pid`, from each process's parent in `/proc/*/stat`.
-fn descendants(pid: u32) -> Vec<u32> {
+pub fn descendants(pid: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(p) = entry

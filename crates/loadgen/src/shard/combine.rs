@@ -16,10 +16,11 @@ use hdrhistogram::Histogram;
 use iolab_model::attack::{
     AttackResult, ErrorCounts, GeneratorStats, RequestCounts, ATTACK_SCHEMA,
 };
+use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
 use crate::merge::{
-    add, add_counts, add_errors, encode, interval_histograms, latency_summary, series,
+    add, add_counts, add_protocol, encode, interval_histograms, latency_summary, series,
     service_summary, spectrum, throughput,
 };
 use crate::recorder::Interval;
@@ -217,6 +218,7 @@ struct Acc {
     /// The flagged shards' causes, each naming its shard.
     causes: Vec<String>,
     interrupted: bool,
+    protocol: Option<ProtocolSummary>,
 }
 
 /// Add `from` into `into`, starting `into` at the first histogram seen.
@@ -241,7 +243,8 @@ impl Acc {
         interval: Duration,
     ) -> Result<(), String> {
         add_counts(&mut self.requests, &doc.requests);
-        add_errors(&mut self.errors, &doc.errors);
+        self.errors.add(&doc.errors);
+        add_protocol(&mut self.protocol, doc.protocol.as_ref());
         for (code, n) in &doc.status_codes {
             *self.status.entry(code.clone()).or_default() += n;
         }
@@ -332,6 +335,7 @@ impl Acc {
             spectrum: spectrum(latency),
             histogram: self.latency.as_ref().and_then(encode),
             interrupted: self.interrupted,
+            protocol: self.protocol.clone(),
             shard: None,
             merged: Some(merge_record(shards, base)),
             slo: None,

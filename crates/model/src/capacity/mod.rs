@@ -8,7 +8,9 @@
 //! and what each concurrency model would do with the fitted service
 //! ([`WhatIf`], simulated by `iolab predict`'s engine).
 
+mod binding;
 mod gate;
+mod signals;
 mod slo;
 
 use std::collections::BTreeMap;
@@ -18,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::attack::AttackResult;
 use crate::telemetry::Telemetry;
 
+pub use binding::{Binding, Confidence, Evidence, Resource, Source};
 pub use gate::{Gate, GateCheck};
+pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
 
 /// The schema tag of [`CapacityFile`].
@@ -79,6 +83,9 @@ pub struct StepRecord {
     /// its raw flag is `attack.generator.saturated`.
     #[serde(default)]
     pub generator_saturated: bool,
+    /// What the step saw inside the target and in the kernel (with its PID).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
     /// The step's full load result.
     pub attack: AttackResult,
     /// The target's telemetry during the step (empty without a PID).
@@ -86,39 +93,44 @@ pub struct StepRecord {
     pub telemetry: Telemetry,
 }
 
-/// What limits a fitted service.
+/// How the CPU per request was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Limit {
-    /// A fixed number of requests at a time (threads, workers, a pool).
-    Concurrency,
-    /// The CPU: requests compute most of the time they are held.
-    Cpu,
+pub enum CpuMethod {
+    /// The slope of CPU against the rate answered, over the passing steps.
+    Slope,
+    /// The median of CPU over requests (fewer than two rates apart).
+    Median,
 }
 
-/// The queueing model read from the curve.
+/// The queueing model read from the curve: the service as a network of
+/// resources, named by the one that binds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Fit {
     /// Service time unloaded: median latency at the lowest passing rate, ms.
     pub service_ms: f64,
     /// Requests held at once at the knee, by Little's law: capacity x S.
     pub concurrency: f64,
-    /// CPU per request, ms (median over passing steps); `None` without a PID.
+    /// CPU per request, ms; `None` without a PID.
     pub cpu_per_request_ms: Option<f64>,
+    /// How it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_method: Option<CpuMethod>,
+    /// CPU the service burns whatever the rate (the slope's intercept), cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_idle_cores: Option<f64>,
     /// CPU busy at the capacity, in cores (capacity x CPU per request).
     pub cpu_cores_at_capacity: Option<f64>,
-    /// What limits it.
-    pub limit: Limit,
     /// The rate the CPU alone would allow on the host's cores, req/s.
     pub cpu_capacity_rps: Option<f64>,
     /// Cores the host offers the target.
     pub cores: u32,
-    /// The workload predict simulates for it, e.g. `seq(cpu:4000000,sleep:46)`.
+    /// The resource that binds, with its evidence.
+    pub binding: Binding,
+    /// The workload predict simulates for it, e.g. `seq(cpu:400000,pg:50,sleep:46)`.
     pub steps: String,
-    /// The model and knobs it behaves like, e.g. `pool(threads=4)`.
+    /// The model and knobs whose hold is the binding one, e.g. `pool(threads=4)`.
     pub model: String,
-    /// One sentence: what limits it.
-    pub sentence: String,
 }
 
 /// One rate of a simulated curve.
@@ -139,12 +151,19 @@ pub struct WhatIfPoint {
 pub struct WhatIf {
     /// Model and knobs, e.g. `loop-async(workers=2)`.
     pub label: String,
+    /// The change a team would make, in words (`as fitted` for none).
+    #[serde(default)]
+    pub change: String,
     /// The model's name.
     pub model: String,
     /// The model the fit says the service behaves like.
     pub fitted: bool,
     /// Its capacity for the fitted workload (closed form), req/s.
     pub capacity_rps: Option<f64>,
+    /// The highest simulated rate that meets the objective, req/s (the
+    /// search on the simulation, with steps as long as the measured ones).
+    #[serde(default)]
+    pub slo_capacity_rps: Option<f64>,
     /// Its simulated curve at the measured rates.
     pub points: Vec<WhatIfPoint>,
 }

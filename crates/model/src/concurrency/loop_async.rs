@@ -2,13 +2,13 @@
 //! take a loop worker, and workers share the cores.
 
 use super::{Host, ModelDef, ModelKind, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "loop-async",
     about: "event loop, truly non-blocking IO",
     analogue: "delay(); scheduler timers; async drivers (R2DBC, asyncio, EventMachine, Node)",
-    knobs: &["workers", "processes", "backlog"],
+    knobs: &[Knob::Workers, Knob::Processes, Knob::Backlog],
     sized_by: &[],
     built_in: true,
     blocks_threads: false,

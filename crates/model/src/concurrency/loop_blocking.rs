@@ -3,14 +3,14 @@
 //! `Thread.sleep`; a blocking call inside `async def`).
 
 use super::{Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "loop-blocking",
     about: "event loop, blocking call on the loop thread",
     analogue: "suspend fun + Thread.sleep; time.sleep inside async def",
-    knobs: &["workers", "processes", "backlog"],
-    sized_by: &["workers", "processes"],
+    knobs: &[Knob::Workers, Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Workers, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

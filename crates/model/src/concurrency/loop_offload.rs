@@ -3,14 +3,14 @@
 //! `supplyAsync`, `asyncio.to_thread`).
 
 use super::{Host, ModelDef, ModelKind, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "loop-offload",
     about: "event loop, blocking call moved to a bounded pool of P",
     analogue: "withContext(Dispatchers.IO); supplyAsync on the common pool; asyncio.to_thread",
-    knobs: &["workers", "offload", "processes", "backlog"],
-    sized_by: &["offload", "processes"],
+    knobs: &[Knob::Workers, Knob::Offload, Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Offload, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

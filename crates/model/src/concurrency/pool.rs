@@ -3,14 +3,19 @@
 //! processes of `threads` each).
 
 use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "pool",
     about: "N OS threads, blocking IO, bounded connections and accept queue",
     analogue: "Tomcat 200; a fixed pool of 8; gunicorn gthread; an Akka blocking worker",
-    knobs: &["threads", "max_connections", "backlog", "processes"],
-    sized_by: &["threads", "processes"],
+    knobs: &[
+        Knob::Threads,
+        Knob::MaxConnections,
+        Knob::Backlog,
+        Knob::Processes,
+    ],
+    sized_by: &[Knob::Threads, Knob::Processes],
     built_in: true,
     blocks_threads: true,
     shape,

@@ -3,14 +3,14 @@
 //! A request holds a whole process, and every process costs its own memory.
 
 use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "prefork",
     about: "N single-threaded processes sharing one listen socket",
     analogue: "gunicorn sync workers; unicorn; PHP-FPM",
-    knobs: &["processes", "backlog"],
-    sized_by: &["processes"],
+    knobs: &[Knob::Processes, Knob::Backlog],
+    sized_by: &[Knob::Processes],
     built_in: false,
     blocks_threads: true,
     shape,

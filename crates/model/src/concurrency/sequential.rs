@@ -2,13 +2,13 @@
 //! next; everyone else waits in the listen backlog or is reset.
 
 use super::{Admission, Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "sequential",
     about: "one thread, one request at a time",
     analogue: "the 100 s loop; a single-reactor server (Thin)",
-    knobs: &["backlog"],
+    knobs: &[Knob::Backlog],
     sized_by: &[],
     built_in: true,
     blocks_threads: true,

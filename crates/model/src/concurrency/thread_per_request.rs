@@ -2,14 +2,14 @@
 //! with `max_threads` set, a request that would exceed it gets a 503.
 
 use super::{Host, ModelDef, ModelKind, RequestThreads, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "thread-per-request",
     about: "a new OS thread each, up to a cap",
     analogue: "a servlet container with 1,000 threads; Scala's blocking{}",
-    knobs: &["max_threads"],
-    sized_by: &["max_threads"],
+    knobs: &[Knob::MaxThreads],
+    sized_by: &[Knob::MaxThreads],
     built_in: true,
     blocks_threads: true,
     shape,

@@ -2,13 +2,18 @@
 //! carrier on IO (JVM Loom; gevent's monkey-patched blocking calls).
 
 use super::{Host, ModelDef, ModelKind, Shape, Words};
-use crate::knob::ModelParams;
+use crate::knob::{Knob, ModelParams};
 
 pub(super) const DEF: ModelDef = ModelDef {
     name: "virtual",
     about: "virtual or green threads: blocking code that holds no OS thread while waiting",
     analogue: "Spring MVC with spring.threads.virtual.enabled; gunicorn gevent workers",
-    knobs: &["threads", "max_connections", "backlog", "processes"],
+    knobs: &[
+        Knob::Threads,
+        Knob::MaxConnections,
+        Knob::Backlog,
+        Knob::Processes,
+    ],
     sized_by: &[],
     built_in: false,
     blocks_threads: false,

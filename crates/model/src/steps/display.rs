@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{parse, IoCall, Step};
+use super::{parse, IoArg, IoCall, Step};
 
 /// Milliseconds as text: whole numbers bare, fractions with up to 3 decimals.
 fn fmt_micros(micros: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -20,20 +20,10 @@ fn fmt_micros(micros: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 
 impl fmt::Display for IoCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IoCall::Sleep { micros } => {
-                f.write_str("sleep:")?;
-                fmt_micros(*micros, f)
-            }
-            IoCall::Http { micros } => {
-                f.write_str("http:")?;
-                fmt_micros(*micros, f)
-            }
-            IoCall::Pg { micros } => {
-                f.write_str("pg:")?;
-                fmt_micros(*micros, f)
-            }
-            IoCall::Mc { key } => write!(f, "mc:{key}"),
+        write!(f, "{}:", self.kind())?;
+        match self.arg() {
+            IoArg::Micros(micros) => fmt_micros(*micros, f),
+            IoArg::Key(key) => f.write_str(key),
         }
     }
 }

@@ -3,10 +3,10 @@
 //! ```text
 //! steps := item (',' item)*            a top-level list runs in sequence
 //! item  := seq(steps) | par(steps) | leaf
-//! leaf  := cpu:N | sleep:MS | http:MS | pg:MS | mc:KEY
+//! leaf  := cpu:N | BACKEND:ARG          a backend's word and argument (backend.rs)
 //! ```
-//! `MS` is a decimal number of milliseconds (`200`, `0.5`); `N` a whole number
-//! of Leibniz terms; `KEY` a memcached key (`[A-Za-z0-9_.:-]`, at most 250).
+//! `N` is a whole number of Leibniz terms; `ARG` either `MS`, a decimal number
+//! of milliseconds (`200`, `0.5`), or `KEY` (`[A-Za-z0-9_.:-]`, at most 250).
 //! Steps serialize as their canonical text, so plans and results stay readable
 //! and every runtime (Rust, JVM) parses exactly the same strings.
 
@@ -18,8 +18,8 @@ mod tests;
 
 use std::time::Duration;
 
-pub use backend::{BackendDef, BackendKind};
-pub use parse::{parse, StepsError};
+pub use backend::{ArgSyntax, BackendDef, BackendKind, CounterDef};
+pub use parse::{listed, parse, StepsError};
 
 /// Limits that keep one request's work bounded whatever a client sends.
 pub mod limits {
@@ -53,54 +53,70 @@ pub enum Step {
     Par(Vec<Step>),
 }
 
-/// One call to a backend; durations are kept in whole microseconds so that
-/// scaled workloads (`--scale 0.01`) stay exact and hashable.
+/// One call to a backend: its kind and the argument its step syntax takes
+/// ([`BackendDef::arg`]). Durations are kept in whole microseconds so that
+/// scaled workloads (`--scale 0.01`) stay exact and hashable. Made by the
+/// parser or [`BackendKind::timed_call`] / [`BackendKind::keyed_call`], so
+/// the argument always fits the kind.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IoCall {
-    /// `sleep:MS`: the embedded timer (a blocking sleep or an async timer).
-    Sleep {
-        /// Duration in microseconds.
-        micros: u64,
-    },
-    /// `http:MS`: iolab's HTTP delay service answers after MS.
-    Http {
-        /// Duration in microseconds.
-        micros: u64,
-    },
-    /// `pg:MS`: `SELECT pg_sleep(MS/1000.0)` on PostgreSQL.
-    Pg {
-        /// Duration in microseconds.
-        micros: u64,
-    },
-    /// `mc:KEY`: a memcached get of KEY.
-    Mc {
-        /// The memcached key.
-        key: String,
-    },
+pub struct IoCall {
+    kind: BackendKind,
+    arg: IoArg,
+}
+
+/// What a call carries after the colon.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IoArg {
+    /// A duration in microseconds (`sleep:MS`, `http:MS`, `pg:MS`).
+    Micros(u64),
+    /// A key (`mc:KEY`).
+    Key(String),
 }
 
 impl IoCall {
     /// Which backend serves this call.
     pub fn kind(&self) -> BackendKind {
-        match self {
-            Self::Sleep { .. } => BackendKind::Sleep,
-            Self::Http { .. } => BackendKind::Http,
-            Self::Pg { .. } => BackendKind::Pg,
-            Self::Mc { .. } => BackendKind::Mc,
+        self.kind
+    }
+
+    /// What the call carries.
+    pub fn arg(&self) -> &IoArg {
+        &self.arg
+    }
+
+    /// The duration of a timed call, in microseconds.
+    pub fn micros(&self) -> Option<u64> {
+        match self.arg {
+            IoArg::Micros(m) => Some(m),
+            IoArg::Key(_) => None,
+        }
+    }
+
+    /// The key of a keyed call (`mc:KEY`).
+    pub fn key(&self) -> Option<&str> {
+        match &self.arg {
+            IoArg::Key(k) => Some(k),
+            IoArg::Micros(_) => None,
         }
     }
 
     /// The nominal duration of a timed call (`None` for `mc`, whose time is
     /// whatever the transfer takes).
     pub fn nominal(&self) -> Option<Duration> {
-        match self {
-            Self::Sleep { micros } | Self::Http { micros } | Self::Pg { micros } => {
-                Some(Duration::from_micros(*micros))
-            }
-            Self::Mc { .. } => None,
-        }
+        self.micros().map(Duration::from_micros)
     }
 }
+
+/// Every word that starts a step, in the order messages list them: `cpu`,
+/// each backend's word, `seq`, `par`.
+pub fn step_words() -> Vec<&'static str> {
+    let backends = BackendKind::ALL.into_iter().map(BackendKind::as_str);
+    std::iter::once("cpu")
+        .chain(backends)
+        .chain(["seq", "par"])
+        .collect()
+}
+
 impl Step {
     /// Number of leaf steps (`cpu` and IO calls); the contract's `"steps"` field.
     pub fn leaf_count(&self) -> usize {
@@ -157,16 +173,13 @@ impl Step {
         };
         match self {
             Step::Cpu { terms } => Step::Cpu { terms: us(*terms) },
-            Step::Io(IoCall::Sleep { micros }) => Step::Io(IoCall::Sleep {
-                micros: us(*micros),
+            Step::Io(c) => Step::Io(IoCall {
+                kind: c.kind,
+                arg: match &c.arg {
+                    IoArg::Micros(m) => IoArg::Micros(us(*m)),
+                    key @ IoArg::Key(_) => key.clone(),
+                },
             }),
-            Step::Io(IoCall::Http { micros }) => Step::Io(IoCall::Http {
-                micros: us(*micros),
-            }),
-            Step::Io(IoCall::Pg { micros }) => Step::Io(IoCall::Pg {
-                micros: us(*micros),
-            }),
-            Step::Io(c @ IoCall::Mc { .. }) => Step::Io(c.clone()),
             Step::Seq(c) => Step::Seq(c.iter().map(|s| s.scaled(factor)).collect()),
             Step::Par(c) => Step::Par(c.iter().map(|s| s.scaled(factor)).collect()),
         }

@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use super::{limits, IoCall, Step};
+use super::{limits, ArgSyntax, BackendKind, IoArg, IoCall, Step};
 
 /// A fault in a steps string, with the byte offset where it was found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -118,71 +118,78 @@ impl Parser<'_> {
         let start = self.pos;
         let word = self.word().to_string();
         match word.as_str() {
-            "seq" | "par" => {
-                if self.peek() != Some(b'(') {
-                    return Err(self.err(&format!("expected '(' after '{word}'")));
-                }
-                if depth + 1 > limits::MAX_DEPTH {
-                    return Err(
-                        self.err(&format!("nesting deeper than {} levels", limits::MAX_DEPTH))
-                    );
-                }
-                self.pos += 1;
-                self.skip_ws();
-                if self.peek() == Some(b')') {
-                    return Err(self.err(&format!("'{word}(...)' needs at least one step")));
-                }
-                let children = self.list(depth + 1)?;
-                self.skip_ws();
-                if self.peek() != Some(b')') {
-                    return Err(self.err("expected ')'"));
-                }
-                self.pos += 1;
-                Ok(if word == "seq" {
-                    Step::Seq(children)
-                } else {
-                    Step::Par(children)
+            "seq" | "par" => self.group(&word, depth),
+            "" if self.at_end() => Err(self.err("expected a step")),
+            "" => Err(self.err(&format!("expected a step, found '{}'", self.peek_char()))),
+            "cpu" => {
+                self.leaf_colon(&word, start)?;
+                Ok(Step::Cpu {
+                    terms: self.whole()?,
                 })
             }
-            "cpu" | "sleep" | "http" | "pg" | "mc" => {
-                if self.peek() != Some(b':') {
-                    return Err(self.err(&format!("expected ':' after '{word}'")));
+            other => match BackendKind::named(other) {
+                Some(kind) => {
+                    self.leaf_colon(&word, start)?;
+                    self.call(kind).map(Step::Io)
                 }
-                self.pos += 1;
-                self.leaves += 1;
-                if self.leaves > limits::MAX_LEAVES {
+                None => {
                     self.pos = start;
-                    return Err(self.err(&format!("more than {} steps", limits::MAX_LEAVES)));
+                    Err(self.err(&format!(
+                        "unknown step '{other}' (expected {})",
+                        listed(&super::step_words())
+                    )))
                 }
-                match word.as_str() {
-                    "cpu" => Ok(Step::Cpu {
-                        terms: self.whole()?,
-                    }),
-                    "mc" => Ok(Step::Io(IoCall::Mc { key: self.key()? })),
-                    _ => {
-                        let micros = self.millis()?;
-                        Ok(Step::Io(match word.as_str() {
-                            "sleep" => IoCall::Sleep { micros },
-                            "http" => IoCall::Http { micros },
-                            _ => IoCall::Pg { micros },
-                        }))
-                    }
-                }
-            }
-            "" => {
-                if self.at_end() {
-                    Err(self.err("expected a step"))
-                } else {
-                    Err(self.err(&format!("expected a step, found '{}'", self.peek_char())))
-                }
-            }
-            other => {
-                self.pos = start;
-                Err(self.err(&format!(
-                    "unknown step '{other}' (expected cpu, sleep, http, pg, mc, seq or par)"
-                )))
-            }
+            },
         }
+    }
+
+    /// `seq(...)` or `par(...)`, after its word.
+    fn group(&mut self, word: &str, depth: usize) -> Result<Step, StepsError> {
+        if self.peek() != Some(b'(') {
+            return Err(self.err(&format!("expected '(' after '{word}'")));
+        }
+        if depth + 1 > limits::MAX_DEPTH {
+            return Err(self.err(&format!("nesting deeper than {} levels", limits::MAX_DEPTH)));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() == Some(b')') {
+            return Err(self.err(&format!("'{word}(...)' needs at least one step")));
+        }
+        let children = self.list(depth + 1)?;
+        self.skip_ws();
+        if self.peek() != Some(b')') {
+            return Err(self.err("expected ')'"));
+        }
+        self.pos += 1;
+        Ok(if word == "seq" {
+            Step::Seq(children)
+        } else {
+            Step::Par(children)
+        })
+    }
+
+    /// The ':' after a leaf's word, counting the leaf against the limit.
+    fn leaf_colon(&mut self, word: &str, start: usize) -> Result<(), StepsError> {
+        if self.peek() != Some(b':') {
+            return Err(self.err(&format!("expected ':' after '{word}'")));
+        }
+        self.pos += 1;
+        self.leaves += 1;
+        if self.leaves > limits::MAX_LEAVES {
+            self.pos = start;
+            return Err(self.err(&format!("more than {} steps", limits::MAX_LEAVES)));
+        }
+        Ok(())
+    }
+
+    /// A call to `kind`: its argument in the syntax its definition names.
+    fn call(&mut self, kind: BackendKind) -> Result<IoCall, StepsError> {
+        let arg = match kind.def().arg {
+            ArgSyntax::Millis => IoArg::Micros(self.millis()?),
+            ArgSyntax::Key { what } => IoArg::Key(self.key(what)?),
+        };
+        Ok(IoCall { kind, arg })
     }
 
     fn digits(&mut self) -> &str {
@@ -238,7 +245,7 @@ impl Parser<'_> {
         Ok((ms * 1000.0).round() as u64)
     }
 
-    fn key(&mut self) -> Result<String, StepsError> {
+    fn key(&mut self, what: &str) -> Result<String, StepsError> {
         let start = self.pos;
         while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b':'))
         {
@@ -246,15 +253,21 @@ impl Parser<'_> {
         }
         let key = std::str::from_utf8(&self.s[start..self.pos]).expect("ascii");
         if key.is_empty() {
-            return Err(self.err("expected a memcached key"));
+            return Err(self.err(&format!("expected a {what}")));
         }
         if key.len() > limits::MAX_KEY_LEN {
             self.pos = start;
-            return Err(self.err(&format!(
-                "memcached key longer than {} bytes",
-                limits::MAX_KEY_LEN
-            )));
+            return Err(self.err(&format!("{what} longer than {} bytes", limits::MAX_KEY_LEN)));
         }
         Ok(key.to_string())
+    }
+}
+
+/// `a, b or c`: a list of words as messages name it.
+pub fn listed(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     }
 }

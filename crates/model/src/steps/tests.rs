@@ -4,7 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn sleep(ms: u64) -> Step {
-    Step::Io(IoCall::Sleep { micros: ms * 1000 })
+    Step::Io(BackendKind::Sleep.timed_call(ms * 1000).unwrap())
 }
 
 #[test]
@@ -30,7 +30,7 @@ fn parses_leaves_and_groups() {
 #[test]
 fn fractional_millis_round_trip() {
     let s = parse("sleep:0.5").unwrap();
-    assert_eq!(s, Step::Io(IoCall::Sleep { micros: 500 }));
+    assert_eq!(s, Step::Io(BackendKind::Sleep.timed_call(500).unwrap()));
     assert_eq!(s.to_string(), "sleep:0.5");
     assert_eq!(parse("http:12.125").unwrap().to_string(), "http:12.125");
 }
@@ -80,10 +80,15 @@ fn depth_and_size_are_bounded() {
 fn arb_step() -> impl Strategy<Value = Step> {
     let leaf = prop_oneof![
         (0u64..1_000_000).prop_map(|terms| Step::Cpu { terms }),
-        (0u64..10_000_000).prop_map(|micros| Step::Io(IoCall::Sleep { micros })),
-        (0u64..10_000_000).prop_map(|micros| Step::Io(IoCall::Http { micros })),
-        (0u64..10_000_000).prop_map(|micros| Step::Io(IoCall::Pg { micros })),
-        "[a-z0-9_.-]{1,20}".prop_map(|key| Step::Io(IoCall::Mc { key })),
+        (
+            0..BackendKind::ALL.len(),
+            0u64..10_000_000,
+            "[a-z0-9_.-]{1,20}"
+        )
+            .prop_map(|(i, micros, key)| {
+                let kind = BackendKind::ALL[i];
+                Step::Io(kind.timed_call(micros).or(kind.keyed_call(key)).unwrap())
+            }),
     ];
     leaf.prop_recursive(4, 32, 5, |inner| {
         prop_oneof![
@@ -107,5 +112,25 @@ proptest! {
     #[test]
     fn display_round_trips(step in arb_step()) {
         prop_assert_eq!(parse(&step.to_string()).unwrap(), step);
+    }
+}
+
+#[test]
+fn every_backend_is_a_step_word_and_the_unknown_step_message_lists_them_all() {
+    for (i, kind) in BackendKind::ALL.into_iter().enumerate() {
+        assert_eq!(kind as usize, i, "ALL is in declaration order");
+    }
+    let message = parse("nap:3").unwrap_err().message;
+    for word in step_words() {
+        assert!(message.contains(word), "{word} missing from {message}");
+    }
+    for kind in BackendKind::ALL {
+        let text = match kind.def().arg {
+            ArgSyntax::Millis => format!("{kind}:2.5"),
+            ArgSyntax::Key { .. } => format!("{kind}:k-1"),
+        };
+        let step = parse(&text).unwrap();
+        assert_eq!(step.io_calls()[0].kind(), kind);
+        assert_eq!(step.to_string(), text);
     }
 }

@@ -83,6 +83,11 @@ impl Histogram {
         value(self.counts.len() - 1)
     }
 
+    /// Values at most `us` (to the bucket's precision).
+    pub fn count_at_most(&self, us: u64) -> u64 {
+        self.counts.iter().take(index(us) + 1).sum()
+    }
+
     /// Mean, µs.
     pub fn mean(&self) -> f64 {
         if self.total == 0 {
@@ -112,5 +117,9 @@ mod tests {
         }
         assert!((h.quantile(0.5) as f64 - 500_000.0).abs() < 1500.0);
         assert!((h.quantile(0.99) as f64 - 990_000.0).abs() < 3000.0);
+        let below = h.count_at_most(500_000);
+        assert!((499..=501).contains(&below), "{below}");
+        assert_eq!(h.count_at_most(2_000_000), 1000);
+        assert_eq!(h.count_at_most(500), 0);
     }
 }

@@ -1,7 +1,7 @@
 //! A workload compiled for the simulation: a flat tree of nodes whose leaves
 //! carry their durations, so the event loop never touches the step AST.
 
-use iolab_model::steps::{IoCall, Step};
+use iolab_model::steps::{BackendKind, Step};
 
 use crate::calibration::{cpu_ns, MC_NS};
 
@@ -58,11 +58,9 @@ impl Program {
         match step {
             Step::Cpu { terms } => self.nodes.push(leaf(Op::Cpu { ns: cpu_ns(*terms) })),
             Step::Io(call) => {
-                let (ns, pg) = match call {
-                    IoCall::Sleep { micros } | IoCall::Http { micros } => (micros * 1_000, false),
-                    IoCall::Pg { micros } => (micros * 1_000, true),
-                    IoCall::Mc { .. } => (MC_NS, false),
-                };
+                // A keyed call (`mc:KEY`) takes what its transfer takes.
+                let ns = call.micros().map_or(MC_NS, |micros| micros * 1_000);
+                let pg = call.kind() == BackendKind::Pg;
                 self.nodes.push(leaf(Op::Io { ns, pg }));
             }
             Step::Seq(kids) | Step::Par(kids) => {

@@ -372,6 +372,7 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
         started_unix_ms: 1_763_750_000_000 + load.seed * 10_000,
         histogram: None,
         interrupted: false,
+        protocol: None,
         shard: None,
         merged: None,
         slo: None,

@@ -238,7 +238,14 @@ func (p *parser) item(depth int) (Step, error) {
 		return Step{}, p.err(fmt.Sprintf("expected a step, found '%s'", p.peekChar()))
 	}
 	p.pos = start
-	return Step{}, p.err(fmt.Sprintf("unknown step '%s' (expected cpu, sleep, http, pg, mc, seq or par)", word))
+	return Step{}, p.err(fmt.Sprintf("unknown step '%s' (expected %s)", word, stepWords()))
+}
+
+// stepWords lists every word that starts a step, as the unknown-step message
+// does: cpu, the backend kinds (Kinds), seq or par.
+func stepWords() string {
+	words := append(append([]string{"cpu"}, Kinds...), "seq")
+	return strings.Join(words, ", ") + " or par"
 }
 
 func (p *parser) group(word string, depth int) (Step, error) {

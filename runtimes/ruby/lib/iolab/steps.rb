@@ -85,6 +85,8 @@ module Iolab
   # A recursive-descent parser over the input's bytes.
   class Parser
     LEAVES = %w[cpu sleep http pg mc].freeze
+    # Every word that starts a step, as the unknown-step message lists them (from LEAVES).
+    STEP_WORDS = "#{(LEAVES + %w[seq]).join(', ')} or par"
     KEY_BYTE = /[A-Za-z0-9_.:-]/n
 
     def initialize(bytes)
@@ -152,7 +154,7 @@ module Iolab
         raise err("expected a step, found '#{peek_char}'")
       else
         @pos = start
-        raise err("unknown step '#{word}' (expected cpu, sleep, http, pg, mc, seq or par)")
+        raise err("unknown step '#{word}' (expected #{STEP_WORDS})")
       end
     end
 

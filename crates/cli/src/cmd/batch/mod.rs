@@ -50,10 +50,7 @@ pub struct Args {
     /// Service time of one call, ms [default: 1000].
     #[arg(long)]
     pub ms: Option<f64>,
-    /// Where IO tasks wait: `sleep` (the embedded timer, as published),
-    /// `http` (one call each to iolab's delay service) or `pg` (`SELECT
-    /// pg_sleep` on PostgreSQL, through a pool of --pg-pool connections).
-    #[arg(long, value_name = "BACKEND", default_value = "sleep", value_parser = parse_io)]
+    #[arg(long, value_name = "BACKEND", default_value = "sleep", value_parser = parse_io, help = io_help())]
     pub io: BackendKind,
     /// Seed of the task draw (always recorded).
     #[arg(long)]
@@ -146,13 +143,34 @@ fn io_for(kind: BackendKind, args: &Args) -> Result<Io, CliError> {
     Io::new(kind, Arc::new(Backends::new(config))).map_err(CliError::usage)
 }
 
+/// `--io`'s help, from the backends' table: the kinds a task can wait on.
+fn io_help() -> String {
+    let kinds: Vec<String> = BackendKind::timed()
+        .map(|k| {
+            let def = k.def();
+            let pool = def.pool_knob.map_or(String::new(), |p| {
+                format!(", through a pool of --{} connections", p.replace('_', "-"))
+            });
+            format!("`{k}` ({}{pool})", def.about)
+        })
+        .collect();
+    let kinds: Vec<&str> = kinds.iter().map(String::as_str).collect();
+    format!(
+        "Where IO tasks wait, one call each: {}.",
+        iolab_model::steps::listed(&kinds)
+    )
+}
+
 fn parse_io(s: &str) -> Result<BackendKind, String> {
-    match s {
-        "sleep" => Ok(BackendKind::Sleep),
-        "http" => Ok(BackendKind::Http),
-        "pg" => Ok(BackendKind::Pg),
-        _ => Err(format!("'{s}': IO tasks go to sleep, http or pg")),
-    }
+    BackendKind::named(s)
+        .filter(|k| k.is_timed())
+        .ok_or_else(|| {
+            let timed: Vec<&str> = BackendKind::timed().map(BackendKind::as_str).collect();
+            format!(
+                "'{s}': IO tasks go to {}",
+                iolab_model::steps::listed(&timed)
+            )
+        })
 }
 
 /// Every run with its batch (a plan of `iolab batch` has nothing else).

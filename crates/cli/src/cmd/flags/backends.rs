@@ -31,15 +31,12 @@ impl Default for BackendFlags {
 }
 
 /// HikariCP's connection timeout.
-const PG_WAIT: Duration = Duration::from_secs(30);
+const PG_WAIT: Duration = iolab_backends::POOL_WAIT;
 
 impl BackendFlags {
     /// The clients' configuration, pools sized by `params`.
     pub fn config(&self, params: &ModelParams) -> BackendConfig {
-        BackendConfig {
-            pg_wait: self.pg_wait,
-            ..BackendConfig::new(self.addresses.clone(), params)
-        }
+        BackendConfig::new(self.addresses.clone(), params).with_wait(BackendKind::Pg, self.pg_wait)
     }
 }
 
@@ -119,7 +116,8 @@ mod tests {
         let b = T::try_parse_from(["t"]).unwrap().b;
         assert_eq!(b.pg_wait, Duration::from_secs(30));
         let c = b.config(&ModelParams::default());
-        assert_eq!((c.pg_pool, c.mc_pool), (10, 1));
+        let size = |k| c.pool(k).size;
+        assert_eq!((size(BackendKind::Pg), size(BackendKind::Mc)), (10, 1));
     }
 
     #[test]

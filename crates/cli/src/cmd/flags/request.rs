@@ -80,6 +80,7 @@ impl RequestFlags {
         let set = RequestSet {
             list,
             insecure: self.insecure,
+            protocol: Default::default(),
         };
         Ok((target, set))
     }

@@ -116,5 +116,6 @@ pub(super) fn spec(t: &TargetSection) -> Option<Box<ForeignSpec>> {
         metrics: t.metrics.clone(),
         series: t.series.clone().unwrap_or_default(),
         insecure: t.insecure.unwrap_or(false),
+        protocol: Default::default(),
     }))
 }

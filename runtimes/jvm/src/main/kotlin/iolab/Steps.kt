@@ -18,6 +18,10 @@ enum class BackendKind(val label: String) {
     MC("mc"),
 }
 
+/** Every word that starts a step, as the unknown-step message lists them (from [BackendKind]). */
+private val STEP_WORDS: String =
+    (listOf("cpu") + BackendKind.entries.map { it.label } + "seq").joinToString(", ") + " or par"
+
 /** One step of a workload. */
 sealed interface Step {
     /** `cpu:N`: N terms of the Leibniz series on the calling thread. */
@@ -185,7 +189,7 @@ private class StepParser(private val s: ByteArray) {
             "" -> throw if (atEnd()) err("expected a step") else err("expected a step, found '${peekChar()}'")
             else -> {
                 pos = start
-                throw err("unknown step '$word' (expected cpu, sleep, http, pg, mc, seq or par)")
+                throw err("unknown step '$word' (expected $STEP_WORDS)")
             }
         }
     }

@@ -15,6 +15,13 @@ import java.util.List;
 import java.util.function.IntPredicate;
 
 public final class StepsParser {
+    /** Every word that starts a step, as the unknown-step message lists them (from {@link Step.Kind}). */
+    private static final String STEP_WORDS = java.util.stream.Stream.concat(
+                    java.util.stream.Stream.concat(java.util.stream.Stream.of("cpu"),
+                            java.util.Arrays.stream(Step.Kind.values()).map(k -> k.label)),
+                    java.util.stream.Stream.of("seq"))
+            .collect(java.util.stream.Collectors.joining(", ")) + " or par";
+
     /** Limits that keep one request's work bounded whatever a client sends. */
     static final int MAX_DEPTH = 16;
     static final int MAX_LEAVES = 1_000;
@@ -143,7 +150,7 @@ public final class StepsParser {
             case "" -> throw atEnd() ? err("expected a step") : err("expected a step, found '" + peekChar() + "'");
             default -> {
                 pos = start;
-                throw err("unknown step '" + word + "' (expected cpu, sleep, http, pg, mc, seq or par)");
+                throw err("unknown step '" + word + "' (expected " + STEP_WORDS + ")");
             }
         }
     }

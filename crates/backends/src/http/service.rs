@@ -4,9 +4,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use iolab_backends::delay::DelayService;
-
-use super::{Service, Started};
+use super::delay::DelayService;
+use crate::service::{Service, Started};
 
 /// The delay service as a [`Service`].
 pub struct Delay;
@@ -20,8 +19,12 @@ impl Service for Delay {
     }
 
     fn answers(&self, url: &str) -> bool {
-        crate::http::get(&format!("{url}/health"), Duration::from_secs(1))
-            .is_ok_and(|r| r.status == 200)
+        ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(1))
+            .build()
+            .get(&format!("{url}/health"))
+            .call()
+            .is_ok_and(|r| r.status() == 200)
     }
 
     fn find(&self) -> Result<Option<PathBuf>, String> {

@@ -1,4 +1,4 @@
-//! `pg:MS`: `SELECT pg_sleep($1)` on PostgreSQL through a pool of `pg_pool`
+//! PostgreSQL's clients: `SELECT pg_sleep($1)` through a pool of `pg_pool`
 //! connections with a `pg_wait` limit (HikariCP's defaults: 10 and 30 s).
 //!
 //! Both clients speak the protocol with `tokio-postgres`:
@@ -16,9 +16,11 @@ use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use iolab_model::steps::BackendKind;
+use bytes::Bytes;
+use iolab_model::steps::{BackendKind, IoCall};
 use tokio_postgres::{Client, NoTls, Statement};
 
+use crate::backend::{micros, CallFuture, Clients};
 use crate::pool::{AsyncPool, BlockingPool};
 use crate::BackendError;
 
@@ -211,6 +213,16 @@ impl Pg {
                 r => return r.map_err(|f| f.error),
             }
         }
+    }
+}
+
+impl Clients for Pg {
+    fn blocking(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
+        self.sleep_blocking(micros(call)).map(|()| None)
+    }
+
+    fn nonblocking<'a>(&'a self, call: &'a IoCall) -> CallFuture<'a> {
+        Box::pin(async move { self.sleep_async(micros(call)).await.map(|()| None) })
     }
 }
 

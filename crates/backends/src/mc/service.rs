@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::child::{self, ServiceChild};
-use super::{Needs, Service, Started};
+use crate::service::child::{self, ServiceChild};
+use crate::service::{Service, Started};
 
 /// memcached as a [`Service`].
 pub struct MemcachedService;
@@ -39,9 +39,8 @@ impl Service for MemcachedService {
         Ok(Box::new(start(bin)?))
     }
 
-    fn prepare(&self, address: &str, needs: &Needs) -> Result<Vec<String>, String> {
-        let keys: Vec<String> = needs.mc_keys.iter().cloned().collect();
-        fill(address, &keys)
+    fn prepare(&self, address: &str, keys: &[String]) -> Result<Vec<String>, String> {
+        fill(address, keys)
     }
 }
 
@@ -115,7 +114,7 @@ pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
             .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
         let addr = format!("127.0.0.1:{port}");
         match child::wait_ready(&mut c, Duration::from_secs(10), || {
-            iolab_backends::mc::stats(&addr).is_ok()
+            super::stats(&addr).is_ok()
         }) {
             Ok(()) => {
                 return Ok(Memcached {
@@ -132,7 +131,7 @@ pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
 
 /// `memcached X.Y.Z`, from its `stats`.
 pub fn version(addr: &str) -> Option<String> {
-    iolab_backends::mc::stats(addr)
+    super::stats(addr)
         .ok()?
         .into_iter()
         .find(|(k, _)| k == "version")
@@ -145,10 +144,10 @@ pub fn version(addr: &str) -> Option<String> {
 pub fn fill(addr: &str, keys: &[String]) -> Result<Vec<String>, String> {
     let mut notes = Vec::new();
     for key in keys {
-        match iolab_backends::mc::get(addr, key) {
+        match super::get(addr, key) {
             Ok(Some(v)) => notes.push(format!("key '{key}' already stored ({} bytes)", v.len())),
             Ok(None) => {
-                iolab_backends::mc::set(addr, key, &value(FILL_BYTES))
+                super::set(addr, key, &value(FILL_BYTES))
                     .map_err(|e| format!("cannot store '{key}' in memcached at {addr}: {e}"))?;
                 notes.push(format!("stored key '{key}' ({FILL_BYTES} bytes)"));
             }

@@ -10,7 +10,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -60,7 +60,7 @@ pub fn prepare(cmd: &mut Command, user: Option<User>) {
                     return Err(io::Error::last_os_error());
                 }
             }
-            crate::targets::child::die_with_parent(parent);
+            die_with_parent(parent);
             Ok(())
         });
     }
@@ -128,10 +128,40 @@ impl Drop for ServiceChild {
     }
 }
 
+/// In a forked child, before exec: be killed when the parent dies, and die
+/// now if it already has (it may have died before `prctl` took effect).
+///
+/// # Safety
+/// Only between fork and exec (in a `pre_exec` closure): it makes only
+/// async-signal-safe calls.
+pub unsafe fn die_with_parent(parent: libc::pid_t) {
+    libc::prctl(
+        libc::PR_SET_PDEATHSIG,
+        libc::SIGKILL as libc::c_ulong,
+        0,
+        0,
+        0,
+    );
+    if libc::getppid() != parent {
+        libc::raise(libc::SIGKILL);
+    }
+}
+
+/// How a process ended, in words: `exit status 1`, `killed by signal 9`.
+pub fn describe(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit status {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => status.to_string(),
+    }
+}
+
 /// A free loopback port (bound, then released: a service may still lose it
 /// to a race, which its starter retries).
 pub fn free_port() -> io::Result<u16> {
-    crate::targets::process::free_port()
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
 }
 
 /// Wait until `ready` is true, the child exits, or `within` passes.
@@ -143,10 +173,7 @@ pub fn wait_ready(
     let deadline = Instant::now() + within;
     loop {
         if let Some(status) = child.exited() {
-            return Err(format!(
-                "exited at start ({})",
-                crate::targets::child::describe(status)
-            ));
+            return Err(format!("exited at start ({})", describe(status)));
         }
         if ready() {
             return Ok(());

@@ -1,7 +1,12 @@
 //! `http:MS`: `GET {base}/delay?ms=MS` on iolab's delay service, with a
 //! blocking client (ureq, keep-alive pool) and a non-blocking one (hyper-util's
 //! pooled client). Neither limits concurrency: the delay service is not the
-//! resource under study, so every caller gets a connection.
+//! resource under study, so every caller gets a connection. Its counter is
+//! the service's hits ([`delay_hits`]); the service itself is [`delay`],
+//! which `iolab run` starts in process ([`service`]).
+
+pub mod delay;
+pub mod service;
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -10,9 +15,55 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
-use iolab_model::steps::BackendKind;
+use iolab_model::steps::{BackendKind, IoCall};
 
-use crate::BackendError;
+use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
+use crate::{BackendError, Service};
+
+/// The HTTP delay service as a [`Backend`].
+pub struct HttpBackend;
+
+/// The one instance.
+pub static HTTP: HttpBackend = HttpBackend;
+
+impl Backend for HttpBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Http
+    }
+
+    fn check_address(&self, address: &str) -> Result<(), String> {
+        check_http_url(address)
+    }
+
+    fn normalise(&self, address: &str) -> String {
+        address.trim_end_matches('/').to_string()
+    }
+
+    fn clients(&self, address: &str, _pool: Pool) -> Result<Box<dyn Clients>, BackendError> {
+        Ok(Box::new(Http::new(address.to_string())))
+    }
+
+    fn count(&self, address: &str) -> Result<u64, String> {
+        delay_hits(address)
+    }
+
+    fn service(&self) -> Option<&'static dyn Service> {
+        Some(&service::DELAY)
+    }
+}
+
+/// An `http://HOST:PORT` base URL (no TLS: the delay service is on loopback).
+pub fn check_http_url(url: &str) -> Result<(), String> {
+    let fix = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--http-backend '{url}' is not an http:// URL: {fix}"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    if authority.is_empty() || url.parse::<hyper::Uri>().is_err() {
+        return Err(format!("--http-backend '{url}' is not a valid URL: {fix}"));
+    }
+    Ok(())
+}
 
 /// Longest a connect may take before the backend counts as unavailable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -28,14 +79,14 @@ fn delay_url(base: &str, micros: u64) -> String {
 
 /// Both HTTP clients of one target.
 #[derive(Debug)]
-pub(crate) struct Http {
+struct Http {
     base: String,
     blocking: ureq::Agent,
     nonblocking: OnceLock<Client<HttpConnector, Empty<Bytes>>>,
 }
 
 impl Http {
-    pub(crate) fn new(base: String) -> Self {
+    fn new(base: String) -> Self {
         let blocking = ureq::AgentBuilder::new()
             .timeout_connect(CONNECT_TIMEOUT)
             .max_idle_connections(MAX_IDLE)
@@ -49,7 +100,7 @@ impl Http {
     }
 
     /// One delay call on the calling thread.
-    pub(crate) fn delay_blocking(&self, micros: u64) -> Result<(), BackendError> {
+    fn delay_blocking(&self, micros: u64) -> Result<(), BackendError> {
         match self.blocking.get(&delay_url(&self.base, micros)).call() {
             Ok(resp) => {
                 // Read the body to the end so the connection goes back to the pool.
@@ -66,7 +117,7 @@ impl Http {
     }
 
     /// One delay call without blocking a thread.
-    pub(crate) async fn delay_async(&self, micros: u64) -> Result<(), BackendError> {
+    async fn delay_async(&self, micros: u64) -> Result<(), BackendError> {
         let client = self.nonblocking.get_or_init(|| {
             let mut connector = HttpConnector::new();
             connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
@@ -94,6 +145,16 @@ impl Http {
             ));
         }
         Ok(())
+    }
+}
+
+impl Clients for Http {
+    fn blocking(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
+        self.delay_blocking(micros(call)).map(|()| None)
+    }
+
+    fn nonblocking<'a>(&'a self, call: &'a IoCall) -> CallFuture<'a> {
+        Box::pin(async move { self.delay_async(micros(call)).await.map(|()| None) })
     }
 }
 

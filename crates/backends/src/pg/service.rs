@@ -17,8 +17,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use super::child::{self, ServiceChild, User};
-use super::{Service, Started};
+use crate::service::child::{self, ServiceChild, User};
+use crate::service::{Service, Started};
 
 /// What `scripts/services` uses unless `IOLAB_PG_BIN` says otherwise.
 const DEFAULT_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -208,7 +208,7 @@ fn init_and_run(
         let last = tail.lines().last().unwrap_or("").trim().to_string();
         return Err(format!(
             "initdb failed ({}): {last}",
-            crate::targets::child::describe(status)
+            child::describe(status)
         ));
     }
     let conf = format!(

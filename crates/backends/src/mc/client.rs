@@ -1,4 +1,4 @@
-//! `mc:KEY`: a memcached get over the text protocol, with a blocking client
+//! memcached's clients: a get over the text protocol, with a blocking client
 //! (std `TcpStream`) and a non-blocking one (tokio), each with its own pool of
 //! `mc_pool` connections.
 //!
@@ -15,9 +15,11 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use iolab_model::steps::BackendKind;
+use bytes::Bytes;
+use iolab_model::steps::{BackendKind, IoCall};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
+use crate::backend::{key, CallFuture, Clients};
 use crate::pool::{AsyncPool, BlockingPool};
 use crate::BackendError;
 
@@ -239,6 +241,21 @@ impl Mc {
                 }
             }
         }
+    }
+}
+
+impl Clients for Mc {
+    /// The value is the buffer the client read into: handing it on costs no copy.
+    fn blocking(&self, call: &IoCall) -> Result<Option<Bytes>, BackendError> {
+        self.get_blocking(key(call)).map(|v| Some(Bytes::from(v)))
+    }
+
+    fn nonblocking<'a>(&'a self, call: &'a IoCall) -> CallFuture<'a> {
+        Box::pin(async move {
+            self.get_async(key(call))
+                .await
+                .map(|v| Some(Bytes::from(v)))
+        })
     }
 }
 

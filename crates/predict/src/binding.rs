@@ -1,0 +1,511 @@
+//! The binding resource named from every signal a capacity search had at
+//! its knee (the highest rate that passed, and the lowest that failed above
+//! it): the service's own Prometheus series when it has them, `/proc`
+//! (threads by state, processes, per-thread CPU, run-queue wait), the
+//! kernel (connections to downstreams, the accept queue) and the curve
+//! itself (Little's law, the latency split). The rules, first match wins:
+//!
+//! 1. A Prometheus pool or thread gauge at its max (HikariCP, an executor,
+//!    Tomcat, Jetty), or an event-loop lag series that grew tenfold: named
+//!    by the service itself.
+//! 2. **CPU**: the CPU busy at capacity (capacity x CPU per request, the
+//!    slope of CPU against rate) is at least 80% of the cores it may use,
+//!    or one thread ran at least 80% of a core and did most of the work
+//!    (an event loop's or an interpreter lock's core).
+//! 3. **An event loop blocked by its handlers**: about one request held at
+//!    once (c < 1.6), the CPU idle.
+//! 4. **A pool**: the connections to one downstream match c (within 25%):
+//!    every request holds one of them, and there are no more.
+//! 5. **Workers**: single-threaded processes, as many as c.
+//! 6. **Threads**: at least c threads.
+//! 7. Otherwise unknown, with the signal that would settle it.
+
+use iolab_model::capacity::{
+    Binding, Confidence, Evidence, Resource, Signals, Source, StepRecord, ThreadState, Threads,
+};
+
+/// What the fit read from the curve, and the steps at the knee.
+#[derive(Debug, Clone, Copy)]
+pub struct Knee<'a> {
+    /// The capacity X, req/s.
+    pub capacity: f64,
+    /// Unloaded service time S, ms.
+    pub service_ms: f64,
+    /// c = X x S.
+    pub concurrency: f64,
+    /// CPU per request, ms (the slope), when measured.
+    pub cpu_ms: Option<f64>,
+    /// Cores the target may use.
+    pub cores: u32,
+    /// The highest rate that passed.
+    pub at: &'a StepRecord,
+    /// The lowest rate that failed above it.
+    pub over: Option<&'a StepRecord>,
+}
+
+impl Knee<'_> {
+    fn signals(&self) -> Option<&Signals> {
+        self.at.signals.as_ref()
+    }
+
+    fn threads(&self) -> Option<&Threads> {
+        self.signals()?.threads.as_ref()
+    }
+
+    /// CPU busy at capacity, cores.
+    fn busy(&self) -> Option<f64> {
+        self.cpu_ms.map(|t| self.capacity * t / 1000.0)
+    }
+
+    /// Cores the target may use (its affinity, else the host's).
+    fn allowed(&self) -> u32 {
+        self.threads()
+            .and_then(|t| t.cores_allowed)
+            .unwrap_or(self.cores)
+            .max(1)
+    }
+
+    /// A series' peak at the knee, else over it.
+    fn series(&self, name: &str) -> Option<f64> {
+        self.at
+            .metrics
+            .get(name)
+            .or_else(|| self.over.and_then(|o| o.metrics.get(name)))
+            .copied()
+    }
+}
+
+fn n(v: f64) -> String {
+    if v >= 10.0 || (v - v.round()).abs() < 0.05 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn ms(v: f64) -> String {
+    if v >= 10.0 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.2} ms")
+    }
+}
+
+/// Name the binding resource at `k`.
+pub fn name(k: &Knee) -> Binding {
+    let mut b = rules(k);
+    b.evidence.extend(evidence(k));
+    if k.signals().is_none() {
+        b.confidence = Confidence::Low;
+        b.settle = Some(
+            "its PID (--pid N): threads by state, CPU per request and connections from /proc would settle it".into(),
+        );
+    }
+    b
+}
+
+fn binding(k: &Knee, resource: Resource, size: Option<f64>, sentence: String) -> Binding {
+    let hold_ms = match (resource, size) {
+        (Resource::Cpu, _) => k.cpu_ms.unwrap_or(k.service_ms),
+        (_, Some(s)) if k.capacity > 0.0 => s / k.capacity * 1000.0,
+        _ => k.service_ms,
+    };
+    Binding {
+        resource,
+        size,
+        name: None,
+        hold_ms,
+        confidence: Confidence::Medium,
+        sentence,
+        evidence: Vec::new(),
+        settle: None,
+    }
+}
+
+fn rules(k: &Knee) -> Binding {
+    prometheus(k)
+        .or_else(|| cpu(k))
+        .or_else(|| event_loop(k))
+        .or_else(|| pool(k))
+        .or_else(|| workers(k))
+        .or_else(|| threads(k))
+        .unwrap_or_else(|| unknown(k))
+}
+
+/// Gauges a service exports for its pools and thread pools: (in use, max,
+/// waiting, name, resource).
+const GAUGES: [(&str, &str, &str, &str, Resource); 4] = [
+    (
+        "hikaricp_connections_active",
+        "hikaricp_connections_max",
+        "hikaricp_connections_pending",
+        "hikaricp",
+        Resource::Pool,
+    ),
+    (
+        "executor_active_threads",
+        "executor_pool_max_threads",
+        "executor_queued_tasks",
+        "executor",
+        Resource::Pool,
+    ),
+    (
+        "tomcat_threads_busy_threads",
+        "tomcat_threads_config_max_threads",
+        "",
+        "tomcat",
+        Resource::Threads,
+    ),
+    (
+        "jetty_threads_busy",
+        "jetty_threads_config_max",
+        "",
+        "jetty",
+        Resource::Threads,
+    ),
+];
+
+/// Event-loop lag series (seconds): Node's prom-client defaults.
+const LAG: [&str; 2] = [
+    "nodejs_eventloop_lag_seconds",
+    "nodejs_eventloop_lag_p99_seconds",
+];
+
+fn prometheus(k: &Knee) -> Option<Binding> {
+    for (active, max, waiting, label, resource) in GAUGES {
+        let (Some(a), Some(m)) = (k.series(active), k.series(max)) else {
+            continue;
+        };
+        if m <= 0.0 || a < m - 0.5 {
+            continue;
+        }
+        let queued = k.series(waiting).filter(|w| *w > 0.0);
+        let what = match resource {
+            Resource::Threads => format!("its {label} thread pool of {}", n(m)),
+            _ => format!("the {label} pool of {}", n(m)),
+        };
+        let mut b = binding(
+            k,
+            resource,
+            Some(m),
+            format!(
+                "is limited by {what}: {active} reached its max of {} at {}/s{}, and about {} requests were held at once (Little's law); {}",
+                n(m),
+                n(k.capacity),
+                queued.map_or(String::new(), |w| format!(" with {} waiting ({waiting})", n(w))),
+                n(k.concurrency),
+                match resource {
+                    Resource::Threads => "more threads or a model that does not hold one while waiting would raise it",
+                    _ => "more threads or a non-blocking model would not help, a bigger pool would (if what it connects to can take it)",
+                }
+            ),
+        );
+        b.name = Some(label.to_string());
+        b.confidence = if (k.concurrency - m).abs() <= 0.25 * m {
+            Confidence::High
+        } else {
+            b.settle = Some(format!(
+                "Little's law gives {} held at once, not {}: the gauge at the failing rate would settle it",
+                n(k.concurrency),
+                n(m)
+            ));
+            Confidence::Medium
+        };
+        b.evidence.push(Evidence {
+            source: Source::Prometheus,
+            text: format!("{active} {} of {max} {}", n(a), n(m)),
+        });
+        return Some(b);
+    }
+    for lag in LAG {
+        let (Some(low), Some(high)) = (
+            k.at.metrics.get(lag),
+            k.over.and_then(|o| o.metrics.get(lag)),
+        ) else {
+            continue;
+        };
+        if *high >= 0.05 && *high >= 10.0 * low.max(0.001) {
+            let mut b = binding(
+                k,
+                Resource::EventLoop,
+                Some(1.0),
+                format!(
+                    "is limited by its event loop, blocked by its own handlers: {lag} grew from {} at {}/s to {} above it",
+                    ms(low * 1000.0),
+                    n(k.capacity),
+                    ms(high * 1000.0)
+                ),
+            );
+            b.confidence = Confidence::High;
+            return Some(b);
+        }
+    }
+    None
+}
+
+fn cpu(k: &Knee) -> Option<Binding> {
+    let busy = k.busy()?;
+    let cores = k.allowed();
+    let t = k.cpu_ms?;
+    if busy >= 0.8 * f64::from(cores) {
+        let mut b = binding(
+            k,
+            Resource::Cpu,
+            Some(f64::from(cores)),
+            format!(
+                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s ({} of CPU per request, the slope of CPU against rate); more threads would not help, more cores (processes) would",
+                n(k.capacity),
+                ms(t)
+            ),
+        );
+        let waiting = k.threads().and_then(|t| t.cpu_wait).unwrap_or(0.0);
+        if busy >= 0.9 * f64::from(cores) || waiting >= 0.2 {
+            b.confidence = Confidence::High;
+        }
+        return Some(b);
+    }
+    let hot = k.threads()?.hottest.as_ref()?;
+    if hot.cores >= 0.8 && hot.cores >= 0.6 * busy && cores > 1 {
+        let mut b = binding(
+            k,
+            Resource::Cpu,
+            Some(1.0),
+            format!(
+                "is limited by one thread's CPU: '{}' ran {:.2} of a core at {}/s while {cores} cores were allowed (an event loop or an interpreter lock computes on one core); more processes, one per core, would raise it",
+                hot.name,
+                hot.cores,
+                n(k.capacity)
+            ),
+        );
+        b.name = Some(hot.name.clone());
+        b.confidence = Confidence::High;
+        return Some(b);
+    }
+    None
+}
+
+fn event_loop(k: &Knee) -> Option<Binding> {
+    if k.concurrency >= 1.6 {
+        return None;
+    }
+    let t = k.threads();
+    let mut b = binding(
+        k,
+        Resource::EventLoop,
+        Some(1.0),
+        format!(
+            "serves one request at a time: about {} held at once ({}/s x {} each){}; its event loop is blocked by its own handlers (or it has a single worker): moving the blocking calls off the loop, or non-blocking calls, would raise it",
+            n(k.concurrency),
+            n(k.capacity),
+            ms(k.service_ms),
+            t.map_or(String::new(), |t| format!(
+                " though it runs {} threads{}",
+                n(t.threads),
+                k.busy().map_or(String::new(), |b| format!(" and keeps {b:.2} cores busy"))
+            ))
+        ),
+    );
+    b.settle = Some("an event-loop lag series growing with the rate (Node: nodejs_eventloop_lag_seconds, via --metrics) would settle a loop against a single worker".into());
+    Some(b)
+}
+
+fn pool(k: &Knee) -> Option<Binding> {
+    let s = k.signals()?;
+    let d = s.downstream.iter().find(|d| {
+        let c = d.connections as f64;
+        (k.concurrency - c).abs() <= (0.25 * c).max(1.0)
+    })?;
+    let size = d.connections as f64;
+    let threads = k.threads().map_or(0.0, |t| t.threads);
+    let mut b = binding(
+        k,
+        Resource::Pool,
+        Some(size),
+        format!(
+            "is limited by a pool of {} connections to {}: about {} requests were held at once at {}/s, as many as it has connections{}; more threads or a non-blocking model would not help, a bigger pool would (if {} can take it)",
+            d.connections,
+            d.endpoint,
+            n(k.concurrency),
+            n(k.capacity),
+            if threads > 0.0 { format!(", while it ran {} threads", n(threads)) } else { String::new() },
+            d.endpoint
+        ),
+    );
+    b.name = Some(d.endpoint.clone());
+    b.settle = Some("the pool's own gauges (HikariCP: hikaricp_connections_active and hikaricp_connections_pending, via --metrics) at their max would settle it".into());
+    Some(b)
+}
+
+fn workers(k: &Knee) -> Option<Binding> {
+    let t = k.threads()?;
+    let p = t.processes as f64;
+    if p < 2.0 || t.threads > 3.0 * p {
+        return None;
+    }
+    let n_workers = [p, p - 1.0, p - 2.0]
+        .into_iter()
+        .filter(|w| *w >= 1.0)
+        .min_by(|a, b| {
+            (a - k.concurrency)
+                .abs()
+                .total_cmp(&(b - k.concurrency).abs())
+        })?;
+    if (n_workers - k.concurrency).abs() > (0.2 * n_workers).max(0.75) {
+        return None;
+    }
+    let mut b = binding(
+        k,
+        Resource::Workers,
+        Some(n_workers),
+        format!(
+            "is limited by its {} worker processes, one request at a time each: about {} held at once at {}/s ({} each) in {} processes of {} threads; more workers, or a non-blocking server, would raise it",
+            n(n_workers),
+            n(k.concurrency),
+            n(k.capacity),
+            ms(k.service_ms),
+            t.processes,
+            n(t.threads)
+        ),
+    );
+    b.confidence = Confidence::High;
+    Some(b)
+}
+
+fn threads(k: &Knee) -> Option<Binding> {
+    let t = k.threads();
+    if t.is_some_and(|t| t.threads < 0.9 * k.concurrency) {
+        return None;
+    }
+    let c = k.concurrency.round().max(1.0);
+    let mut b = binding(
+        k,
+        Resource::Threads,
+        Some(c),
+        format!(
+            "is limited by its threads: about {} requests held at once at {}/s ({} each){}; more threads, or a model that holds none while it waits, would raise it",
+            n(k.concurrency),
+            n(k.capacity),
+            ms(k.service_ms),
+            t.map_or(String::new(), |t| format!(
+                ", and it runs {} threads, {} of them blocked in a wait",
+                n(t.threads),
+                n(t.blocked())
+            ))
+        ),
+    );
+    match t {
+        Some(t) if t.blocked() >= 0.7 * k.concurrency => b.confidence = Confidence::High,
+        _ => {
+            b.settle = Some("the service's busy-thread gauge (Tomcat: tomcat_threads_busy_threads, via --metrics) at its max would settle it".into())
+        }
+    }
+    Some(b)
+}
+
+fn unknown(k: &Knee) -> Binding {
+    let threads = k.threads().map_or(0.0, |t| t.threads);
+    let mut b = binding(
+        k,
+        Resource::Unknown,
+        None,
+        format!(
+            "holds about {} requests at once at {}/s with only {} threads and {} cores busy, no pool of that size in sight: no signal names the limit",
+            n(k.concurrency),
+            n(k.capacity),
+            n(threads),
+            k.busy().map_or("unmeasured".into(), |b| format!("{b:.2}"))
+        ),
+    );
+    b.confidence = Confidence::Low;
+    b.settle = Some("its own gauges for its pools (--metrics, --series) or the downstream's capacity would settle it".into());
+    b
+}
+
+/// The readings every naming shows: Little's law and the latency split,
+/// the threads by state, the CPU, the kernel's queues.
+fn evidence(k: &Knee) -> Vec<Evidence> {
+    let mut out = vec![Evidence {
+        source: Source::Latency,
+        text: format!(
+            "Little's law: {}/s x {} = {} requests held at once at the knee",
+            n(k.capacity),
+            ms(k.service_ms),
+            n(k.concurrency)
+        ),
+    }];
+    if let Some(o) = k.over {
+        let queued = (o.attack.service_ms.p50 - k.service_ms).max(0.0);
+        out.push(Evidence {
+            source: Source::Latency,
+            text: format!(
+                "latency split at {}/s: {} of service, {} queueing at the median",
+                n(o.rate_rps),
+                ms(k.service_ms),
+                ms(queued)
+            ),
+        });
+    }
+    if let Some(t) = k.threads() {
+        let states: Vec<String> = ThreadState::ALL
+            .iter()
+            .filter(|s| t.in_state(**s) >= 0.05)
+            .map(|s| format!("{} {}", n(t.in_state(*s)), s.as_str()))
+            .collect();
+        out.push(Evidence {
+            source: Source::Proc,
+            text: format!(
+                "{} threads in {} at the knee: {}",
+                n(t.threads),
+                if t.processes == 1 {
+                    "1 process".to_string()
+                } else {
+                    format!("{} processes", t.processes)
+                },
+                states.join(", ")
+            ),
+        });
+        if let Some(h) = &t.hottest {
+            out.push(Evidence {
+                source: Source::Proc,
+                text: format!(
+                    "busiest thread '{}' {:.2} cores{}",
+                    h.name,
+                    h.cores,
+                    t.cpu_wait.map_or(String::new(), |w| format!(
+                        "; {w:.2} threads waiting for a CPU"
+                    ))
+                ),
+            });
+        }
+    }
+    if let (Some(b), Some(t)) = (k.busy(), k.cpu_ms) {
+        out.push(Evidence {
+            source: Source::Proc,
+            text: format!(
+                "CPU {} per request (slope of CPU against rate): {b:.2} of {} cores busy at {}/s",
+                ms(t),
+                k.allowed(),
+                n(k.capacity)
+            ),
+        });
+    }
+    if let Some(s) = k.signals() {
+        for d in &s.downstream {
+            out.push(Evidence {
+                source: Source::Kernel,
+                text: format!("{} connections to {}", d.connections, d.endpoint),
+            });
+        }
+        let over_q = k.over.and_then(|o| o.signals.as_ref()?.accept_queue);
+        if let Some(q) = s.accept_queue {
+            out.push(Evidence {
+                source: Source::Kernel,
+                text: format!(
+                    "accept queue {q} at the knee{}",
+                    over_q.map_or(String::new(), |o| format!(", {o} above it"))
+                ),
+            });
+        }
+    }
+    out
+}

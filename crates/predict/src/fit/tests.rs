@@ -1,0 +1,243 @@
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use iolab_model::attack::AttackResult;
+use iolab_model::capacity::{
+    Downstream, HotThread, Resource, Signals, Slo, StepRecord, ThreadState, Threads,
+};
+
+use super::*;
+use crate::whatif::{what_if, Replay};
+
+/// A step at `rate` that answered every request over 1 s, `cpu` cores busy.
+fn step(rate: f64, passed: bool, service_ms: f64, cpu: Option<f64>) -> StepRecord {
+    let mut attack = AttackResult::default();
+    attack.service_ms.p50 = service_ms;
+    attack.requests.ok = rate as u64;
+    attack.elapsed_s = 1.0;
+    StepRecord {
+        rate_rps: rate,
+        passed,
+        cpu_cores: cpu,
+        cpu_per_request_ms: cpu.map(|c| c * 1000.0 / rate),
+        attack,
+        ..StepRecord::default()
+    }
+}
+
+fn threads(n: f64, processes: u64, states: &[(ThreadState, f64)]) -> Threads {
+    Threads {
+        samples: 10,
+        threads: n,
+        processes,
+        states: states.iter().copied().collect::<BTreeMap<_, _>>(),
+        hottest: None,
+        cpu_wait: None,
+        cores_allowed: Some(1),
+    }
+}
+
+fn with(mut s: StepRecord, sig: Signals) -> StepRecord {
+    s.signals = Some(sig);
+    s
+}
+
+fn replay<'a>(rates: &'a [f64], slo: &'a Slo) -> Replay<'a> {
+    Replay {
+        rates,
+        // As long as the search's rule makes a step for these objectives.
+        step: Duration::from_secs(5),
+        timeout: Duration::from_millis(500),
+        slo,
+    }
+}
+
+#[test]
+fn cpu_per_request_is_the_slope_not_the_median() {
+    // 0.3 cores idle (a JIT, a metrics thread) + 1 ms per request: the
+    // median over requests reads 13 ms at 25 req/s; the slope reads 1 ms.
+    let steps: Vec<StepRecord> = [25.0, 50.0, 100.0, 200.0]
+        .iter()
+        .map(|r| step(*r, true, 50.0, Some(0.3 + r * 0.001)))
+        .collect();
+    let f = fit(&steps, 200.0, 1).unwrap();
+    let t = f.cpu_per_request_ms.unwrap();
+    assert!((t - 1.0).abs() < 1e-6, "{f:?}");
+    assert_eq!(f.cpu_method, Some(CpuMethod::Slope));
+    assert!((f.cpu_idle_cores.unwrap() - 0.3).abs() < 1e-6);
+    // One rate only: the median, said so.
+    let f = fit(&steps[..1], 25.0, 1).unwrap();
+    assert_eq!(f.cpu_method, Some(CpuMethod::Median));
+}
+
+#[test]
+fn gunicorn_like_workers_are_named_and_a_loop_predicts_from_the_slope() {
+    // 4 single-threaded workers (+ a master) x 50 ms: 80 req/s; 1 ms of CPU each.
+    let sig = Signals {
+        threads: Some(threads(
+            5.0,
+            5,
+            &[(ThreadState::Sleep, 4.0), (ThreadState::Poll, 1.0)],
+        )),
+        ..Signals::default()
+    };
+    let steps = [
+        step(10.0, true, 50.0, Some(0.01)),
+        step(40.0, true, 50.5, Some(0.04)),
+        with(step(80.0, true, 52.0, Some(0.08)), sig),
+        step(160.0, false, 900.0, Some(0.08)),
+    ];
+    let f = fit(&steps, 80.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Workers, "{:?}", f.binding);
+    assert_eq!(f.binding.size, Some(4.0));
+    assert!(
+        f.binding.sentence.contains("4 worker processes"),
+        "{}",
+        f.binding.sentence
+    );
+    assert_eq!(f.model, "prefork(processes=4)");
+    let slo: Slo = "p99<200ms,success>=99%".parse().unwrap();
+    let w = what_if(&f, &replay(&[80.0, 160.0], &slo));
+    assert!(w[0].fitted && w[0].change == "as fitted");
+    let fitted = w[0].slo_capacity_rps.unwrap();
+    assert!((fitted - 80.0).abs() < 8.0, "{w:?}");
+    // One event loop on the one core: 1 ms of CPU each, not 4 x 50 ms.
+    let one = w
+        .iter()
+        .find(|w| w.change.contains("one process (one"))
+        .unwrap();
+    let cap = one.slo_capacity_rps.unwrap();
+    assert!(cap > 900.0 && cap < 1070.0, "{one:?}");
+}
+
+#[test]
+fn a_pool_of_connections_binds_and_more_threads_buy_nothing() {
+    // Virtual threads waiting for 10 pooled connections, 100 ms each.
+    let sig = Signals {
+        threads: Some(threads(40.0, 1, &[(ThreadState::Futex, 35.0)])),
+        downstream: vec![Downstream {
+            endpoint: "127.0.0.1:5432".into(),
+            connections: 10,
+        }],
+        ..Signals::default()
+    };
+    let steps = [
+        step(25.0, true, 101.0, Some(0.02)),
+        step(50.0, true, 101.0, Some(0.04)),
+        with(step(98.0, true, 104.0, Some(0.08)), sig),
+        step(110.0, false, 2000.0, Some(0.09)),
+    ];
+    let f = fit(&steps, 98.0, 1).unwrap();
+    let b = &f.binding;
+    assert_eq!(b.resource, Resource::Pool, "{b:?}");
+    assert_eq!(b.name.as_deref(), Some("127.0.0.1:5432"));
+    assert!(
+        b.sentence.contains("non-blocking model would not help"),
+        "{}",
+        b.sentence
+    );
+    assert!(f.steps.contains("pg:"), "{}", f.steps);
+    let slo: Slo = "p99<500ms,success>=99%".parse().unwrap();
+    let w = what_if(&f, &replay(&[98.0], &slo));
+    let cap = |needle: &str| {
+        w.iter()
+            .find(|w| w.change.contains(needle))
+            .and_then(|w| w.slo_capacity_rps)
+            .unwrap_or_else(|| panic!("{needle}: {w:?}"))
+    };
+    let fitted = cap("as fitted");
+    assert!(
+        (cap("more threads") - fitted).abs() <= 0.03 * fitted,
+        "{w:?}"
+    );
+    assert!(
+        (cap("non-blocking") - fitted).abs() <= 0.03 * fitted,
+        "{w:?}"
+    );
+    let bigger = cap("a pool of 20");
+    assert!(bigger > 1.8 * fitted && bigger < 2.2 * fitted, "{w:?}");
+}
+
+#[test]
+fn one_at_a_time_is_a_blocked_loop_and_cpu_is_cpu() {
+    let loop_sig = Signals {
+        threads: Some(threads(
+            11.0,
+            1,
+            &[(ThreadState::Futex, 9.0), (ThreadState::Poll, 2.0)],
+        )),
+        ..Signals::default()
+    };
+    let steps = [
+        step(5.0, true, 50.0, Some(0.005)),
+        with(step(19.0, true, 51.0, Some(0.02)), loop_sig),
+        step(21.0, false, 700.0, Some(0.02)),
+    ];
+    let f = fit(&steps, 19.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::EventLoop, "{:?}", f.binding);
+    assert!(f.binding.settle.is_some());
+    assert!(
+        !f.binding.sentence.contains("pool of"),
+        "{}",
+        f.binding.sentence
+    );
+    let slo: Slo = "p99<300ms,success>=99%".parse().unwrap();
+    let w = what_if(&f, &replay(&[19.0], &slo));
+    let offload = w
+        .iter()
+        .find(|w| w.change.contains("offload pool of 4"))
+        .unwrap();
+    let cap = offload.slo_capacity_rps.unwrap();
+    assert!(cap > 75.0 && cap < 87.0, "{offload:?}");
+
+    // 2 ms of CPU per request on one core, 450 req/s: the CPU.
+    let mut hot = threads(24.0, 1, &[(ThreadState::Running, 1.0)]);
+    hot.hottest = Some(HotThread {
+        name: "worker".into(),
+        cores: 0.5,
+    });
+    hot.cpu_wait = Some(0.8);
+    let steps = [
+        step(100.0, true, 2.2, Some(0.2)),
+        with(
+            step(450.0, true, 3.0, Some(0.9)),
+            Signals {
+                threads: Some(hot),
+                ..Signals::default()
+            },
+        ),
+        step(500.0, false, 300.0, Some(1.0)),
+    ];
+    let f = fit(&steps, 450.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Cpu, "{:?}", f.binding);
+    assert!(f.binding.sentence.contains("limited by CPU"));
+    let w = what_if(&f, &replay(&[450.0], &slo));
+    let fitted = w[0].slo_capacity_rps.unwrap();
+    let threads = w
+        .iter()
+        .find(|w| w.change.contains("more threads"))
+        .unwrap();
+    assert!(
+        (threads.slo_capacity_rps.unwrap() - fitted).abs() <= 0.05 * fitted,
+        "{w:?}"
+    );
+    let cores = w
+        .iter()
+        .find(|w| w.change.contains("twice the cores"))
+        .unwrap();
+    assert!(cores.slo_capacity_rps.unwrap() > 1.8 * fitted, "{w:?}");
+}
+
+#[test]
+fn without_a_pid_the_naming_is_low_and_says_what_would_settle_it() {
+    let steps = [
+        step(50.0, true, 100.0, None),
+        step(200.0, true, 101.0, None),
+        step(220.0, false, 900.0, None),
+    ];
+    let f = fit(&steps, 200.0, 2).unwrap();
+    assert_eq!(f.binding.resource, Resource::Threads);
+    assert_eq!(f.binding.confidence, iolab_model::capacity::Confidence::Low);
+    assert!(f.binding.settle.as_deref().unwrap().contains("--pid"));
+    assert!(fit(&[step(10.0, false, 1.0, None)], 1.0, 2).is_none());
+}

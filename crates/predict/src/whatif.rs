@@ -1,0 +1,264 @@
+//! What a change would buy: the fitted [`Network`] with one resource
+//! changed, simulated at the measured rates and searched for its capacity
+//! under the same objective (the same ramp-and-bisect a measured search
+//! does, on the simulation, with steps as long as the measured ones).
+//!
+//! [`changes`] lists the changes that matter for the resource that binds
+//! (more threads or workers, a bigger pool, more cores, a non-blocking
+//! model, virtual threads, an offload pool); a runtime's own changes with
+//! its defaults are built by the lab from its manifest and simulated here
+//! the same way ([`simulate`]).
+
+use std::time::Duration;
+
+use iolab_model::capacity::{Fit, Resource, Slo, WhatIf, WhatIfPoint};
+use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::experiment::HttpWork;
+use iolab_model::runtime::Runtime;
+use iolab_model::ModelKind;
+
+use crate::fit::{knobs, network, Network};
+use crate::sim::{simulate as run_sim, Scheduler, SimInput, SimOutcome};
+
+/// A change a team can make, and the network it gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The change in words, e.g. `twice the threads (400)`.
+    pub change: String,
+    /// The network after it.
+    pub network: Network,
+    /// The network as fitted (no change).
+    pub fitted: bool,
+    /// The runtime that would serve it (its scheduler's order).
+    pub runtime: Runtime,
+}
+
+/// The measured rates a what-if replays, and how long each step lasted.
+#[derive(Debug, Clone)]
+pub struct Replay<'a> {
+    /// Distinct rates measured, lowest first.
+    pub rates: &'a [f64],
+    /// Step length (the longest one measured near the knee).
+    pub step: Duration,
+    /// The client timeout.
+    pub timeout: Duration,
+    /// The objective.
+    pub slo: &'a Slo,
+}
+
+/// A service iolab did not start: no scheduler of its own is assumed.
+pub fn foreign() -> Runtime {
+    Runtime::named("foreign").expect("a valid name")
+}
+
+/// The changes that matter for the resource `f` names, the fitted network
+/// first.
+pub fn changes(f: &Fit) -> Vec<Change> {
+    let net = network(f);
+    let c = |change: String, network: Network| Change {
+        change,
+        network,
+        fitted: false,
+        runtime: foreign(),
+    };
+    let size = f.binding.size.unwrap_or(f.concurrency).round().max(1.0) as u64;
+    let cores = f.cores;
+    let all_cores = u64::from(cores);
+    let loop_async = |n: u64, p| net.on(ModelKind::LoopAsync, knobs(&[("workers", n)]), p);
+    let mut out = vec![Change {
+        change: "as fitted".into(),
+        network: net.clone(),
+        fitted: true,
+        runtime: foreign(),
+    }];
+    match f.binding.resource {
+        Resource::Threads | Resource::Downstream | Resource::Unknown => {
+            out.push(c(
+                format!("twice the threads ({})", 2 * size),
+                net.on(ModelKind::Pool, knobs(&[("threads", 2 * size)]), cores),
+            ));
+            out.push(c(
+                "virtual threads".into(),
+                net.on(ModelKind::Virtual, knobs(&[]), cores),
+            ));
+            out.push(c(
+                format!("non-blocking, an event loop on each of {cores} cores"),
+                loop_async(all_cores, cores),
+            ));
+        }
+        Resource::Workers => {
+            out.push(c(
+                format!("twice the workers ({})", 2 * size),
+                net.on(ModelKind::Prefork, knobs(&[("processes", 2 * size)]), cores),
+            ));
+            out.push(c(
+                "non-blocking, one process (one event loop)".into(),
+                loop_async(1, cores),
+            ));
+            out.push(c(
+                format!("non-blocking, one process per core ({cores})"),
+                loop_async(all_cores, cores),
+            ));
+        }
+        Resource::Pool => {
+            let threads = (f.concurrency.round() as u64 * 2).max(2 * size);
+            out.push(c(
+                format!("more threads ({threads}), the same pool"),
+                net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
+            ));
+            out.push(c(
+                "non-blocking, the same pool".into(),
+                loop_async(all_cores, cores),
+            ));
+            out.push(c(
+                format!("a pool of {}", 2 * size),
+                net.on(ModelKind::Virtual, knobs(&[("pg_pool", 2 * size)]), cores),
+            ));
+        }
+        Resource::Cpu => {
+            out.push(c(
+                format!("twice the cores ({})", 2 * cores),
+                loop_async(2 * all_cores, 2 * cores),
+            ));
+            let threads = (2.0 * f.concurrency).round().max(2.0) as u64;
+            out.push(c(
+                format!("more threads ({threads})"),
+                net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
+            ));
+            if size < all_cores {
+                out.push(c(
+                    format!("one process per core ({cores})"),
+                    loop_async(all_cores, cores),
+                ));
+            }
+        }
+        Resource::EventLoop => {
+            out.push(c(
+                "blocking calls on an offload pool of 4".into(),
+                net.on(
+                    ModelKind::LoopOffload,
+                    knobs(&[("workers", 1), ("offload", 4)]),
+                    cores,
+                ),
+            ));
+            out.push(c(
+                "non-blocking calls on the same loop".into(),
+                loop_async(1, cores),
+            ));
+            out.push(c(
+                format!("one process per core ({cores})"),
+                net.on(
+                    ModelKind::LoopBlocking,
+                    knobs(&[("workers", 1), ("processes", all_cores)]),
+                    cores,
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// One simulated step.
+fn step(net: &Network, runtime: &Runtime, rate: f64, d: Duration, timeout: Duration) -> SimOutcome {
+    let driver = Driver::constant(rate, d);
+    let shape = net.model.shape(&net.params, &net.host());
+    run_sim(&SimInput {
+        shape: &shape,
+        steps: &net.steps,
+        driver: &driver,
+        connections: ConnectionMode::default(),
+        timeout,
+        pg_pool: net.params.pg_pool(),
+        scheduler: Scheduler::of(net.model, &net.params, runtime),
+    })
+}
+
+/// Did a simulated step meet the objective (read as a measured one is)?
+fn passes(slo: &Slo, out: &SimOutcome) -> bool {
+    let within = |ms: f64| out.latency.count_at_most((ms * 1000.0) as u64);
+    slo.judge(&iolab_model::capacity::Observed {
+        planned: out.offered,
+        success: if out.offered == 0 {
+            0.0
+        } else {
+            out.ok as f64 / out.offered as f64
+        },
+        answered_within: &within,
+    })
+    .is_ok()
+}
+
+/// The closed-form capacity of `net`, req/s.
+pub fn closed_form(net: &Network) -> Option<f64> {
+    let work = HttpWork {
+        steps: net.steps.clone(),
+        driver: Driver::constant(1.0, Duration::from_secs(1)),
+        connections: ConnectionMode::default(),
+        timeout: Duration::from_secs(1),
+        interval: Duration::from_secs(1),
+        command: None,
+        body: Default::default(),
+        foreign: None,
+    };
+    crate::predict_http(net.model, &net.params, &work, net.host()).capacity_rps
+}
+
+/// The highest simulated rate that meets the objective, to 1%: a ramp from
+/// the closed form's capacity, then a bisection.
+pub fn slo_capacity(net: &Network, runtime: &Runtime, r: &Replay) -> Option<f64> {
+    let guess = closed_form(net)?;
+    let pass = |rate: f64| passes(r.slo, &step(net, runtime, rate, r.step, r.timeout));
+    let (mut lo, mut hi) = (0.0, guess * 1.2);
+    for _ in 0..4 {
+        if !pass(hi) {
+            break;
+        }
+        lo = hi;
+        hi *= 2.0;
+    }
+    while hi - lo > 0.01 * hi {
+        let mid = (lo + hi) / 2.0;
+        if pass(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo > 0.0).then_some(lo)
+}
+
+/// Simulate a change at the measured rates and search its capacity.
+pub fn simulate(c: &Change, r: &Replay) -> WhatIf {
+    let points = r
+        .rates
+        .iter()
+        .map(|rate| {
+            let out = step(&c.network, &c.runtime, *rate, r.step, r.timeout);
+            let q = |x: f64| out.latency.quantile(x) as f64 / 1e3;
+            WhatIfPoint {
+                rate_rps: *rate,
+                success_ratio: if out.offered == 0 {
+                    0.0
+                } else {
+                    out.ok as f64 / out.offered as f64
+                },
+                p50_ms: q(0.5),
+                p99_ms: q(0.99),
+            }
+        })
+        .collect();
+    WhatIf {
+        label: c.network.label(),
+        change: c.change.clone(),
+        model: c.network.model.as_str().to_string(),
+        fitted: c.fitted,
+        capacity_rps: closed_form(&c.network),
+        slo_capacity_rps: slo_capacity(&c.network, &c.runtime, r),
+        points,
+    }
+}
+
+/// Every change of [`changes`], simulated.
+pub fn what_if(f: &Fit, r: &Replay) -> Vec<WhatIf> {
+    changes(f).iter().map(|c| simulate(c, r)).collect()
+}
