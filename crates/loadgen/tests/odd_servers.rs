@@ -150,7 +150,7 @@ fn a_post_on_an_idle_closed_connection_is_not_retried() {
             connections: ConnectionMode::KeepAlive { max: 1 },
             request: RequestSet {
                 list: vec![post],
-                insecure: false,
+                ..RequestSet::default()
             },
             ..AttackPlan::new(srv.url(), Driver::constant(5.0, Duration::from_secs(1)))
         };
@@ -177,7 +177,7 @@ fn r30_08_an_early_answer_is_the_answer_on_both_engines() {
         let plan = AttackPlan {
             request: RequestSet {
                 list: vec![post],
-                insecure: false,
+                ..RequestSet::default()
             },
             ..closed(&srv.url(), engine, 5)
         };
