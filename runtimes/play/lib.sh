@@ -21,8 +21,11 @@ ensure_maven() {
   command -v mvn >/dev/null && return 0
   echo "play: installing Debian's maven package ..." >&2
   local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2 &&
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq maven >&2 ||
+  apt_maven() {
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq >&2 &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=600 maven >&2
+  }
+  install_run apt_maven ||
     { echo "error: Maven is missing and apt-get could not install it: apt-get install maven" >&2; return 1; }
 }
 

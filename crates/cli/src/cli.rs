@@ -1,8 +1,11 @@
 //! clap definitions. Each subcommand's flags live beside its code in `cmd/`.
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 use crate::cmd;
+use crate::CliError;
 
 /// iolab: measure how concurrency models hold up under IO-bound load, and why.
 #[derive(Debug, Parser)]
@@ -40,6 +43,26 @@ pub enum Command {
     Merge(cmd::merge::Args),
     /// Write Kubernetes manifests running an attack as N shards (an Indexed Job) and their merge.
     K8s(cmd::k8s::Args),
+}
+
+impl Command {
+    /// Run the subcommand.
+    pub fn run(self) -> Result<ExitCode, CliError> {
+        match self {
+            Command::Run(a) => cmd::run::run(a),
+            Command::Presets(a) => cmd::presets::run(a),
+            Command::Attack(a) => cmd::attack::run(a),
+            Command::Capacity(a) => cmd::capacity::run(a),
+            Command::Serve(a) => cmd::serve::run(a),
+            Command::Verify(a) => cmd::verify::run(a),
+            Command::Report(a) => cmd::report::run(a),
+            Command::Batch(a) => cmd::batch::run(a),
+            Command::Predict(a) => cmd::predict::run(a),
+            Command::Backend(a) => cmd::backend::run(a),
+            Command::Merge(a) => cmd::merge::run(a),
+            Command::K8s(a) => cmd::k8s::run(a),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -47,5 +47,5 @@ where
             return ExitCode::SUCCESS;
         }
     };
-    exit::finish(cmd::dispatch(cli.command))
+    exit::finish(cli.command.run())
 }

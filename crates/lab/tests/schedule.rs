@@ -1,18 +1,40 @@
 //! A prediction is right only while it simulates the sends a measurement
 //! makes: the load generator's threads, merged, send at exactly the times the
-//! simulation's open-loop clients arrive, for every arrival process.
+//! simulation's open-loop clients arrive, for every arrival process, however
+//! the plan is cut into shards and each shard into threads.
 
 use std::time::Duration;
 
-use iolab_model::driver::{Arrival, Phase};
+use iolab_model::attack::AttackPlan;
+use iolab_model::driver::{Arrival, Driver, Phase};
+use iolab_model::shard::Shard;
 
-/// The send times of a `threads`-thread generator, merged in time order.
-fn generator(phases: &[Phase], arrival: Arrival, threads: usize) -> Vec<u64> {
-    let mut all: Vec<u64> = (0..threads)
-        .flat_map(|i| iolab_loadgen::thread_schedule(phases, arrival, i, threads))
+/// The send times of `shards` generators of `threads` threads each (the
+/// plan's one schedule as the generator cuts it), merged in time order.
+fn sharded(phases: &[Phase], arrival: Arrival, shards: u32, threads: usize) -> Vec<u64> {
+    let driver = Driver::Open {
+        phases: phases.to_vec(),
+        arrival,
+    };
+    let mut all: Vec<u64> = (1..=shards)
+        .flat_map(|index| {
+            let mut plan = AttackPlan::new("http://127.0.0.1:1/", driver.clone());
+            plan.shard = Some(Shard {
+                index,
+                count: shards,
+            });
+            (0..threads)
+                .flat_map(|i| iolab_loadgen::thread_schedule(&plan, i, threads).expect("open"))
+                .collect::<Vec<u64>>()
+        })
         .collect();
     all.sort_unstable();
     all
+}
+
+/// The send times of one `threads`-thread generator.
+fn generator(phases: &[Phase], arrival: Arrival, threads: usize) -> Vec<u64> {
+    sharded(phases, arrival, 1, threads)
 }
 
 fn simulated(phases: &[Phase], arrival: Arrival) -> Vec<u64> {
@@ -48,6 +70,11 @@ fn loadgen_and_predict_send_the_same_sequence() {
                     generator(phases, arrival, threads),
                     predicted,
                     "{arrival:?} on {threads} generator threads"
+                );
+                assert_eq!(
+                    sharded(phases, arrival, 3, threads),
+                    predicted,
+                    "{arrival:?} on 3 shards of {threads} generator threads"
                 );
             }
         }

@@ -11,8 +11,8 @@
 
 use std::collections::VecDeque;
 
-use crate::generator::RunCtx;
 use crate::recorder::Recorder;
+use crate::run_ctx::RunCtx;
 
 /// Due requests by intended send time (run-clock ns), oldest first.
 #[derive(Debug, Default)]

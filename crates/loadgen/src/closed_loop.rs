@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::now_ns;
-use crate::generator::RunCtx;
 use crate::recorder::{ErrorClass, Recorder};
 use crate::request::request;
+use crate::run_ctx::RunCtx;
 
 struct Clients {
     ctx: Arc<RunCtx>,

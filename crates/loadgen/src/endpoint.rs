@@ -1,5 +1,6 @@
-//! The endpoint attacked (a URL: scheme, host, port, path): parsed once, resolved once, and its requests rendered
-//! once ([`wire`](crate::wire)) so the hot path only copies bytes.
+//! The endpoint attacked (a URL: scheme, host, port, path): parsed once and
+//! resolved once; `wire` renders its requests once, so the hot path only
+//! copies bytes.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
@@ -96,11 +97,6 @@ impl Endpoint {
         }
     }
 
-    /// The plain GET of this URL, as sent.
-    pub fn request_bytes(&self) -> Vec<u8> {
-        crate::wire::render(self, "GET", &[], &[])
-    }
-
     /// Scheme, host and port: what one connection pool serves.
     pub fn origin(&self) -> String {
         let scheme = if self.tls { "https" } else { "http" };
@@ -123,9 +119,7 @@ mod tests {
         assert_eq!((t.port, t.path.as_str()), (80, "/"));
         let t = Endpoint::parse("http://[::1]:9/x").unwrap();
         assert_eq!((t.host.as_str(), t.port), ("::1", 9));
-        assert!(String::from_utf8(t.request_bytes())
-            .unwrap()
-            .contains("Host: [::1]:9\r\n"));
+        assert_eq!(t.host_header(), "[::1]:9");
         let t = Endpoint::parse("http://h:1?q=1").unwrap();
         assert_eq!(t.path, "/?q=1");
         let t = Endpoint::parse("https://h/x").unwrap();

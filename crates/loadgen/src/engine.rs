@@ -3,7 +3,7 @@
 
 use iolab_model::attack::Engine;
 
-use crate::AttackError;
+use crate::error::AttackError;
 
 /// The engine a plan runs on: `auto` takes io_uring where the kernel has
 /// it (cheaper per request), else epoll; asking for io_uring where it is

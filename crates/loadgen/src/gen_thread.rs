@@ -7,8 +7,8 @@ use std::sync::Arc;
 use iolab_model::attack::{AttackPlan, Engine};
 
 use crate::clock::{now_ns, PreciseTimer};
-use crate::generator::{RunCtx, ThreadOutput};
 use crate::recorder::Recorder;
+use crate::run_ctx::{RunCtx, ThreadOutput};
 use crate::thread_share::ThreadShare;
 use crate::{closed_loop, open_loop, shard};
 

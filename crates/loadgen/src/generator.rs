@@ -4,161 +4,65 @@
 //! what runs inside one is in `gen_thread`.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_model::attack::{AttackPlan, Engine};
-use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
-use iolab_model::schedule::Schedule;
+use iolab_model::driver::{ConnectionMode, Driver};
 
 use crate::clock::{now_ns, ClockBase};
+use crate::error::AttackError;
+use crate::hooks::{Hooks, Progress};
 use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
 use crate::response::{Limits, DEFAULT_MAX_HEADERS};
+use crate::run_ctx::{ns, RunCtx, RunOutput, ThreadOutput};
 use crate::source::Sources;
+use crate::thread_share::thread_count;
 use crate::tls::Tls;
-use crate::{gen_thread, shard, AttackError, Hooks, Progress};
+use crate::{gen_thread, shard};
 
 /// Head start the threads get to build their runtimes before the first send.
 const START_DELAY_NS: u64 = 30_000_000;
 /// Slack past the last possible deadline before the run is cut (hard cap).
 const HARD_CAP_SLACK_NS: u64 = 1_000_000_000;
 
-/// The sends generator thread `i` of `threads` makes in an open loop: its
-/// round-robin share of the plan's one [`Schedule`], which is also what
-/// `predict` simulates (a test in `lab` holds the two together).
-pub fn thread_schedule(phases: &[Phase], arrival: Arrival, i: usize, threads: usize) -> Schedule {
-    Schedule::share(phases, arrival, i, threads)
-}
-
-/// What every generator thread shares, read-only.
-pub struct RunCtx {
-    pub addr: SocketAddr,
-    /// The requests, rendered; sent in turn.
-    pub requests: Vec<Vec<u8>>,
-    /// Index of the next request (only read with more than one).
-    pub turn: AtomicUsize,
-    /// `https://`: the TLS client.
-    pub tls: Option<Tls>,
-    pub timeout_ns: u64,
-    pub new_connection: bool,
-    pub start_ns: u64,
-    pub hard_end_ns: u64,
-    pub clock: ClockBase,
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Open loop: busy-wait this close to a send (0 = always sleep).
-    pub spin_ns: u64,
-    /// Where new connections come from (`--source-addrs`).
-    pub sources: Sources,
-    /// Bounds on an answer's head (`--max-headers`).
-    pub limits: Limits,
-}
-
-impl RunCtx {
-    /// What the threads of `plan` share, sending from `start_ns` on.
-    fn new(
-        plan: &AttackPlan,
-        requests: Vec<Vec<u8>>,
-        tls: Option<Tls>,
-        addr: SocketAddr,
-        hooks: &Hooks,
-        start_ns: u64,
-    ) -> RunCtx {
-        let timeout_ns = ns(plan.timeout);
-        RunCtx {
-            addr,
-            requests,
-            turn: AtomicUsize::new(0),
-            tls,
-            timeout_ns,
-            new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
-            start_ns,
-            hard_end_ns: start_ns
-                .saturating_add(bound_ns(plan, timeout_ns))
-                .saturating_add(HARD_CAP_SLACK_NS),
-            clock: ClockBase::now(),
-            cancel: hooks.cancel.clone(),
-            spin_ns: if plan.spin {
-                iolab_model::attack::SPIN_WINDOW.as_nanos() as u64
-            } else {
-                0
-            },
-            sources: Sources::new(plan.source_addrs.clone()),
-            limits: Limits {
-                max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
-                ..Limits::default()
-            },
-        }
-    }
-
-    pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
-    }
-
-    /// The next request's bytes: the requests in turn, across threads.
-    pub fn next_request(&self) -> &[u8] {
-        &self.requests[self.next_index()]
-    }
-
-    /// The index of the next request in [`RunCtx::requests`].
-    pub fn next_index(&self) -> usize {
-        match self.requests.len() {
-            1 => 0,
-            n => self.turn.fetch_add(1, Relaxed) % n,
-        }
-    }
-}
-
-/// One thread's measurements.
-pub struct ThreadOutput {
-    pub rec: Recorder,
-    /// The engine this thread ran on (`auto` falls back per thread).
-    pub engine: Engine,
-    pub cpu_s: f64,
-    /// Seconds it was ready to run but another process held its CPU.
-    pub wait_s: Option<f64>,
-    pub end_ns: u64,
-}
-
-/// Everything the merge step needs besides the threads' outputs.
-pub struct RunOutput {
-    pub threads: Vec<ThreadOutput>,
-    /// The engine that ran (`epoll`, `io_uring`, or `io_uring+epoll` when
-    /// some threads of an `auto` run had their ring refused).
-    pub engine: &'static str,
-    pub start_ns: u64,
-    pub started_unix_ms: u64,
-    pub cpus: Vec<usize>,
-    pub cancelled: bool,
-}
-
-/// A duration in nanoseconds, saturating (a week is 6e14 ns: far from it).
-pub(crate) fn ns(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// `share` of `total` for thread `i` of `n` (as even as possible).
-pub(crate) fn share(total: u64, i: usize, n: usize) -> u64 {
-    total / n as u64 + u64::from((i as u64) < total % n as u64)
-}
-
-/// Threads used: requested, else one per pinned CPU, else one per core;
-/// never more than connections (or clients).
-pub fn thread_count(plan: &AttackPlan) -> usize {
-    let wanted = plan.threads.unwrap_or_else(|| {
-        if plan.cpus.is_empty() {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+/// What the threads of `plan` share, sending from `start_ns` on.
+fn run_ctx(
+    plan: &AttackPlan,
+    requests: Vec<Vec<u8>>,
+    tls: Option<Tls>,
+    addr: SocketAddr,
+    hooks: &Hooks,
+    start_ns: u64,
+) -> RunCtx {
+    let timeout_ns = ns(plan.timeout);
+    RunCtx {
+        addr,
+        requests,
+        turn: AtomicUsize::new(0),
+        tls,
+        timeout_ns,
+        new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
+        start_ns,
+        hard_end_ns: start_ns
+            .saturating_add(bound_ns(plan, timeout_ns))
+            .saturating_add(HARD_CAP_SLACK_NS),
+        clock: ClockBase::now(),
+        cancel: hooks.cancel.clone(),
+        spin_ns: if plan.spin {
+            iolab_model::attack::SPIN_WINDOW.as_nanos() as u64
         } else {
-            plan.cpus.len()
-        }
-    });
-    let mut limit = shard::connection_cap(plan) as usize;
-    if let Driver::Closed { concurrency, .. } = plan.driver {
-        limit = limit.min(shard::closed_share(plan, concurrency, None).0 as usize);
+            0
+        },
+        sources: Sources::new(plan.source_addrs.clone()),
+        limits: Limits {
+            max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
+            ..Limits::default()
+        },
     }
-    wanted.min(limit).max(1)
 }
 
 /// Longest the run may last from its start, ns: its duration (or its
@@ -202,7 +106,7 @@ pub fn run(
         start_ns,
         started_unix_ms,
     } = shard::start(plan, START_DELAY_NS)?;
-    let ctx = Arc::new(RunCtx::new(plan, requests, tls, addr, hooks, start_ns));
+    let ctx = Arc::new(run_ctx(plan, requests, tls, addr, hooks, start_ns));
     let lives: Vec<Arc<Live>> = (0..threads).map(|_| Arc::default()).collect();
     let (taps, frames) = match &hooks.live {
         Some(feed) => {
@@ -261,7 +165,7 @@ fn spawn(
                     plan.record_requests,
                     live,
                 );
-                rec.feed = tap;
+                rec.feed = tap.map(|t| Arc::new(t) as Arc<dyn crate::recorder::Publish>);
                 gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;

@@ -19,8 +19,10 @@ mod clock;
 mod closed_loop;
 mod endpoint;
 mod engine;
+mod error;
 mod gen_thread;
 mod generator;
+mod hooks;
 mod http;
 mod live;
 pub mod machine;
@@ -28,10 +30,12 @@ mod merge;
 mod open_loop;
 mod output;
 mod recorder;
+mod report;
 mod request;
 mod request_list;
 mod response;
 mod retry;
+mod run_ctx;
 pub mod shard;
 mod source;
 mod thread_share;
@@ -40,84 +44,25 @@ mod uring;
 mod validate;
 mod wire;
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-use std::time::Duration;
-
-use iolab_model::attack::{AttackPlan, AttackResult};
+use iolab_model::attack::AttackPlan;
 
 pub use endpoint::Endpoint;
-pub use generator::thread_schedule;
+pub use error::AttackError;
 pub use hdrhistogram::Histogram;
-/// The live snapshot handed to [`Hooks::progress`] (a model type, so that
-/// `iolab-report` can render it as the progress line).
-pub use iolab_model::attack::Progress;
+pub use hooks::{Hooks, Progress, ProgressFn};
 pub use iolab_model::schedule::Schedule;
 pub use live::{LiveFeed, LiveSnapshot};
 pub use output::write_hdr_log;
 pub use recorder::{ErrorClass, RequestRow};
+pub use report::{AttackReport, IntervalHistogram};
 pub use request_list::parse_request_list;
+pub use shard::thread_schedule;
 pub use validate::validate;
 
 /// Whether the io_uring engine can run on this kernel: `Err` says why not
 /// (no io_uring, disabled by `kernel.io_uring_disabled`, a missing operation).
 pub fn io_uring_available() -> Result<(), String> {
     uring::probe()
-}
-
-/// A progress callback.
-pub type ProgressFn = dyn Fn(&Progress) + Send + Sync;
-
-/// Ways for a caller to watch or stop a running attack.
-#[derive(Clone, Default)]
-pub struct Hooks {
-    /// Once set: stop sending, let in-flight requests finish (or time out),
-    /// and return the partial result with `cancelled = true`.
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Called from the calling thread about every 250 ms while the attack runs.
-    pub progress: Option<Arc<ProgressFn>>,
-    /// `--live`: the attack's books as each series interval closes, for a
-    /// live page or `/metrics`; the final document once it ends.
-    pub live: Option<Arc<LiveFeed>>,
-}
-
-/// One interval of the merged latency record, for the HdrHistogram interval log.
-#[derive(Debug, Clone)]
-pub struct IntervalHistogram {
-    /// Interval start, from the run's start.
-    pub start: Duration,
-    /// Interval width.
-    pub duration: Duration,
-    /// Latency from intended send time, microseconds.
-    pub histogram: Histogram<u64>,
-}
-
-/// What an attack produced: the `iolab.attack/1` document plus the raw
-/// material behind `--hdr` and `--csv`.
-#[derive(Debug, Clone)]
-pub struct AttackReport {
-    /// The result document.
-    pub result: AttackResult,
-    /// The run was stopped through [`Hooks::cancel`].
-    pub cancelled: bool,
-    /// Merged latency histogram (microseconds from intended send time).
-    pub latency: Histogram<u64>,
-    /// Per-interval latency histograms, merged over threads.
-    pub intervals: Vec<IntervalHistogram>,
-    /// One row per request, ordered by intended send time; empty unless
-    /// `plan.record_requests`.
-    pub requests: Vec<RequestRow>,
-}
-
-/// Why an attack could not start. Failures of requests are never errors.
-#[derive(Debug, thiserror::Error)]
-pub enum AttackError {
-    /// The plan is unusable (bad URL, rate <= 0, empty phases, ...).
-    #[error("{0}")]
-    Invalid(String),
-    /// Setting up failed (name resolution, threads, timers).
-    #[error("{0}")]
-    Setup(String),
 }
 
 /// Run the plan to completion (or cancellation) and return the merged result.

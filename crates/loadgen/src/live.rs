@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use iolab_model::attack::{AttackPlan, AttackResult, Engine};
 
 use crate::clock::now_ns;
-use crate::generator::{RunOutput, ThreadOutput};
-use crate::recorder::{Interval, Live, Recorder};
-use crate::AttackReport;
+use crate::recorder::{Interval, Live, Publish, Recorder};
+use crate::report::AttackReport;
+use crate::run_ctx::{RunOutput, ThreadOutput};
 
 /// Frames waiting for the calling thread, per generator thread: it drains
 /// them every 10 ms, so only a stalled caller fills this.
@@ -43,10 +43,10 @@ pub(crate) struct Frame {
     at_ns: u64,
 }
 
-impl Tap {
+impl Publish for Tap {
     /// Hand over `rec`'s books now that its interval `closed` is complete
     /// (`rec` without its tap, which the caller holds).
-    pub(crate) fn publish(&self, rec: &mut Recorder, closed: usize) {
+    fn publish(&self, rec: &mut Recorder, closed: usize) {
         let intervals = std::mem::take(&mut rec.intervals);
         let rows = rec.rows.take();
         let books = rec.clone();

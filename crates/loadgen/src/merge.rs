@@ -4,8 +4,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
     AttackPlan, AttackResult, DriverSummary, ErrorCounts, GeneratorStats, LatencySummary,
@@ -14,9 +12,10 @@ use iolab_model::attack::{
 use iolab_model::driver::{Arrival, ConnectionMode, Driver};
 use iolab_model::protocol::ProtocolSummary;
 
-use crate::generator::{RunOutput, ThreadOutput};
 use crate::recorder::{new_histogram, Interval, RequestRow};
-use crate::{AttackReport, IntervalHistogram};
+use crate::report::{AttackReport, IntervalHistogram};
+use crate::run_ctx::{RunOutput, ThreadOutput};
+use crate::shard::record::encode;
 
 /// Percentiles of the spectrum (HdrHistogram-style, denser in the tail).
 const SPECTRUM: [f64; 18] = [
@@ -297,15 +296,6 @@ pub(crate) fn spectrum(latency: &Histogram<u64>) -> Vec<SpectrumPoint> {
         .collect()
 }
 
-/// The histogram as V2 + deflate, base64: what lets results merge exactly later.
-pub(crate) fn encode(latency: &Histogram<u64>) -> Option<String> {
-    let mut encoded = Vec::new();
-    V2DeflateSerializer::new()
-        .serialize(latency, &mut encoded)
-        .ok()
-        .map(|_| base64::engine::general_purpose::STANDARD.encode(&encoded))
-}
-
 /// Build the report from the threads' outputs.
 pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
     // A thread may have widened its intervals (a long run): all to the widest.
@@ -378,5 +368,5 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
 }
 
 fn plan_threads(plan: &AttackPlan) -> usize {
-    crate::generator::thread_count(plan)
+    crate::thread_share::thread_count(plan)
 }

@@ -15,9 +15,9 @@ use tokio::task::JoinHandle;
 
 use crate::backlog::Backlog;
 use crate::clock::{now_ns, PreciseTimer};
-use crate::generator::RunCtx;
 use crate::recorder::Recorder;
 use crate::request::request;
+use crate::run_ctx::RunCtx;
 
 /// Longest single sleep, so cancellation is noticed.
 const MAX_SLEEP_NS: u64 = 50_000_000;

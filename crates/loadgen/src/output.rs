@@ -11,7 +11,7 @@ use hdrhistogram::serialization::V2DeflateSerializer;
 use iolab_model::attack::AttackResult;
 use iolab_model::files::write_atomic_with;
 
-use crate::{AttackReport, IntervalHistogram};
+use crate::report::{AttackReport, IntervalHistogram};
 
 impl AttackReport {
     /// The HdrHistogram interval log of latency (microseconds, max column in

@@ -13,8 +13,6 @@ use iolab_model::attack::{ErrorCounts, RequestCounts};
 use iolab_model::limits::MAX_SERIES_POINTS;
 use iolab_model::protocol::ProtocolSummary;
 
-use crate::live::Tap;
-
 /// The class a failed request lands in: one table, in `iolab_model::error_class`.
 pub use iolab_model::attack::ErrorClass;
 
@@ -111,7 +109,14 @@ pub struct Recorder {
     /// HTTP/2: this thread's connections and the servers' stream limits.
     pub protocol: Option<ProtocolSummary>,
     /// `--live`: where the books go each time an interval closes.
-    pub(crate) feed: Option<Tap>,
+    pub(crate) feed: Option<Arc<dyn Publish>>,
+}
+
+/// Where a recorder hands its books as each interval closes (`--live`: the
+/// live feed's tap). A trait, so the recorder knows no reader of it.
+pub(crate) trait Publish: std::fmt::Debug + Send + Sync {
+    /// Take `rec`'s books now that its interval `closed` is complete.
+    fn publish(&self, rec: &mut Recorder, closed: usize);
 }
 
 /// A histogram able to hold every value up to `highest_us` at 3 significant digits.

@@ -6,10 +6,10 @@
 use std::cell::RefCell;
 
 use crate::clock::now_ns;
-use crate::generator::RunCtx;
 use crate::http::{Answer, Conn, Failed};
 use crate::recorder::{ErrorClass, Recorder};
 use crate::retry::should_retry;
+use crate::run_ctx::RunCtx;
 
 /// Send one request due at `intended_ns` that must complete by `deadline_ns`.
 /// `slot` keeps the worker's connection between requests (keep-alive mode).

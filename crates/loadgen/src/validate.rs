@@ -7,7 +7,7 @@ use iolab_model::attack::AttackPlan;
 use iolab_model::driver::{Driver, Phase};
 
 use crate::endpoint::Endpoint;
-use crate::AttackError;
+use crate::error::AttackError;
 
 fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
     Err(AttackError::Invalid(msg.into()))

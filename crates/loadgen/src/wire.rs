@@ -44,11 +44,16 @@ pub fn render(
     out
 }
 
+/// The plain GET of `target`, as sent when no request is given.
+pub fn plain_get(target: &Endpoint) -> Vec<u8> {
+    render(target, "GET", &[], &[])
+}
+
 /// Every request of a plan, parsed and rendered: the targets must share one
 /// origin (scheme, host, port), the first one's; the error is one line.
 pub fn render_all(first: &Endpoint, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, String> {
     if list.is_empty() {
-        return Ok(vec![first.request_bytes()]);
+        return Ok(vec![plain_get(first)]);
     }
     list.iter()
         .enumerate()
@@ -80,7 +85,7 @@ mod tests {
     fn get_is_the_fixed_request_it_always_was() {
         let t = Endpoint::parse("http://127.0.0.1:8080/work?steps=sleep:100").unwrap();
         assert_eq!(
-            text(t.request_bytes()),
+            text(plain_get(&t)),
             format!(
                 "GET /work?steps=sleep:100 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: iolab/{}\r\nAccept: */*\r\n\r\n",
                 env!("CARGO_PKG_VERSION")

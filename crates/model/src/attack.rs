@@ -301,7 +301,7 @@ pub struct AttackResult {
     pub merged: Option<MergeRecord>,
     /// The objective judged on this run (`iolab attack --slo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub slo: Option<crate::capacity::SloVerdict>,
+    pub slo: Option<crate::capacity::slo::SloVerdict>,
 }
 
 impl AttackResult {

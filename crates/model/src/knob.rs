@@ -35,7 +35,7 @@ impl KnobDefault {
     /// The rule in words: `200`, `cores`, `no limit`.
     pub fn rule(self) -> String {
         match self {
-            KnobDefault::Fixed(n) => crate::limits::thousands(u64::from(n)),
+            KnobDefault::Fixed(n) => crate::units::thousands(u64::from(n)),
             KnobDefault::Cores => "cores".into(),
             KnobDefault::Unlimited => "no limit".into(),
         }

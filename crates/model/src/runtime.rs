@@ -140,7 +140,7 @@ impl KnobOrigin {
     pub fn value_text(&self) -> String {
         self.value.map_or_else(
             || "no limit".to_string(),
-            |v| crate::limits::thousands(u64::from(v)),
+            |v| crate::units::thousands(u64::from(v)),
         )
     }
 

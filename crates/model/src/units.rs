@@ -76,6 +76,19 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A size as a cap is named: `16 MiB`, `64 KiB`, `1.5 GiB`, `100 bytes`.
 pub fn format_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];

@@ -359,26 +359,53 @@ fn chart(
     .0
 }
 
+/// The two charts of one search, as (file-name-safe id, `<svg>`): drawn in
+/// the HTML page, and by `iolab report --png`.
+pub fn charts(s: &Search) -> Vec<(String, String)> {
+    let slug: String = s
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    vec![
+        (
+            format!("{slug}-p99-vs-rate"),
+            chart(
+                s,
+                "p99 latency vs offered rate",
+                Axis::new(Kind::Log, "p99 (ms)"),
+                |st| st.p99_ms.max(0.01),
+                |p| p.p99_ms.max(0.01),
+            ),
+        ),
+        (
+            format!("{slug}-success-vs-rate"),
+            chart(
+                s,
+                "success vs offered rate",
+                Axis::new(Kind::Linear, "success (%)").fixed(0.0, 100.0),
+                |st| st.success_ratio * 100.0,
+                |p| p.success_ratio * 100.0,
+            ),
+        ),
+    ]
+}
+
 /// The HTML page: the text report and two charts per search.
 pub fn html(doc: &CapacityFile) -> String {
     let mut body = String::new();
     for s in &doc.searches {
         body.push_str(&format!("<h2>{}</h2>", esc(&heading(doc, s))));
         body.push_str("<div class=\"charts\">");
-        body.push_str(&chart(
-            s,
-            "p99 latency vs offered rate",
-            Axis::new(Kind::Log, "p99 (ms)"),
-            |st| st.p99_ms.max(0.01),
-            |p| p.p99_ms.max(0.01),
-        ));
-        body.push_str(&chart(
-            s,
-            "success vs offered rate",
-            Axis::new(Kind::Linear, "success (%)").fixed(0.0, 100.0),
-            |st| st.success_ratio * 100.0,
-            |p| p.success_ratio * 100.0,
-        ));
+        for (_, svg) in charts(s) {
+            body.push_str(&svg);
+        }
         body.push_str("</div><pre>");
         let mut lines = curve(s).text();
         lines.push(String::new());

@@ -191,4 +191,27 @@ impl Document {
             Document::Capacity(d) => crate::capacity::render(d, format),
         }
     }
+
+    /// Does it have charts (`iolab report --png`)?
+    pub fn has_charts(&self) -> bool {
+        matches!(self, Document::Runs(_) | Document::Capacity(_))
+    }
+
+    /// Write every chart as `<dir>/<id>.png`: a results folder's, or a
+    /// capacity search's; the documents without charts say so.
+    pub fn render_pngs(
+        &self,
+        dir: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, RenderError> {
+        match self {
+            Document::Runs(d) => crate::runs::render_pngs(d, dir),
+            Document::Capacity(d) => crate::runs::png::write_all(
+                d.searches.iter().flat_map(crate::capacity::charts),
+                dir,
+            ),
+            other => Err(RenderError::NoCharts {
+                schema: other.schema(),
+            }),
+        }
+    }
 }

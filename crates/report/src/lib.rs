@@ -48,6 +48,12 @@ pub enum RenderError {
         /// The formats it offers, comma-separated.
         offered: String,
     },
+    /// `--png` of a document that draws no chart.
+    #[error("{schema} draws no charts: --png takes a results folder (iolab run) or a capacity document (iolab capacity)")]
+    NoCharts {
+        /// The document's schema tag.
+        schema: &'static str,
+    },
     /// An SVG chart could not be rasterised.
     #[error("cannot rasterise chart '{chart}': {reason}")]
     Raster {

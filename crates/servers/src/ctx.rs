@@ -71,7 +71,7 @@ impl Ctx {
             Err(work) => {
                 let guard = self.metrics.start();
                 let t = Instant::now();
-                let tag = crate::spans::admit(self);
+                let tag = crate::spans::admit(self.spans.as_ref());
                 let result = iolab_spans::on_thread(
                     tag.as_ref(),
                     queued,

@@ -195,7 +195,8 @@ async fn answer<E: AsyncSteps>(ctx: &Arc<Ctx>, exec: &E, method: &str, target: &
         Err(work) => {
             let guard = ctx.metrics.start();
             let started = Instant::now();
-            let (result, tag) = crate::spans::traced(ctx, exec.run(ctx, &work.step)).await;
+            let (result, tag) =
+                crate::spans::traced(ctx.spans.as_ref(), exec.run(ctx, &work.step)).await;
             let reply = ctx.finish(&work, result, started, guard);
             crate::spans::done(tag.as_ref(), started, &reply);
             reply

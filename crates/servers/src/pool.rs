@@ -216,7 +216,7 @@ impl Pool {
                     let _ = self.poller.park(conn);
                 } else {
                     // A pipelined request is already here: back of the queue.
-                    self.push(Job::Conn(conn, crate::spans::arrival(ctx)));
+                    self.push(Job::Conn(conn, crate::spans::arrival(ctx.spans.as_ref())));
                 }
             }
             Ok(Incoming::Bad(reply)) => answer_and_linger(&mut conn.stream, &reply),
@@ -229,7 +229,10 @@ impl Pool {
         while !self.exit.load(Ordering::SeqCst) {
             let me = &self;
             let _ = self.poller.wait(Duration::from_millis(100), &mut |conn| {
-                me.push(Job::Conn(conn, crate::spans::arrival(&me.ctx)))
+                me.push(Job::Conn(
+                    conn,
+                    crate::spans::arrival(me.ctx.spans.as_ref()),
+                ))
             });
             if self.ctx.shutdown.is_triggered() {
                 // Idle keep-alive connections have nothing in flight: close them.

@@ -1,6 +1,6 @@
 //! Who held what (`iolab serve --spans N`): the glue between the models and
 //! the span recorder (`iolab-spans`). A sampled request is admitted where a
-//! model starts its workload ([`Ctx::answer_queued`](crate::ctx::Ctx::answer_queued)
+//! model starts its workload (`Ctx::answer_queued`
 //! on the thread models, [`traced`] on the event loops), records its spans
 //! where it waits or runs (`exec`, the loop executors), and is marked done
 //! with its status; `GET /spans` answers the sample ([`reply`]).
@@ -18,27 +18,24 @@
 //!   the loop thread.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
 use iolab_model::spans::{SpanSource, SpanState};
 use iolab_spans::{Recorder, Tag};
 
-use crate::ctx::Ctx;
 use crate::exec::StepResult;
 use crate::routes::{Reply, JSON};
 
 /// Take this request into the sample, if the target records one and it is open.
-pub fn admit(ctx: &Ctx) -> Option<Tag> {
-    ctx.spans.as_ref().and_then(Recorder::admit)
+pub fn admit(spans: Option<&Arc<Recorder>>) -> Option<Tag> {
+    spans.and_then(Recorder::admit)
 }
 
 /// When to note a request's arrival: only while a sample is open, so a
 /// target recording nothing reads no clock.
-pub fn arrival(ctx: &Ctx) -> Option<Instant> {
-    ctx.spans
-        .as_ref()
-        .filter(|r| r.is_open())
-        .map(|_| Instant::now())
+pub fn arrival(spans: Option<&Arc<Recorder>>) -> Option<Instant> {
+    spans.filter(|r| r.is_open()).map(|_| Instant::now())
 }
 
 /// Mark a sampled request done with the status it is answered with.
@@ -51,10 +48,10 @@ pub fn done(tag: Option<&Tag>, accepted: Instant, reply: &Reply) {
 /// Run an event-loop request's workload with its task in the sample (if
 /// admitted); returns the result and its tag, to mark it done.
 pub async fn traced<F: Future<Output = StepResult>>(
-    ctx: &Ctx,
+    spans: Option<&Arc<Recorder>>,
     run: F,
 ) -> (StepResult, Option<Tag>) {
-    match admit(ctx) {
+    match admit(spans) {
         None => (run.await, None),
         Some(tag) => (tag.clone().scope(run).await, Some(tag)),
     }

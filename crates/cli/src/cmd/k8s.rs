@@ -14,8 +14,16 @@ use iolab_loadgen::shard::plan_hash;
 use iolab_model::shard::Shard;
 
 use super::shard::parse_start_at;
-use crate::cli::{Cli, Command};
 use crate::CliError;
+
+/// `iolab attack`'s flags alone, to read the attack after `--` exactly as
+/// `iolab attack` reads it.
+#[derive(Debug, Parser)]
+#[command(name = "iolab attack")]
+struct AttackFlags {
+    #[command(flatten)]
+    attack: super::attack::Args,
+}
 
 /// Time the merge waits past the shards' planned end (pods scheduled late,
 /// slow volumes) before it names the missing shards.
@@ -137,15 +145,9 @@ fn attack_args(argv: &[String]) -> Result<super::attack::Args, CliError> {
             "{f} after --: iolab k8s sets it for each pod; leave it out"
         )));
     }
-    let full = ["iolab", "attack"]
-        .into_iter()
-        .map(String::from)
-        .chain(argv.iter().cloned());
-    match Cli::try_parse_from(full) {
-        Ok(Cli {
-            command: Command::Attack(a),
-        }) => Ok(a),
-        Ok(_) => unreachable!("parsed as attack"),
+    let full = std::iter::once("iolab attack".to_string()).chain(argv.iter().cloned());
+    match AttackFlags::try_parse_from(full) {
+        Ok(flags) => Ok(flags.attack),
         Err(e) => {
             let text = e.to_string();
             let first = text

@@ -16,26 +16,3 @@ pub mod run;
 pub mod serve;
 pub mod shard;
 pub mod verify;
-
-use std::process::ExitCode;
-
-use crate::cli::Command;
-use crate::CliError;
-
-/// Run one subcommand.
-pub fn dispatch(command: Command) -> Result<ExitCode, CliError> {
-    match command {
-        Command::Run(a) => run::run(a),
-        Command::Presets(a) => presets::run(a),
-        Command::Attack(a) => attack::run(a),
-        Command::Capacity(a) => capacity::run(a),
-        Command::Serve(a) => serve::run(a),
-        Command::Verify(a) => verify::run(a),
-        Command::Report(a) => report::run(a),
-        Command::Batch(a) => batch::run(a),
-        Command::Predict(a) => predict::run(a),
-        Command::Backend(a) => backend::run(a),
-        Command::Merge(a) => merge::run(a),
-        Command::K8s(a) => k8s::run(a),
-    }
-}

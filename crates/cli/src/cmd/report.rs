@@ -47,13 +47,21 @@ pub fn load(results: &Path) -> Result<RunsFile, CliError> {
     }
 }
 
+/// The document of a folder iolab wrote: `runs.json` (`iolab run`, `merge`) or
+/// `capacity.json` (`iolab capacity`); a file is itself.
 fn file_of(results: &Path) -> PathBuf {
-    if results.is_dir() {
-        results.join("runs.json")
-    } else {
-        results.to_path_buf()
+    if !results.is_dir() {
+        return results.to_path_buf();
     }
+    FOLDER_DOCUMENTS
+        .iter()
+        .map(|name| results.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| results.join(FOLDER_DOCUMENTS[0]))
 }
+
+/// The documents a results folder holds, by the command that writes it.
+const FOLDER_DOCUMENTS: [&str; 2] = ["runs.json", "capacity.json"];
 
 /// Read any saved document (a results folder's `runs.json`, or what `attack`,
 /// `batch`, `predict` or `verify` printed with `--json`), chosen by its
@@ -62,7 +70,7 @@ pub fn load_document(results: &Path) -> Result<Document, CliError> {
     let file = file_of(results);
     let bytes = iolab_model::files::read_capped(&file, MAX_RUNS_JSON).map_err(|e| {
         CliError::usage(format!(
-            "cannot read {}: {e} (pass a results folder written by 'iolab run', or a document saved with --json)",
+            "cannot read {}: {e} (pass a results folder written by 'iolab run' or 'iolab capacity', or a document saved with --json)",
             file.display()
         ))
     })?;
@@ -81,18 +89,14 @@ pub fn print(bytes: &[u8]) {
 /// Run `iolab report`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let doc = load_document(&args.results)?;
-    // Charts are drawn from a results folder only: refuse before printing.
-    let png = match (&args.png, &doc) {
-        (None, _) => None,
-        (Some(dir), Document::Runs(runs)) => Some((dir, runs)),
-        (Some(_), other) => {
-            return Err(CliError::usage(format!(
-                "--png draws the charts of a results folder; {} is a {} document",
-                args.results.display(),
-                other.schema()
-            )))
-        }
-    };
+    // Charts come from a results folder or a capacity document: refuse before printing.
+    if args.png.is_some() && !doc.has_charts() {
+        return Err(CliError::usage(format!(
+            "--png draws the charts of a results folder or a capacity document; {} is a {} document",
+            args.results.display(),
+            doc.schema()
+        )));
+    }
     let bytes = doc.render(args.format).map_err(|e| match e {
         RenderError::Unsupported { .. } => CliError::usage(e),
         other => CliError::Failed(anyhow::anyhow!(other)),
@@ -102,8 +106,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::usage(format!("cannot write {}: {e}", path.display())))?,
         None => print(&bytes),
     }
-    if let Some((dir, runs)) = png {
-        let files = iolab_report::render_pngs(runs, dir).map_err(|e| match e {
+    if let Some(dir) = &args.png {
+        let files = doc.render_pngs(dir).map_err(|e| match e {
             RenderError::Io { .. } => CliError::usage(e),
             other => CliError::Failed(anyhow::anyhow!(other)),
         })?;

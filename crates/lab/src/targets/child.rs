@@ -11,10 +11,28 @@
 use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Mutex};
 
-use super::process::{StartError, TargetCommand};
+/// How to start a target.
+#[derive(Debug, Clone)]
+pub struct TargetCommand {
+    /// Program and arguments.
+    pub argv: Vec<String>,
+    /// The port the target was told to use (`{port}` in a custom command);
+    /// `None` = read the URL from its first stdout line.
+    pub port: Option<u16>,
+    /// CPUs to pin the process (and every thread it starts) to.
+    pub cpus: Vec<usize>,
+    /// Folder to run it in (a runtime's launcher runs in its folder).
+    pub dir: Option<PathBuf>,
+}
+
+/// Why a target could not be started.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StartError(pub String);
 
 /// Bytes of stderr kept for messages.
 pub(crate) const STDERR_TAIL: usize = 2_048;

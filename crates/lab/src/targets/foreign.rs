@@ -13,7 +13,8 @@ use std::time::Duration;
 use iolab_model::experiment::RunSpec;
 use iolab_model::request::{ForeignSpec, RequestSet};
 
-use super::process::{Health, StartError, Target, TargetCommand};
+use super::child::{StartError, TargetCommand};
+use super::process::{Health, Target};
 use super::StartOptions;
 
 pub use iolab_model::request::CONTRACT_SKIPPED;

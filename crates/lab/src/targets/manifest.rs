@@ -146,7 +146,9 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RuntimeKind
 }
 
 /// The checkout holding `runtimes/`: `IOLAB_ROOT` if set, else the first
-/// folder above the current one, then above this executable, that holds it.
+/// folder above the current one, then above this executable, that holds it,
+/// else the runtime folders built into the binary, unpacked into a cache
+/// ([`super::embedded`]), said on stderr.
 pub fn find_root() -> Result<PathBuf, String> {
     if let Some(root) = std::env::var_os("IOLAB_ROOT") {
         let root = PathBuf::from(root);
@@ -169,10 +171,7 @@ pub fn find_root() -> Result<PathBuf, String> {
         .flatten()
         .flat_map(|start| start.ancestors())
         .find(|dir| dir.join(MARKER).is_file())
-        .map(Path::to_path_buf)
-        .ok_or_else(|| {
-            format!("cannot find the runtime folders ({MARKER}): run from the iolab repository or set IOLAB_ROOT to it")
-        })
+        .map_or_else(super::embedded::root, |d| Ok(d.to_path_buf()))
 }
 
 /// The names of the runtime folders there are (`jvm`, `node`, ...).

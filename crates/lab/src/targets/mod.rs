@@ -14,6 +14,7 @@
 mod builtin;
 pub mod child;
 mod custom;
+pub mod embedded;
 pub mod expr;
 pub mod foreground;
 pub mod foreign;
@@ -31,8 +32,9 @@ use iolab_model::ModelParams;
 
 use crate::services::Addresses;
 
+pub use child::{StartError, TargetCommand};
 pub use manifest::{Manifest, RuntimeKind};
-pub use process::{Health, StartError, Target, TargetCommand};
+pub use process::{Health, Target};
 
 /// How a run's target is started.
 #[derive(Debug, Clone)]

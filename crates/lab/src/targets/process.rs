@@ -4,7 +4,6 @@
 //! child itself is [`child`](super::child)'s.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -12,22 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::child::{describe, keep_tail, read_lines, signal_group, spawn, truncate};
+use super::child::{
+    describe, keep_tail, read_lines, signal_group, spawn, truncate, StartError, TargetCommand,
+};
 use crate::http;
-
-/// How to start a target.
-#[derive(Debug, Clone)]
-pub struct TargetCommand {
-    /// Program and arguments.
-    pub argv: Vec<String>,
-    /// The port the target was told to use (`{port}` in a custom command);
-    /// `None` = read the URL from its first stdout line.
-    pub port: Option<u16>,
-    /// CPUs to pin the process (and every thread it starts) to.
-    pub cpus: Vec<usize>,
-    /// Folder to run it in (a runtime's launcher runs in its folder).
-    pub dir: Option<PathBuf>,
-}
 
 /// When a started target counts as up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,11 +43,6 @@ impl Health {
         }
     }
 }
-
-/// Why a target could not be started.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct StartError(pub String);
 
 /// A running target.
 #[derive(Debug)]

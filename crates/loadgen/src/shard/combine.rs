@@ -19,12 +19,13 @@ use iolab_model::attack::{
 use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
+use super::record::encode;
 use crate::merge::{
-    add, add_counts, add_protocol, encode, interval_histograms, latency_summary, series,
-    service_summary, spectrum, throughput,
+    add, add_counts, add_protocol, interval_histograms, latency_summary, series, service_summary,
+    spectrum, throughput,
 };
 use crate::recorder::Interval;
-use crate::IntervalHistogram;
+use crate::report::IntervalHistogram;
 
 /// A merged document and its interval histograms (for `--hdr`).
 #[derive(Debug, Clone)]

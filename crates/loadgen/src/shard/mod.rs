@@ -19,13 +19,13 @@ pub use record::plan_hash;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use iolab_model::attack::AttackPlan;
-use iolab_model::driver::{Arrival, Driver, Phase};
+use iolab_model::driver::{Arrival, Driver};
 use iolab_model::schedule::Schedule;
 use iolab_model::shard::{Shard, MAX_START_LEAD};
 
 use crate::clock::{now_ns, PreciseTimer};
-use crate::generator::RunCtx;
-use crate::AttackError;
+use crate::error::AttackError;
+use crate::run_ctx::RunCtx;
 
 /// Longest single wait for the start, so a cancel is seen while waiting.
 const START_POLL_NS: u64 = 50_000_000;
@@ -35,17 +35,23 @@ pub fn of(plan: &AttackPlan) -> Shard {
     plan.shard.unwrap_or(Shard::WHOLE)
 }
 
-/// The open-loop sends of thread `i` of `threads` of this plan's shard.
-pub fn thread_schedule(
-    plan: &AttackPlan,
-    phases: &[Phase],
-    arrival: Arrival,
-    i: usize,
-    threads: usize,
-) -> Schedule {
+/// The sends generator thread `i` of `threads` makes in an open loop (none
+/// in a closed one): its round-robin share of its shard's share of the
+/// plan's one [`Schedule`] (request k goes to shard k mod n, then to thread
+/// k div n mod threads), which is also what `predict` simulates (a test in
+/// `lab` holds the two together).
+pub fn thread_schedule(plan: &AttackPlan, i: usize, threads: usize) -> Option<Schedule> {
+    let Driver::Open { phases, arrival } = &plan.driver else {
+        return None;
+    };
     let s = of(plan);
     let n = s.count as usize;
-    Schedule::share(phases, arrival, s.offset() as usize + n * i, n * threads)
+    Some(Schedule::share(
+        phases,
+        *arrival,
+        s.offset() as usize + n * i,
+        n * threads,
+    ))
 }
 
 /// A closed loop's clients and request bound for this shard.
@@ -193,6 +199,7 @@ pub async fn wait_start(timer: &PreciseTimer, ctx: &RunCtx) -> std::io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use iolab_model::driver::Phase;
     use std::time::Duration;
 
     fn plan(driver: Driver, shard: Option<Shard>) -> AttackPlan {
@@ -204,11 +211,8 @@ mod tests {
     }
 
     fn sends(p: &AttackPlan, threads: usize) -> Vec<u64> {
-        let Driver::Open { phases, arrival } = &p.driver else {
-            unreachable!()
-        };
         (0..threads)
-            .flat_map(|i| thread_schedule(p, phases, *arrival, i, threads))
+            .flat_map(|i| thread_schedule(p, i, threads).expect("an open loop"))
             .collect()
     }
 

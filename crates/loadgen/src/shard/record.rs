@@ -3,12 +3,13 @@
 //! each series interval), so that a merge adds histograms instead of
 //! averaging percentiles; and the plan's identity in it ([`plan_hash`]).
 
+use base64::Engine;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use iolab_model::attack::AttackPlan;
 use iolab_model::shard::ShardRecord;
 use sha2::{Digest, Sha256};
 
-use crate::merge::encode;
 use crate::recorder::Interval;
 
 /// What the thread merge hands over for the record.
@@ -20,6 +21,15 @@ pub(crate) struct Measured<'a> {
     pub first_send: Option<(u64, u64)>,
     /// The run clock's zero (the plan's start).
     pub start_ns: u64,
+}
+
+/// The histogram as V2 + deflate, base64: what lets results merge exactly later.
+pub fn encode(latency: &Histogram<u64>) -> Option<String> {
+    let mut encoded = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(latency, &mut encoded)
+        .ok()
+        .map(|_| base64::engine::general_purpose::STANDARD.encode(&encoded))
 }
 
 /// The record of a sharded plan (`None` when the plan is not sharded).

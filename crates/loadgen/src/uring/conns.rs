@@ -21,11 +21,11 @@ use io_uring::{opcode, squeue, types};
 
 use super::deadlines::Deadlines;
 use super::ring::{token, untoken, Ring, CANCEL, CONNECT, RECV, SEND};
-use crate::generator::RunCtx;
 use crate::http::{connect_class, io_class, Answer};
 use crate::recorder::{ErrorClass, Recorder};
 use crate::response::{Fed, Reader};
 use crate::retry::should_retry;
+use crate::run_ctx::RunCtx;
 use crate::source::{bind_source, set_flag, sockaddr, Addr};
 
 /// First receive buffer of a connection (grows for long heads).

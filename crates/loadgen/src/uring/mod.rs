@@ -21,8 +21,8 @@ use std::io;
 pub use ring::{probe, Ring};
 
 use crate::clock::now_ns;
-use crate::generator::RunCtx;
 use crate::recorder::Recorder;
+use crate::run_ctx::RunCtx;
 use crate::thread_share::ThreadShare;
 use conns::Conns;
 

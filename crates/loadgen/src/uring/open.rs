@@ -11,7 +11,7 @@ use iolab_model::schedule::Schedule;
 use super::conns::Conns;
 use super::Driver;
 use crate::backlog::Backlog;
-use crate::generator::RunCtx;
+use crate::run_ctx::RunCtx;
 
 /// The dispatcher of one thread.
 pub struct Open {

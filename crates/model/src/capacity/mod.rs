@@ -11,7 +11,7 @@
 mod binding;
 mod gate;
 mod signals;
-mod slo;
+pub mod slo;
 
 use std::collections::BTreeMap;
 

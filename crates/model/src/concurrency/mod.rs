@@ -87,7 +87,7 @@ pub struct Words {
 /// `n` things named by `plural`, in the number it takes: `1 worker process`,
 /// `5 worker processes`, `1 event-loop thread`, `1,000 pool threads`.
 pub fn counted(n: u64, plural: &str) -> String {
-    let n_text = crate::limits::thousands(n);
+    let n_text = crate::units::thousands(n);
     if n != 1 {
         return format!("{n_text} {plural}");
     }

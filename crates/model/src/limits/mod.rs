@@ -20,6 +20,8 @@
 
 use std::time::Duration;
 
+pub use crate::units::thousands;
+
 use crate::attack::AttackPlan;
 use crate::driver::Driver;
 
@@ -166,19 +168,6 @@ impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.with_flag())
     }
-}
-
-/// `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A rate within `(0, MAX_RATE]`.

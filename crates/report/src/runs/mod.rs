@@ -13,7 +13,7 @@ mod flat;
 mod groups;
 pub(crate) mod html;
 mod markdown;
-mod png;
+pub(crate) mod png;
 mod published;
 pub mod summary;
 mod table;

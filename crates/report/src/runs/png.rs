@@ -48,15 +48,23 @@ pub fn rasterise(id: &str, svg: &str, opt: &usvg::Options) -> Result<Vec<u8>, Re
 
 /// Write every chart as `<dir>/<chart id>.png`.
 pub fn render_all(file: &RunsFile, dir: &Path) -> Result<Vec<PathBuf>, RenderError> {
+    write_all(charts::charts(file).into_iter().map(|c| (c.id, c.svg)), dir)
+}
+
+/// Write each (id, svg) chart as `<dir>/<id>.png`: any document's charts.
+pub fn write_all(
+    charts: impl IntoIterator<Item = (String, String)>,
+    dir: &Path,
+) -> Result<Vec<PathBuf>, RenderError> {
     std::fs::create_dir_all(dir).map_err(|source| RenderError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     let opt = options();
     let mut out = Vec::new();
-    for chart in charts::charts(file) {
-        let bytes = rasterise(&chart.id, &chart.svg, &opt)?;
-        let path = dir.join(format!("{}.png", chart.id));
+    for (id, svg) in charts {
+        let bytes = rasterise(&id, &svg, &opt)?;
+        let path = dir.join(format!("{id}.png"));
         std::fs::write(&path, bytes).map_err(|source| RenderError::Io {
             path: path.clone(),
             source,

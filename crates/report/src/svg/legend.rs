@@ -1,8 +1,7 @@
 //! Legends: a line sample, the series' marker and its name, laid out in rows
 //! that wrap to the chart's width.
 
-use super::line::marker_svg;
-use super::palette::{colour, marker};
+use super::palette::{colour, marker, marker_svg};
 use super::{c, esc};
 
 /// One legend entry.

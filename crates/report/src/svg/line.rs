@@ -3,7 +3,7 @@
 
 use super::axis;
 use super::legend::{self, Entry};
-use super::palette::{colour, marker, Marker};
+use super::palette::{colour, marker, marker_svg};
 use super::scale::{Kind, Scale};
 use super::{c, esc, Rect};
 
@@ -85,67 +85,6 @@ impl Axis {
         let (a, b) = Scale::nice(self.kind, lo, hi);
         (self.min.unwrap_or(a), self.max.unwrap_or(b))
     }
-}
-
-/// SVG of one marker at `(x, y)`, with a tooltip when `tip` is not empty.
-pub fn marker_svg(m: Marker, x: f64, y: f64, fill: &str, hollow: bool, tip: &str) -> String {
-    let paint = if hollow {
-        format!("fill=\"#ffffff\" stroke=\"{fill}\" stroke-width=\"1.5\"")
-    } else {
-        format!("fill=\"{fill}\" stroke=\"#ffffff\" stroke-width=\"0.8\"")
-    };
-    let title = if tip.is_empty() {
-        String::new()
-    } else {
-        format!("<title>{}</title>", esc(tip))
-    };
-    let r = 4.0;
-    let shape = match m {
-        Marker::Circle => format!(
-            "<circle cx=\"{}\" cy=\"{}\" r=\"{r}\" {paint}>{title}</circle>",
-            c(x),
-            c(y)
-        ),
-        Marker::Square => format!(
-            "<rect x=\"{}\" y=\"{}\" width=\"7\" height=\"7\" {paint}>{title}</rect>",
-            c(x - 3.5),
-            c(y - 3.5)
-        ),
-        Marker::Triangle => poly(
-            &[(x, y - r - 0.5), (x + r, y + r * 0.8), (x - r, y + r * 0.8)],
-            &paint,
-            &title,
-        ),
-        Marker::Down => poly(
-            &[(x, y + r + 0.5), (x + r, y - r * 0.8), (x - r, y - r * 0.8)],
-            &paint,
-            &title,
-        ),
-        Marker::Diamond => poly(
-            &[(x, y - r - 1.0), (x + r, y), (x, y + r + 1.0), (x - r, y)],
-            &paint,
-            &title,
-        ),
-        Marker::Cross => format!(
-            "<path d=\"M{} {}h8v3h-8zM{} {}h3v8h-3z\" {paint}>{title}</path>",
-            c(x - 4.0),
-            c(y - 1.5),
-            c(x - 1.5),
-            c(y - 4.0)
-        ),
-    };
-    shape
-}
-
-fn poly(p: &[(f64, f64)], paint: &str, title: &str) -> String {
-    let pts: Vec<String> = p
-        .iter()
-        .map(|(x, y)| format!("{},{}", c(*x), c(*y)))
-        .collect();
-    format!(
-        "<polygon points=\"{}\" {paint}>{title}</polygon>",
-        pts.join(" ")
-    )
 }
 
 /// Draw series into a frame with both axes; returns the number of points drawn.

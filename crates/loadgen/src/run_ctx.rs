@@ -1,0 +1,92 @@
+//! What a run hands its generator threads and gets back from them: the
+//! shared, read-only [`RunCtx`] (target address, rendered requests, clock,
+//! deadlines, cancel flag) and each thread's [`ThreadOutput`]. A leaf: the
+//! engines, the loops and the merge read it; it reads none of them.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use iolab_model::attack::Engine;
+
+use crate::clock::ClockBase;
+use crate::recorder::Recorder;
+use crate::response::Limits;
+use crate::source::Sources;
+use crate::tls::Tls;
+
+/// What every generator thread shares, read-only.
+pub struct RunCtx {
+    pub addr: SocketAddr,
+    /// The requests, rendered; sent in turn.
+    pub requests: Vec<Vec<u8>>,
+    /// Index of the next request (only read with more than one).
+    pub turn: AtomicUsize,
+    /// `https://`: the TLS client.
+    pub tls: Option<Tls>,
+    pub timeout_ns: u64,
+    pub new_connection: bool,
+    pub start_ns: u64,
+    pub hard_end_ns: u64,
+    pub clock: ClockBase,
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Open loop: busy-wait this close to a send (0 = always sleep).
+    pub spin_ns: u64,
+    /// Where new connections come from (`--source-addrs`).
+    pub sources: Sources,
+    /// Bounds on an answer's head (`--max-headers`).
+    pub limits: Limits,
+}
+
+impl RunCtx {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
+    }
+
+    /// The next request's bytes: the requests in turn, across threads.
+    pub fn next_request(&self) -> &[u8] {
+        &self.requests[self.next_index()]
+    }
+
+    /// The index of the next request in [`RunCtx::requests`].
+    pub fn next_index(&self) -> usize {
+        match self.requests.len() {
+            1 => 0,
+            n => self.turn.fetch_add(1, Relaxed) % n,
+        }
+    }
+}
+
+/// One thread's measurements.
+pub struct ThreadOutput {
+    pub rec: Recorder,
+    /// The engine this thread ran on (`auto` falls back per thread).
+    pub engine: Engine,
+    pub cpu_s: f64,
+    /// Seconds it was ready to run but another process held its CPU.
+    pub wait_s: Option<f64>,
+    pub end_ns: u64,
+}
+
+/// Everything the merge step needs besides the threads' outputs.
+pub struct RunOutput {
+    pub threads: Vec<ThreadOutput>,
+    /// The engine that ran (`epoll`, `io_uring`, or `io_uring+epoll` when
+    /// some threads of an `auto` run had their ring refused).
+    pub engine: &'static str,
+    pub start_ns: u64,
+    pub started_unix_ms: u64,
+    pub cpus: Vec<usize>,
+    pub cancelled: bool,
+}
+
+/// A duration in nanoseconds, saturating (a week is 6e14 ns: far from it).
+pub fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// `share` of `total` for thread `i` of `n` (as even as possible).
+pub fn share(total: u64, i: usize, n: usize) -> u64 {
+    total / n as u64 + u64::from((i as u64) < total % n as u64)
+}
