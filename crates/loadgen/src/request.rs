@@ -1,11 +1,14 @@
 //! One request's life on a worker's connection slot: connect if needed, send,
-//! read, classify, record. Shared by the open and closed loops.
+//! read, classify, record; sent again once on a new connection when a reused
+//! one closed before any byte of its answer ([`crate::retry`]). Shared by the
+//! open and closed loops.
 
 use std::cell::RefCell;
 
 use crate::clock::now_ns;
-use crate::http::{Answer, Conn};
+use crate::http::{Answer, Conn, Failed};
 use crate::recorder::{ErrorClass, Recorder};
+use crate::retry::should_retry;
 use crate::run_ctx::RunCtx;
 
 /// Send one request due at `intended_ns` that must complete by `deadline_ns`.
@@ -21,13 +24,19 @@ pub async fn request(
 ) -> Result<u16, ErrorClass> {
     let sent_ns = now_ns();
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
+    let request = ctx.next_request();
+    let mut retried = false;
     let work = async {
-        if slot.is_none() {
-            *slot = Some(Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?);
-        }
-        match slot.as_mut() {
-            Some(conn) => conn.exchange(ctx.next_request()).await,
-            None => Err(ErrorClass::ConnectOther),
+        loop {
+            let tried = attempt(slot, ctx, request).await;
+            match tried {
+                Err(f) if should_retry(request, f.class, f.idle_close, retried) => {
+                    retried = true;
+                    *slot = None;
+                    rec.borrow_mut().retried();
+                }
+                tried => return tried.map_err(|f| f.class),
+            }
         }
     };
     let ended = tokio::time::timeout_at(ctx.clock.tokio_instant(deadline_ns), work)
@@ -42,6 +51,19 @@ pub async fn request(
     rec.borrow_mut()
         .done(intended_ns, sent_ns, done_ns, outcome);
     outcome
+}
+
+/// One try: connect if the slot has no connection, send, read.
+async fn attempt(slot: &mut Option<Conn>, ctx: &RunCtx, request: &[u8]) -> Result<Answer, Failed> {
+    if slot.is_none() {
+        let conn =
+            Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref(), ctx.limits).await?;
+        *slot = Some(conn);
+    }
+    match slot.as_mut() {
+        Some(conn) => conn.exchange(request).await,
+        None => Err(ErrorClass::ConnectOther.into()),
+    }
 }
 
 /// What a finished request counts as: its status or failure class, except

@@ -12,6 +12,7 @@ use iolab_model::attack::Engine;
 
 use crate::clock::ClockBase;
 use crate::recorder::Recorder;
+use crate::response::Limits;
 use crate::source::Sources;
 use crate::tls::Tls;
 
@@ -34,6 +35,8 @@ pub struct RunCtx {
     pub spin_ns: u64,
     /// Where new connections come from (`--source-addrs`).
     pub sources: Sources,
+    /// Bounds on an answer's head (`--max-headers`).
+    pub limits: Limits,
 }
 
 impl RunCtx {
@@ -43,9 +46,14 @@ impl RunCtx {
 
     /// The next request's bytes: the requests in turn, across threads.
     pub fn next_request(&self) -> &[u8] {
+        &self.requests[self.next_index()]
+    }
+
+    /// The index of the next request in [`RunCtx::requests`].
+    pub fn next_index(&self) -> usize {
         match self.requests.len() {
-            1 => &self.requests[0],
-            n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
+            1 => 0,
+            n => self.turn.fetch_add(1, Relaxed) % n,
         }
     }
 }
