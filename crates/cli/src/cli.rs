@@ -27,6 +27,8 @@ pub enum Command {
     Attack(cmd::attack::Args),
     /// Find the highest rate a service holds within an objective, and what limits it.
     Capacity(cmd::capacity::Args),
+    /// Fit a service as a black box, predict what a change buys, then make the change and measure it.
+    Whatif(cmd::whatif::Args),
     /// Serve the target contract under one concurrency model.
     Serve(cmd::serve::Args),
     /// Check that a target honours the contract before measuring it.
@@ -61,6 +63,7 @@ impl Command {
             Command::Backend(a) => cmd::backend::run(a),
             Command::Merge(a) => cmd::merge::run(a),
             Command::K8s(a) => cmd::k8s::run(a),
+            Command::Whatif(a) => cmd::whatif::run(a),
         }
     }
 }

@@ -34,6 +34,7 @@ pub mod runner;
 pub mod services;
 pub mod targets;
 pub mod telemetry;
+pub mod whatif;
 
 pub use preset::{load_plan, PresetError};
 pub use progress::{Console, Observer, Silent, Stage};

@@ -17,6 +17,7 @@ use crate::error::AttackError;
 use crate::hooks::{Hooks, Progress};
 use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
+use crate::response::{Limits, DEFAULT_MAX_HEADERS};
 use crate::run_ctx::{ns, RunCtx, RunOutput, ThreadOutput};
 use crate::source::Sources;
 use crate::thread_share::thread_count;
@@ -59,6 +60,10 @@ fn run_ctx(
         },
         sources: Sources::new(plan.source_addrs.clone()),
         h2,
+        limits: Limits {
+            max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
+            ..Limits::default()
+        },
     }
 }
 

@@ -34,6 +34,8 @@ mod recorder;
 mod report;
 mod request;
 mod request_list;
+mod response;
+mod retry;
 mod run_ctx;
 pub mod shard;
 mod source;

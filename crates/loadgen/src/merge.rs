@@ -179,6 +179,7 @@ pub(crate) fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.not_sent += from.not_sent;
     into.ok += from.ok;
     into.non_2xx += from.non_2xx;
+    into.retried += from.retried;
 }
 
 /// Add a thread's or a shard's protocol summary into the sum so far.

@@ -212,6 +212,12 @@ impl Recorder {
         self.counts.planned += 1;
     }
 
+    /// A request sent again on a new connection ([`crate::retry`]): still
+    /// one request, counted once in `sent` and once in its outcome.
+    pub fn retried(&mut self) {
+        self.counts.retried += 1;
+    }
+
     /// A scheduled request never got a connection in time.
     pub fn not_sent(&mut self, intended_ns: u64) {
         self.counts.not_sent += 1;

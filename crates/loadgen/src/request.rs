@@ -1,12 +1,15 @@
 //! One request's life on a worker's connection slot: connect if needed, send,
-//! read, classify, record. Shared by the open and closed loops.
+//! read, classify, record; sent again once on a new connection when a reused
+//! one closed before any byte of its answer ([`crate::retry`]). Shared by the
+//! open and closed loops.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::clock::now_ns;
-use crate::http::{Answer, Conn};
+use crate::http::{Answer, Conn, Failed};
 use crate::recorder::{ErrorClass, Recorder};
+use crate::retry::should_retry;
 use crate::run_ctx::RunCtx;
 
 /// A worker's connection: its own HTTP/1.1 one (kept between requests),
@@ -43,13 +46,18 @@ pub async fn request(
     let work = async {
         match slot {
             Slot::Http1(slot) => {
-                if slot.is_none() {
-                    *slot =
-                        Some(Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?);
-                }
-                match slot.as_mut() {
-                    Some(conn) => conn.exchange(ctx.next_request()).await,
-                    None => Err(ErrorClass::ConnectOther),
+                let request = ctx.next_request();
+                let mut retried = false;
+                loop {
+                    let tried = attempt(slot, ctx, request).await;
+                    match tried {
+                        Err(f) if should_retry(request, f.class, f.idle_close, retried) => {
+                            retried = true;
+                            *slot = None;
+                            rec.borrow_mut().retried();
+                        }
+                        tried => return tried.map_err(|f| f.class),
+                    }
                 }
             }
             Slot::Http2(conn) => match ctx.next_head() {
@@ -72,6 +80,19 @@ pub async fn request(
     rec.borrow_mut()
         .done(intended_ns, sent_ns, done_ns, outcome);
     outcome
+}
+
+/// One try: connect if the slot has no connection, send, read.
+async fn attempt(slot: &mut Option<Conn>, ctx: &RunCtx, request: &[u8]) -> Result<Answer, Failed> {
+    if slot.is_none() {
+        let conn =
+            Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref(), ctx.limits).await?;
+        *slot = Some(conn);
+    }
+    match slot.as_mut() {
+        Some(conn) => conn.exchange(request).await,
+        None => Err(ErrorClass::ConnectOther.into()),
+    }
 }
 
 /// What a finished request counts as: its status or failure class, except

@@ -12,6 +12,7 @@ use iolab_model::attack::Engine;
 
 use crate::clock::ClockBase;
 use crate::recorder::Recorder;
+use crate::response::Limits;
 use crate::source::Sources;
 use crate::tls::Tls;
 
@@ -37,6 +38,8 @@ pub struct RunCtx {
     /// HTTP/2 (`--http2`): the requests as HTTP/2 heads, sent instead of
     /// `requests`, and the streams per connection.
     pub h2: Option<crate::h2::Requests>,
+    /// Bounds on an answer's head (`--max-headers`).
+    pub limits: Limits,
 }
 
 impl RunCtx {
@@ -46,9 +49,14 @@ impl RunCtx {
 
     /// The next request's bytes: the requests in turn, across threads.
     pub fn next_request(&self) -> &[u8] {
+        &self.requests[self.next_index()]
+    }
+
+    /// The index of the next request in [`RunCtx::requests`].
+    pub fn next_index(&self) -> usize {
         match self.requests.len() {
-            1 => &self.requests[0],
-            n => &self.requests[self.turn.fetch_add(1, Relaxed) % n],
+            1 => 0,
+            n => self.turn.fetch_add(1, Relaxed) % n,
         }
     }
 

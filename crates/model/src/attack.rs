@@ -3,7 +3,8 @@
 //! `schema/attack.schema.json`).
 //!
 //! Accounting invariants, checked by [`AttackResult::check_accounting`]:
-//! `planned = sent + not_sent` (open loop) and `sent = ok + non_2xx + sum(errors)`.
+//! `planned = sent + not_sent` (open loop), `sent = ok + non_2xx + sum(errors)`
+//! and `retried <= sent`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -69,6 +70,10 @@ pub struct AttackPlan {
     /// address's range allows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_addrs: Vec<std::net::IpAddr>,
+    /// Most headers one answer may carry (`--max-headers`); `None`: the
+    /// generator's default (256). Past it an answer is malformed (`read`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_headers: Option<usize>,
 }
 
 impl AttackPlan {
@@ -91,6 +96,7 @@ impl AttackPlan {
             start_at_unix_ms: None,
             engine: Engine::default(),
             source_addrs: Vec::new(),
+            max_headers: None,
         }
     }
 }
@@ -112,6 +118,17 @@ pub struct RequestCounts {
     pub ok: u64,
     /// Answered with any other status within the timeout.
     pub non_2xx: u64,
+    /// Of `sent`: requests sent again, once, on a new connection, because
+    /// the kept-alive connection they went out on closed before any byte of
+    /// their answer (the server's idle close; docs/reliability.md). Each is
+    /// still one request in `sent` and its outcome one answer or class.
+    /// Written only when some were, so older documents read the same.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retried: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 pub use crate::error_class::{ErrorClass, ErrorCounts};
@@ -325,6 +342,9 @@ impl AttackResult {
                 r.non_2xx,
                 self.errors.total()
             ));
+        }
+        if r.retried > r.sent {
+            return Err(format!("retried {} > sent {}", r.retried, r.sent));
         }
         self.errors.check_codes()?;
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));

@@ -11,7 +11,9 @@
 //! 2. **CPU**: the CPU busy at capacity (capacity x CPU per request, the
 //!    slope of CPU against rate) is at least 80% of the cores it may use,
 //!    or one thread ran at least 80% of a core and did most of the work
-//!    (an event loop's or an interpreter lock's core).
+//!    (an event loop's or an interpreter lock's core); threads on a CPU or
+//!    waiting for one (state R) count as busy, so a starved target's low
+//!    CPU time does not hide its demand.
 //! 3. **An event loop blocked by its handlers**: about one request held at
 //!    once (c < 1.6), the CPU idle.
 //! 4. **A pool**: the connections to one downstream match c (within 25%):
@@ -247,7 +249,12 @@ fn cpu(k: &Knee) -> Option<Binding> {
     let busy = k.busy()?;
     let cores = k.allowed();
     let t = k.cpu_ms?;
-    if busy >= 0.8 * f64::from(cores) {
+    // Threads on a CPU or waiting for one: what they would burn with a
+    // core each (a starved target's CPU time reads low, its queue does not).
+    let running = k
+        .threads()
+        .map_or(0.0, |t| t.in_state(ThreadState::Running));
+    if busy >= 0.8 * f64::from(cores) || (running >= 0.8 * f64::from(cores) && busy >= 0.3) {
         let mut b = binding(
             k,
             Resource::Cpu,
@@ -265,16 +272,18 @@ fn cpu(k: &Knee) -> Option<Binding> {
         return Some(b);
     }
     let hot = k.threads()?.hottest.as_ref()?;
-    if hot.cores >= 0.8 && hot.cores >= 0.6 * busy && cores > 1 {
+    let saturated = hot.cores >= 0.8 || (running >= 0.8 && hot.cores >= 0.3);
+    if saturated && hot.cores >= 0.6 * busy && cores > 1 {
         let mut b = binding(
             k,
             Resource::Cpu,
             Some(1.0),
             format!(
-                "is limited by one thread's CPU: '{}' ran {:.2} of a core at {}/s while {cores} cores were allowed (an event loop or an interpreter lock computes on one core); more processes, one per core, would raise it",
+                "is limited by one thread's CPU: '{}' ran {:.2} of a core at {}/s ({} threads running or waiting for a CPU on average) while {cores} cores were allowed (an event loop or an interpreter lock computes on one core); more processes, one per core, would raise it",
                 hot.name,
                 hot.cores,
-                n(k.capacity)
+                n(k.capacity),
+                n(running)
             ),
         );
         b.name = Some(hot.name.clone());

@@ -109,12 +109,20 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
     let codes = r.status_codes.iter().map(|(c, n)| (c.as_str(), *n));
     let errors = r.errors.classes().into_iter().filter(|(_, n)| *n > 0);
     let mut facts: Vec<Fact> = shards(r).into_iter().collect();
+    let mut requests = fact(
+        "Requests",
+        "planned, sent, not_sent",
+        [q.planned, q.sent, q.not_sent].map(count).to_vec(),
+    );
+    if q.retried > 0 {
+        // docs/reliability.md: the one retry, after a kept-alive connection's idle close.
+        requests.note = format!(
+            " ({} of sent retried once on a new connection: the kept-alive one closed before any byte)",
+            count(q.retried)
+        );
+    }
     facts.extend([
-        fact(
-            "Requests",
-            "planned, sent, not_sent",
-            [q.planned, q.sent, q.not_sent].map(count).to_vec(),
-        ),
+        requests,
         fact(
             "Answers",
             "ok, non_2xx, errors",

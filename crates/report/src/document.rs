@@ -12,6 +12,7 @@ use iolab_model::capacity::{CapacityFile, CAPACITY_SCHEMA};
 use iolab_model::predict::{PredictFile, PREDICT_SCHEMA};
 use iolab_model::runs::{RunsFile, RUNS_SCHEMA};
 use iolab_model::verify::{VerifyFile, VERIFY_SCHEMA};
+use iolab_model::whatif::{WhatIfFile, WHATIF_SCHEMA};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -178,6 +179,8 @@ pub enum Document {
     Verify(VerifyFile),
     /// `iolab.capacity/1`: `iolab capacity --json` (and its `capacity.json`).
     Capacity(Box<CapacityFile>),
+    /// `iolab.whatif/1`: `iolab whatif --json` (and its `whatif.json`).
+    WhatIf(Box<WhatIfFile>),
 }
 
 /// Why a JSON text is not a document.
@@ -263,6 +266,13 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         charts: true,
         read: |v| Ok(Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?))),
     },
+    DocumentDef {
+        schema: WHATIF_SCHEMA,
+        about: "what-if pairs",
+        written_by: "iolab whatif (its whatif.json)",
+        charts: false,
+        read: |v| Ok(Document::WhatIf(Box::new(parse(v, WHATIF_SCHEMA)?))),
+    },
 ];
 
 impl Document {
@@ -290,6 +300,7 @@ impl Document {
             Document::Predict(_) => PREDICT_SCHEMA,
             Document::Verify(_) => VERIFY_SCHEMA,
             Document::Capacity(_) => CAPACITY_SCHEMA,
+            Document::WhatIf(_) => WHATIF_SCHEMA,
         };
         DOCUMENTS
             .iter()
@@ -320,12 +331,13 @@ impl Document {
             Document::Predict(d) => crate::predict::render(d, format),
             Document::Verify(d) => crate::verify::render(d, format),
             Document::Capacity(d) => crate::capacity::render(d, format),
+            Document::WhatIf(d) => crate::whatif::render(d, format),
         }
     }
 
     /// Does it have charts (`iolab report --png`)?
     pub fn has_charts(&self) -> bool {
-        matches!(self, Document::Runs(_) | Document::Capacity(_))
+        self.def().charts
     }
 
     /// Write every chart as `<dir>/<id>.png`: a results folder's, or a

@@ -24,6 +24,7 @@ pub mod predict;
 pub mod runs;
 pub mod svg;
 pub mod verify;
+pub mod whatif;
 
 use std::path::PathBuf;
 

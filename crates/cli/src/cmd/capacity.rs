@@ -266,7 +266,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// `iolab capacity PRESET`: every target of the preset, searched in turn.
 fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
-    let (plan, slo, o) = capacity::preset::load(preset).map_err(CliError::usage)?;
+    let (plan, slo, o) =
+        capacity::preset::load(preset, Default::default()).map_err(CliError::usage)?;
     let slo = slo_flag(args)?.unwrap_or(slo);
     let gate = baseline(args, &slo)?;
     if let Some((b, _)) = &gate {

@@ -16,3 +16,4 @@ pub mod run;
 pub mod serve;
 pub mod shard;
 pub mod verify;
+pub mod whatif;

@@ -18,7 +18,7 @@
 //! ```
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,7 +30,7 @@ use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::request::RequestSet;
 
 use super::{Options, Probe};
-use crate::preset::PresetError;
+use crate::preset::{Overrides, PresetError};
 use crate::services::{self, Addresses, Needs};
 use crate::targets::{foreign, Launch, StartOptions, Target};
 
@@ -78,10 +78,15 @@ pub fn parse_share(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-/// A capacity preset: its plan, objective and settings.
-pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), PresetError> {
+/// A capacity preset: its plan, objective and settings, at the plan's
+/// time-scale (the objective's bounds and the steps' lengths shrink with
+/// it, the rates grow).
+pub fn load(
+    name_or_path: &str,
+    over: Overrides,
+) -> Result<(ExperimentPlan, Slo, Options), PresetError> {
     let (origin, text) = crate::preset::locate(name_or_path)?;
-    let plan = crate::preset::parse_plan(&text, &origin, Default::default())?;
+    let plan = crate::preset::parse_plan(&text, &origin, over)?;
     let only: Only = toml::from_str(&text)
         .map_err(|e| PresetError(format!("{origin}: [capacity]: {}", e.message())))?;
     let sec = only.capacity.ok_or_else(|| {
@@ -91,21 +96,27 @@ pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), Preset
     })?;
     let bad =
         |field: &str, e: String| PresetError(format!("{origin}: field 'capacity.{field}': {e}"));
-    let slo: Slo = sec.slo.parse().map_err(|e| bad("slo", e))?;
+    let mut slo: Slo = sec.slo.parse().map_err(|e| bad("slo", e))?;
+    let f = plan.scale;
+    for c in &mut slo.clauses {
+        if let iolab_model::capacity::Clause::Latency { below_ms, .. } = c {
+            *below_ms *= f;
+        }
+    }
     let d = Options::default();
     let dur = |field: &str, v: &Option<String>, default: Duration| match v {
         Some(s) => iolab_model::parse_duration(s).map_err(|e| bad(field, e.to_string())),
         None => Ok(default),
     };
     let o = Options {
-        start_rps: sec.start.unwrap_or(d.start_rps),
-        max_rps: sec.max.unwrap_or(d.max_rps),
+        start_rps: sec.start.unwrap_or(d.start_rps) / f,
+        max_rps: sec.max.unwrap_or(d.max_rps) / f,
         precision: match &sec.precision {
             Some(p) => parse_share(p).map_err(|e| bad("precision", e))?,
             None => d.precision,
         },
-        min_step: dur("min_step", &sec.min_step, d.min_step)?,
-        max_step: dur("max_step", &sec.max_step, d.max_step)?,
+        min_step: dur("min_step", &sec.min_step, d.min_step)?.mul_f64(f),
+        max_step: dur("max_step", &sec.max_step, d.max_step)?.mul_f64(f),
         max_steps: sec.max_steps.unwrap_or(d.max_steps),
         cores: d.cores,
     };
@@ -130,7 +141,7 @@ pub fn load(name_or_path: &str) -> Result<(ExperimentPlan, Slo, Options), Preset
 }
 
 /// One run per distinct target (a sweep's rates are the same target).
-fn targets(plan: &ExperimentPlan) -> Vec<&RunSpec> {
+pub fn targets(plan: &ExperimentPlan) -> Vec<&RunSpec> {
     let mut seen = HashSet::new();
     plan.runs
         .iter()
@@ -168,6 +179,44 @@ pub fn run(
     say: &dyn Fn(&str),
     each: &dyn Fn(&StepRecord),
 ) -> Result<Vec<Search>, String> {
+    with_bench(plan, slo, o, cancel, say, each, |bench| {
+        let mut out = Vec::new();
+        for spec in targets(plan) {
+            if bench.cancelled() {
+                break;
+            }
+            say(&format!("capacity: searching {}", spec.name));
+            out.push(bench.search(spec, false)?);
+        }
+        Ok(out)
+    })?
+}
+
+/// What every search of a preset shares: its backends, the CPUs the target
+/// and the generator are pinned to, the binary, the settings, Ctrl-C.
+pub struct Bench<'a> {
+    backends: Addresses,
+    target_cpus: Vec<usize>,
+    gen_cpus: Vec<usize>,
+    exe: PathBuf,
+    /// The search's settings, `cores` the target's.
+    pub options: Options,
+    /// The objective.
+    pub slo: &'a Slo,
+    cancel: Arc<AtomicBool>,
+    each: &'a dyn Fn(&StepRecord),
+}
+
+/// Start the backends `plan` needs, hand `f` the bench, stop them.
+pub fn with_bench<R>(
+    plan: &ExperimentPlan,
+    slo: &Slo,
+    o: &Options,
+    cancel: Arc<AtomicBool>,
+    say: &dyn Fn(&str),
+    each: &dyn Fn(&StepRecord),
+    f: impl FnOnce(&Bench) -> R,
+) -> Result<R, String> {
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)
         .map_err(|e| format!("{e:?}"))?;
     let (target_cpus, gen_cpus) = crate::environment::pinning(true);
@@ -178,45 +227,71 @@ pub fn run(
     } else {
         target_cpus.len() as u32
     };
-    let opts_here = Options { cores, ..*o };
-    let mut out = Vec::new();
-    for spec in targets(plan) {
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
-        }
-        let Work::Http(w) = &spec.work else { continue };
-        say(&format!("capacity: searching {}", spec.name));
+    let bench = Bench {
+        backends: backends.addresses.clone(),
+        target_cpus,
+        gen_cpus,
+        exe,
+        options: Options { cores, ..*o },
+        slo,
+        cancel,
+        each,
+    };
+    let out = f(&bench);
+    backends.stop();
+    Ok(out)
+}
+
+impl Bench<'_> {
+    /// Ctrl-C was pressed.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// How `spec`'s target starts (its runtime's manifest, for its defaults).
+    pub fn launch(&self, spec: &RunSpec) -> Result<Launch, String> {
+        Launch::of(spec, &self.exe)
+    }
+
+    /// Start `spec`'s target, search it, stop it. A black box is searched
+    /// without its own series: the load, `/proc` and the kernel only.
+    pub fn search(&self, spec: &RunSpec, black_box: bool) -> Result<Search, String> {
+        let Work::Http(w) = &spec.work else {
+            return Err(format!(
+                "{}: a capacity search loads HTTP targets",
+                spec.name
+            ));
+        };
         let opts = StartOptions {
-            backends: backends.addresses.clone(),
-            cpus: target_cpus.clone(),
+            backends: self.backends.clone(),
+            cpus: self.target_cpus.clone(),
             separate_metrics: false,
         };
-        let started = start(spec, w, &exe, &opts, &cancel)?;
+        let started = start(spec, w, &self.exe, &opts, &self.cancel)?;
         let probe = Probe {
             url: started.url,
             request: started.request,
             timeout: w.timeout,
             connections: w.connections,
-            gen_cpus: gen_cpus.clone(),
+            gen_cpus: self.gen_cpus.clone(),
             pid: started.pid,
-            metrics: started.metrics,
-            cancel: cancel.clone(),
+            metrics: if black_box { None } else { started.metrics },
+            cancel: self.cancel.clone(),
             live: None,
         };
-        out.push(super::run(
+        let search = super::run(
             &spec.name,
             &probe,
-            slo,
-            &opts_here,
+            self.slo,
+            &self.options,
             started.notes,
-            each,
-        ));
+            self.each,
+        );
         if let Some(mut t) = started.target {
             t.stop(Duration::from_millis(1500));
         }
+        Ok(search)
     }
-    backends.stop();
-    Ok(out)
 }
 
 /// Longest a target may take to start.

@@ -51,6 +51,10 @@ pub struct PresetFile {
     /// (read by `capacity::preset`; `iolab run` ignores it).
     #[serde(default)]
     pub capacity: Option<toml::Value>,
+    /// `iolab whatif PRESET`: what the pair checks (read by `whatif`;
+    /// `iolab run` and `iolab capacity` ignore it).
+    #[serde(default)]
+    pub whatif: Option<toml::Value>,
     /// Who held what: a span sample of some runs (`[spans]`).
     #[serde(default)]
     pub spans: Option<SpansSection>,

@@ -7,6 +7,12 @@
 //! kernel skips on success) and one receive (polled first, since the answer
 //! cannot be there yet), both submitted with the next wait. The clock is read
 //! once per round of completions, not per request.
+//!
+//! A failed send is not the request's end: the receive posted with it
+//! decides, so an early answer (a `413` and a close before the body was
+//! read) is the answer, as on the tokio engine. A reused connection that
+//! closes before any byte of the answer sends the request again once, on a
+//! new connection ([`crate::retry`]).
 
 use std::io;
 use std::os::fd::RawFd;
@@ -14,10 +20,11 @@ use std::os::fd::RawFd;
 use io_uring::{opcode, squeue, types};
 
 use super::deadlines::Deadlines;
-use super::response::{Fed, Reader};
 use super::ring::{token, untoken, Ring, CANCEL, CONNECT, RECV, SEND};
 use crate::http::{connect_class, io_class, Answer};
 use crate::recorder::{ErrorClass, Recorder};
+use crate::response::{Fed, Reader};
+use crate::retry::should_retry;
 use crate::run_ctx::RunCtx;
 use crate::source::{bind_source, set_flag, sockaddr, Addr};
 
@@ -42,6 +49,12 @@ enum State {
 struct Req {
     intended: u64,
     sent: u64,
+    /// Which of the run's requests (an index into `RunCtx::requests`).
+    request: usize,
+    /// Sent again already, on a new connection.
+    retried: bool,
+    /// The send failed with this class; the receive decides the outcome.
+    send_failed: Option<ErrorClass>,
 }
 
 #[derive(Debug)]
@@ -56,6 +69,8 @@ struct Slot {
     /// (refused, reset, out of ports): the closed loop backs off.
     unanswered: bool,
     req: Req,
+    /// Answers completed on this connection.
+    answered: u64,
     buf: Vec<u8>,
     reader: Reader,
 }
@@ -107,8 +122,9 @@ impl<'a> Conns<'a> {
             active: false,
             unanswered: false,
             req: Req::default(),
+            answered: 0,
             buf: Vec::new(),
-            reader: Reader::default(),
+            reader: Reader::new(self.ctx.limits),
         });
         self.deadlines.grow(self.slots.len());
         (self.slots.len() - 1) as u32
@@ -135,6 +151,8 @@ impl<'a> Conns<'a> {
         s.req = Req {
             intended,
             sent: now,
+            request: self.ctx.next_index(),
+            ..Req::default()
         };
         self.deadlines.insert(slot, deadline);
         self.busy += 1;
@@ -179,6 +197,7 @@ impl<'a> Conns<'a> {
         }
         set_flag(fd, libc::IPPROTO_TCP, libc::TCP_NODELAY);
         s.fd = fd;
+        s.answered = 0;
         s.state = State::Connecting;
         s.pending += 1;
         if s.buf.is_empty() {
@@ -194,7 +213,9 @@ impl<'a> Conns<'a> {
     /// Send the request and post the receive of its answer.
     fn exchange(&mut self, slot: u32) -> io::Result<()> {
         let s = &mut self.slots[slot as usize];
-        let req = self.ctx.next_request();
+        let ctx = self.ctx;
+        let req = &ctx.requests[s.req.request];
+        s.req.send_failed = None;
         s.reader.reset(req.starts_with(b"HEAD "));
         let mut send = opcode::Send::new(types::Fd(s.fd), req.as_ptr(), req.len() as u32)
             .flags(libc::MSG_NOSIGNAL | libc::MSG_WAITALL)
@@ -230,6 +251,9 @@ impl<'a> Conns<'a> {
         self.deadlines.remove(slot);
         self.rec
             .done(r.intended, r.sent, now, outcome.map(|a| a.status));
+        if outcome.is_ok() {
+            s.answered += 1;
+        }
         match outcome {
             Ok(a) if a.reusable && !self.ctx.new_connection => {
                 s.state = State::Idle;
@@ -310,20 +334,46 @@ impl<'a> Conns<'a> {
                 s.state = State::Busy;
                 return self.exchange(slot);
             }
-            SEND if res < 0 => self.finish(slot, Err(io_class(&err(res)))),
+            // The receive posted with the send decides (an early answer).
+            SEND if res < 0 => s.req.send_failed = Some(io_class(&err(res))),
             SEND => {}
-            _ if res < 0 => self.finish(slot, Err(io_class(&err(res)))),
-            _ if res == 0 => {
-                let answer = s.reader.eof();
-                self.finish(slot, answer);
-            }
+            _ if res < 0 => return self.failed(slot, io_class(&err(res))),
+            _ if res == 0 => match s.reader.eof() {
+                Ok(answer) => self.finish(slot, Ok(answer)),
+                Err(class) => return self.failed(slot, class),
+            },
             _ => match s.reader.feed(&mut s.buf, res as usize) {
                 Ok(Fed::More(at)) => return self.recv(slot, at),
-                Ok(Fed::Done(answer)) => self.finish(slot, Ok(answer)),
+                Ok(Fed::Done(mut answer)) => {
+                    answer.reusable &= s.req.send_failed.is_none();
+                    self.finish(slot, Ok(answer));
+                }
                 Err(class) => self.finish(slot, Err(class)),
             },
         }
         Ok(())
+    }
+
+    /// The receive ended without an answer (nothing is pending on the
+    /// slot): retried on a new connection if [`should_retry`] says so, else
+    /// the request's end, in the send's class if the send failed first.
+    fn failed(&mut self, slot: u32, class: ErrorClass) -> io::Result<()> {
+        let s = &mut self.slots[slot as usize];
+        let class = s.req.send_failed.unwrap_or(class);
+        let idle_close = s.answered > 0 && !s.reader.started();
+        let request = &self.ctx.requests[s.req.request];
+        if !should_retry(request, class, idle_close, s.req.retried) {
+            self.finish(slot, Err(class));
+            return Ok(());
+        }
+        self.rec.retried();
+        s.req.retried = true;
+        // SAFETY: closing our own socket; no operation is pending on it.
+        unsafe { libc::close(s.fd) };
+        s.fd = -1;
+        s.gen = s.gen.wrapping_add(1);
+        // Still busy and open: the same request, on a new connection.
+        self.connect(slot)
     }
 
     /// Time out every request whose deadline has passed.

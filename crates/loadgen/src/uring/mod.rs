@@ -14,7 +14,6 @@ mod closed;
 mod conns;
 mod deadlines;
 mod open;
-mod response;
 mod ring;
 
 use std::io;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod echo;
+pub mod odd;
 pub mod server;
 
 use std::time::Duration;

@@ -68,6 +68,9 @@ pub const MAX_BATCH_LIST: usize = 10_000;
 pub const MAX_CHILD_LINE: usize = 4_096;
 /// Largest HTTP body iolab's own client reads (`verify`, `/metrics`).
 pub const MAX_HTTP_BODY: usize = 16 << 20;
+/// Most headers `--max-headers` may allow one answer (each costs 32 bytes
+/// of parser state while a head is read).
+pub const MAX_ANSWER_HEADERS: usize = 100_000;
 /// File descriptors a process keeps besides its sockets (stdio, epoll,
 /// timerfds, eventfds, a few files).
 pub const FD_RESERVE: u64 = 64;
@@ -97,6 +100,8 @@ pub enum Field {
     Threads,
     /// Rows kept for `--csv`.
     Csv,
+    /// Headers one answer may carry.
+    MaxHeaders,
 }
 
 impl Field {
@@ -114,6 +119,7 @@ impl Field {
             Field::Interval => "--interval",
             Field::Threads => "--threads",
             Field::Csv => "--csv",
+            Field::MaxHeaders => "--max-headers",
         }
     }
 
@@ -128,6 +134,7 @@ impl Field {
             Field::Connections => "load.max_connections",
             Field::Timeout => "load.timeout",
             Field::Interval => "load.interval",
+            Field::MaxHeaders => "load",
         }
     }
 }
@@ -219,6 +226,18 @@ pub fn check_attack(plan: &AttackPlan) -> Result<(), Fault> {
             Field::Threads,
             format!(
                 "{t} generator threads: at most {MAX_GENERATOR_THREADS} (one per core is best)"
+            ),
+        ));
+    }
+    if let Some(n) = plan
+        .max_headers
+        .filter(|&n| n == 0 || n > MAX_ANSWER_HEADERS)
+    {
+        return Err(Fault::new(
+            Field::MaxHeaders,
+            format!(
+                "{n} headers: give 1 to {} (the default, 256, takes any ordinary answer)",
+                thousands(MAX_ANSWER_HEADERS as u64)
             ),
         ));
     }

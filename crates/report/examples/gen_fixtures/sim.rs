@@ -341,6 +341,7 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
             not_sent: load.not_sent,
             ok,
             non_2xx: 0,
+            retried: 0,
         },
         errors: ErrorCounts {
             timeout: count(Fate::Timeout),

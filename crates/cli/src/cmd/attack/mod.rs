@@ -117,6 +117,10 @@ pub struct Args {
     /// server the kernel's port search stops eating the generator's CPU.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub source_addrs: Vec<std::net::IpAddr>,
+    /// Most headers one answer may carry before it counts as malformed
+    /// (`read`) [default: 256; real answers behind proxies carry 60-80].
+    #[arg(long, value_name = "N")]
+    pub max_headers: Option<usize>,
     /// Print one iolab.attack/1 JSON object instead of the text summary.
     #[arg(long)]
     pub json: bool,

@@ -126,6 +126,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
             EngineArg::IoUring => Engine::IoUring,
         },
         source_addrs: args.source_addrs.clone(),
+        max_headers: args.max_headers,
     })
 }
 

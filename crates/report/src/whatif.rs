@@ -1,0 +1,191 @@
+//! Verified counterfactuals (`iolab.whatif/1`, what `iolab whatif`
+//! measured): per pair, A's binding resource with its evidence, then each
+//! change's predicted capacity beside the measured one and the error; as
+//! text, Markdown, the document as JSON, and CSV (one record per change).
+
+use iolab_model::whatif::{Pair, WhatIfFile, WHATIF_SCHEMA};
+use serde_json::json;
+
+use crate::grid::{self, Grid};
+use crate::numbers::{num, opt, rate, secs};
+use crate::{csv, Format, RenderError, Renderers};
+
+/// Render a whatif document in `format` (one of [`Format::plain`]).
+pub fn render(doc: &WhatIfFile, format: Format) -> Result<Vec<u8>, RenderError> {
+    Renderers {
+        schema: WHATIF_SCHEMA,
+        text,
+        markdown,
+        csv: csv_rows,
+    }
+    .render(doc, format)
+}
+
+/// The pair table: A fitted (resource, evidence), each B predicted against
+/// measured.
+pub fn pairs(doc: &WhatIfFile) -> Grid {
+    let mut g = Grid::new(
+        &[
+            "pair",
+            "A capacity/s",
+            "A fitted",
+            "named",
+            "B",
+            "predicted/s",
+            "measured/s",
+            "error",
+        ],
+        &[false, true, false, false, false, true, true, true],
+    );
+    for p in &doc.pairs {
+        let fit = p.fitted.fit.as_ref();
+        let named = fit.map_or("-".to_string(), |f| {
+            format!("{} ({})", f.binding.resource, f.binding.confidence.as_str())
+        });
+        let right = match p.named_right {
+            Some(true) => "right".to_string(),
+            Some(false) => format!("WRONG (is {})", p.expected.map_or("?", |e| e.as_str())),
+            None => "-".into(),
+        };
+        for (i, c) in p.changes.iter().enumerate() {
+            let first = i == 0;
+            g.rows.push(vec![
+                if first { p.name.clone() } else { String::new() },
+                if first {
+                    opt(p.fitted.capacity_rps, rate)
+                } else {
+                    String::new()
+                },
+                if first { named.clone() } else { String::new() },
+                if first { right.clone() } else { String::new() },
+                c.change.clone(),
+                opt(c.predicted.slo_capacity_rps, rate),
+                opt(c.measured.capacity_rps, rate),
+                opt(c.error_pct, |e| format!("{}%", num(e, 1))),
+            ]);
+        }
+    }
+    g
+}
+
+/// A's naming and evidence, and how long each search took.
+fn details(p: &Pair) -> Vec<String> {
+    let mut out = vec![format!("{}: {}", p.name, p.description)];
+    if let Some(f) = &p.fitted.fit {
+        out.push(format!("  A ({}) {}.", p.fitted.name, f.binding.sentence));
+        out.extend(f.binding.evidence.iter().map(|e| format!("    {}", e.text)));
+        if let Some(s) = &f.binding.settle {
+            out.push(format!("    would settle it: {s}"));
+        }
+    } else {
+        out.push(format!(
+            "  A ({}): no fit ({})",
+            p.fitted.name, p.fitted.outcome
+        ));
+    }
+    out.push(format!(
+        "  searches: A {} ({} steps){}",
+        secs(p.fitted.elapsed_s),
+        p.fitted.steps.len(),
+        p.changes
+            .iter()
+            .map(|c| format!(
+                ", {} {} ({} steps)",
+                c.name,
+                secs(c.measured.elapsed_s),
+                c.measured.steps.len()
+            ))
+            .collect::<String>()
+    ));
+    out
+}
+
+/// Terminal text.
+pub fn text(doc: &WhatIfFile) -> String {
+    let mut lines = vec![format!(
+        "what a change buys, predicted from a black-box fit and then measured (time-scale {})",
+        num(doc.scale, 2)
+    )];
+    lines.extend(pairs(doc).text());
+    for p in &doc.pairs {
+        lines.push(String::new());
+        lines.extend(details(p));
+    }
+    grid::join(&lines)
+}
+
+/// Markdown.
+pub fn markdown(doc: &WhatIfFile) -> String {
+    let mut lines = vec![
+        format!("## What a change buys (time-scale {})", num(doc.scale, 2)),
+        String::new(),
+    ];
+    lines.extend(pairs(doc).markdown());
+    for p in &doc.pairs {
+        lines.push(String::new());
+        lines.extend(
+            details(p)
+                .iter()
+                .map(|l| format!("- {}", grid::cell(l.trim()))),
+        );
+    }
+    grid::join(&lines)
+}
+
+/// One CSV record: pair, A's capacity, A's binding, change, predicted,
+/// measured, error.
+type Row = (
+    String,
+    Option<f64>,
+    String,
+    String,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+);
+
+/// CSV: one record per change.
+pub fn csv_rows(doc: &WhatIfFile) -> String {
+    let rows: Vec<Row> = doc
+        .pairs
+        .iter()
+        .flat_map(|p| {
+            let named = p
+                .fitted
+                .fit
+                .as_ref()
+                .map_or(String::new(), |f| f.binding.resource.to_string());
+            p.changes.iter().map(move |c| {
+                (
+                    p.name.clone(),
+                    p.fitted.capacity_rps,
+                    named.clone(),
+                    c.change.clone(),
+                    c.predicted.slo_capacity_rps,
+                    c.measured.capacity_rps,
+                    c.error_pct,
+                )
+            })
+        })
+        .collect();
+    let empty = (
+        String::new(),
+        None,
+        String::new(),
+        String::new(),
+        None,
+        None,
+        None,
+    );
+    csv::records(&rows, &empty, |r| {
+        vec![
+            ("pair", json!(r.0)),
+            ("a_capacity_rps", json!(r.1)),
+            ("a_binding", json!(r.2)),
+            ("change", json!(r.3)),
+            ("predicted_rps", json!(r.4)),
+            ("measured_rps", json!(r.5)),
+            ("error_pct", json!(r.6)),
+        ]
+    })
+}
