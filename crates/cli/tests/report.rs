@@ -297,8 +297,16 @@ fn report_reads_a_capacity_results_folder_iolab_wrote() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The numbers in the text are the fixture's own: its capacity, its threads named.
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("capacity-pool")).unwrap()).unwrap();
+    let capacity = doc["capacity_rps"].as_f64().unwrap();
+    let resource = doc["searches"][0]["fit"]["binding"]["resource"]
+        .as_str()
+        .unwrap();
     assert!(
-        text.contains("capacity 200/s") && text.contains("behaves like a pool"),
+        text.contains(&format!("capacity {capacity:.0}/s"))
+            && text.contains(&format!("binding resource: {resource}")),
         "{text}"
     );
     // A folder with neither names the documents it looked for.
