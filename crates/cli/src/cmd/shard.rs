@@ -46,14 +46,18 @@ pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
     let bad = |why: String| {
         format!("--start-at '{s}': {why} (use Unix seconds, RFC 3339 like 2026-11-22T10:00:00Z, or +10s)")
     };
+    // Every sum is checked: a time past what the clock can hold (`1e19`) is
+    // the same "too far ahead" as one a day and a second away, never a panic.
+    let too_far = || bad("more than a day ahead (milliseconds given as seconds?)".into());
     let at = if let Some(rel) = s.strip_prefix('+') {
         let d = iolab_model::parse_duration(rel).map_err(|e| bad(e.to_string()))?;
-        now + d
+        now.checked_add(d).ok_or_else(too_far)?
     } else if let Ok(secs) = s.parse::<f64>() {
         if !(secs.is_finite() && secs > 0.0) {
             return Err(bad("not a time after 1970".into()));
         }
-        UNIX_EPOCH + Duration::from_secs_f64(secs)
+        let d = Duration::try_from_secs_f64(secs).map_err(|_| too_far())?;
+        UNIX_EPOCH.checked_add(d).ok_or_else(too_far)?
     } else {
         let t = chrono::DateTime::parse_from_rfc3339(s).map_err(|e| bad(e.to_string()))?;
         let ms = u64::try_from(t.timestamp_millis()).map_err(|_| bad("before 1970".into()))?;
@@ -92,5 +96,17 @@ mod tests {
         assert!(parse_start_at("tomorrow", now)
             .unwrap_err()
             .contains("RFC 3339"));
+    }
+
+    /// Issue 30, finding 1: `--start-at 1e19` (and 1e20 and up) panicked
+    /// adding to the clock before the "a day ahead" check.
+    #[test]
+    fn r30_01_a_start_past_the_clocks_range_is_refused_not_a_panic() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        for huge in ["1e19", "1e20", "1e300", "18446744073709551615"] {
+            let e = parse_start_at(huge, now).unwrap_err();
+            assert!(e.contains("more than a day ahead"), "{huge}: {e}");
+        }
+        assert!(parse_start_at("+9999999999999999s", now).is_err());
     }
 }
