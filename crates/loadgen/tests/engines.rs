@@ -5,11 +5,12 @@
 
 mod common;
 
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::{closed_port, open, run, server};
-use iolab_loadgen::io_uring_available;
+use iolab_loadgen::{attack, io_uring_available, Hooks};
 use iolab_model::attack::{AttackPlan, AttackResult, Engine};
 use iolab_model::driver::{ConnectionMode, Driver};
 
@@ -186,5 +187,41 @@ fn both_engines_connect_from_the_source_addresses_given() {
         );
         let peers = srv.stats.peers.lock().unwrap().clone();
         assert_eq!(peers.into_iter().collect::<Vec<_>>(), ips, "{engine:?}");
+    }
+}
+
+/// Issue 30, finding 4: SIGINT one second into a `--start-at +30s` wait
+/// ended the run 29 s later on io_uring (a blocking sleep to the start).
+#[test]
+fn r30_04_a_cancel_during_the_start_wait_ends_it_on_both_engines() {
+    let srv = server::spawn(0);
+    for engine in engines() {
+        let mut plan = open(&srv.url("/"), 10.0, 1.0);
+        plan.engine = engine;
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        plan.start_at_unix_ms = Some(now_ms + 30_000);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let c = cancel.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            c.store(true, Ordering::Relaxed);
+        });
+        let hooks = Hooks {
+            cancel: Some(cancel),
+            ..Hooks::default()
+        };
+        let t = Instant::now();
+        let rep = attack(&plan, &hooks).unwrap();
+        stopper.join().unwrap();
+        assert!(rep.cancelled, "{engine:?}");
+        assert_eq!(rep.result.requests.sent, 0, "{engine:?}");
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{engine:?}: {:?}",
+            t.elapsed()
+        );
     }
 }

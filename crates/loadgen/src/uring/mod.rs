@@ -55,7 +55,11 @@ pub fn run(ctx: &RunCtx, rec: Recorder, work: ThreadShare, ring: Ring) -> Result
     // SAFETY: prctl on the calling thread with a plain integer argument.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     let mut c = Conns::new(ctx, rec, ring);
-    sleep_until(ctx.start_ns);
+    // The start waited for in slices, so a cancel (Ctrl-C) during a long
+    // `--start-at` lead ends the run now, not at the start (issue 30, finding 4).
+    while !ctx.cancelled() && now_ns() < ctx.start_ns {
+        sleep_until(ctx.start_ns.min(now_ns() + MAX_WAIT_NS));
+    }
     c.now = now_ns();
     let res = match work {
         ThreadShare::Open { schedule, cap } => {
