@@ -55,107 +55,158 @@ pub fn foreign() -> Runtime {
 /// first.
 pub fn changes(f: &Fit) -> Vec<Change> {
     let net = network(f);
-    let c = |change: String, network: Network| Change {
-        change,
-        network,
-        fitted: false,
-        runtime: foreign(),
+    let sizes = Sizes {
+        size: f.binding.size.unwrap_or(f.concurrency).round().max(1.0) as u64,
+        held: f.concurrency,
+        cores: f.cores,
     };
-    let size = f.binding.size.unwrap_or(f.concurrency).round().max(1.0) as u64;
-    let cores = f.cores;
-    let all_cores = u64::from(cores);
-    let loop_async = |n: u64, p| net.on(ModelKind::LoopAsync, knobs(&[("workers", n)]), p);
-    let mut out = vec![Change {
+    let alternatives = match f.binding.resource {
+        Resource::Threads | Resource::Downstream | Resource::Unknown => for_threads(&net, &sizes),
+        Resource::Workers => for_workers(&net, &sizes),
+        Resource::Pool => for_pool(&net, &sizes),
+        Resource::Cpu => for_cpu(&net, &sizes),
+        Resource::EventLoop => for_event_loop(&net, &sizes),
+    };
+    let fitted = Change {
         change: "as fitted".into(),
-        network: net.clone(),
+        network: net,
         fitted: true,
         runtime: foreign(),
-    }];
-    match f.binding.resource {
-        Resource::Threads | Resource::Downstream | Resource::Unknown => {
-            out.push(c(
-                format!("twice the threads ({})", 2 * size),
-                net.on(ModelKind::Pool, knobs(&[("threads", 2 * size)]), cores),
-            ));
-            out.push(c(
-                "virtual threads".into(),
-                net.on(ModelKind::Virtual, knobs(&[]), cores),
-            ));
-            out.push(c(
-                format!("non-blocking, an event loop on each of {cores} cores"),
-                loop_async(all_cores, cores),
-            ));
-        }
-        Resource::Workers => {
-            out.push(c(
-                format!("twice the workers ({})", 2 * size),
-                net.on(ModelKind::Prefork, knobs(&[("processes", 2 * size)]), cores),
-            ));
-            out.push(c(
-                "non-blocking, one process (one event loop)".into(),
-                loop_async(1, cores),
-            ));
-            out.push(c(
-                format!("non-blocking, one process per core ({cores})"),
-                loop_async(all_cores, cores),
-            ));
-        }
-        Resource::Pool => {
-            let threads = (f.concurrency.round() as u64 * 2).max(2 * size);
-            out.push(c(
-                format!("more threads ({threads}), the same pool"),
-                net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
-            ));
-            out.push(c(
-                "non-blocking, the same pool".into(),
-                loop_async(all_cores, cores),
-            ));
-            out.push(c(
-                format!("a pool of {}", 2 * size),
-                net.on(ModelKind::Virtual, knobs(&[("pg_pool", 2 * size)]), cores),
-            ));
-        }
-        Resource::Cpu => {
-            out.push(c(
-                format!("twice the cores ({})", 2 * cores),
-                loop_async(2 * all_cores, 2 * cores),
-            ));
-            let threads = (2.0 * f.concurrency).round().max(2.0) as u64;
-            out.push(c(
-                format!("more threads ({threads})"),
-                net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
-            ));
-            if size < all_cores {
-                out.push(c(
-                    format!("one process per core ({cores})"),
-                    loop_async(all_cores, cores),
-                ));
-            }
-        }
-        Resource::EventLoop => {
-            out.push(c(
-                "blocking calls on an offload pool of 4".into(),
-                net.on(
-                    ModelKind::LoopOffload,
-                    knobs(&[("workers", 1), ("offload", 4)]),
-                    cores,
-                ),
-            ));
-            out.push(c(
-                "non-blocking calls on the same loop".into(),
-                loop_async(1, cores),
-            ));
-            out.push(c(
-                format!("one process per core ({cores})"),
-                net.on(
-                    ModelKind::LoopBlocking,
-                    knobs(&[("workers", 1), ("processes", all_cores)]),
-                    cores,
-                ),
-            ));
-        }
+    };
+    std::iter::once(fitted)
+        .chain(alternatives.into_iter().map(|(change, network)| Change {
+            change,
+            network,
+            fitted: false,
+            runtime: foreign(),
+        }))
+        .collect()
+}
+
+/// What the changes are sized from: the binding resource's units, the
+/// requests held at the knee, the host's cores.
+struct Sizes {
+    size: u64,
+    held: f64,
+    cores: u32,
+}
+
+impl Sizes {
+    fn all_cores(&self) -> u64 {
+        u64::from(self.cores)
+    }
+}
+
+/// The fitted work on `workers` event loops of `cores` cores.
+fn loop_async(net: &Network, workers: u64, cores: u32) -> Network {
+    net.on(ModelKind::LoopAsync, knobs(&[("workers", workers)]), cores)
+}
+
+fn for_threads(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
+    let cores = s.cores;
+    vec![
+        (
+            format!("twice the threads ({})", 2 * s.size),
+            net.on(ModelKind::Pool, knobs(&[("threads", 2 * s.size)]), cores),
+        ),
+        (
+            "virtual threads".into(),
+            net.on(ModelKind::Virtual, knobs(&[]), cores),
+        ),
+        (
+            format!("non-blocking, an event loop on each of {cores} cores"),
+            loop_async(net, s.all_cores(), cores),
+        ),
+    ]
+}
+
+fn for_workers(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
+    let cores = s.cores;
+    vec![
+        (
+            format!("twice the workers ({})", 2 * s.size),
+            net.on(
+                ModelKind::Prefork,
+                knobs(&[("processes", 2 * s.size)]),
+                cores,
+            ),
+        ),
+        (
+            "non-blocking, one process (one event loop)".into(),
+            loop_async(net, 1, cores),
+        ),
+        (
+            format!("non-blocking, one process per core ({cores})"),
+            loop_async(net, s.all_cores(), cores),
+        ),
+    ]
+}
+
+fn for_pool(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
+    let cores = s.cores;
+    let threads = (s.held.round() as u64 * 2).max(2 * s.size);
+    vec![
+        (
+            format!("more threads ({threads}), the same pool"),
+            net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
+        ),
+        (
+            "non-blocking, the same pool".into(),
+            loop_async(net, s.all_cores(), cores),
+        ),
+        (
+            format!("a pool of {}", 2 * s.size),
+            net.on(ModelKind::Virtual, knobs(&[("pg_pool", 2 * s.size)]), cores),
+        ),
+    ]
+}
+
+fn for_cpu(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
+    let cores = s.cores;
+    let threads = (2.0 * s.held).round().max(2.0) as u64;
+    let mut out = vec![
+        (
+            format!("twice the cores ({})", 2 * cores),
+            loop_async(net, 2 * s.all_cores(), 2 * cores),
+        ),
+        (
+            format!("more threads ({threads})"),
+            net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
+        ),
+    ];
+    if s.size < s.all_cores() {
+        out.push((
+            format!("one process per core ({cores})"),
+            loop_async(net, s.all_cores(), cores),
+        ));
     }
     out
+}
+
+fn for_event_loop(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
+    let cores = s.cores;
+    vec![
+        (
+            "blocking calls on an offload pool of 4".into(),
+            net.on(
+                ModelKind::LoopOffload,
+                knobs(&[("workers", 1), ("offload", 4)]),
+                cores,
+            ),
+        ),
+        (
+            "non-blocking calls on the same loop".into(),
+            loop_async(net, 1, cores),
+        ),
+        (
+            format!("one process per core ({cores})"),
+            net.on(
+                ModelKind::LoopBlocking,
+                knobs(&[("workers", 1), ("processes", s.all_cores())]),
+                cores,
+            ),
+        ),
+    ]
 }
 
 /// One simulated step.

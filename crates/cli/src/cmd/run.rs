@@ -4,12 +4,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_lab::preset::{self, Overrides};
 use iolab_lab::progress::{summary_line, Console, Observers};
 use iolab_lab::runner::slots::Sharding;
 use iolab_lab::{interrupt, results, runner, LabError, RunOptions};
+use iolab_live::{Listener, Server};
 use iolab_model::experiment::{ExperimentPlan, Work};
 use iolab_model::runs::RunsFile;
 use iolab_report::Format;
@@ -94,14 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let console = Console::new(args.quiet);
     let (watch, page) = match page {
         Some(listener) => {
-            // Pending runs are predicted for the cores the runner gives the target.
-            let (target, _) = iolab_lab::environment::pinning(opts.pin && plan.pin);
-            let cores = match target.len() {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
-                n => n as u32,
-            };
-            let watch = iolab_live::ExperimentWatch::new(cores);
-            let page = super::live::serve(listener, watch.clone())?;
+            let (watch, page) = live_page(listener, opts.pin && plan.pin)?;
             (Some(watch), Some(page))
         }
         None => (None, None),
@@ -131,31 +126,52 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if args.quiet {
         crate::outln!("{}", out_dir.display());
     } else {
-        print_table(&file);
-        let failed = file
-            .runs
-            .iter()
-            .filter(|r| !r.outcome.is_completed())
-            .count();
-        if failed > 0 {
-            eprintln!(
-                "note: {failed} of {} runs did not complete (see their outcome in runs.json)",
-                file.runs.len()
-            );
-        }
-        if !file.complete {
-            eprintln!(
-                "interrupted: kept {} measured runs, marked incomplete",
-                file.runs.len()
-            );
-        }
-        eprintln!("results: {}/", out_dir.display());
+        print_summary(&file, &out_dir);
     }
     Ok(if file.complete {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(interrupt::EXIT_INTERRUPTED)
     })
+}
+
+/// `--live`: the page watching the experiment; pending runs are predicted
+/// for the cores the runner gives the target.
+fn live_page(
+    listener: Listener,
+    pin: bool,
+) -> Result<(Arc<iolab_live::ExperimentWatch>, Server), CliError> {
+    let (target, _) = iolab_lab::environment::pinning(pin);
+    let cores = match target.len() {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        n => n as u32,
+    };
+    let watch = iolab_live::ExperimentWatch::new(cores);
+    let page = super::live::serve(listener, watch.clone())?;
+    Ok((watch, page))
+}
+
+/// The table, then what did not complete, then where the results are.
+fn print_summary(file: &RunsFile, out_dir: &Path) {
+    print_table(file);
+    let failed = file
+        .runs
+        .iter()
+        .filter(|r| !r.outcome.is_completed())
+        .count();
+    if failed > 0 {
+        eprintln!(
+            "note: {failed} of {} runs did not complete (see their outcome in runs.json)",
+            file.runs.len()
+        );
+    }
+    if !file.complete {
+        eprintln!(
+            "interrupted: kept {} measured runs, marked incomplete",
+            file.runs.len()
+        );
+    }
+    eprintln!("results: {}/", out_dir.display());
 }
 
 /// `--shard` with its `--start-at` and `--shard-gap`; neither without `--shard`.

@@ -22,9 +22,14 @@
 //! 6. **Threads**: at least c threads.
 //! 7. Otherwise unknown, with the signal that would settle it.
 
+mod evidence;
+mod prometheus;
+
+use evidence::evidence;
 use iolab_model::capacity::{
-    Binding, Confidence, Evidence, Resource, Signals, Source, StepRecord, ThreadState, Threads,
+    Binding, Confidence, Resource, Signals, StepRecord, ThreadState, Threads,
 };
+use prometheus::prometheus;
 
 /// What the fit read from the curve, and the steps at the knee.
 #[derive(Debug, Clone, Copy)]
@@ -132,117 +137,6 @@ fn rules(k: &Knee) -> Binding {
         .or_else(|| workers(k))
         .or_else(|| threads(k))
         .unwrap_or_else(|| unknown(k))
-}
-
-/// Gauges a service exports for its pools and thread pools: (in use, max,
-/// waiting, name, resource).
-const GAUGES: [(&str, &str, &str, &str, Resource); 4] = [
-    (
-        "hikaricp_connections_active",
-        "hikaricp_connections_max",
-        "hikaricp_connections_pending",
-        "hikaricp",
-        Resource::Pool,
-    ),
-    (
-        "executor_active_threads",
-        "executor_pool_max_threads",
-        "executor_queued_tasks",
-        "executor",
-        Resource::Pool,
-    ),
-    (
-        "tomcat_threads_busy_threads",
-        "tomcat_threads_config_max_threads",
-        "",
-        "tomcat",
-        Resource::Threads,
-    ),
-    (
-        "jetty_threads_busy",
-        "jetty_threads_config_max",
-        "",
-        "jetty",
-        Resource::Threads,
-    ),
-];
-
-/// Event-loop lag series (seconds): Node's prom-client defaults.
-const LAG: [&str; 2] = [
-    "nodejs_eventloop_lag_seconds",
-    "nodejs_eventloop_lag_p99_seconds",
-];
-
-fn prometheus(k: &Knee) -> Option<Binding> {
-    for (active, max, waiting, label, resource) in GAUGES {
-        let (Some(a), Some(m)) = (k.series(active), k.series(max)) else {
-            continue;
-        };
-        if m <= 0.0 || a < m - 0.5 {
-            continue;
-        }
-        let queued = k.series(waiting).filter(|w| *w > 0.0);
-        let what = match resource {
-            Resource::Threads => format!("its {label} thread pool of {}", n(m)),
-            _ => format!("the {label} pool of {}", n(m)),
-        };
-        let mut b = binding(
-            k,
-            resource,
-            Some(m),
-            format!(
-                "is limited by {what}: {active} reached its max of {} at {}/s{}, and about {} requests were held at once (Little's law); {}",
-                n(m),
-                n(k.capacity),
-                queued.map_or(String::new(), |w| format!(" with {} waiting ({waiting})", n(w))),
-                n(k.concurrency),
-                match resource {
-                    Resource::Threads => "more threads or a model that does not hold one while waiting would raise it",
-                    _ => "more threads or a non-blocking model would not help, a bigger pool would (if what it connects to can take it)",
-                }
-            ),
-        );
-        b.name = Some(label.to_string());
-        b.confidence = if (k.concurrency - m).abs() <= 0.25 * m {
-            Confidence::High
-        } else {
-            b.settle = Some(format!(
-                "Little's law gives {} held at once, not {}: the gauge at the failing rate would settle it",
-                n(k.concurrency),
-                n(m)
-            ));
-            Confidence::Medium
-        };
-        b.evidence.push(Evidence {
-            source: Source::Prometheus,
-            text: format!("{active} {} of {max} {}", n(a), n(m)),
-        });
-        return Some(b);
-    }
-    for lag in LAG {
-        let (Some(low), Some(high)) = (
-            k.at.metrics.get(lag),
-            k.over.and_then(|o| o.metrics.get(lag)),
-        ) else {
-            continue;
-        };
-        if *high >= 0.05 && *high >= 10.0 * low.max(0.001) {
-            let mut b = binding(
-                k,
-                Resource::EventLoop,
-                Some(1.0),
-                format!(
-                    "is limited by its event loop, blocked by its own handlers: {lag} grew from {} at {}/s to {} above it",
-                    ms(low * 1000.0),
-                    n(k.capacity),
-                    ms(high * 1000.0)
-                ),
-            );
-            b.confidence = Confidence::High;
-            return Some(b);
-        }
-    }
-    None
 }
 
 fn cpu(k: &Knee) -> Option<Binding> {
@@ -428,93 +322,4 @@ fn unknown(k: &Knee) -> Binding {
     b.confidence = Confidence::Low;
     b.settle = Some("its own gauges for its pools (--metrics, --series) or the downstream's capacity would settle it".into());
     b
-}
-
-/// The readings every naming shows: Little's law and the latency split,
-/// the threads by state, the CPU, the kernel's queues.
-fn evidence(k: &Knee) -> Vec<Evidence> {
-    let mut out = vec![Evidence {
-        source: Source::Latency,
-        text: format!(
-            "Little's law: {}/s x {} = {} requests held at once at the knee",
-            n(k.capacity),
-            ms(k.service_ms),
-            n(k.concurrency)
-        ),
-    }];
-    if let Some(o) = k.over {
-        let queued = (o.attack.service_ms.p50 - k.service_ms).max(0.0);
-        out.push(Evidence {
-            source: Source::Latency,
-            text: format!(
-                "latency split at {}/s: {} of service, {} queueing at the median",
-                n(o.rate_rps),
-                ms(k.service_ms),
-                ms(queued)
-            ),
-        });
-    }
-    if let Some(t) = k.threads() {
-        let states: Vec<String> = ThreadState::ALL
-            .iter()
-            .filter(|s| t.in_state(**s) >= 0.05)
-            .map(|s| format!("{} {}", n(t.in_state(*s)), s.as_str()))
-            .collect();
-        out.push(Evidence {
-            source: Source::Proc,
-            text: format!(
-                "{} threads in {} at the knee: {}",
-                n(t.threads),
-                if t.processes == 1 {
-                    "1 process".to_string()
-                } else {
-                    format!("{} processes", t.processes)
-                },
-                states.join(", ")
-            ),
-        });
-        if let Some(h) = &t.hottest {
-            out.push(Evidence {
-                source: Source::Proc,
-                text: format!(
-                    "busiest thread '{}' {:.2} cores{}",
-                    h.name,
-                    h.cores,
-                    t.cpu_wait.map_or(String::new(), |w| format!(
-                        "; {w:.2} threads waiting for a CPU"
-                    ))
-                ),
-            });
-        }
-    }
-    if let (Some(b), Some(t)) = (k.busy(), k.cpu_ms) {
-        out.push(Evidence {
-            source: Source::Proc,
-            text: format!(
-                "CPU {} per request (slope of CPU against rate): {b:.2} of {} cores busy at {}/s",
-                ms(t),
-                k.allowed(),
-                n(k.capacity)
-            ),
-        });
-    }
-    if let Some(s) = k.signals() {
-        for d in &s.downstream {
-            out.push(Evidence {
-                source: Source::Kernel,
-                text: format!("{} connections to {}", d.connections, d.endpoint),
-            });
-        }
-        let over_q = k.over.and_then(|o| o.signals.as_ref()?.accept_queue);
-        if let Some(q) = s.accept_queue {
-            out.push(Evidence {
-                source: Source::Kernel,
-                text: format!(
-                    "accept queue {q} at the knee{}",
-                    over_q.map_or(String::new(), |o| format!(", {o} above it"))
-                ),
-            });
-        }
-    }
-    out
 }
