@@ -134,14 +134,25 @@ fn bad_input_is_a_one_line_error_and_exit_2() {
             .code(2)
             .stderr(predicate::str::contains("error"));
     }
-    iolab()
+    // The message names every backend's flag, from the backend table.
+    let out = iolab()
         .args(["backend", "counts"])
         .env_remove("IOLAB_PG")
         .env_remove("IOLAB_MC")
         .env_remove("IOLAB_HTTP_BACKEND")
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--pg, --mc or --http-backend"));
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let flags: Vec<&str> = iolab_model::steps::BackendKind::ALL
+        .iter()
+        .map(|k| k.def().flag)
+        .filter(|f| !f.is_empty())
+        .collect();
+    assert_eq!(flags.len(), 3, "{flags:?}");
+    for flag in flags {
+        assert!(err.contains(flag), "{flag}: {err}");
+    }
 }
 
 #[test]
