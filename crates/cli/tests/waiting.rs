@@ -74,8 +74,16 @@ fn the_cost_of_waiting_is_measured_and_reported() {
             c.label
         );
     }
-    assert!(
-        report.contains("Published: 0.21 KiB per task (tokio)"),
+    // loop-async is set beside tokio's published task; the ratio is said only
+    // when its slope rose above the noise (at 3-4 KiB a request, 40 more held
+    // moves RSS less than the noise of two levels on a busy machine).
+    let la = &costs[0];
+    let anchor = la.anchor.as_ref().expect("tokio's published figure");
+    assert!((anchor.kib - 0.21).abs() < 0.005, "{}", anchor.kib);
+    let published = report.contains("Published: 0.21 KiB per task (tokio)");
+    assert_eq!(
+        published,
+        la.kib_per_request.is_some_and(|k| k > 0.0),
         "{report}"
     );
 }
