@@ -89,24 +89,9 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// A size as a cap is named: `16 MiB`, `64 KiB`, `1.5 GiB`, `100 bytes`.
-pub fn format_bytes(n: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    let mut value = n as f64;
-    let mut unit = "bytes";
-    for u in UNITS {
-        if value < 1024.0 {
-            break;
-        }
-        value /= 1024.0;
-        unit = u;
-    }
-    if unit == "bytes" {
-        format!("{n} bytes")
-    } else {
-        trim(format!("{value:.1}")) + " " + unit
-    }
-}
+/// A size as a cap is named: `16 MiB`, `64 KiB`, `1.5 GiB`, `100 bytes`; one
+/// spelling for the caps of files and of limits.
+pub use iolab_files::format_bytes;
 
 fn trim(s: String) -> String {
     if s.contains('.') {

@@ -233,12 +233,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     iolab_loadgen::validate(&check).map_err(CliError::usage)?;
     let started = results::rfc3339(SystemTime::now());
-    let quiet = args.quiet;
-    let each = move |s: &StepRecord| {
-        if !quiet {
-            eprintln!("{}", iolab_report::capacity::step_line(s));
-        }
-    };
+    let (_, each) = progress(args.quiet);
     let mut notes = Vec::new();
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
@@ -278,17 +273,7 @@ fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
     let cancel = cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let started = results::rfc3339(SystemTime::now());
-    let quiet = args.quiet;
-    let say = move |m: &str| {
-        if !quiet {
-            eprintln!("{m}");
-        }
-    };
-    let each = move |s: &StepRecord| {
-        if !quiet {
-            eprintln!("{}", iolab_report::capacity::step_line(s));
-        }
-    };
+    let (say, each) = progress(args.quiet);
     let searches = capacity::preset::run(&plan, &slo, &o, cancel.clone(), &say, &each)
         .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
     let mut doc = CapacityFile::new(&plan.name, slo, searches, started);
@@ -346,4 +331,20 @@ pub fn save(doc: &CapacityFile, dir: &std::path::Path) -> Result<(), CliError> {
             .map_err(|e| fail(e.to_string()))?;
     }
     Ok(())
+}
+
+/// The lines a search prints on stderr as it goes (none with `--quiet`):
+/// its messages, and one line per step. Shared with `iolab whatif`.
+pub(crate) fn progress(quiet: bool) -> (impl Fn(&str) + Copy, impl Fn(&StepRecord) + Copy) {
+    let say = move |m: &str| {
+        if !quiet {
+            eprintln!("{m}");
+        }
+    };
+    let each = move |s: &StepRecord| {
+        if !quiet {
+            eprintln!("{}", iolab_report::capacity::step_line(s));
+        }
+    };
+    (say, each)
 }

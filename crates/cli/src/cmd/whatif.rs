@@ -11,7 +11,6 @@ use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_lab::preset::Overrides;
 use iolab_lab::results;
 use iolab_lab::whatif::WhatIfError;
-use iolab_model::capacity::StepRecord;
 use iolab_report::Format;
 
 use crate::CliError;
@@ -52,17 +51,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let cancel = cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
-    let quiet = args.quiet;
-    let say = move |m: &str| {
-        if !quiet {
-            eprintln!("{m}");
-        }
-    };
-    let each = move |s: &StepRecord| {
-        if !quiet {
-            eprintln!("{}", iolab_report::capacity::step_line(s));
-        }
-    };
+    let (say, each) = super::capacity::progress(args.quiet);
     let over = Overrides {
         scale: args.scale,
         ..Overrides::default()
