@@ -54,8 +54,14 @@ impl RunCtx {
 
     /// The index of the next request in [`RunCtx::requests`].
     pub fn next_index(&self) -> usize {
-        match self.requests.len() {
-            1 => 0,
+        self.next_of(self.requests.len())
+    }
+
+    /// The next of `n` in turn, across threads (the counter is only touched
+    /// with more than one).
+    fn next_of(&self, n: usize) -> usize {
+        match n {
+            0 | 1 => 0,
             n => self.turn.fetch_add(1, Relaxed) % n,
         }
     }
@@ -63,11 +69,7 @@ impl RunCtx {
     /// HTTP/2: the next request's head, in turn as [`Self::next_request`].
     pub fn next_head(&self) -> Option<&crate::h2::head::Head> {
         let heads = &self.h2.as_ref()?.heads;
-        match heads.len() {
-            0 => None,
-            1 => heads.first(),
-            n => heads.get(self.turn.fetch_add(1, Relaxed) % n),
-        }
+        heads.get(self.next_of(heads.len()))
     }
 
     /// Requests one connection carries at once (1 over HTTP/1.1).
