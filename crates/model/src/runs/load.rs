@@ -77,7 +77,22 @@ pub fn load(results: &Path) -> Result<RunsFile, LoadError> {
         let found = found.to_string();
         return Err(LoadError::Schema { path, found });
     }
-    serde_json::from_value(doc).map_err(|source| LoadError::Shape { path, source })
+    let mut file: RunsFile =
+        serde_json::from_value(doc).map_err(|source| LoadError::Shape { path, source })?;
+    for run in &mut file.runs {
+        for a in run.attack.iter_mut().chain(run.reps.iter_mut()) {
+            a.refresh_rates();
+        }
+        // The repetitions' goodput range, on the same definition.
+        if let (Some(s), false) = (run.spread.as_mut(), run.reps.is_empty()) {
+            let g = run.reps.iter().map(|a| a.throughput_rps.goodput);
+            s.goodput_rps = (
+                g.clone().fold(f64::INFINITY, f64::min),
+                g.fold(f64::NEG_INFINITY, f64::max),
+            );
+        }
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
