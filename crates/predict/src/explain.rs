@@ -74,24 +74,45 @@ pub(crate) fn http(
                 "{own}, but {}, so capacity is {} / {} = {} req/s",
                 binding(b, knobs),
                 thousands(b.servers.round() as u64),
-                secs(b.hold_s),
+                hold(b.hold_s),
                 num(c)
             )
         }
         _ => ", so nothing caps throughput here".to_string(),
     };
     let mut sentence = format!(
-        "{}{sizing}{cap}; {}: {} of {} ok ({:.0}%), p50 {}",
+        "{}{sizing}{cap}; {}: {} of {} ok ({}%), p50 {}",
         held(shape, out, s, knobs),
         load(work, p),
         thousands(p.ok),
         thousands(p.offered),
-        p.success_ratio * 100.0,
+        share(p.success_ratio),
         secs(p.latency_ms.p50 / 1e3),
     );
     sentence += &failures(shape, work, out, p, knobs);
     sentence += &little(out, p, s);
     sentence
+}
+
+/// A hold time with three figures even below a millisecond (`22.0 µs`),
+/// so the capacity beside it can be recomputed from it.
+fn hold(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{} µs", num(s * 1e6))
+    } else {
+        secs(s)
+    }
+}
+
+/// A share in percent that never rounds a few to none or a loss to all:
+/// `0.5`, `37`, `99.9`.
+fn share(ratio: f64) -> String {
+    let p = ratio * 100.0;
+    if (p > 0.0 && p < 1.0) || (p > 99.0 && p < 100.0) {
+        format!("{p:.1}")
+    } else {
+        format!("{p:.0}")
+    }
 }
 
 /// The resource [`held`] names: bounded request threads, or an offload
@@ -114,22 +135,22 @@ fn binding(b: Bound, knobs: &RuntimeKnobs) -> String {
             knobs
                 .phrase("pg_pool")
                 .map_or_else(String::new, |p| format!(" ({p})")),
-            secs(b.hold_s)
+            hold(b.hold_s)
         ),
         Resource::Cpu => format!(
             "its CPU work takes {} per request on {}",
-            secs(b.hold_s),
+            hold(b.hold_s),
             counted(n, "CPU servers")
         ),
         Resource::Offload => format!(
             "{} are held {} per request",
             counted(n, "offload threads"),
-            secs(b.hold_s)
+            hold(b.hold_s)
         ),
         Resource::RequestThreads => format!(
             "{} are held {} per request",
             counted(n, "request threads"),
-            secs(b.hold_s)
+            hold(b.hold_s)
         ),
     }
 }
@@ -137,7 +158,7 @@ fn binding(b: Bound, knobs: &RuntimeKnobs) -> String {
 /// How many hold requests: `1,800 pool threads`, or `200 threads x 9
 /// processes = 1,800 pool threads` when more than one knob multiplies.
 fn holders(cap: u32, shape: &Shape, knobs: &RuntimeKnobs) -> String {
-    let factors: Vec<String> = shape
+    let factors: Vec<(u32, &str)> = shape
         .model
         .def()
         .sized_by
@@ -145,11 +166,18 @@ fn holders(cap: u32, shape: &Shape, knobs: &RuntimeKnobs) -> String {
         .filter_map(|k| {
             let name = k.def().name;
             let v = knobs.get(name)?.value?;
-            (v > 1).then(|| format!("{} {name}", thousands(u64::from(v))))
+            (v > 1).then_some((v, name))
         })
         .collect();
     let all = counted(u64::from(cap), shape.holder);
-    if factors.len() >= 2 {
+    // Only a product that is the cap: a knob the model does not multiply
+    // by here is no factor of it.
+    let product: u64 = factors.iter().map(|(v, _)| u64::from(*v)).product();
+    if factors.len() >= 2 && product == u64::from(cap) {
+        let factors: Vec<String> = factors
+            .iter()
+            .map(|(v, name)| format!("{} {name}", thousands(u64::from(*v))))
+            .collect();
         format!("{} = {all}", factors.join(" x "))
     } else {
         all
