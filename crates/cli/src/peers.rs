@@ -18,8 +18,11 @@ pub struct PeerFlag {
     /// iolab uses the same flag for something else (`-q` is quiet here):
     /// what, and the values that show the peer's meaning was meant (`-q 50`),
     /// so the hint shows only then.
-    pub here: Option<(&'static str, fn(&str) -> bool)>,
+    pub here: Option<(&'static str, Meant)>,
 }
+
+/// Whether a value shows the peer's meaning was meant (`-q 50`).
+pub type Meant = fn(&str) -> bool;
 
 const fn row(
     flag: &'static str,
@@ -42,7 +45,7 @@ const fn clash(
     means: &'static str,
     iolab: &'static str,
     here: &'static str,
-    meant: fn(&str) -> bool,
+    meant: Meant,
 ) -> PeerFlag {
     PeerFlag {
         flag,

@@ -234,7 +234,9 @@ fn pg_pool_10_is_named_as_the_cap_under_200_threads() {
         "{s}"
     );
     assert!(
-        s.contains("(2,000 req/s), but 10 PostgreSQL connections (iolab serve --pg-pool 10, as set)"),
+        s.contains(
+            "(2,000 req/s), but 10 PostgreSQL connections (iolab serve --pg-pool 10, as set)"
+        ),
         "{s}"
     );
     assert!(s.contains("so capacity is 10 / 100 ms = 100 req/s"), "{s}");
