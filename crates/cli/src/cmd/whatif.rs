@@ -18,8 +18,8 @@ use crate::CliError;
 /// Flags of `iolab whatif`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
-  iolab whatif whatif-jvm-threads                 (Tomcat's 200 threads -> virtual threads, WebFlux)
-  iolab whatif whatif-jvm-pg-pool whatif-python-prefork --json > whatif.json
+  iolab whatif whatif-jvm-pg-pool                 (HikariCP's 10 bind: WebFlux + R2DBC predicted no gain)
+  iolab whatif whatif-rust-pool whatif-cpu --json > whatif.json
   iolab whatif presets/whatif-rust-pool.toml --scale 0.5")]
 pub struct Args {
     /// Whatif presets (names or .toml files): a [capacity] table, a
