@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 pub const MAX_STREAMS: u32 = 10_000;
 
 /// Which HTTP the requests go over.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HttpVersion {
     /// HTTP/1.1: one request at a time per connection (keep-alive).
@@ -35,7 +37,7 @@ impl HttpVersion {
 
 /// A gRPC unary call: the method, the request message as JSON, and where
 /// its types come from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrpcCall {
     /// `package.Service/Method`.
     pub method: String,
@@ -73,7 +75,7 @@ impl GrpcCall {
 }
 
 /// How the requests of an attack go on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Protocol {
     /// HTTP/1.1 or HTTP/2.
     #[serde(default)]
@@ -152,7 +154,7 @@ impl Protocol {
 
 /// What a run says about its protocol beside its counts: the HTTP spoken,
 /// the streams asked for and what the server allowed. Absent for HTTP/1.1.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProtocolSummary {
     /// `h2` (over TLS, by ALPN) or `h2c` (prior knowledge).
     pub version: String,
