@@ -125,8 +125,7 @@ fn bad_grpc_calls_exit_2_in_one_line() {
             vec!["--call", "iolab.test.Greeter/SayHello", "--body", "x"],
             &["--body"][..],
         ),
-        (vec!["--data", "{}"], &["--call"][..]),
-        (vec![], &["--call"][..]),
+        (vec!["--data", "{}"], &["required"][..]),
     ] {
         let out = attack(&url, &args);
         let err = String::from_utf8_lossy(&out.stderr);
@@ -137,4 +136,12 @@ fn bad_grpc_calls_exit_2_in_one_line() {
             assert!(err.contains(w), "{args:?}: {err}");
         }
     }
+    // A grpc:// URL without --call: the fix names the flag.
+    let out = iolab(&["attack", &url, "-c", "1", "-n", "1", "-q"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--call package.Service/Method") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
 }
