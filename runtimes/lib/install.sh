@@ -9,6 +9,10 @@
 #   install_build CMD ...   a build that may download (mvn package, go build): under the lock;
 #                           while the tests run, run as it is but offline (use $(install_mvn_offline)
 #                           in its mvn argv; GOPROXY=off is exported), so it fails rather than fetch
+#   sources_stamp PATH ...  a hash of the files under PATHs, names and contents: a build's stamp
+#                           (jvm, play), so a build of unchanged sources returns at once and only
+#                           a changed source rebuilds (mtimes do not decide: a checkout or a copy
+#                           touches them without changing anything)
 #   IOLAB_INSTALL_LOCK      the lock file [/tmp/iolab-install.lock]
 #   IOLAB_CACHE             where downloads are kept across checkouts [~/.cache/iolab]
 : "${IOLAB_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/iolab}"
@@ -49,4 +53,8 @@ install_build() {
 install_mvn_offline() {
   [ "${IOLAB_NO_INSTALL:-0}" = 1 ] && echo "-o"
   return 0
+}
+
+sources_stamp() {
+  find "$@" -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16
 }

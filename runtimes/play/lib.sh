@@ -29,11 +29,17 @@ ensure_maven() {
     { echo "error: Maven is missing and apt-get could not install it: apt-get install maven" >&2; return 1; }
 }
 
-# The jar and classpath exist, nothing in pom.xml or src/ is newer than the jar, and every
-# dependency jar is still in ~/.m2.
+# The build's stamp: a hash of pom.xml and src/ (runtimes/lib/install.sh), and the JDK.
+stamp_file=target/.build-stamp
+stamp_want() {
+  echo "$(sources_stamp pom.xml src) $1"
+}
+
+# The jar and classpath exist, the stamp says pom.xml, src/ and the JDK ($1) are as built,
+# and every dependency jar is still in ~/.m2.
 up_to_date() {
   [ -f "$jar" ] && [ -f "$classpath_file" ] || return 1
-  [ -z "$(find pom.xml src -newer "$jar" -print -quit)" ] || return 1
+  [ "$(cat "$stamp_file" 2>/dev/null)" = "$(stamp_want "$1")" ] || return 1
   local IFS=: f
   for f in $(cat "$classpath_file"); do [ -f "$f" ] || return 1; done
 }

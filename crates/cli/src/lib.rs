@@ -1,6 +1,8 @@
 //! The `iolab` command line: clap definitions ([`cli`]), one module per
 //! subcommand under [`cmd`] that turns its flags into a typed plan and calls
-//! the library crate that does the work, and the exit-code policy ([`exit`]).
+//! the library crate that does the work, the exit-code policy ([`exit`]),
+//! and usage errors in one line ([`usage`]) that point a peer tool's flags
+//! at iolab's ([`peers`]).
 
 /// `println!` through [`iolab_files::stdout`]: a closed stdout (`iolab
 /// presets | head`) stops output quietly, any other failed write
@@ -15,6 +17,8 @@ macro_rules! outln {
 pub mod cli;
 pub mod cmd;
 pub mod exit;
+pub mod peers;
+pub mod usage;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -29,17 +33,17 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let typed = usage::strings(args.clone());
+    // One line, as every usage error: the fault and the fix.
+    if let Some(msg) = usage::foreign(&typed) {
+        eprintln!("error: {msg} (see --help)");
+        return ExitCode::from(2);
+    }
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            // One line, as every usage error: clap's first line names the
-            // fault; its usage block and hints would make it five.
-            let text = e.to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("error");
-            eprintln!("{} (see --help)", first.trim_end());
+            eprintln!("{} (see --help)", usage::one_line(&e, &typed));
             return ExitCode::from(2);
         }
         Err(e) => {

@@ -181,8 +181,8 @@ fn bad_input_is_one_line_and_exit_2() {
             ],
             "TLS",
         ),
-        (vec![&url, "--rate", "0", "-d", "1s"], "> 0"),
-        (vec![&url, "--rate=-5", "-d", "1s"], "> 0"),
+        (vec![&url, "--rate", "0", "-d", "1s"], "above 0"),
+        (vec![&url, "--rate=-5", "-d", "1s"], "above 0"),
         (
             vec![&url, "--rate", "10", "--duration", "3x"],
             "unknown unit",

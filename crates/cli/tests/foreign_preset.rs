@@ -230,3 +230,55 @@ health = "/health"
     let notes = s["notes"].to_string();
     assert!(notes.contains(SKIPPED), "{notes}");
 }
+
+#[test]
+fn foreign_command_without_request_gets_a_hint_and_exit_1() {
+    // Issue 35: a user's own service as `command` with no `request` waited
+    // 15 s for /health, said only "answered 404", and exited 0. Here:
+    // Python's http.server, which has no /health.
+    let tmp = tempfile::tempdir().unwrap();
+    let preset = tmp.path().join("own.toml");
+    std::fs::write(
+        &preset,
+        r#"name = "own"
+description = "a service of one's own, without request"
+warmup = "100ms"
+[load]
+steps = "sleep:1"
+rate = 10
+duration = "500ms"
+timeout = "500ms"
+[[targets]]
+model = "pool"
+command = ["python3", "-m", "http.server", "--bind", "127.0.0.1", "{port}"]
+"#,
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("res");
+    let started = Instant::now();
+    let out = iolab(&[
+        "run",
+        preset.to_str().unwrap(),
+        "--quiet",
+        "--no-pin",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no run was measured"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    let runs: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("runs.json")).unwrap()).unwrap();
+    let outcome = &runs["runs"][0]["outcome"];
+    assert_eq!(outcome["status"], "start-failed", "{outcome}");
+    let detail = outcome["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("/health answered 404") && detail.contains("request = { path = \"/\" }"),
+        "{detail}"
+    );
+}

@@ -32,7 +32,7 @@ fn table_is_the_default() {
         .success()
         .stdout(predicate::str::contains("offered 400 req/s · sleep:100"))
         .stdout(predicate::str::contains(
-            "pool(threads=20) was overloaded: 36.1% ok of 2,000, goodput 103 req/s, p99 1.97s, because 400 req/s x 100ms = 40 in flight are needed but it holds at most 20 threads",
+            "pool(threads=20) was overloaded: 36.1% ok of 2,000, goodput 145 req/s, p99 1.97s, because 400 req/s x 100ms = 40 in flight are needed but it holds at most 20 threads",
         ))
         .stdout(predicate::str::contains("★"));
 }

@@ -187,6 +187,26 @@ fn presets_lists_the_showdown_and_dry_run_expands_it() {
         );
 }
 
+#[test]
+fn dry_run_speaks_the_labs_language_not_debug() {
+    // Issue 35: `batch Mixed { cpu: 100, io: 100, cpu_terms: [3088365, ...] }`.
+    for (preset, needle) in [
+        ("e1-actors", "Leibniz terms"),
+        ("e3-futures", "calls of"),
+        ("showdown", "req/s"),
+    ] {
+        let out = iolab().args(["run", preset, "--dry-run"]).output().unwrap();
+        assert!(out.status.success(), "{preset}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        // The run lines (indented), not the preset's own description.
+        let runs: String = text.lines().filter(|l| l.starts_with("  ")).collect();
+        assert!(runs.contains(needle), "{preset}: {text}");
+        for debug in ["{", "}", "[", "Some(", "Mixed", "Calls"] {
+            assert!(!runs.contains(debug), "{preset}: '{debug}' in {text}");
+        }
+    }
+}
+
 /// Children of `pid` (from /proc/*/stat).
 fn children(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();

@@ -233,27 +233,6 @@ fn status_codes(status: &[u64]) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Offered, achieved and good rates; an open loop is offered over its
-/// planned duration, anything else over the elapsed time.
-pub(crate) fn throughput(driver: &DriverSummary, q: &RequestCounts, elapsed_s: f64) -> Throughput {
-    let per_s = |n: u64| {
-        if elapsed_s > 0.0 {
-            n as f64 / elapsed_s
-        } else {
-            0.0
-        }
-    };
-    let offered = match (driver.kind.as_str(), driver.duration_s) {
-        ("open", Some(d)) if d > 0.0 => q.planned as f64 / d,
-        _ => per_s(q.planned),
-    };
-    Throughput {
-        offered,
-        achieved: per_s(q.ok + q.non_2xx),
-        goodput: per_s(q.ok),
-    }
-}
-
 /// The generator's self-check: flagged when its lateness could change the
 /// run's figures (see `GeneratorStats::verdict`), with the cause named.
 fn generator_stats(
@@ -320,7 +299,7 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
     let result = AttackResult {
         schema: ATTACK_SCHEMA.to_string(),
         target: plan.target.clone(),
-        throughput_rps: throughput(&driver, &m.requests, elapsed_s),
+        throughput_rps: Throughput::of(&driver, &m.requests, elapsed_s, cancelled),
         driver,
         requests: m.requests.clone(),
         errors: m.errors.clone(),

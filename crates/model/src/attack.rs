@@ -166,15 +166,54 @@ pub struct ServiceSummary {
     pub max: f64,
 }
 
-/// Rates over the run, requests per second.
+/// Rates over the run, requests per second, each over [`window_s`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Throughput {
-    /// Planned requests / planned duration.
+    /// Planned requests / window.
     pub offered: f64,
-    /// Answered requests (any status) / elapsed.
+    /// Answered requests (any status) / window.
     pub achieved: f64,
-    /// 2xx within the timeout / elapsed.
+    /// 2xx within the timeout / window.
     pub goodput: f64,
+}
+
+impl Throughput {
+    /// The rates of a run's counts: the one definition `run`, `predict`
+    /// (its simulation's window is the same) and the report share.
+    pub fn of(
+        driver: &DriverSummary,
+        q: &RequestCounts,
+        elapsed_s: f64,
+        interrupted: bool,
+    ) -> Self {
+        let w = window_s(driver, elapsed_s, interrupted);
+        Throughput {
+            offered: per_second(q.planned, w),
+            achieved: per_second(q.ok + q.non_2xx, w),
+            goodput: per_second(q.ok, w),
+        }
+    }
+}
+
+/// The window every rate of a run is over: an open loop's planned
+/// duration, so its requests count over the time they were offered (a run
+/// that serves all of them has goodput = offered, the answers landing
+/// after the last send included, as a prediction counts them); a closed
+/// loop's, or a run cut short's, elapsed time.
+pub fn window_s(driver: &DriverSummary, elapsed_s: f64, interrupted: bool) -> f64 {
+    match (driver.kind.as_str(), driver.duration_s) {
+        ("open", Some(d)) if d > 0.0 && !interrupted => d,
+        _ => elapsed_s,
+    }
+}
+
+/// `n` per second of a `window` (0 for an empty window).
+pub fn per_second(n: u64, window_s: f64) -> f64 {
+    if window_s > 0.0 {
+        n as f64 / window_s
+    } else {
+        0.0
+    }
 }
 
 /// One interval of the run; `t_s` is the interval's start from the run's start.
@@ -311,6 +350,21 @@ impl AttackResult {
         let closed = self.driver.kind == "closed";
         self.generator
             .verdict(self.elapsed_s, self.latency_ms.p50, closed)
+    }
+
+    /// Its rates recomputed from its counts by [`Throughput::of`], so a
+    /// document written before that one definition (goodput over the time
+    /// to the last answer) reads as a new one does; kept as written when it
+    /// has no window to count over.
+    pub fn refresh_rates(&mut self) {
+        if window_s(&self.driver, self.elapsed_s, self.interrupted) > 0.0 {
+            self.throughput_rps = Throughput::of(
+                &self.driver,
+                &self.requests,
+                self.elapsed_s,
+                self.interrupted,
+            );
+        }
     }
 
     /// Success ratio: 2xx within the timeout / planned (0 when nothing was planned).

@@ -245,6 +245,60 @@ impl WorkerKind {
     }
 }
 
+/// `min-max` of a list (one value when all are equal), `f` formatting each.
+fn range<T: Copy + PartialOrd>(v: &[T], f: impl Fn(T) -> String) -> String {
+    let lo = v.iter().copied().reduce(|a, b| if b < a { b } else { a });
+    let hi = v.iter().copied().reduce(|a, b| if b > a { b } else { a });
+    match (lo, hi) {
+        (Some(lo), Some(hi)) if lo < hi => format!("{}-{}", f(lo), f(hi)),
+        (Some(lo), _) => f(lo),
+        _ => "-".into(),
+    }
+}
+
+/// The tasks as the lab says them: `1,000 calls of 100 ms`, `200 tasks:
+/// 100 cpu of 3,088,365-12,353,460 Leibniz terms, 100 io of 50-500 ms`.
+impl std::fmt::Display for TaskMix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |m: f64| crate::format_duration(std::time::Duration::from_secs_f64(m / 1e3));
+        match self {
+            TaskMix::Calls { n, ms: each } => {
+                write!(f, "{} calls of {}", crate::units::thousands(*n), ms(*each))
+            }
+            TaskMix::Mixed {
+                cpu,
+                io,
+                cpu_terms,
+                io_ms,
+            } => write!(
+                f,
+                "{} tasks: {cpu} cpu of {} Leibniz terms, {io} io of {}",
+                cpu + io,
+                range(cpu_terms, crate::units::thousands),
+                range(io_ms, ms)
+            ),
+        }
+    }
+}
+
+/// A batch as the lab says it: its tasks, then the master and its
+/// workers when there is one, then where IO waits when it is not the timer.
+impl std::fmt::Display for BatchSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.tasks)?;
+        if let Some(m) = &self.master {
+            write!(f, " · a master and {} {} workers", m.workers, m.worker)?;
+            if let Some(d) = m.shared_pool {
+                write!(f, " sharing {d} pool threads")?;
+            }
+        }
+        if !self.io_backend.is_sleep() {
+            write!(f, " · io on {}", self.io_backend)?;
+        }
+        Ok(())
+    }
+}
+
 impl std::fmt::Display for WorkerKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

@@ -11,7 +11,8 @@
 //! failed request lands in ([`error_class`]), the protocol requests go
 //! over ([`protocol`]), what a request
 //! sends ([`request`]), how those are written and read back ([`files`]),
-//! and every bound on input with the machine's kernel limits ([`limits`]).
+//! every bound on input with the machine's kernel limits ([`limits`]), and
+//! when two measured figures differ beyond their noise ([`noise`]).
 
 pub mod attack;
 pub mod batch;
@@ -28,6 +29,7 @@ pub mod generator;
 pub mod knob;
 pub mod limits;
 pub mod live;
+pub mod noise;
 pub mod predict;
 pub mod protocol;
 pub mod request;
@@ -47,4 +49,4 @@ pub use driver::{Arrival, ConnectionMode, Driver, Phase};
 pub use knob::{ModelParams, KNOBS};
 pub use runtime::Runtime;
 pub use steps::{IoCall, Step, StepsError};
-pub use units::{format_duration, parse_duration, DurationError};
+pub use units::{format_duration, parse_duration, parse_rate, DurationError, RateError};

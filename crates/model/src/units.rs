@@ -1,5 +1,6 @@
 //! Durations as people type them (`500ms`, `3s`, `1m`, `1.5s`) and as results
-//! store them (seconds as `f64`, so JSON stays readable); byte sizes as an
+//! store them (seconds as `f64`, so JSON stays readable); rates as people
+//! type them (`50`, `50/s`, `3000/1m`, vegeta's way); byte sizes as an
 //! error naming a cap shows them (`16 MiB`).
 
 use std::time::Duration;
@@ -54,6 +55,55 @@ pub fn parse_duration(input: &str) -> Result<Duration, DurationError> {
         return Err(err("longer than a week"));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// A rate that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad rate '{input}': {reason} (use requests per second, e.g. 50, or per a time, e.g. 50/s, 3000/1m, 5/100ms)")]
+pub struct RateError {
+    /// What was given.
+    pub input: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+/// Requests per second from `N` or `N/TIME`, as vegeta writes a rate:
+/// `50`, `50/s`, `50/1s`, `3000/m`, `5/100ms` (a time without a number is
+/// one of its unit). Above zero and finite: a rate of nothing sends nothing.
+pub fn parse_rate(input: &str) -> Result<f64, RateError> {
+    let err = |reason: String| RateError {
+        input: input.to_string(),
+        reason,
+    };
+    let (n, per) = match input.trim().split_once('/') {
+        Some((n, per)) => (n, Some(per.trim())),
+        None => (input.trim(), None),
+    };
+    let n: f64 = n
+        .trim()
+        .parse()
+        .map_err(|_| err(format!("'{}' is not a number", n.trim())))?;
+    let secs = match per {
+        None => 1.0,
+        Some(per) => {
+            let per = if per.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+                per.to_string()
+            } else {
+                format!("1{per}")
+            };
+            parse_duration(&per)
+                .map_err(|e| err(format!("the time after '/': {}", e.reason)))?
+                .as_secs_f64()
+        }
+    };
+    if secs <= 0.0 {
+        return Err(err("the time after '/' is zero".into()));
+    }
+    let rate = n / secs;
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(err("must be above 0".into()));
+    }
+    Ok(rate)
 }
 
 /// A short human form: `850us`, `12.5ms`, `3s`, `1m30s`.
@@ -142,6 +192,21 @@ pub mod secs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_50_per_s_reads_like_vegeta() {
+        assert_eq!(parse_rate("50").unwrap(), 50.0);
+        assert_eq!(parse_rate("50/s").unwrap(), 50.0);
+        assert_eq!(parse_rate("50/1s").unwrap(), 50.0);
+        assert_eq!(parse_rate("3000/m").unwrap(), 50.0);
+        assert_eq!(parse_rate("3000/1m").unwrap(), 50.0);
+        assert_eq!(parse_rate("5/100ms").unwrap(), 50.0);
+        assert_eq!(parse_rate("2.5").unwrap(), 2.5);
+        for bad in ["", "0", "-5", "50/x", "50/0s", "fifty/s", "inf", "NaN"] {
+            let e = parse_rate(bad).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("bad rate '{bad}'")), "{e}");
+        }
+    }
 
     #[test]
     fn parses_units() {

@@ -8,34 +8,92 @@ pub fn little_in_flight(rate_rps: f64, latency_s: f64) -> f64 {
     rate_rps * latency_s
 }
 
+/// What a request holds, for the capacity's sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// Its request thread (or process), for the whole request.
+    RequestThreads,
+    /// An offload thread, for each IO leaf.
+    Offload,
+    /// A CPU server, for its CPU steps.
+    Cpu,
+    /// A PostgreSQL connection of the pool, for each pg leaf.
+    PgPool,
+}
+
+/// One resource's bound: `servers` held `hold_s` each by a request, so
+/// `servers / hold_s` requests per second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    /// Which resource.
+    pub resource: Resource,
+    /// How many of it.
+    pub servers: f64,
+    /// How long one request holds one, seconds.
+    pub hold_s: f64,
+}
+
+impl Bound {
+    /// `servers / hold_s`, req/s.
+    pub fn rps(&self) -> f64 {
+        self.servers / self.hold_s
+    }
+}
+
+/// Every resource that bounds a model, c/S each: request threads for the
+/// whole request, offload threads for each IO leaf, pg connections for each
+/// pg leaf, CPU servers for CPU. Empty when nothing bounds it.
+pub fn bounds(
+    shape: &Shape,
+    unloaded_ns: u64,
+    work_ns: (u64, u64, u64),
+    pg_pool: u32,
+) -> Vec<Bound> {
+    let (cpu, io, pg) = work_ns;
+    let mut out = Vec::new();
+    let mut bound = |resource, servers: f64, hold_ns: u64| {
+        if hold_ns > 0 {
+            out.push(Bound {
+                resource,
+                servers,
+                hold_s: hold_ns as f64 / 1e9,
+            });
+        }
+    };
+    if let Some(rt) = shape.request_threads {
+        if rt.cap != u32::MAX {
+            bound(Resource::RequestThreads, rt.cap as f64, unloaded_ns);
+        }
+    }
+    if let Some(p) = shape.offload {
+        bound(Resource::Offload, p as f64, io);
+    }
+    bound(Resource::Cpu, shape.cpu_servers as f64, cpu);
+    bound(Resource::PgPool, f64::from(pg_pool), pg);
+    out
+}
+
+/// The tightest of [`bounds`]: what sets capacity.
+pub fn binding(
+    shape: &Shape,
+    unloaded_ns: u64,
+    work_ns: (u64, u64, u64),
+    pg_pool: u32,
+) -> Option<Bound> {
+    bounds(shape, unloaded_ns, work_ns, pg_pool)
+        .into_iter()
+        .reduce(|a, b| if b.rps() < a.rps() { b } else { a })
+}
+
 /// The most a model can serve, req/s: the tightest of c/S over every
-/// resource a request holds (request threads for the whole request, offload
-/// threads for each IO leaf, pg connections for each pg leaf, CPU servers for
-/// CPU); `None` when nothing bounds it.
+/// resource a request holds ([`binding`]); `None` when nothing bounds it.
 pub fn capacity_rps(
     shape: &Shape,
     unloaded_ns: u64,
     work_ns: (u64, u64, u64),
     pg_pool: u32,
 ) -> Option<f64> {
-    let (cpu, io, pg) = work_ns;
-    let mut caps = Vec::new();
-    let mut bound = |servers: f64, hold_ns: u64| {
-        if hold_ns > 0 {
-            caps.push(servers / (hold_ns as f64 / 1e9));
-        }
-    };
-    if let Some(rt) = shape.request_threads {
-        if rt.cap != u32::MAX {
-            bound(rt.cap as f64, unloaded_ns);
-        }
-    }
-    if let Some(p) = shape.offload {
-        bound(p as f64, io);
-    }
-    bound(shape.cpu_servers as f64, cpu);
-    bound(f64::from(pg_pool), pg);
-    caps.into_iter().reduce(f64::min)
+    binding(shape, unloaded_ns, work_ns, pg_pool).map(|b| b.rps())
 }
 
 /// How fast the queue grows above capacity, req/s (0 below it).

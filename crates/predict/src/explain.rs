@@ -6,7 +6,7 @@ use iolab_model::experiment::HttpWork;
 use iolab_model::predict::Prediction;
 use iolab_model::runtime::RuntimeKnobs;
 
-use crate::closed_form::{little_in_flight, queue_growth_rps};
+use crate::closed_form::{little_in_flight, queue_growth_rps, Bound, Resource};
 use iolab_model::concurrency::{counted, Admission, Shape};
 use iolab_model::ModelKind;
 
@@ -50,25 +50,43 @@ pub(crate) fn http(
     out: &SimOutcome,
     p: &Prediction,
     knobs: &RuntimeKnobs,
+    bind: Option<Bound>,
 ) -> String {
     let s = out.unloaded_ns as f64 / 1e9;
-    let cap = match p.capacity_rps {
-        Some(c) => format!("capacity is {} req/s", num(c)),
-        None => "nothing caps throughput here".to_string(),
-    };
     let sizing = knobs.sizing(shape.model);
     let sizing = if sizing.is_empty() {
         sizing
     } else {
         format!(" ({sizing})")
     };
+    let cap = match (p.capacity_rps, bind) {
+        (Some(c), Some(b)) if Some(b.resource) == named(shape) => {
+            format!(", so capacity is {} req/s", num(c))
+        }
+        (Some(c), Some(b)) => {
+            let own = match (named(shape), shape.request_threads) {
+                (Some(Resource::RequestThreads), Some(rt)) => {
+                    format!(" ({} req/s)", num(f64::from(rt.cap) / s))
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{own}, but {}, so capacity is {} / {} = {} req/s",
+                binding(b, knobs),
+                thousands(b.servers.round() as u64),
+                hold(b.hold_s),
+                num(c)
+            )
+        }
+        _ => ", so nothing caps throughput here".to_string(),
+    };
     let mut sentence = format!(
-        "{}{sizing}, so {cap}; {}: {} of {} ok ({:.0}%), p50 {}",
-        held(shape, out, s),
+        "{}{sizing}{cap}; {}: {} of {} ok ({}%), p50 {}",
+        held(shape, out, s, knobs),
         load(work, p),
         thousands(p.ok),
         thousands(p.offered),
-        p.success_ratio * 100.0,
+        share(p.success_ratio),
         secs(p.latency_ms.p50 / 1e3),
     );
     sentence += &failures(shape, work, out, p, knobs);
@@ -76,8 +94,98 @@ pub(crate) fn http(
     sentence
 }
 
+/// A hold time with three figures even below a millisecond (`22.0 µs`),
+/// so the capacity beside it can be recomputed from it.
+fn hold(s: f64) -> String {
+    if s < 1e-3 {
+        format!("{} µs", num(s * 1e6))
+    } else {
+        secs(s)
+    }
+}
+
+/// A share in percent that never rounds a few to none or a loss to all:
+/// `0.5`, `37`, `99.9`.
+fn share(ratio: f64) -> String {
+    let p = ratio * 100.0;
+    if (p > 0.0 && p < 1.0) || (p > 99.0 && p < 100.0) {
+        format!("{p:.1}")
+    } else {
+        format!("{p:.0}")
+    }
+}
+
+/// The resource [`held`] names: bounded request threads, or an offload
+/// pool; none for threads made per request or a model that holds none.
+fn named(shape: &Shape) -> Option<Resource> {
+    match (shape.request_threads, shape.offload) {
+        (Some(rt), _) if rt.cap != u32::MAX => Some(Resource::RequestThreads),
+        (None, Some(_)) => Some(Resource::Offload),
+        _ => None,
+    }
+}
+
+/// A binding resource other than the one [`held`] names, in words.
+fn binding(b: Bound, knobs: &RuntimeKnobs) -> String {
+    let n = b.servers.round() as u64;
+    match b.resource {
+        Resource::PgPool => format!(
+            "{}{} are held {} per request",
+            counted(n, "PostgreSQL connections"),
+            knobs
+                .phrase("pg_pool")
+                .map_or_else(String::new, |p| format!(" ({p})")),
+            hold(b.hold_s)
+        ),
+        Resource::Cpu => format!(
+            "its CPU work takes {} per request on {}",
+            hold(b.hold_s),
+            counted(n, "CPU servers")
+        ),
+        Resource::Offload => format!(
+            "{} are held {} per request",
+            counted(n, "offload threads"),
+            hold(b.hold_s)
+        ),
+        Resource::RequestThreads => format!(
+            "{} are held {} per request",
+            counted(n, "request threads"),
+            hold(b.hold_s)
+        ),
+    }
+}
+
+/// How many hold requests: `1,800 pool threads`, or `200 threads x 9
+/// processes = 1,800 pool threads` when more than one knob multiplies.
+fn holders(cap: u32, shape: &Shape, knobs: &RuntimeKnobs) -> String {
+    let factors: Vec<(u32, &str)> = shape
+        .model
+        .def()
+        .sized_by
+        .iter()
+        .filter_map(|k| {
+            let name = k.def().name;
+            let v = knobs.get(name)?.value?;
+            (v > 1).then_some((v, name))
+        })
+        .collect();
+    let all = counted(u64::from(cap), shape.holder);
+    // Only a product that is the cap: a knob the model does not multiply
+    // by here is no factor of it.
+    let product: u64 = factors.iter().map(|(v, _)| u64::from(*v)).product();
+    if factors.len() >= 2 && product == u64::from(cap) {
+        let factors: Vec<String> = factors
+            .iter()
+            .map(|(v, name)| format!("{} {name}", thousands(u64::from(*v))))
+            .collect();
+        format!("{} = {all}", factors.join(" x "))
+    } else {
+        all
+    }
+}
+
 /// What holds a request, and for how long.
-fn held(shape: &Shape, out: &SimOutcome, s: f64) -> String {
+fn held(shape: &Shape, out: &SimOutcome, s: f64, knobs: &RuntimeKnobs) -> String {
     match shape.request_threads {
         Some(rt) if rt.cap == 1 && shape.model == ModelKind::Sequential => {
             format!("{} holds each request for {}", shape.holder, secs(s))
@@ -89,7 +197,7 @@ fn held(shape: &Shape, out: &SimOutcome, s: f64) -> String {
         ),
         Some(rt) if rt.cap != u32::MAX => format!(
             "{} each hold a request for {}",
-            counted(u64::from(rt.cap), shape.holder),
+            holders(rt.cap, shape, knobs),
             secs(s)
         ),
         Some(_) => format!("a new thread holds each request for {}", secs(s)),

@@ -148,7 +148,8 @@ fn prediction_from(
     pg_pool: u32,
     knobs: &RuntimeKnobs,
 ) -> Prediction {
-    let capacity = closed_form::capacity_rps(shape, out.unloaded_ns, out.work_ns, pg_pool);
+    let bind = closed_form::binding(shape, out.unloaded_ns, out.work_ns, pg_pool);
+    let capacity = bind.map(|b| b.rps());
     let service_s = out.unloaded_ns as f64 / 1e9;
     let first_timeout = match (work.driver.peak_rate(), capacity) {
         (Some(rate), Some(cap)) => {
@@ -185,6 +186,6 @@ fn prediction_from(
             .collect(),
         total_s: Some(out.window_s),
     };
-    p.explanation = explain::http(shape, work, out, &p, knobs);
+    p.explanation = explain::http(shape, work, out, &p, knobs, bind);
     p
 }

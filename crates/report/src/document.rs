@@ -229,14 +229,22 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         about: "results folders",
         written_by: "iolab run (runs.json)",
         charts: true,
-        read: |v| Ok(Document::Runs(Box::new(parse(v, RUNS_SCHEMA)?))),
+        read: |v| {
+            let mut runs: RunsFile = parse(v, RUNS_SCHEMA)?;
+            runs.refresh_rates();
+            Ok(Document::Runs(Box::new(runs)))
+        },
     },
     DocumentDef {
         schema: ATTACK_SCHEMA,
         about: "attacks",
         written_by: "iolab attack --json",
         charts: false,
-        read: |v| Ok(Document::Attack(Box::new(parse(v, ATTACK_SCHEMA)?))),
+        read: |v| {
+            let mut a: AttackResult = parse(v, ATTACK_SCHEMA)?;
+            a.refresh_rates();
+            Ok(Document::Attack(Box::new(a)))
+        },
     },
     DocumentDef {
         schema: BATCH_SCHEMA,

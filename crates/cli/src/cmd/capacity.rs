@@ -40,11 +40,11 @@ pub struct Args {
     pub slo: Option<String>,
     #[command(flatten)]
     pub request: RequestFlags,
-    /// First rate of the ramp, req/s.
-    #[arg(long, value_name = "R", default_value_t = 10.0)]
+    /// First rate of the ramp, req/s (10, or 600/1m).
+    #[arg(long, value_name = "R", default_value_t = 10.0, value_parser = crate::cmd::flags::rate)]
     pub start: f64,
     /// Highest rate tried, req/s.
-    #[arg(long, value_name = "R", default_value_t = 100_000.0)]
+    #[arg(long, value_name = "R", default_value_t = 100_000.0, value_parser = crate::cmd::flags::rate)]
     pub max: f64,
     /// Stop when the bracket (fail - pass) / pass is this narrow, e.g. 5%.
     #[arg(long, value_name = "P", default_value = "5%")]

@@ -128,11 +128,30 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         print_summary(&file, &out_dir);
     }
-    Ok(if file.complete {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if !file.complete {
         ExitCode::from(interrupt::EXIT_INTERRUPTED)
+    } else if nothing_measured(&file) {
+        eprintln!("error: no run was measured: every target failed (its outcome says why)");
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     })
+}
+
+/// Every run failed (start, contract check or died): a run's failure is
+/// data, but an experiment that measured nothing failed (exit 1). Runs
+/// skipped for a runtime this machine lacks are not failures.
+fn nothing_measured(file: &RunsFile) -> bool {
+    use iolab_model::runs::Outcome;
+    !file.runs.is_empty()
+        && file.runs.iter().all(|r| {
+            matches!(
+                r.outcome,
+                Outcome::StartFailed { .. }
+                    | Outcome::VerifyFailed { .. }
+                    | Outcome::TargetDied { .. }
+            )
+        })
 }
 
 /// `--live`: the page watching the experiment; pending runs are predicted
@@ -237,9 +256,12 @@ fn print_plan(plan: &ExperimentPlan) {
     for r in &plan.runs {
         let what = match &r.work {
             Work::Http(w) => {
-                let load = match w.driver.peak_rate() {
-                    Some(rate) => format!("{rate} req/s"),
-                    None => "closed loop".to_string(),
+                let load = match (&w.driver, w.driver.peak_rate()) {
+                    (_, Some(rate)) => format!("{} req/s", iolab_report::numbers::rate(rate)),
+                    (iolab_model::Driver::Closed { concurrency, .. }, None) => {
+                        format!("{concurrency} clients (closed loop)")
+                    }
+                    _ => "closed loop".to_string(),
                 };
                 format!(
                     "{}  {}  for {}  timeout {}",
@@ -251,7 +273,7 @@ fn print_plan(plan: &ExperimentPlan) {
                     iolab_model::format_duration(w.timeout)
                 )
             }
-            Work::Batch(b) => format!("batch {:?}", b.tasks),
+            Work::Batch(b) => format!("batch of {b}"),
         };
         crate::outln!("  {:<36} {:<20} {}", r.name, r.params.label(), what);
     }

@@ -28,6 +28,10 @@ pub enum Health {
     Answers(String),
 }
 
+/// How long a contract target's `/health` may answer 404 before the start
+/// gives up (it answers 200 once the target prints its URL).
+const CONTRACT_404_GRACE: Duration = Duration::from_secs(1);
+
 impl Health {
     fn path(&self) -> &str {
         match self {
@@ -181,6 +185,9 @@ impl Target {
     ) -> Result<(), StartError> {
         let health = format!("{}{}", self.url, check.path());
         let mut last;
+        // A contract target serves /health once it prints its URL: a 404
+        // that lasts is a service of one's own, not a slow start.
+        let mut not_found: Option<Instant> = None;
         loop {
             if let Some(d) = self.exit_detail() {
                 return Err(StartError(format!("exited before it was healthy: {d}")));
@@ -190,7 +197,18 @@ impl Target {
             }
             match http::get(&health, Duration::from_millis(500)) {
                 Ok(r) if check.ready(r.status) => return Ok(()),
-                Ok(r) => last = format!("{} answered {}", check.path(), r.status),
+                Ok(r) => {
+                    last = format!("{} answered {}", check.path(), r.status);
+                    if matches!(check, Health::Contract) && r.status == 404 {
+                        let since = *not_found.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= CONTRACT_404_GRACE {
+                            return Err(StartError(format!(
+                                "{last}: it does not serve the target contract; for a service of your own add request = {{ path = \"/\" }} to its [[targets]] table (presets/README.md){}",
+                                self.stderr_suffix()
+                            )));
+                        }
+                    }
+                }
                 Err(e) => last = e.to_string(),
             }
             if Instant::now() >= deadline {

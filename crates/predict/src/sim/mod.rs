@@ -96,7 +96,8 @@ pub struct SimOutcome {
     /// ... of which within the run's window.
     pub completed_in_window: u64,
     /// The run's length: the open loop's schedule, the closed loop's
-    /// duration, or the time of the last answer.
+    /// duration, or the time of the last answer; the window a measured
+    /// run's rates are over too (`iolab_model::attack::window_s`).
     pub window_s: f64,
     /// Latencies of the ok requests, µs.
     pub latency: Histogram,
@@ -117,20 +118,12 @@ pub struct SimOutcome {
 impl SimOutcome {
     /// Goodput: ok per second of the run.
     pub fn goodput_rps(&self) -> f64 {
-        per_second(self.ok, self.window_s)
+        iolab_model::attack::per_second(self.ok, self.window_s)
     }
 
     /// Throughput: requests the server finished per second of the run.
     pub fn throughput_rps(&self) -> f64 {
-        per_second(self.completed_in_window, self.window_s)
-    }
-}
-
-fn per_second(n: u64, s: f64) -> f64 {
-    if s > 0.0 {
-        n as f64 / s
-    } else {
-        0.0
+        iolab_model::attack::per_second(self.completed_in_window, self.window_s)
     }
 }
 

@@ -1,9 +1,11 @@
 //! Runs that faced the same load (same work, same driver), so that the best
-//! model can be marked per offered rate.
+//! model can be marked per offered rate: only when it is better beyond the
+//! runs' noise (`iolab_model::noise`); otherwise the leaders are a tie.
 
 use std::collections::BTreeSet;
 
 use iolab_model::experiment::Work;
+use iolab_model::noise::{self, Figure};
 use iolab_model::runs::{RunRecord, RunsFile};
 use iolab_model::Driver;
 
@@ -18,8 +20,12 @@ pub struct Group {
     pub short: String,
     /// Indices into `RunsFile::runs`.
     pub runs: Vec<usize>,
-    /// The best run of the group, when it has two or more measured runs.
+    /// The best run of the group, when it has two or more measured runs
+    /// and one is better than the rest by more than their noise.
     pub best: Option<usize>,
+    /// The runs tied for best (two or more, within each other's noise),
+    /// when no one run is best.
+    pub tied: Vec<usize>,
     /// True for batch runs.
     pub batch: bool,
 }
@@ -105,16 +111,59 @@ fn short(run: &RunRecord) -> String {
     }
 }
 
-/// Better run of two: highest goodput, then lowest p99 (HTTP); shortest total (batch).
-fn score(run: &RunRecord) -> Option<(f64, f64)> {
+/// What a run is ranked by, each with its noise ([`iolab_model::noise`]):
+/// goodput then p99 (HTTP, higher then lower is better), or the total
+/// (batch, lower is better); `None` for a run that did not complete.
+fn figures(run: &RunRecord) -> Option<(Figure, Figure)> {
     if !run.outcome.is_completed() {
         return None;
     }
     if let Some(a) = &run.attack {
-        return Some((a.throughput_rps.goodput, -a.latency_ms.p99));
+        return Some((noise::goodput(a, &run.reps), noise::p99(a, &run.reps)));
     }
     let b = run.batch.as_ref()?;
-    (b.failed == 0).then_some((-b.total_s, 0.0))
+    let total = noise::batch_total(b);
+    // Lower is better: ranked as its negative.
+    let neg = Figure {
+        value: -total.value,
+        noise: total.noise,
+    };
+    (b.failed == 0).then_some((
+        neg,
+        Figure {
+            value: 0.0,
+            noise: 0.0,
+        },
+    ))
+}
+
+/// The best of `scored` (index, (first, second)), higher first figure
+/// better, then lower second: one run when it beats every other beyond
+/// the noise, else the runs tied with the leader (`Err`).
+fn rank(scored: &[(usize, (Figure, Figure))]) -> Result<usize, Vec<usize>> {
+    let Some(lead) = scored
+        .iter()
+        .max_by(|a, b| a.1 .0.value.total_cmp(&b.1 .0.value))
+    else {
+        return Err(Vec::new());
+    };
+    let level: Vec<_> = scored
+        .iter()
+        .filter(|(_, f)| !f.0.differs(&lead.1 .0))
+        .collect();
+    let low = level
+        .iter()
+        .min_by(|a, b| a.1 .1.value.total_cmp(&b.1 .1.value))
+        .expect("the leader is level with itself");
+    let tied: Vec<usize> = level
+        .iter()
+        .filter(|(_, f)| !f.1.differs(&low.1 .1))
+        .map(|(i, _)| *i)
+        .collect();
+    match tied.as_slice() {
+        [one] => Ok(*one),
+        _ => Err(tied),
+    }
 }
 
 /// Groups in order of first appearance.
@@ -132,6 +181,7 @@ pub fn groups(file: &RunsFile) -> Vec<Group> {
                     short: short(run),
                     runs: vec![i],
                     best: None,
+                    tied: Vec::new(),
                     batch: matches!(run.spec.work, Work::Batch(_)),
                 });
             }
@@ -139,19 +189,16 @@ pub fn groups(file: &RunsFile) -> Vec<Group> {
     }
     distinguish(file, &mut out);
     for g in &mut out {
-        let scored: Vec<(usize, (f64, f64))> = g
+        let scored: Vec<(usize, (Figure, Figure))> = g
             .runs
             .iter()
-            .filter_map(|&i| score(&file.runs[i]).map(|s| (i, s)))
+            .filter_map(|&i| figures(&file.runs[i]).map(|s| (i, s)))
             .collect();
         if scored.len() >= 2 {
-            g.best = scored
-                .iter()
-                .fold(None::<(usize, (f64, f64))>, |acc, &(i, s)| match acc {
-                    Some((_, b)) if b.0 > s.0 || (b.0 == s.0 && b.1 >= s.1) => acc,
-                    _ => Some((i, s)),
-                })
-                .map(|(i, _)| i);
+            match rank(&scored) {
+                Ok(best) => g.best = Some(best),
+                Err(tied) => g.tied = tied,
+            }
         }
     }
     out
@@ -194,7 +241,16 @@ fn distinguish(file: &RunsFile, groups: &mut [Group]) {
     }
 }
 
-/// Indices of the best run of every group.
-pub fn best_set(file: &RunsFile) -> BTreeSet<usize> {
-    groups(file).into_iter().filter_map(|g| g.best).collect()
+impl Group {
+    /// The mark of run `i` in its group's tables: [`BEST`](super::table::BEST),
+    /// [`TIE`](super::table::TIE) or nothing.
+    pub fn mark(&self, i: usize) -> &'static str {
+        if self.best == Some(i) {
+            super::table::BEST
+        } else if self.tied.contains(&i) {
+            super::table::TIE
+        } else {
+            ""
+        }
+    }
 }

@@ -6,7 +6,7 @@ use iolab_model::runs::RunsFile;
 use crate::grid;
 use crate::runs::groups;
 use crate::runs::summary;
-use crate::runs::table::{self, BEST};
+use crate::runs::table;
 
 /// Render Markdown.
 pub fn render(file: &RunsFile) -> String {
@@ -20,10 +20,9 @@ pub fn render(file: &RunsFile) -> String {
         out.extend(table::grid(file, &rows, &g).markdown());
         out.push(String::new());
         for &i in &g.runs {
-            let mark = if g.best == Some(i) {
-                format!("{BEST} ")
-            } else {
-                String::new()
+            let mark = match g.mark(i) {
+                "" => String::new(),
+                m => format!("{m} "),
             };
             out.push(format!("- {mark}{}", rows[i].explanation));
             for c in &rows[i].caveats {

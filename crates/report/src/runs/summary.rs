@@ -80,8 +80,11 @@ pub struct RunRow {
     pub predicted_p50_ms: Option<f64>,
     /// Predicted p99, ms.
     pub predicted_p99_ms: Option<f64>,
-    /// Best of its group (same load): highest goodput, then lowest p99.
+    /// Best of its group (same load): highest goodput, then lowest p99,
+    /// each beyond the noise (`iolab_model::noise`).
     pub best: bool,
+    /// Tied for best of its group: no run of the tie is better beyond the noise.
+    pub tied: bool,
     /// One sentence explaining the outcome from the numbers.
     pub explanation: String,
     /// What could make the numbers wrong, one short line each (often none).
@@ -89,7 +92,7 @@ pub struct RunRow {
 }
 
 /// Column names of the CSV, in order (the fields of [`RunRow`]).
-pub const COLUMNS: [&str; 37] = [
+pub const COLUMNS: [&str; 38] = [
     "experiment",
     "name",
     "model",
@@ -125,6 +128,7 @@ pub const COLUMNS: [&str; 37] = [
     "predicted_p50_ms",
     "predicted_p99_ms",
     "best",
+    "tied",
     "explanation",
     "caveats",
 ];
@@ -154,11 +158,17 @@ fn named(coordinates: &BTreeMap<String, serde_json::Value>, model: &str, params:
 
 /// Rows of every run, in file order.
 pub fn rows(runs: &RunsFile) -> Vec<RunRow> {
-    let best = groups::best_set(runs);
+    let gs = groups::groups(runs);
+    let best: Vec<usize> = gs.iter().filter_map(|g| g.best).collect();
+    let tied: Vec<usize> = gs.iter().flat_map(|g| g.tied.iter().copied()).collect();
     runs.runs
         .iter()
         .enumerate()
-        .map(|(i, r)| row(runs, r, best.contains(&i)))
+        .map(|(i, r)| {
+            let mut row = row(runs, r, best.contains(&i));
+            row.tied = tied.contains(&i);
+            row
+        })
         .collect()
 }
 
@@ -210,6 +220,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         predicted_p50_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p50),
         predicted_p99_ms: a.and(run.prediction.as_ref()).map(|p| p.latency_ms.p99),
         best,
+        tied: false,
         explanation: crate::runs::explain_in(file, run),
         caveats: crate::caveats(run),
     }

@@ -13,9 +13,12 @@ use crate::runs::summary::RunRow;
 /// The mark of the best run in its group.
 pub const BEST: &str = "★";
 
-/// The line under every table that says what the mark means.
-pub const FOOTNOTE: &str =
-    "★ best of its load: highest goodput, then lowest p99 (batch: shortest total).";
+/// The mark of each run tied for best: no one of them is better beyond
+/// the noise.
+pub const TIE: &str = "=";
+
+/// The line under every table that says what the marks mean.
+pub const FOOTNOTE: &str = "★ best of its load: highest goodput, then lowest p99, each beyond the noise (goodput ±2·√ok over its window, p99 ±2·√(n·0.99·0.01) ranks of its spectrum, half the repetitions' range when larger); = tied for best within it (batch: shortest total, beyond one task's mean time).";
 
 /// A time as run, and unscaled in brackets when the run was scaled.
 fn scaled_ms(v: Option<f64>, scale: f64) -> String {
@@ -102,7 +105,7 @@ const HTTP: [Column; 13] = [
 /// The grid of one group.
 pub fn grid(file: &RunsFile, rows: &[RunRow], g: &Group) -> Grid {
     let scaled = (file.plan.scale - 1.0).abs() > 1e-12;
-    let mark = |i: usize| if g.best == Some(i) { BEST } else { "" }.to_string();
+    let mark = |i: usize| g.mark(i).to_string();
     let (columns, body): (&[Column], _) = if g.batch {
         (&BATCH, batch_rows(file, rows, g, &mark))
     } else {

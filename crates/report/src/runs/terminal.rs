@@ -6,7 +6,7 @@ use iolab_model::runs::RunsFile;
 use crate::grid;
 use crate::runs::groups;
 use crate::runs::summary;
-use crate::runs::table::{self, BEST};
+use crate::runs::table;
 
 /// Render the terminal table.
 pub fn render(file: &RunsFile) -> String {
@@ -18,7 +18,10 @@ pub fn render(file: &RunsFile) -> String {
         out.extend(table::grid(file, &rows, &g).text());
         out.push(String::new());
         for &i in &g.runs {
-            let mark = if g.best == Some(i) { BEST } else { "-" };
+            let mark = match g.mark(i) {
+                "" => "-",
+                m => m,
+            };
             out.push(format!("  {mark} {}", rows[i].explanation));
             for c in &rows[i].caveats {
                 out.push(format!("      caveat: {c}"));

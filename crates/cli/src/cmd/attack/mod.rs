@@ -67,8 +67,9 @@ pub struct Args {
     pub url: Option<String>,
     #[command(flatten)]
     pub request: RequestFlags,
-    /// Open loop: requests per second, sent on schedule whatever the answers.
-    #[arg(long, short = 'r', value_name = "R")]
+    /// Open loop: requests per second, sent on schedule whatever the
+    /// answers: 50, or per a time as vegeta writes it (50/s, 3000/1m).
+    #[arg(long, short = 'r', value_name = "R", value_parser = crate::cmd::flags::rate)]
     pub rate: Option<f64>,
     /// Open loop: how long to send; closed loop: stop after this long (500ms, 3s, 1m).
     #[arg(long, short = 'd', value_name = "D")]

@@ -10,3 +10,9 @@ pub mod request;
 pub use backends::BackendFlags;
 pub use knobs::KnobFlags;
 pub use request::RequestFlags;
+
+/// A rate flag's value: `50`, or vegeta's `50/s`, `3000/1m`
+/// (`iolab_model::parse_rate`), as clap's value parser.
+pub fn rate(s: &str) -> Result<f64, String> {
+    iolab_model::parse_rate(s).map_err(|e| e.to_string())
+}

@@ -3,6 +3,7 @@
 //! targets file (`--targets`, parsed by `iolab_loadgen`), HTTP/2, and a
 //! gRPC call (`--call`, `--proto`, `--data`, ghz's names).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use iolab_model::limits::{MAX_BODY_BYTES, MAX_TARGETS_BYTES};
@@ -26,9 +27,10 @@ pub struct RequestFlags {
     /// The body of every request, read from FILE (any bytes).
     #[arg(long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
-    /// Requests from a vegeta targets file, sent in turn: `METHOD URL` lines,
-    /// then `Name: value` headers, then `@path` for a body; a blank line
-    /// between targets. -H headers and --body apply to each (its own win).
+    /// Requests from a vegeta targets file (- reads stdin), sent in turn:
+    /// `METHOD URL` lines, then `Name: value` headers, then `@path` for a
+    /// body; a blank line between targets. -H headers and --body apply to
+    /// each (its own win).
     #[arg(long, value_name = "FILE")]
     pub targets: Option<PathBuf>,
     /// HTTPS: accept the server's certificate whatever it is (self-signed).
@@ -157,12 +159,23 @@ impl RequestFlags {
     }
 }
 
-/// A file named by a flag, with the flag in the error.
+/// A file named by a flag, with the flag in the error; `-` is stdin (a
+/// pipe or a redirected file, read by the same reader with its caps).
 fn read_file(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
     let cap = match flag {
         "--targets" => MAX_TARGETS_BYTES,
         _ => MAX_BODY_BYTES,
     };
-    iolab_files::read(path, cap)
-        .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))
+    let shown = path.display().to_string();
+    let path = if path == Path::new("-") {
+        if std::io::stdin().is_terminal() {
+            return Err(CliError::usage(format!(
+                "{flag} -: stdin is a terminal: pipe the requests in (e.g. echo 'GET http://127.0.0.1:8080/' | iolab attack {flag} - --rate 50 -d 10s)"
+            )));
+        }
+        Path::new("/dev/stdin")
+    } else {
+        path
+    };
+    iolab_files::read(path, cap).map_err(|e| CliError::usage(format!("{flag} {shown}: {e}")))
 }

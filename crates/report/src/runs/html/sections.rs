@@ -8,7 +8,7 @@ use crate::numbers::{ms, num, percent, secs};
 use crate::runs::groups;
 use crate::runs::published;
 use crate::runs::summary::{self, label};
-use crate::runs::table::{self, BEST};
+use crate::runs::table;
 use crate::svg::esc;
 
 pub fn header(file: &RunsFile) -> String {
@@ -31,9 +31,9 @@ pub fn glance(file: &RunsFile) -> String {
     let labels = crate::runs::charts::slots(&runs);
     let mut s = String::from("<section id=\"glance\"><h2>At a glance</h2><p class=\"note\">");
     s.push_str(if gs.iter().all(|g| g.batch) {
-        "Total time of each batch (as run); ★ = fastest for that work."
+        "Total time of each batch (as run); ★ = fastest for that work beyond one task's time, = tied."
     } else {
-        "Share of requests answered 2xx within the timeout: ✓ at least 99.9%, ~ at least 90%, ✗ below; ★ = best of that load (highest goodput, then lowest p99)."
+        "Share of requests answered 2xx within the timeout: ✓ at least 99.9%, ~ at least 90%, ✗ below; ★ = best of that load (highest goodput, then lowest p99, beyond the noise), = tied for best."
     });
     s.push_str("</p><table class=\"glance\"><thead><tr><th></th>");
     for g in &gs {
@@ -51,10 +51,9 @@ pub fn glance(file: &RunsFile) -> String {
             let cell = match hit.map(|i| (i, &file.runs[i])) {
                 None => "<td class=\"none\">·</td>".to_string(),
                 Some((i, r)) => {
-                    let star = if g.best == Some(i) {
-                        format!(" {BEST}")
-                    } else {
-                        String::new()
+                    let star = match g.mark(i) {
+                        "" => String::new(),
+                        m => format!(" {m}"),
                     };
                     if let Some(a) = r.attack.as_ref().filter(|_| r.outcome.is_completed()) {
                         let ok = a.success_ratio();
@@ -138,6 +137,18 @@ pub fn tables(file: &RunsFile) -> String {
     s
 }
 
+/// A share's error in percentage points, from the unrounded ratios: a
+/// relative error of two small shares (0.6% against 0.6%, "+11%") says
+/// nothing a reader can see in the cells beside it.
+fn err_points(pred: f64, measured: f64) -> String {
+    let d = (pred - measured) * 100.0;
+    if d.abs() < 0.05 {
+        "0 pt".into()
+    } else {
+        format!("{d:+.1} pt")
+    }
+}
+
 fn err_pct(pred: f64, measured: f64) -> String {
     if measured == 0.0 {
         if pred == 0.0 {
@@ -159,7 +170,7 @@ pub fn predictions(file: &RunsFile) -> String {
     if with.is_empty() {
         return String::new();
     }
-    let mut s = String::from("<section id=\"predictions\"><h2>Predicted vs measured</h2><p class=\"note\">Error = (predicted − measured) / measured. Predictions come from <code>iolab predict</code> (queueing formulas), made without running anything.</p><table><thead><tr><th>run</th><th class=\"n\">success predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p50 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p99 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th></tr></thead><tbody>");
+    let mut s = String::from("<section id=\"predictions\"><h2>Predicted vs measured</h2><p class=\"note\">Error of success = predicted − measured, in percentage points; of latency = (predicted − measured) / measured. Both from the unrounded figures. Predictions come from <code>iolab predict</code> (queueing formulas), made without running anything.</p><table><thead><tr><th>run</th><th class=\"n\">success predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p50 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th><th class=\"n\">p99 predicted</th><th class=\"n\">measured</th><th class=\"n\">error</th></tr></thead><tbody>");
     for r in with {
         let (p, a) = (
             r.prediction.as_ref().expect("filtered"),
@@ -170,7 +181,7 @@ pub fn predictions(file: &RunsFile) -> String {
             esc(&r.name),
             percent(p.success_ratio),
             percent(a.success_ratio()),
-            err_pct(p.success_ratio, a.success_ratio()),
+            err_points(p.success_ratio, a.success_ratio()),
             ms(p.latency_ms.p50),
             ms(a.latency_ms.p50),
             err_pct(p.latency_ms.p50, a.latency_ms.p50),
@@ -278,4 +289,16 @@ pub fn environment(file: &RunsFile) -> String {
     }
     s.push_str("</section>");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn success_0_6_vs_0_6_is_not_plus_11_percent() {
+        // Issue 35: "0.6% 0.6% +11%"; in points, from the unrounded shares.
+        assert_eq!(super::err_points(0.0066, 0.0059), "+0.1 pt");
+        assert_eq!(super::err_points(0.5, 0.5), "0 pt");
+        assert_eq!(super::err_points(0.37, 0.28), "+9.0 pt");
+        assert_eq!(super::err_pct(110.0, 100.0), "+10%");
+    }
 }
