@@ -125,7 +125,7 @@ fn bad_grpc_calls_exit_2_in_one_line() {
             vec!["--call", "iolab.test.Greeter/SayHello", "--body", "x"],
             &["--body"][..],
         ),
-        (vec!["--data", "{}"], &["required"][..]),
+        (vec!["--data", "{}"], &["--call"][..]),
     ] {
         let out = attack(&url, &args);
         let err = String::from_utf8_lossy(&out.stderr);
