@@ -191,7 +191,7 @@ impl Throughput {
         let w = window_s(driver, elapsed_s, interrupted);
         Throughput {
             offered: per_second(q.planned, w),
-            achieved: per_second(q.ok + q.non_2xx, w),
+            achieved: per_second(q.ok.saturating_add(q.non_2xx), w),
             goodput: per_second(q.ok, w),
         }
     }

@@ -80,11 +80,12 @@ pub struct Protocol {
     /// HTTP/1.1 or HTTP/2.
     #[serde(default)]
     pub http: HttpVersion,
-    /// HTTP/2: requests in flight on one connection at most (`--streams`);
-    /// a closed loop's clients and an open loop's connection cap are
-    /// shared out so that each connection carries this many. A server
-    /// allowing fewer (`SETTINGS_MAX_CONCURRENT_STREAMS`) makes the rest
-    /// wait on the generator, their wait counted in their latency.
+    /// HTTP/2: requests in flight on each connection (`--streams`): a
+    /// closed loop's clients and an open loop's connection cap count
+    /// connections, so connections x streams requests are in flight at
+    /// most. A server allowing fewer (`SETTINGS_MAX_CONCURRENT_STREAMS`)
+    /// makes the rest wait on the generator, their wait counted in their
+    /// latency.
     #[serde(default = "one")]
     pub streams: u32,
     /// A gRPC call instead of `request.list` (HTTP/2 always).
@@ -115,11 +116,6 @@ impl Protocol {
     /// Requests go over HTTP/2 (asked for, or gRPC).
     pub fn is_http2(&self) -> bool {
         self.http == HttpVersion::Http2 || self.grpc.is_some()
-    }
-
-    /// Connections needed for `clients` requests in flight at once.
-    pub fn connections_for(&self, clients: u64) -> u64 {
-        clients.div_ceil(u64::from(self.streams_per_connection()))
     }
 
     /// Requests one connection carries at once (1 over HTTP/1.1).
@@ -207,7 +203,7 @@ mod tests {
         assert!(p.check().unwrap_err().contains("--http2"));
         p.http = HttpVersion::Http2;
         p.check().unwrap();
-        assert_eq!(p.connections_for(20), 3);
+        assert_eq!(p.streams_per_connection(), 8);
         p.streams = 0;
         assert!(p.check().is_err());
         p.streams = 1;

@@ -10,7 +10,11 @@
 //! and its CPU the CPU seconds per second across it. A least-squares line
 //! through a target's levels (in flight, RSS) gives the memory per waiting
 //! request (slope) and the base under it (intercept); through (in flight,
-//! CPU-s/s) the CPU per waiting request. What holds before it fails is
+//! CPU-s/s) the CPU per waiting request. A slope is read as a cost only when
+//! the levels lie on its line (r² at least [`STRAIGHT_R2`] through three or
+//! more levels) and it rises: a JVM's heap or JIT moves RSS and CPU by rules
+//! of their own, and a line through such points would print a precise-looking
+//! number that is noise. What holds before it fails is
 //! predicted from the model's shape and the machine's limits. [`render`]
 //! lays it out for every document.
 
@@ -24,6 +28,9 @@ use iolab_model::telemetry::{Telemetry, TelemetryPoint};
 use serde_json::Value;
 
 use crate::runs::summary::label;
+
+/// The least r² through three or more levels for a slope to count as a cost.
+pub const STRAIGHT_R2: f64 = 0.9;
 
 /// The metric a `[published]` row gives per task (KiB), matched to a target.
 pub const TASK_KIB: &str = "task_kib";
@@ -82,6 +89,8 @@ pub struct Cost {
     pub r2: Option<f64>,
     /// Slope of CPU against in flight: CPU microseconds per second per waiting request.
     pub cpu_us_per_request: Option<f64>,
+    /// Share of the CPU variance its line explains.
+    pub cpu_r2: Option<f64>,
     /// The smallest CPU slope the samples can tell from none, same unit:
     /// `/proc` counts CPU in 10 ms ticks, so each level's rate is known to
     /// within 2 ticks over its plateau, spread over the requests between the
@@ -141,7 +150,10 @@ fn cost_of(file: &RunsFile, label_: &str) -> Option<Cost> {
         .collect();
     let (cx, cy): (Vec<f64>, Vec<f64>) = cpu_pts.into_iter().unzip();
     let cpu = fit(&cx, &cy);
-    let slope_mb = mem.map(|m| m.slope).filter(|s| *s > 0.0);
+    let slope_mb = mem
+        .filter(|m| straight(m.r2, levels.len()))
+        .map(|m| m.slope)
+        .filter(|s| *s > 0.0);
     let base_mb = mem.map(|m| m.intercept);
     let in_gib = slope_mb
         .zip(base_mb)
@@ -159,6 +171,7 @@ fn cost_of(file: &RunsFile, label_: &str) -> Option<Cost> {
         base_mb,
         r2: mem.and_then(|m| m.r2),
         cpu_us_per_request: cpu.map(|c| c.slope * 1e6),
+        cpu_r2: cpu.and_then(|c| c.r2),
         cpu_resolution_us: cpu_resolution(&levels),
         idle_rss_mb: first.telemetry.series.first().map(|p| p.rss_mb),
         ready_s: median(
@@ -174,6 +187,25 @@ fn cost_of(file: &RunsFile, label_: &str) -> Option<Cost> {
         anchor: anchor(file, first),
         levels,
     })
+}
+
+/// Whether points lie on their line: two always do; from three, r² says so.
+pub fn straight(r2: Option<f64>, levels: usize) -> bool {
+    levels <= 2 || r2.is_some_and(|r| r >= STRAIGHT_R2)
+}
+
+impl Cost {
+    /// KiB per waiting request, when RSS rose along a straight line.
+    pub fn kib_cost(&self) -> Option<f64> {
+        self.kib_per_request
+            .filter(|k| *k > 0.0 && straight(self.r2, self.levels.len()))
+    }
+
+    /// CPU us/s per waiting request, when it rose along a straight line.
+    pub fn cpu_cost(&self) -> Option<f64> {
+        self.cpu_us_per_request
+            .filter(|c| *c > 0.0 && straight(self.cpu_r2, self.levels.len()))
+    }
 }
 
 /// A run's level, when it is a closed loop with a plateau.
@@ -369,7 +401,7 @@ pub fn ours(file: &RunsFile, run: &RunRecord, metric: &str) -> Option<f64> {
     costs(file)
         .into_iter()
         .find(|c| c.label == label(run))?
-        .kib_per_request
+        .kib_cost()
 }
 
 #[cfg(test)]
