@@ -1,14 +1,17 @@
 //! The endpoint attacked (a URL: scheme, host, port, path): parsed once and
 //! resolved once; `wire` renders its requests once, so the hot path only
-//! copies bytes.
+//! copies bytes. `grpc://` and `grpcs://` name a gRPC service (h2c, or h2
+//! over TLS): the same endpoint, its calls made by [`crate::grpc`].
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
-/// A parsed `http[s]://host[:port][/path]` URL.
+/// A parsed `http[s]://host[:port][/path]` (or `grpc[s]://`) URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// `https://`: TLS over the connection.
+    /// `https://` or `grpcs://`: TLS over the connection.
     pub tls: bool,
+    /// `grpc://` or `grpcs://`: a gRPC service (its calls: `--call`).
+    pub grpc: bool,
     /// Host name or address as written (IPv6 without brackets).
     pub host: String,
     /// Port (80 when not written).
@@ -21,10 +24,16 @@ impl Endpoint {
     /// Parse a URL; the error is one line naming the fault and the fix.
     pub fn parse(url: &str) -> Result<Endpoint, String> {
         let bad = |why: &str| format!("bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080/)");
-        let (tls, rest) = match url.split_once("://") {
-            Some(("http", rest)) => (false, rest),
-            Some(("https", rest)) => (true, rest),
-            Some(_) => return Err(bad("only http:// and https:// are supported")),
+        let ((tls, grpc), rest) = match url.split_once("://") {
+            Some(("http", rest)) => ((false, false), rest),
+            Some(("https", rest)) => ((true, false), rest),
+            Some(("grpc", rest)) => ((false, true), rest),
+            Some(("grpcs", rest)) => ((true, true), rest),
+            Some(_) => {
+                return Err(bad(
+                    "only http://, https://, grpc:// and grpcs:// are supported",
+                ))
+            }
             None => return Err(bad("missing http://")),
         };
         let (authority, path) = match rest.find(['/', '?']) {
@@ -68,6 +77,7 @@ impl Endpoint {
         };
         Ok(Endpoint {
             tls,
+            grpc,
             host,
             port,
             path,
@@ -99,8 +109,17 @@ impl Endpoint {
 
     /// Scheme, host and port: what one connection pool serves.
     pub fn origin(&self) -> String {
-        let scheme = if self.tls { "https" } else { "http" };
-        format!("{scheme}://{}", self.host_header())
+        format!("{}://{}", self.scheme(), self.host_header())
+    }
+
+    /// The URL's scheme: `http`, `https`, `grpc` or `grpcs`.
+    pub fn scheme(&self) -> &'static str {
+        match (self.grpc, self.tls) {
+            (false, false) => "http",
+            (false, true) => "https",
+            (true, false) => "grpc",
+            (true, true) => "grpcs",
+        }
     }
 }
 
@@ -131,6 +150,11 @@ mod tests {
             Endpoint::parse("https://h:8443").unwrap().origin(),
             "https://h:8443"
         );
+        let t = Endpoint::parse("grpcs://h:50051").unwrap();
+        assert_eq!((t.tls, t.grpc, t.path.as_str()), (true, true, "/"));
+        assert_eq!(t.origin(), "grpcs://h:50051");
+        let t = Endpoint::parse("grpc://h:50051").unwrap();
+        assert_eq!((t.tls, t.grpc), (false, true));
     }
 
     #[test]

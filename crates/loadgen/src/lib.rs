@@ -9,7 +9,9 @@
 //!
 //! Requests are rendered once before the run ([`wire`]: method, headers,
 //! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
-//! `https://` runs over rustls ([`tls`]).
+//! `https://` runs over rustls ([`tls`]); `--http2` over the `h2` crate
+//! ([`h2`]); gRPC unary calls (`grpc://`, `--call`) are HTTP/2 requests
+//! made ready by [`grpc`].
 //!
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
 //! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
@@ -22,6 +24,7 @@ mod engine;
 mod error;
 mod gen_thread;
 mod generator;
+mod grpc;
 mod h2;
 mod hooks;
 mod http;
@@ -93,8 +96,12 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
     };
     let h2 = match http2 {
         true => {
-            h2::preflight(addr, tls.as_ref(), &target.host).map_err(AttackError::Invalid)?;
-            Some(h2::Requests::of(plan).map_err(AttackError::Invalid)?)
+            h2::preflight(addr, tls.as_ref(), &target).map_err(AttackError::Invalid)?;
+            let call = grpc::requests(plan, &target, addr, tls.as_ref());
+            Some(match call.map_err(AttackError::Invalid)? {
+                Some(call) => call,
+                None => h2::Requests::of(plan).map_err(AttackError::Invalid)?,
+            })
         }
         false => None,
     };

@@ -13,7 +13,7 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
     Err(AttackError::Invalid(msg.into()))
 }
 
-/// Check a plan: http(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
+/// Check a plan: http(s):// or grpc(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     let target = Endpoint::parse(&plan.target).map_err(AttackError::Invalid)?;
@@ -30,20 +30,19 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
         } => closed_loop(plan, *concurrency, *requests, *duration)?,
     }
     settings(plan)?;
-    protocol(plan)?;
+    protocol(plan, &target)?;
     crate::shard::validate(plan).map_err(AttackError::Invalid)?;
     cpus(plan)
 }
 
-/// Streams only over HTTP/2, and requests HTTP/2 can carry; a gRPC call
-/// (a plan may name one) is refused until the generator makes them.
-fn protocol(plan: &AttackPlan) -> Result<(), AttackError> {
+/// Streams only over HTTP/2, requests HTTP/2 can carry, and a gRPC call
+/// to a gRPC URL (its method and message checked when `--proto` names its
+/// files; reflection is asked only when the run starts).
+fn protocol(plan: &AttackPlan, target: &Endpoint) -> Result<(), AttackError> {
     let p = &plan.request.protocol;
     p.check().map_err(AttackError::Invalid)?;
-    if p.grpc.is_some() {
-        return bad("gRPC calls are not made by this iolab yet: attack the service's HTTP/2 port with --http2");
-    }
-    if p.is_http2() {
+    crate::grpc::check(plan, target).map_err(AttackError::Invalid)?;
+    if p.is_http2() && p.grpc.is_none() {
         crate::h2::Requests::of(plan).map_err(AttackError::Invalid)?;
     }
     Ok(())

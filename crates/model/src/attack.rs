@@ -22,7 +22,7 @@ pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
 /// Everything the load generator needs; built from CLI flags or a preset,
 /// validated before anything is sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AttackPlan {
     /// Full URL, e.g. `http://127.0.0.1:8080/work?steps=sleep:100`.
     pub target: String,
@@ -32,9 +32,11 @@ pub struct AttackPlan {
     pub connections: ConnectionMode,
     /// Per-request timeout, measured from the intended send time.
     #[serde(rename = "timeout_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub timeout: Duration,
     /// Width of one series interval.
     #[serde(rename = "interval_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub interval: Duration,
     /// Generator event loops (threads); `None` = one per available core.
     #[serde(default)]
@@ -106,7 +108,7 @@ impl AttackPlan {
 pub const SPIN_WINDOW: Duration = Duration::from_millis(5);
 
 /// Request counts.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestCounts {
     /// Scheduled by the driver (open loop) or requested (closed loop).
     pub planned: u64,
@@ -135,7 +137,7 @@ pub use crate::error_class::{ErrorClass, ErrorCounts};
 
 /// Latency from the intended send time to the end of the answer, over answered
 /// requests (any status); milliseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencySummary {
     /// Fastest.
     pub min: f64,
@@ -156,7 +158,7 @@ pub struct LatencySummary {
 }
 
 /// Service time (actual send to answer, the coordinated-omission view), ms.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServiceSummary {
     /// Median.
     pub p50: f64,
@@ -167,7 +169,7 @@ pub struct ServiceSummary {
 }
 
 /// Rates over the run, requests per second, each over [`window_s`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Throughput {
     /// Planned requests / window.
     pub offered: f64,
@@ -217,7 +219,7 @@ pub fn per_second(n: u64, window_s: f64) -> f64 {
 }
 
 /// One interval of the run; `t_s` is the interval's start from the run's start.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeriesPoint {
     /// Interval start, seconds since the run started.
     pub t_s: f64,
@@ -237,7 +239,7 @@ pub use crate::engine::Engine;
 pub use crate::generator::{GeneratorStats, GeneratorVerdict};
 
 /// Driver settings as run, flattened for readers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DriverSummary {
     /// `open` or `closed`.
     pub kind: String,
@@ -278,7 +280,7 @@ pub struct Progress {
 }
 
 /// A point of the latency percentile spectrum (HdrHistogram style).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpectrumPoint {
     /// Percentile, 0..=100.
     pub percentile: f64,
@@ -287,7 +289,7 @@ pub struct SpectrumPoint {
 }
 
 /// The `iolab.attack/1` document.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AttackResult {
     /// Always [`ATTACK_SCHEMA`].
     pub schema: String,

@@ -13,7 +13,7 @@ use crate::steps::BackendKind;
 pub const BATCH_SCHEMA: &str = "iolab.batch/1";
 
 /// What tasks a batch runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum TaskMix {
     /// E1: `cpu` CPU tasks with terms drawn from `cpu_terms`, `io` IO tasks
@@ -38,7 +38,7 @@ pub enum TaskMix {
 }
 
 /// How a master hands tasks to workers (E1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WorkerKind {
     /// Sleeps in place, then reports Ready.
@@ -50,7 +50,7 @@ pub enum WorkerKind {
 }
 
 /// Master/worker settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MasterSpec {
     /// Number of workers W.
     pub workers: u32,
@@ -62,7 +62,7 @@ pub struct MasterSpec {
 }
 
 /// One batch run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BatchSpec {
     /// The tasks.
     pub tasks: TaskMix,
@@ -78,7 +78,7 @@ pub struct BatchSpec {
 }
 
 /// Statistics of one task type.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TaskTypeStats {
     /// Tasks of this type.
     pub count: u64,
@@ -99,7 +99,7 @@ pub struct TaskTypeStats {
 }
 
 /// The result of one batch run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BatchResult {
     /// Executor model.
     pub model: Option<ModelKind>,
@@ -134,7 +134,7 @@ pub struct BatchResult {
 }
 
 /// A model plus knobs, for batch runs that use [`ModelParams`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BatchExecutor {
     /// Executor model.
     pub model: ModelKind,
@@ -333,7 +333,7 @@ pub fn default_shared_pool(cores: u32) -> u32 {
 }
 
 /// An `iolab.batch/1` document: what `iolab batch --json` prints.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BatchFile {
     /// Always [`BATCH_SCHEMA`].
     pub schema: String,

@@ -10,10 +10,11 @@ use crate::units::secs;
 
 /// One stretch of an open-loop schedule; the rate moves linearly from
 /// `from_rps` to `to_rps` (equal for a hold) over `duration`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Phase {
     /// How long the phase lasts.
     #[serde(rename = "duration_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub duration: Duration,
     /// Rate at the phase's start, requests per second.
     pub from_rps: f64,
@@ -38,7 +39,7 @@ impl Phase {
 }
 
 /// The arrival process of an open loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Arrival {
     /// Evenly spaced sends (vegeta, wrk2, artillery).
@@ -51,7 +52,7 @@ pub enum Arrival {
 }
 
 /// Open or closed loop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Driver {
     /// Requests sent on a computed schedule regardless of answers.
@@ -69,6 +70,7 @@ pub enum Driver {
         requests: Option<u64>,
         /// Stop after this long, if set (at least one of the two is set).
         #[serde(rename = "duration_s", with = "secs::option")]
+        #[schemars(with = "Option<f64>")]
         duration: Option<Duration>,
     },
 }
@@ -144,7 +146,7 @@ impl Driver {
 }
 
 /// How requests use TCP connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ConnectionMode {
     /// A pool of kept-alive connections that grows as needed up to `max`.

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 /// The generator's event-loop engine. Both run the same schedule, recorder
 /// and accounting; they differ only in how sockets are driven.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Engine {
     /// io_uring where the kernel offers it, else epoll. The default: on a

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// Facts that decide results: cores, the kernel limits that matter, versions, pinning.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Environment {
     /// Logical CPUs available.
     pub cores: u32,
@@ -45,7 +45,7 @@ pub struct Environment {
 }
 
 /// One real backend an experiment used.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServiceInfo {
     /// `pg`, `mc` or `http` (the step kind it serves).
     pub kind: String,

@@ -47,7 +47,7 @@ macro_rules! error_classes {
         }
 
         /// Failures by class; a request lands in exactly one.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
         pub struct ErrorCounts {
             $(
                 $(#[doc = $doc])*

@@ -21,7 +21,7 @@ use crate::steps::Step;
 use crate::units::secs;
 
 /// A whole experiment: a list of runs (a sweep already expanded), repeated.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExperimentPlan {
     /// Preset name, e.g. `showdown`.
     pub name: String,
@@ -36,6 +36,7 @@ pub struct ExperimentPlan {
     pub reps: u32,
     /// Warm-up length before each measured run (not counted).
     #[serde(rename = "warmup_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub warmup: Duration,
     /// The runs, in order.
     pub runs: Vec<RunSpec>,
@@ -57,7 +58,7 @@ fn is_yes(b: &bool) -> bool {
 }
 
 /// One run of an experiment: one target (model) under one load.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunSpec {
     /// Unique within the experiment, built from the coordinates, e.g. `pool-rate=450`.
     pub name: String,
@@ -100,7 +101,7 @@ impl RunSpec {
 }
 
 /// A served HTTP load or an in-process batch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Work {
     /// Load sent over HTTP to a target process.
@@ -110,7 +111,7 @@ pub enum Work {
 }
 
 /// HTTP load against a target serving `/work?steps=...`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HttpWork {
     /// What each request does.
     pub steps: Step,
@@ -121,9 +122,11 @@ pub struct HttpWork {
     pub connections: ConnectionMode,
     /// Client timeout per request.
     #[serde(rename = "timeout_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub timeout: Duration,
     /// Series interval.
     #[serde(rename = "interval_s", with = "secs")]
+    #[schemars(with = "f64")]
     pub interval: Duration,
     /// A custom target command (argv) instead of a built-in one; it must print
     /// its URL as the first stdout line or serve `/health` on `{port}`.
@@ -158,7 +161,9 @@ impl HttpWork {
 
 /// What a `/work` answer carries: the `body` query parameter of the target
 /// contract (docs/serve.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkBody {
     /// The small JSON summary `{"ok":true,"model":..,"steps":..,"elapsed_ms":..}`.

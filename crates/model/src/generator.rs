@@ -20,7 +20,7 @@ pub const CPU_BUSY: f64 = 0.9;
 pub const WAIT_SHARE: f64 = 0.05;
 
 /// The generator watching itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GeneratorStats {
     /// CPU seconds (user + system) the generator used.
     pub cpu_s: f64,

@@ -136,7 +136,7 @@ macro_rules! knobs {
     ($( $(#[doc = $doc:literal])* $handle:ident $name:ident: $default:expr, max $max:expr, $sizes:ident; )*) => {
         /// A model's knobs; `None` means "the default of the system it stands
         /// for". Each model reads only the knobs that apply to it.
-        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct ModelParams {
             $(

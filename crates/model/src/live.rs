@@ -17,7 +17,7 @@ pub const LIVE_STATE_SCHEMA: &str = "iolab.live/1";
 
 /// What a live page serves at `/state`: the attack under way as its
 /// document stands, which a merged view of shards adds up.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LiveState {
     /// Always [`LIVE_STATE_SCHEMA`].
     pub schema: String,

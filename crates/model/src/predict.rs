@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub const PREDICT_SCHEMA: &str = "iolab.predict/1";
 
 /// Predicted latency percentiles, ms.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PredictedLatency {
     /// Median.
     pub p50: f64,
@@ -18,7 +18,7 @@ pub struct PredictedLatency {
 }
 
 /// What a run is expected to do.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Prediction {
     /// Run name.
     pub name: String,
@@ -66,7 +66,7 @@ pub struct Prediction {
 /// Fields are in the order `iolab predict --json` has always printed them
 /// (alphabetical, as `serde_json::json!` sorted them), so saved documents and
 /// new ones compare byte for byte.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PredictFile {
     /// CPUs the target was assumed to have.
     pub cores: u32,

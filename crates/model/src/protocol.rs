@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 pub const MAX_STREAMS: u32 = 10_000;
 
 /// Which HTTP the requests go over.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HttpVersion {
     /// HTTP/1.1: one request at a time per connection (keep-alive).
@@ -35,7 +37,7 @@ impl HttpVersion {
 
 /// A gRPC unary call: the method, the request message as JSON, and where
 /// its types come from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrpcCall {
     /// `package.Service/Method`.
     pub method: String,
@@ -73,16 +75,17 @@ impl GrpcCall {
 }
 
 /// How the requests of an attack go on the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Protocol {
     /// HTTP/1.1 or HTTP/2.
     #[serde(default)]
     pub http: HttpVersion,
-    /// HTTP/2: requests in flight on one connection at most (`--streams`);
-    /// a closed loop's clients and an open loop's connection cap are
-    /// shared out so that each connection carries this many. A server
-    /// allowing fewer (`SETTINGS_MAX_CONCURRENT_STREAMS`) makes the rest
-    /// wait on the generator, their wait counted in their latency.
+    /// HTTP/2: requests in flight on each connection (`--streams`): a
+    /// closed loop's clients and an open loop's connection cap count
+    /// connections, so connections x streams requests are in flight at
+    /// most. A server allowing fewer (`SETTINGS_MAX_CONCURRENT_STREAMS`)
+    /// makes the rest wait on the generator, their wait counted in their
+    /// latency.
     #[serde(default = "one")]
     pub streams: u32,
     /// A gRPC call instead of `request.list` (HTTP/2 always).
@@ -113,11 +116,6 @@ impl Protocol {
     /// Requests go over HTTP/2 (asked for, or gRPC).
     pub fn is_http2(&self) -> bool {
         self.http == HttpVersion::Http2 || self.grpc.is_some()
-    }
-
-    /// Connections needed for `clients` requests in flight at once.
-    pub fn connections_for(&self, clients: u64) -> u64 {
-        clients.div_ceil(u64::from(self.streams_per_connection()))
     }
 
     /// Requests one connection carries at once (1 over HTTP/1.1).
@@ -152,7 +150,7 @@ impl Protocol {
 
 /// What a run says about its protocol beside its counts: the HTTP spoken,
 /// the streams asked for and what the server allowed. Absent for HTTP/1.1.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProtocolSummary {
     /// `h2` (over TLS, by ALPN) or `h2c` (prior knowledge).
     pub version: String,
@@ -205,7 +203,7 @@ mod tests {
         assert!(p.check().unwrap_err().contains("--http2"));
         p.http = HttpVersion::Http2;
         p.check().unwrap();
-        assert_eq!(p.connections_for(20), 3);
+        assert_eq!(p.streams_per_connection(), 8);
         p.streams = 0;
         assert!(p.check().is_err());
         p.streams = 1;

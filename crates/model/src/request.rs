@@ -15,7 +15,7 @@ use crate::protocol::Protocol;
 
 /// One request: sent as written, with `Host`, `User-Agent`, `Accept` and
 /// `Content-Length` added unless the headers set the first three.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestTemplate {
     /// HTTP method, e.g. `GET`, `POST`.
     pub method: String,
@@ -61,7 +61,7 @@ impl RequestTemplate {
 }
 
 /// The requests of one attack, sent in turn, and how to treat TLS.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RequestSet {
     /// Requests sent in turn (round robin); empty: a GET of the plan's
     /// `target`. Every URL must name the same scheme, host and port (one
@@ -86,7 +86,7 @@ impl RequestSet {
 /// A foreign target: a user's own HTTP service, measured with a request of
 /// their own instead of `/work?steps=` (no contract check; see
 /// `crates/lab/src/targets/foreign.rs`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ForeignSpec {
     /// A service already running: its base URL, e.g. `http://127.0.0.1:8080`
     /// (`None`: iolab starts the target's `command`).

@@ -26,7 +26,7 @@ pub use load::{load, runs_path, LoadError, MAX_RUNS_JSON, RUNS_JSON};
 pub const RUNS_SCHEMA: &str = "iolab.runs/1";
 
 /// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Outcome {
     /// Measured to the end.
@@ -75,7 +75,7 @@ impl Outcome {
 }
 
 /// Spread over repetitions (min, max) of the key figures.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spread {
     /// Repetitions measured.
     pub reps: u32,
@@ -88,7 +88,7 @@ pub struct Spread {
 }
 
 /// One run's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunRecord {
     /// Run name (from the spec).
     pub name: String,
@@ -175,7 +175,7 @@ impl RunRecord {
 }
 
 /// The whole `runs.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunsFile {
     /// Always [`RUNS_SCHEMA`].
     pub schema: String,

@@ -8,7 +8,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Where a target runs: `rust` (built in) or the name of a runtime folder.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Runtime(String);
 
@@ -64,7 +66,7 @@ impl fmt::Display for Runtime {
 /// `defaults` and `settings`); the built-in runtime in the knob table
 /// ([`crate::knob::KNOBS`]). Sentences and what-ifs name a knob through this
 /// ("gunicorn --backlog 2048"), so a runtime's defaults are written once.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RuntimeKnobs {
     /// The runtime they belong to.
     pub runtime: Runtime,
@@ -73,7 +75,7 @@ pub struct RuntimeKnobs {
 }
 
 /// One knob of [`RuntimeKnobs`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KnobOrigin {
     /// iolab's name of the knob (`processes`).
     pub knob: String,

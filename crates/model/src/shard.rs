@@ -31,7 +31,7 @@ pub const MAX_SHARDS: u32 = 10_000;
 pub const MAX_START_LEAD: Duration = Duration::from_secs(24 * 3600);
 
 /// Shard `index` of `count` (1 <= index <= count).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Shard {
     /// 1-based index.
     pub index: u32,
@@ -89,7 +89,7 @@ impl FromStr for Shard {
 }
 
 /// What a shard's document carries so that shards merge exactly.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShardRecord {
     /// 1-based index.
     pub index: u32,
@@ -134,7 +134,7 @@ impl ShardRecord {
 }
 
 /// One shard as a merged document lists it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShardPart {
     /// 1-based index.
     pub index: u32,
@@ -159,7 +159,7 @@ pub struct ShardPart {
 }
 
 /// What a merged document says about the shards it came from.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MergeRecord {
     /// Shards merged (all of the plan's).
     pub shards: u32,

@@ -21,7 +21,7 @@ pub const SPANS_SCHEMA: &str = "iolab.spans/1";
 pub const MAX_SAMPLE: u32 = 10_000;
 
 /// Who recorded the spans.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpanSource {
     /// A target serving HTTP (its `/spans`).
@@ -33,7 +33,9 @@ pub enum SpanSource {
 }
 
 /// How the sample was chosen.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SampleRule {
     /// The first N requests that reached the server after the sample opened
@@ -44,7 +46,7 @@ pub enum SampleRule {
 }
 
 /// The sample's size and how it was taken.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpanSample {
     /// Requests (tasks) the sample may hold: N.
     pub size: u32,
@@ -59,7 +61,19 @@ pub struct SpanSample {
 }
 
 /// The state of a piece of a request's (task's) life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum SpanState {
     /// Waiting for a thread (a pool's queue, an offload pool's queue),
@@ -100,7 +114,7 @@ impl SpanState {
 }
 
 /// One thread that held sampled work.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Lane {
     /// Referenced by [`Span::lane`]; lanes are numbered in order of first use.
     pub id: u32,
@@ -109,7 +123,7 @@ pub struct Lane {
 }
 
 /// One piece of one sampled request's life.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Span {
     /// The request (task) within the sample, 0-based in order of arrival.
     pub req: u32,
@@ -125,7 +139,7 @@ pub struct Span {
 }
 
 /// A sampled request as the server saw it: accepted, then done.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SpanRequest {
     /// The request (task) within the sample.
     pub req: u32,
@@ -140,7 +154,7 @@ pub struct SpanRequest {
 }
 
 /// How a request ended for its client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientOutcome {
     /// A 2xx answer within the timeout.
@@ -154,7 +168,7 @@ pub enum ClientOutcome {
 }
 
 /// One request as its client saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientRequest {
     /// When the schedule wanted it sent, ms from the origin.
     pub sent_ms: f64,
@@ -166,7 +180,7 @@ pub struct ClientRequest {
 }
 
 /// The load generator's view of the same run: the first requests it sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientView {
     /// The client's timeout, ms (a request sent at t gives up at t + timeout).
     pub timeout_ms: f64,
@@ -175,7 +189,7 @@ pub struct ClientView {
 }
 
 /// The `iolab.spans/1` document: one run's sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Timeline {
     /// Always [`SPANS_SCHEMA`].
     pub schema: String,
@@ -243,7 +257,7 @@ impl Timeline {
 
 /// A run's timelines in `runs.json`: what was measured and what the
 /// simulation predicts for the same sample.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunSpans {
     /// Measured (the target's or the batch's spans, with the client's view).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// One sample of the target, every 100 ms or so.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TelemetryPoint {
     /// Seconds since the attack started (same clock as the attack series;
     /// negative during warm-up).
@@ -58,7 +58,7 @@ impl TelemetryPoint {
 }
 
 /// Telemetry of one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Telemetry {
     /// Target PID sampled.
     #[serde(default)]

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 pub const VERIFY_SCHEMA: &str = "iolab.verify/1";
 
 /// One check of the target contract.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Check {
     /// Short name, e.g. `work-sleep-takes-its-time`.
     pub name: String,
@@ -18,7 +18,7 @@ pub struct Check {
 }
 
 /// All checks against one target.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyReport {
     /// The URL verified.
     pub target: String,
@@ -35,7 +35,7 @@ impl VerifyReport {
 
 /// The `iolab.verify/1` document: the report with its schema tag in front.
 /// The report itself stays untagged, as `runs.json` embeds it in each run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VerifyFile {
     /// Always [`VERIFY_SCHEMA`].
     pub schema: String,

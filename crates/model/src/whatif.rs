@@ -12,7 +12,7 @@ use crate::capacity::{Resource, Search, Slo, WhatIf};
 pub const WHATIF_SCHEMA: &str = "iolab.whatif/1";
 
 /// One change made and measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Counterfactual {
     /// B's name (its label in the preset).
     pub name: String,
@@ -29,7 +29,7 @@ pub struct Counterfactual {
 }
 
 /// A service, fitted, and the changes made to it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pair {
     /// The preset's name.
     pub name: String,
@@ -50,7 +50,7 @@ pub struct Pair {
 }
 
 /// The `iolab.whatif/1` document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WhatIfFile {
     /// Always [`WHATIF_SCHEMA`].
     pub schema: String,

@@ -16,6 +16,7 @@ use iolab_model::whatif::{WhatIfFile, WHATIF_SCHEMA};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::schema::tagged;
 use crate::RenderError;
 
 /// Output formats.
@@ -220,6 +221,9 @@ pub struct DocumentDef {
     pub charts: bool,
     /// Read it from JSON known to carry its tag.
     pub read: fn(Value) -> Result<Document, LoadError>,
+    /// Its JSON schema, generated from its type with its tag pinned
+    /// (`schema/*.schema.json`, see [`crate::schema`]).
+    pub json_schema: fn(&'static str) -> Value,
 }
 
 /// Every document, results folder first: the one registration of each.
@@ -234,6 +238,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
             runs.refresh_rates();
             Ok(Document::Runs(Box::new(runs)))
         },
+        json_schema: tagged::<RunsFile>,
     },
     DocumentDef {
         schema: ATTACK_SCHEMA,
@@ -245,6 +250,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
             a.refresh_rates();
             Ok(Document::Attack(Box::new(a)))
         },
+        json_schema: tagged::<AttackResult>,
     },
     DocumentDef {
         schema: BATCH_SCHEMA,
@@ -252,6 +258,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab batch --json",
         charts: false,
         read: |v| Ok(Document::Batch(parse(v, BATCH_SCHEMA)?)),
+        json_schema: tagged::<BatchFile>,
     },
     DocumentDef {
         schema: PREDICT_SCHEMA,
@@ -259,6 +266,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab predict --json",
         charts: false,
         read: |v| Ok(Document::Predict(parse(v, PREDICT_SCHEMA)?)),
+        json_schema: tagged::<PredictFile>,
     },
     DocumentDef {
         schema: VERIFY_SCHEMA,
@@ -266,6 +274,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab verify --json",
         charts: false,
         read: |v| Ok(Document::Verify(parse(v, VERIFY_SCHEMA)?)),
+        json_schema: tagged::<VerifyFile>,
     },
     DocumentDef {
         schema: CAPACITY_SCHEMA,
@@ -273,6 +282,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab capacity --json (and its capacity.json)",
         charts: true,
         read: |v| Ok(Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?))),
+        json_schema: tagged::<CapacityFile>,
     },
     DocumentDef {
         schema: WHATIF_SCHEMA,
@@ -280,6 +290,7 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab whatif (its whatif.json)",
         charts: false,
         read: |v| Ok(Document::WhatIf(Box::new(parse(v, WHATIF_SCHEMA)?))),
+        json_schema: tagged::<WhatIfFile>,
     },
 ];
 

@@ -9,7 +9,8 @@
 //! Every figure goes through one set of rules ([`numbers`]) and every table
 //! through one grid ([`grid`]), so a p99 of 101.3 ms reads `101ms` in all of
 //! them. [`Document`] reads any of them back from JSON by its `schema`
-//! ([`DOCUMENTS`] lists them).
+//! ([`DOCUMENTS`] lists them), and [`schema`] generates their JSON schemas
+//! from their types.
 
 pub mod attack;
 pub mod batch;
@@ -22,6 +23,7 @@ pub mod live;
 pub mod numbers;
 pub mod predict;
 pub mod runs;
+pub mod schema;
 pub mod svg;
 pub mod verify;
 pub mod whatif;

@@ -248,11 +248,6 @@ impl Bench<'_> {
         self.cancel.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// How `spec`'s target starts (its runtime's manifest, for its defaults).
-    pub fn launch(&self, spec: &RunSpec) -> Result<Launch, String> {
-        Launch::of(spec, &self.exe)
-    }
-
     /// Start `spec`'s target, search it, stop it. A black box is searched
     /// without its own series: the load, `/proc` and the kernel only.
     pub fn search(&self, spec: &RunSpec, black_box: bool) -> Result<Search, String> {
@@ -333,8 +328,8 @@ fn start(
             target: r.target,
         });
     }
-    let launch = Launch::of(spec, exe)?;
-    let cmd = launch.command(spec, opts)?;
+    let launch = Launch::of(spec)?;
+    let cmd = launch.command(spec, opts, exe)?;
     let t = Target::start(&cmd, launch.start_timeout(START_TIMEOUT), cancel)
         .map_err(|e| format!("{}: {e}", spec.name))?;
     // iolab's own gauges, from the metrics listener when it has one.

@@ -1,45 +1,71 @@
 //! Sweep axes and their cartesian product: each combination is one run,
-//! named by the coordinates that vary.
+//! named by the coordinates that vary. Points stay typed (a model, a
+//! workload, a duration) from the preset file to the run: only
+//! `coordinates` and run names write them out, and nothing parses them back.
 
+use std::time::Duration;
+
+use iolab_model::batch::WorkerKind;
+use iolab_model::{ModelKind, Step};
 use serde_json::Value;
 
-/// One value of an axis: what goes into `coordinates` and into the run name.
+use super::file::ConnectionKind;
+
+/// One value of an axis, as the run uses it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
-    /// As stored in `coordinates`.
-    pub value: Value,
-    /// As written in the run name, e.g. `200` or `sleep:100`.
-    pub label: String,
+pub enum Point {
+    /// A concurrency model.
+    Model(ModelKind),
+    /// A workload (unscaled).
+    Steps(Step),
+    /// A number: a rate, a service time (ms).
+    Number(f64),
+    /// A whole number: clients, requests, calls, workers, a knob's value.
+    Count(u64),
+    /// A duration (unscaled), written as text: `5s`.
+    Duration(Duration),
+    /// How requests use connections.
+    Connections(ConnectionKind),
+    /// A master/worker run's worker.
+    Worker(WorkerKind),
+    /// A runtime option, on or off.
+    Flag(bool),
 }
 
 impl Point {
-    /// A numeric point, labelled without a needless `.0`.
-    pub fn number(v: f64) -> Point {
-        Point {
-            value: if v.fract() == 0.0 && v.abs() < 1e15 {
-                Value::from(v as i64)
-            } else {
-                serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-            },
-            label: number_label(v),
+    /// As stored in `coordinates`.
+    pub fn value(&self) -> Value {
+        match self {
+            Point::Number(v) if v.fract() == 0.0 && v.abs() < 1e15 => Value::from(*v as i64),
+            Point::Number(v) => serde_json::Number::from_f64(*v).map_or(Value::Null, Value::Number),
+            Point::Count(n) => Value::from(*n),
+            Point::Flag(b) => Value::Bool(*b),
+            other => Value::String(other.label()),
         }
     }
 
-    /// A whole-number point.
-    pub fn count(v: u64) -> Point {
-        Point {
-            value: Value::from(v),
-            label: v.to_string(),
+    /// As written in the run name, e.g. `200` or `sleep:100`.
+    pub fn label(&self) -> String {
+        match self {
+            Point::Model(m) => m.as_str().to_string(),
+            Point::Steps(s) => s.to_string(),
+            Point::Number(v) => number_label(*v),
+            Point::Count(n) => n.to_string(),
+            Point::Duration(d) => iolab_model::format_duration(*d),
+            Point::Connections(ConnectionKind::KeepAlive) => "keep-alive".into(),
+            Point::Connections(ConnectionKind::NewPerRequest) => "new-per-request".into(),
+            Point::Worker(w) => worker_name(*w).into(),
+            Point::Flag(b) => b.to_string(),
         }
     }
+}
 
-    /// A text point.
-    pub fn text(s: impl Into<String>) -> Point {
-        let s = s.into();
-        Point {
-            value: Value::String(s.clone()),
-            label: s,
-        }
+/// A worker's name in presets and run names.
+fn worker_name(k: WorkerKind) -> &'static str {
+    match k {
+        WorkerKind::Blocking => "blocking",
+        WorkerKind::SharedPool => "shared-pool",
+        WorkerKind::Timer => "timer",
     }
 }
 
@@ -107,10 +133,16 @@ mod tests {
     #[test]
     fn product_is_cartesian_last_fastest() {
         let axes = vec![
-            Axis::new("model", vec![Point::text("a"), Point::text("b")]),
+            Axis::new(
+                "model",
+                vec![
+                    Point::Model(ModelKind::Pool),
+                    Point::Model(ModelKind::Sequential),
+                ],
+            ),
             Axis::new(
                 "rate",
-                vec![Point::number(1.0), Point::number(2.5), Point::number(4.0)],
+                vec![Point::Number(1.0), Point::Number(2.5), Point::Number(4.0)],
             ),
         ];
         let p = product(&axes);
@@ -119,8 +151,11 @@ mod tests {
         assert_eq!(p[0], vec![0, 0]);
         assert_eq!(p[1], vec![0, 1]);
         assert_eq!(p[3], vec![1, 0]);
-        assert_eq!(axes[1].points[1].label, "2.5");
-        assert_eq!(axes[1].points[0].label, "1");
+        assert_eq!(axes[1].points[1].label(), "2.5");
+        assert_eq!(axes[1].points[0].label(), "1");
+        assert_eq!(axes[1].points[0].value(), serde_json::json!(1));
+        assert_eq!(axes[1].points[1].value(), serde_json::json!(2.5));
+        assert_eq!(axes[0].points[0].value(), serde_json::json!("pool"));
         assert!(product(&[]).len() == 1);
     }
 }

@@ -167,7 +167,7 @@ impl Ctx<'_> {
         let timeout = launch.start_timeout(self.opts.start_timeout);
         let starting = std::time::Instant::now();
         let started = launch
-            .command(spec, &opts)
+            .command(spec, &opts, &self.exe)
             .map_err(crate::targets::StartError)
             .and_then(|cmd| Target::start(&cmd, timeout, &self.opts.cancel));
         let mut target = match started {

@@ -37,7 +37,7 @@ use iolab_model::verify::VerifyReport;
 use crate::estimate::estimate;
 use crate::progress::Observer;
 use crate::services::{self, Addresses, Needs, ServiceError};
-use crate::targets::Launch;
+use crate::targets::{Defaults, Launch};
 use crate::{environment, results};
 
 /// How to run a plan; everything here is about this machine and this
@@ -280,15 +280,18 @@ impl<'a> Ctx<'a> {
 
     /// One run, all its repetitions, with its prediction.
     fn run(&self, index: usize, spec: &RunSpec) -> RunRecord {
-        let launch = Launch::of(spec, &self.exe);
+        let launch = Launch::of(spec);
         let mut record = match (&spec.work, &launch) {
             (_, Err(e)) => RunRecord::new(spec.clone(), Outcome::StartFailed { detail: e.clone() }),
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };
         let cores = self.target_cores();
-        record.prediction = crate::targets::predict_run(spec, cores);
-        let defaults = crate::targets::Defaults::of(spec);
+        // A launch that failed has no manifest: the knob table's defaults.
+        let defaults = launch
+            .as_ref()
+            .map_or(Defaults::BuiltIn, |l| Defaults::of_launch(spec, l));
+        record.prediction = defaults.predict(spec, cores);
         record.host = launch.is_ok().then(|| defaults.host(cores));
         record.effective_params = launch
             .is_ok()

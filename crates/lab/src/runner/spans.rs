@@ -21,7 +21,7 @@ const SPANS_TIMEOUT: Duration = Duration::from_secs(5);
 /// Does this launch's target record spans? `Err` says why not.
 pub(super) fn offered(launch: &Launch) -> Result<(), String> {
     match launch {
-        Launch::BuiltIn { .. } => Ok(()),
+        Launch::BuiltIn => Ok(()),
         Launch::Runtime(m) => Err(format!(
             "runtime {} records no spans (only the built-in models do; runtimes/README.md)",
             m.name

@@ -22,7 +22,7 @@ pub mod manifest;
 pub mod process;
 pub mod runtime;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use iolab_model::concurrency::Host;
@@ -36,14 +36,12 @@ pub use child::{StartError, TargetCommand};
 pub use manifest::{Manifest, RuntimeKind};
 pub use process::{Health, Target};
 
-/// How a run's target is started.
+/// How a run's target is started, decided once per run ([`Launch::of`]):
+/// the runner starts it, checks it and takes its runtime's defaults from it.
 #[derive(Debug, Clone)]
 pub enum Launch {
-    /// `iolab serve` of this binary (or the one given).
-    BuiltIn {
-        /// The iolab binary.
-        exe: PathBuf,
-    },
+    /// `iolab serve` of the iolab binary the start is given.
+    BuiltIn,
     /// A runtime folder's launcher.
     Runtime(Box<Manifest>),
     /// A user's own command.
@@ -63,25 +61,29 @@ pub struct StartOptions {
 
 impl Launch {
     /// How `spec`'s target starts: its command if it has one, else its
-    /// runtime (`exe` serving the built-in models).
-    pub fn of(spec: &RunSpec, exe: &Path) -> Result<Launch, String> {
+    /// runtime (its manifest read here, once).
+    pub fn of(spec: &RunSpec) -> Result<Launch, String> {
         if let Work::Http(w) = &spec.work {
             if let Some(argv) = &w.command {
                 return Ok(Launch::Custom(argv.clone()));
             }
         }
         if spec.runtime.is_rust() {
-            return Ok(Launch::BuiltIn {
-                exe: exe.to_path_buf(),
-            });
+            return Ok(Launch::BuiltIn);
         }
         Manifest::load(&spec.runtime).map(|m| Launch::Runtime(Box::new(m)))
     }
 
-    /// The command that starts `spec`'s target.
-    pub fn command(&self, spec: &RunSpec, opts: &StartOptions) -> Result<TargetCommand, String> {
+    /// The command that starts `spec`'s target (`exe`: the iolab binary
+    /// that serves the built-in models).
+    pub fn command(
+        &self,
+        spec: &RunSpec,
+        opts: &StartOptions,
+        exe: &Path,
+    ) -> Result<TargetCommand, String> {
         let (argv, port, dir) = match self {
-            Launch::BuiltIn { exe } => (builtin::argv(exe, spec, opts), None, None),
+            Launch::BuiltIn => (builtin::argv(exe, spec, opts), None, None),
             Launch::Runtime(m) => (runtime::argv(m, spec, opts)?, None, Some(m.dir.clone())),
             Launch::Custom(argv) => {
                 let (argv, port) = custom::argv(argv, spec, &opts.backends)?;
@@ -108,7 +110,7 @@ impl Launch {
     pub fn separate_metrics(&self) -> bool {
         match self {
             Launch::Runtime(m) => m.separate_metrics,
-            Launch::BuiltIn { .. } => true,
+            Launch::BuiltIn => true,
             Launch::Custom(_) => false,
         }
     }
@@ -124,8 +126,8 @@ pub fn check(spec: &RunSpec) -> Result<(), String> {
             return spec.params.check();
         }
     }
-    match Launch::of(spec, Path::new("iolab"))? {
-        Launch::BuiltIn { .. } => builtin::check(spec),
+    match Launch::of(spec)? {
+        Launch::BuiltIn => builtin::check(spec),
         Launch::Runtime(m) => runtime::check(&m, spec),
         Launch::Custom(_) => Ok(()),
     }
@@ -151,6 +153,23 @@ impl Defaults {
             return Defaults::BuiltIn;
         }
         Manifest::load(&spec.runtime).map_or(Defaults::BuiltIn, |m| Defaults::Runtime(Box::new(m)))
+    }
+
+    /// The defaults of `spec` started by `launch`: its manifest when it has
+    /// one (not read again), else as [`Defaults::of`] (a custom command may
+    /// name a runtime for its defaults).
+    pub fn of_launch(spec: &RunSpec, launch: &Launch) -> Defaults {
+        match launch {
+            Launch::Runtime(m) => Defaults::Runtime(m.clone()),
+            Launch::BuiltIn => Defaults::BuiltIn,
+            Launch::Custom(_) => Defaults::of(spec),
+        }
+    }
+
+    /// What `spec` will do as its target runs it on `cores` cores.
+    pub fn predict(&self, spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::Prediction> {
+        let knobs = self.knobs(spec, cores);
+        iolab_predict::predict_run_with(&self.effective_spec(spec, cores), self.host(cores), &knobs)
     }
 
     /// The host its model runs on (a runtime may add an interpreter lock).
@@ -205,7 +224,5 @@ pub fn predict_spans(spec: &RunSpec, cores: u32) -> Option<iolab_model::spans::T
 
 /// Predict one run as its target would run it (see [`predict_plan`]).
 pub fn predict_run(spec: &RunSpec, cores: u32) -> Option<iolab_model::predict::Prediction> {
-    let d = Defaults::of(spec);
-    let knobs = d.knobs(spec, cores);
-    iolab_predict::predict_run_with(&d.effective_spec(spec, cores), d.host(cores), &knobs)
+    Defaults::of(spec).predict(spec, cores)
 }

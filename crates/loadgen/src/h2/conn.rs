@@ -135,7 +135,11 @@ impl Pool {
     /// The run's pool when it speaks HTTP/2.
     pub fn of(ctx: &RunCtx) -> Option<Pool> {
         let h2 = ctx.h2.as_ref()?;
-        Some(Pool::new(h2.streams, ctx.tls.is_some(), None))
+        Some(Pool::new(
+            h2.streams,
+            ctx.tls.is_some(),
+            h2.grpc_method.clone(),
+        ))
     }
 
     /// Connections of `streams` workers each.

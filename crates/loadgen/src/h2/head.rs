@@ -2,6 +2,10 @@
 //! (its scheme and authority become `:scheme` and `:authority`), headers
 //! and body. The defaults are HTTP/1.1's (`user-agent`, `accept`,
 //! `content-length` from the body); a `Host` header becomes the authority.
+//! A gRPC call is a POST of one length-prefixed message with
+//! `content-type: application/grpc`, `te: trailers` and `grpc-timeout`.
+
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue};
@@ -60,6 +64,35 @@ impl Head {
             grpc: false,
         })
     }
+
+    /// A gRPC unary call of `path` (`/package.Service/Method`) carrying
+    /// `message` (the encoded request, not yet framed), with `metadata`.
+    pub fn grpc(
+        target: &Endpoint,
+        path: &str,
+        metadata: &[(String, String)],
+        message: &[u8],
+        timeout: Duration,
+    ) -> Result<Head, String> {
+        let mut headers = user_headers(metadata)?;
+        headers.insert("content-type", HeaderValue::from_static("application/grpc"));
+        headers.insert("te", HeaderValue::from_static("trailers"));
+        headers.insert("grpc-timeout", grpc_timeout(timeout));
+        default(&mut headers, "user-agent", &crate::wire::user_agent());
+        let mut body = Vec::with_capacity(5 + message.len());
+        body.push(0); // not compressed
+        let len = u32::try_from(message.len())
+            .map_err(|_| "the gRPC request message is over 4 GiB".to_string())?;
+        body.extend_from_slice(&len.to_be_bytes());
+        body.extend_from_slice(message);
+        Ok(Head {
+            method: Method::POST,
+            uri: uri(target, &target.host_header(), path)?,
+            headers,
+            body: Bytes::from(body),
+            grpc: true,
+        })
+    }
 }
 
 /// `scheme://authority/path`: what h2 turns into the pseudo-headers.
@@ -95,6 +128,20 @@ fn default(headers: &mut HeaderMap, name: &'static str, value: &str) {
     }
 }
 
+/// `grpc-timeout`: at most 8 digits and a unit; milliseconds while they
+/// fit, else seconds, else hours.
+fn grpc_timeout(t: Duration) -> HeaderValue {
+    let ms = t.as_millis().max(1);
+    let text = if ms < 100_000_000 {
+        format!("{ms}m")
+    } else if t.as_secs() < 100_000_000 {
+        format!("{}S", t.as_secs())
+    } else {
+        format!("{}H", (t.as_secs() / 3600).min(99_999_999))
+    };
+    HeaderValue::from_str(&text).unwrap_or(HeaderValue::from_static("99999999H"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +162,26 @@ mod tests {
         assert_eq!(r.headers()["content-length"], "2");
         assert!(r.headers().contains_key("user-agent") && !r.headers().contains_key("host"));
         assert_eq!(h.body, Bytes::from_static(b"{}"));
+    }
+
+    #[test]
+    fn a_grpc_call_is_one_framed_message_with_its_deadline() {
+        let target = Endpoint::parse("grpc://127.0.0.1:50051").unwrap();
+        let meta = vec![("authorization".to_string(), "Bearer t".to_string())];
+        let h = Head::grpc(
+            &target,
+            "/p.S/M",
+            &meta,
+            b"\x0a\x01x",
+            Duration::from_secs(2),
+        )
+        .unwrap();
+        let r = h.request();
+        assert_eq!(r.uri().to_string(), "http://127.0.0.1:50051/p.S/M");
+        assert_eq!(r.method(), Method::POST);
+        assert_eq!(r.headers()["grpc-timeout"], "2000m");
+        assert_eq!(r.headers()["te"], "trailers");
+        assert_eq!(&h.body[..], b"\0\0\0\0\x03\x0a\x01x");
+        assert_eq!(grpc_timeout(Duration::from_secs(200_000)), "200000S");
     }
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use iolab_model::attack::AttackPlan;
 use iolab_model::request::RequestTemplate;
 
+use crate::endpoint::Endpoint;
 use crate::tls::{Stream, Tls};
 
 /// What an HTTP/2 run sends: its requests as HTTP/2 heads (sent in turn,
@@ -29,6 +30,8 @@ pub struct Requests {
     pub heads: Vec<head::Head>,
     /// `--streams`: requests in flight per connection.
     pub streams: u32,
+    /// gRPC: the method called (`package.Service/Method`), for the result.
+    pub grpc_method: Option<String>,
 }
 
 impl Requests {
@@ -46,6 +49,7 @@ impl Requests {
         Ok(Requests {
             heads,
             streams: plan.request.protocol.streams_per_connection(),
+            grpc_method: None,
         })
     }
 }
@@ -58,7 +62,13 @@ const PREFLIGHT_WAIT: Duration = Duration::from_secs(5);
 /// knowledge (h2c). The error is one line naming the fault and the fix.
 /// A server that cannot be reached, or answers slowly, is left to the run,
 /// which counts that as data.
-pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, host: &str) -> Result<(), String> {
+pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, target: &Endpoint) -> Result<(), String> {
+    let host = &target.host;
+    // The way out: drop --http2, except for gRPC, which is HTTP/2 only.
+    let fix = match target.grpc {
+        true => "check the port: gRPC speaks HTTP/2",
+        false => "drop --http2 to measure it over HTTP/1.1",
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -74,7 +84,7 @@ pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, host: &str) -> Result<(), 
             if alpn.as_deref() != Some(b"h2") {
                 let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
                 return Err(format!(
-                    "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): drop --http2 to measure it over HTTP/1.1"
+                    "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
                 ));
             }
         }
@@ -91,9 +101,66 @@ pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, host: &str) -> Result<(), 
         match pong {
             Ok(Ok(_)) | Err(_) => Ok(()),
             Ok(Err(_)) if prior => Err(format!(
-                "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; drop --http2 (HTTP/1.1), or use https:// for h2 by ALPN"
+                "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
+                if target.grpc { "grpcs://" } else { "https://" }
             )),
-            Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): drop --http2")),
+            Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
         }
+    })
+}
+
+/// The whole answer to one request made on a connection of its own.
+#[derive(Debug, Clone)]
+pub struct CallAnswer {
+    /// HTTP status.
+    pub status: u16,
+    /// The body, whole.
+    pub body: Vec<u8>,
+    /// `grpc-status`, from the trailers or a trailers-only head.
+    pub grpc_status: Option<u32>,
+}
+
+/// Make one request on a new HTTP/2 connection and read all of its answer
+/// (before a run: gRPC reflection). The error is one line.
+pub async fn call(
+    addr: SocketAddr,
+    tls: Option<&Tls>,
+    head: &head::Head,
+) -> Result<CallAnswer, String> {
+    let broke = |e: h2::Error| format!("HTTP/2 request to {addr} failed: {e}");
+    let (send, conn) = conn::open(addr, None, tls)
+        .await
+        .map_err(|c| format!("cannot open an HTTP/2 connection to {addr} ({})", c.label()))?;
+    let driver = tokio::spawn(conn);
+    let mut send = send.ready().await.map_err(broke)?;
+    let (answer, mut body) = send
+        .send_request(head.request(), head.body.is_empty())
+        .map_err(broke)?;
+    if !head.body.is_empty() {
+        body.send_data(head.body.clone(), true).map_err(broke)?;
+    }
+    let answer = answer.await.map_err(broke)?;
+    let (parts, mut stream) = answer.into_parts();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.data().await {
+        let chunk = chunk.map_err(broke)?;
+        let _ = stream.flow_control().release_capacity(chunk.len());
+        bytes.extend_from_slice(&chunk);
+    }
+    let trailers = stream.trailers().await.map_err(broke)?;
+    drop(send);
+    driver.abort();
+    let grpc = |h: &http::HeaderMap| {
+        h.get("grpc-status")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok())
+    };
+    Ok(CallAnswer {
+        status: parts.status.as_u16(),
+        body: bytes,
+        grpc_status: trailers
+            .as_ref()
+            .and_then(grpc)
+            .or_else(|| grpc(&parts.headers)),
     })
 }

@@ -34,9 +34,9 @@ pub struct Answer {
     pub reusable: bool,
 }
 
-/// Where the reader is in one answer.
+/// Which part of one answer the reader is in.
 #[derive(Debug, Default)]
-enum Phase {
+enum Part {
     /// Collecting a head: `len` bytes of it are at the buffer's start.
     #[default]
     Head,
@@ -61,7 +61,7 @@ pub enum Fed {
 #[derive(Debug, Default)]
 pub struct Reader {
     len: usize,
-    phase: Phase,
+    part: Part,
     /// The request was `HEAD`: the answer ends at its head, whatever its
     /// Content-Length says.
     head_only: bool,
@@ -97,8 +97,8 @@ impl Reader {
 
     /// Offset in the buffer the next receive writes at (also given by [`Fed::More`]).
     pub fn recv_at(&self) -> usize {
-        match self.phase {
-            Phase::Head => self.len,
+        match self.part {
+            Part::Head => self.len,
             _ => 0,
         }
     }
@@ -107,9 +107,9 @@ impl Reader {
     /// grow (only while reading a head).
     pub fn feed(&mut self, buf: &mut Vec<u8>, n: usize) -> Result<Fed, ErrorClass> {
         self.started |= n > 0;
-        match &mut self.phase {
-            Phase::Head => self.head(buf, n),
-            Phase::Length { left, answer } => {
+        match &mut self.part {
+            Part::Head => self.head(buf, n),
+            Part::Length { left, answer } => {
                 let n = n as u64;
                 if n < *left {
                     *left -= n;
@@ -119,7 +119,7 @@ impl Reader {
                 answer.reusable &= n == *left;
                 Ok(Fed::Done(*answer))
             }
-            Phase::Chunked { dec, answer } => match dec.feed(&buf[..n]) {
+            Part::Chunked { dec, answer } => match dec.feed(&buf[..n]) {
                 Ok(None) => Ok(Fed::More(0)),
                 Ok(Some(rest)) => {
                     answer.reusable &= rest == 0;
@@ -127,14 +127,14 @@ impl Reader {
                 }
                 Err(()) => Err(ErrorClass::Read),
             },
-            Phase::UntilClose { .. } => Ok(Fed::More(0)),
+            Part::UntilClose { .. } => Ok(Fed::More(0)),
         }
     }
 
     /// The peer closed: complete only for a close-delimited body.
     pub fn eof(&self) -> Result<Answer, ErrorClass> {
-        match self.phase {
-            Phase::UntilClose { answer } => Ok(answer),
+        match self.part {
+            Part::UntilClose { answer } => Ok(answer),
             _ => Err(ErrorClass::Reset),
         }
     }
@@ -190,14 +190,14 @@ impl Reader {
             reusable: keep,
         };
         let have = (self.len - head_len) as u64;
-        self.phase = match framing {
+        self.part = match framing {
             Framing::Length(want) if have >= want => {
                 return Ok(Fed::Done(Answer {
                     reusable: keep && have == want,
                     ..answer
                 }));
             }
-            Framing::Length(want) => Phase::Length {
+            Framing::Length(want) => Part::Length {
                 left: want - have,
                 answer,
             },
@@ -210,11 +210,11 @@ impl Reader {
                             ..answer
                         }))
                     }
-                    Ok(None) => Phase::Chunked { dec, answer },
+                    Ok(None) => Part::Chunked { dec, answer },
                     Err(()) => return Err(ErrorClass::Read),
                 }
             }
-            Framing::UntilClose => Phase::UntilClose {
+            Framing::UntilClose => Part::UntilClose {
                 answer: Answer {
                     reusable: false,
                     ..answer

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What limits a service.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Resource {
     /// Request threads: each request holds one while it waits.
@@ -47,7 +47,9 @@ impl std::fmt::Display for Resource {
 }
 
 /// How sure the naming is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     /// One signal, or signals that only fit it loosely.
@@ -70,7 +72,7 @@ impl Confidence {
 }
 
 /// Where a piece of evidence comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     /// The load: latency, rate, Little's law.
@@ -84,7 +86,7 @@ pub enum Source {
 }
 
 /// One reading that speaks for (or against) the resource named.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Evidence {
     /// Where it was read.
     pub source: Source,
@@ -93,7 +95,7 @@ pub struct Evidence {
 }
 
 /// The binding resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Binding {
     /// What it is.
     pub resource: Resource,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One target's answer against its baseline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GateCheck {
     /// The search's name (the same in both documents).
     pub name: String,
@@ -21,7 +21,7 @@ pub struct GateCheck {
 }
 
 /// The gate's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Gate {
     /// The baseline document, as given.
     pub baseline: String,

@@ -29,7 +29,7 @@ pub use slo::{Clause, Observed, Slo, SloVerdict};
 pub const CAPACITY_SCHEMA: &str = "iolab.capacity/1";
 
 /// Which part of the search a step belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchStage {
     /// Doubling (or halving) until a pass and a fail bracket the answer.
@@ -41,7 +41,7 @@ pub enum SearchStage {
 }
 
 /// One step: a constant open-loop rate held for a while, and its verdict.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StepRecord {
     /// Offered rate, req/s.
     pub rate_rps: f64,
@@ -94,7 +94,7 @@ pub struct StepRecord {
 }
 
 /// How the CPU per request was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CpuMethod {
     /// The slope of CPU against the rate answered, over the passing steps.
@@ -105,7 +105,7 @@ pub enum CpuMethod {
 
 /// The queueing model read from the curve: the service as a network of
 /// resources, named by the one that binds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fit {
     /// Service time unloaded: median latency at the lowest passing rate, ms.
     pub service_ms: f64,
@@ -134,7 +134,7 @@ pub struct Fit {
 }
 
 /// One rate of a simulated curve.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WhatIfPoint {
     /// Offered rate, req/s.
     pub rate_rps: f64,
@@ -147,7 +147,7 @@ pub struct WhatIfPoint {
 }
 
 /// What one concurrency model would do with the fitted service.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WhatIf {
     /// Model and knobs, e.g. `loop-async(workers=2)`.
     pub label: String,
@@ -169,7 +169,7 @@ pub struct WhatIf {
 }
 
 /// A noisy verdict: a pass above a fail.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Noise {
     /// The rate that passed.
     pub passed_rps: f64,
@@ -178,7 +178,7 @@ pub struct Noise {
 }
 
 /// The search of one target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Search {
     /// The target's name (a preset's label or model, or `url`).
     pub name: String,
@@ -213,7 +213,7 @@ pub struct Search {
 }
 
 /// The `iolab.capacity/1` document.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CapacityFile {
     /// Always [`CAPACITY_SCHEMA`].
     pub schema: String,

@@ -11,7 +11,19 @@ use serde::{Deserialize, Serialize};
 
 /// Where a thread was when sampled: running, or asleep in one kind of wait
 /// (read from its state and its kernel wait channel).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ThreadState {
     /// On a CPU or waiting for one (state R).
@@ -99,7 +111,7 @@ impl ThreadState {
 }
 
 /// The busiest thread of a step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HotThread {
     /// Its name (`comm`).
     pub name: String,
@@ -108,7 +120,7 @@ pub struct HotThread {
 }
 
 /// The target's threads during a step.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Threads {
     /// Samples taken.
     pub samples: u32,
@@ -152,7 +164,7 @@ impl Threads {
 }
 
 /// Connections from the target to one downstream endpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Downstream {
     /// `host:port` the target connects to.
     pub endpoint: String,
@@ -161,7 +173,7 @@ pub struct Downstream {
 }
 
 /// What a step saw inside the target and in the kernel (with its PID).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Signals {
     /// Threads by state, the busiest one, the run-queue wait.
     #[serde(default, skip_serializing_if = "Option::is_none")]

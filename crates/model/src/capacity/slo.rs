@@ -13,7 +13,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// One clause of an objective.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Clause {
     /// `pQ<L`: at least Q% of planned requests answered within L.
@@ -31,7 +31,7 @@ pub enum Clause {
 }
 
 /// An objective: its clauses, all of which must hold.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Slo {
     /// The clauses in the order written.
     pub clauses: Vec<Clause>,
@@ -39,7 +39,7 @@ pub struct Slo {
 
 /// An objective judged on one run (`iolab attack --slo`): whether it held
 /// and, when it did not, the first clause that broke, in words.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SloVerdict {
     /// The objective.
     pub slo: Slo,

@@ -14,7 +14,7 @@ mod prefork;
 mod sequential;
 mod shape;
 mod thread_per_request;
-mod virtual_threads;
+mod r#virtual;
 
 use std::fmt;
 use std::str::FromStr;
@@ -26,7 +26,19 @@ use crate::knob::{Knob, ModelParams};
 pub use shape::{Admission, Capacity, Host, RequestThreads, Shape};
 
 /// How work is scheduled onto threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     /// One thread, one request at a time.
@@ -148,7 +160,7 @@ impl ModelKind {
             Self::LoopBlocking => &loop_blocking::DEF,
             Self::LoopOffload => &loop_offload::DEF,
             Self::LoopAsync => &loop_async::DEF,
-            Self::Virtual => &virtual_threads::DEF,
+            Self::Virtual => &r#virtual::DEF,
             Self::Prefork => &prefork::DEF,
         }
     }

@@ -5,7 +5,9 @@
 use super::ModelKind;
 
 /// What a model runs on: the machine's cores and what its runtime adds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Host {
     /// Cores the target may use.
     pub cores: u32,

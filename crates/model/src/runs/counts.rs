@@ -110,6 +110,32 @@ impl<'de> Deserialize<'de> for BackendCounts {
     }
 }
 
+/// The schema says what [`Serialize`] writes: one field per counted kind
+/// (from the backend table), a count or `null`, and `error`.
+impl schemars::JsonSchema for BackendCounts {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BackendCounts".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut fields = serde_json::Map::new();
+        for kind in counted_kinds() {
+            let about = kind.def().counter.map_or("", |c| c.source);
+            let count = serde_json::json!({
+                "type": ["integer", "null"],
+                "minimum": 0,
+                "description": about,
+            });
+            fields.insert(field(kind).to_string(), count);
+        }
+        fields.insert(
+            "error".into(),
+            serde_json::json!({"type": ["string", "null"]}),
+        );
+        schemars::json_schema!({"type": "object", "properties": fields})
+    }
+}
+
 struct CountsVisitor;
 
 impl<'de> Visitor<'de> for CountsVisitor {

@@ -62,3 +62,18 @@ impl<'de> Deserialize<'de> for Step {
         parse(&text).map_err(serde::de::Error::custom)
     }
 }
+
+/// In a document a workload is its text (`seq(sleep:10,cpu:2)`), which only
+/// the parser checks.
+impl schemars::JsonSchema for Step {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Step".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "A workload in the steps language: `seq(sleep:10,cpu:2)`.",
+        })
+    }
+}

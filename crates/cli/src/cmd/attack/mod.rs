@@ -1,4 +1,4 @@
-//! `iolab attack URL`: send HTTP load, open loop (`--rate`/`--phase`) or
+//! `iolab attack URL`: send HTTP (or gRPC) load, open loop (`--rate`/`--phase`) or
 //! closed loop (`--concurrency`), and report what happened honestly. Flags
 //! become a validated [`AttackPlan`]; `iolab_loadgen::attack` does the work;
 //! the result is rendered as text (default) or `iolab.attack/1` JSON.
@@ -56,9 +56,12 @@ pub enum EngineArg {
   iolab attack https://127.0.0.1:8443/ --insecure --rate 100 -d 10s
   iolab attack --targets targets.txt --rate 100 -d 10s        (vegeta's format, sent in turn)
   iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json
-  iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)")]
+  iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)
+  iolab attack http://127.0.0.1:8080/ --http2 --streams 16 --connections 2 --rate 2000 -d 10s
+  iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --data '{\"name\":\"x\"}' -c 8 -n 10000
+  iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --proto greeter.proto --rate 500 -d 10s")]
 pub struct Args {
-    /// URL to attack (http:// or https://), e.g.
+    /// URL to attack (http://, https://; grpc:// or grpcs:// with --call), e.g.
     /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
     #[arg(value_name = "URL", required_unless_present = "targets")]
     pub url: Option<String>,

@@ -94,7 +94,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ios.push(io_for(spec.io_backend, &args)?);
         }
     }
-    let exe = std::env::current_exe().map_err(|e| CliError::Failed(e.into()))?;
     let mut results = Vec::with_capacity(runs.len());
     for (k, (r, spec)) in batches(&runs).enumerate() {
         if !args.json {
@@ -106,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 describe(r, spec)
             );
         }
-        let launch = Launch::of(r, &exe).map_err(CliError::usage)?;
+        let launch = Launch::of(r).map_err(CliError::usage)?;
         let mut res = with_deadline(max_time, |cancel| match &launch {
             Launch::Runtime(m) => iolab_lab::targets::runtime::run_batch(m, r, spec, cancel)
                 .unwrap_or_else(|e| BatchResult {

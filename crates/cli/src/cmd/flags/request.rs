@@ -1,12 +1,13 @@
 //! What each request sends, for `iolab attack` and `iolab capacity`:
-//! method, headers, body and TLS, as curl and vegeta take them, and a
-//! vegeta targets file (`--targets`, parsed by `iolab_loadgen`).
+//! method, headers, body and TLS, as curl and vegeta take them, a vegeta
+//! targets file (`--targets`, parsed by `iolab_loadgen`), HTTP/2, and a
+//! gRPC call (`--call`, `--proto`, `--data`, ghz's names).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use iolab_model::limits::{MAX_BODY_BYTES, MAX_TARGETS_BYTES};
-use iolab_model::protocol::{HttpVersion, Protocol};
+use iolab_model::protocol::{GrpcCall, HttpVersion, Protocol};
 use iolab_model::request::{parse_header, RequestSet, RequestTemplate};
 
 use crate::CliError;
@@ -45,6 +46,18 @@ pub struct RequestFlags {
     /// streams in all; a server allowing fewer makes the rest wait (timed).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub streams: u32,
+    /// gRPC: call this unary method, package.Service/Method, on a grpc://
+    /// (h2c) or grpcs:// (TLS) URL; -H adds metadata, --timeout is its deadline.
+    #[arg(long, value_name = "METHOD", conflicts_with_all = ["body", "body_file", "targets", "http1_1"])]
+    pub call: Option<String>,
+    /// gRPC: a .proto file defining the method (repeat for more; imports are
+    /// found beside each file); without one, the server's reflection is asked.
+    #[arg(long = "proto", value_name = "FILE", requires = "call")]
+    pub protos: Vec<PathBuf>,
+    /// gRPC: the request message as protobuf JSON, e.g. '{"name":"x"}'
+    /// [default: {}, every field at its default].
+    #[arg(long, value_name = "JSON", requires = "call")]
+    pub data: Option<String>,
 }
 
 impl RequestFlags {
@@ -90,13 +103,18 @@ impl RequestFlags {
             (None, Some(first)) => first.url.clone(),
             (None, None) => return Err(CliError::usage("--targets: the file has no requests")),
         };
+        let grpc = self.call.as_ref().map(|method| GrpcCall {
+            method: method.clone(),
+            data: self.data.clone().unwrap_or_else(|| "{}".into()),
+            protos: self.protos.clone(),
+        });
         let protocol = Protocol {
-            http: match self.http2 {
+            http: match self.http2 || grpc.is_some() {
                 true => HttpVersion::Http2,
                 false => HttpVersion::Http1,
             },
             streams: self.streams,
-            grpc: None,
+            grpc,
         };
         protocol.check().map_err(CliError::usage)?;
         let set = RequestSet {

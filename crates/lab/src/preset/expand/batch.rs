@@ -5,7 +5,7 @@ use iolab_model::batch::{BatchSpec, MasterSpec, TaskMix, WorkerKind};
 
 use super::super::file::{BatchSection, TasksKind};
 use super::super::sweep::{Axis, Point};
-use super::{count_of, counts, fault, num, FieldError, Pick};
+use super::{counts, fault, FieldError, Pick};
 
 pub(super) fn batch_axes(b: &BatchSection) -> Result<Vec<Axis>, FieldError> {
     let mut axes = Vec::new();
@@ -22,7 +22,7 @@ pub(super) fn batch_axes(b: &BatchSection) -> Result<Vec<Axis>, FieldError> {
             axes.push(n);
             axes.push(Axis::new(
                 "ms",
-                ms.values().iter().map(|m| Point::number(m.0)).collect(),
+                ms.values().iter().map(|m| Point::Number(m.0)).collect(),
             ));
         }
         TasksKind::Mixed => {
@@ -64,29 +64,29 @@ pub(super) fn batch_axes(b: &BatchSection) -> Result<Vec<Axis>, FieldError> {
     if let Some(w) = &b.worker {
         axes.push(Axis::new(
             "worker",
-            w.values()
-                .iter()
-                .map(|k| Point::text(worker_name(*k)))
-                .collect(),
+            w.values().iter().map(|k| Point::Worker(*k)).collect(),
         ));
     }
     axes.extend(counts("shared_pool", &b.shared_pool));
     Ok(axes)
 }
 
-fn worker_name(k: WorkerKind) -> &'static str {
-    match k {
-        WorkerKind::Blocking => "blocking",
-        WorkerKind::SharedPool => "shared-pool",
-        WorkerKind::Timer => "timer",
-    }
-}
-
-pub(super) fn batch_spec(b: &BatchSection, pick: &Pick, scale: f64) -> BatchSpec {
+/// The batch of the run at `pick`, scaled (a fault names a field whose
+/// point is missing).
+pub(super) fn batch_spec(
+    b: &BatchSection,
+    pick: &Pick,
+    scale: f64,
+) -> Result<BatchSpec, FieldError> {
     let tasks = match b.tasks {
-        TasksKind::Calls => TaskMix::Calls {
-            n: pick("n").and_then(|p| p.value.as_u64()).expect("n axis"),
-            ms: num(pick, "ms").expect("ms axis") * scale,
+        TasksKind::Calls => match (pick.count("n"), pick.number("ms")) {
+            (Some(n), Some(ms)) => TaskMix::Calls { n, ms: ms * scale },
+            _ => {
+                return Err(fault(
+                    "batch.n",
+                    "tasks = \"calls\" needs `n` and `ms` (calls and the service time of one)",
+                ))
+            }
         },
         TasksKind::Mixed => TaskMix::Mixed {
             cpu: b.cpu.unwrap_or(0),
@@ -105,18 +105,16 @@ pub(super) fn batch_spec(b: &BatchSection, pick: &Pick, scale: f64) -> BatchSpec
     let master = b
         .workers
         .as_ref()
-        .and(count_of(pick, "workers"))
+        .and(pick.count_u32("workers"))
         .map(|workers| MasterSpec {
             workers,
-            worker: pick("worker")
-                .and_then(|p| serde_json::from_value(p.value.clone()).ok())
-                .unwrap_or(WorkerKind::Blocking),
-            shared_pool: count_of(pick, "shared_pool"),
+            worker: pick.worker().unwrap_or(WorkerKind::Blocking),
+            shared_pool: pick.count_u32("shared_pool"),
         });
-    BatchSpec {
+    Ok(BatchSpec {
         tasks,
         master,
         seed: b.seed.unwrap_or(1),
         io_backend: b.backend.unwrap_or_default(),
-    }
+    })
 }

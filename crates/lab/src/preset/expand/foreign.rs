@@ -86,7 +86,12 @@ pub(super) fn check(i: usize, t: &TargetSection) -> Result<(), FieldError> {
             }
         }
     }
-    let spec = spec(t).expect("checked: a foreign target");
+    let Some(spec) = spec(t) else {
+        return Err(fault(
+            field("request"),
+            "a foreign target needs request = { path = \"/\" }",
+        ));
+    };
     if !spec.request.url.starts_with('/') {
         return Err(fault(
             field("request.path"),

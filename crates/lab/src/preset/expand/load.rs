@@ -8,7 +8,7 @@ use iolab_model::{Arrival, ConnectionMode, Driver};
 use super::super::file::{ArrivalKind, ConnectionKind, DriverKind, LoadSection, TargetSection};
 use super::super::sweep::{Axis, Point};
 use super::super::values::Count;
-use super::{count_of, counts, fault, num, text_duration, FieldError, Pick};
+use super::{counts, fault, FieldError, Pick};
 use super::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT, MIN_INTERVAL};
 
 /// Counts a run holds as `u32`, checked before they are narrowed (a
@@ -47,40 +47,26 @@ pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
         load.steps
             .values()
             .iter()
-            .map(|s| Point::text(s.0.to_string()))
+            .map(|s| Point::Steps(s.0.clone()))
             .collect(),
     )];
     axes.extend(driver_axes(load)?);
     if let Some(d) = &load.duration {
         axes.push(Axis::new(
             "duration",
-            d.values()
-                .iter()
-                .map(|d| Point::text(d.to_string()))
-                .collect(),
+            d.values().iter().map(|d| Point::Duration(d.0)).collect(),
         ));
     }
     if let Some(t) = &load.timeout {
         axes.push(Axis::new(
             "timeout",
-            t.values()
-                .iter()
-                .map(|d| Point::text(d.to_string()))
-                .collect(),
+            t.values().iter().map(|d| Point::Duration(d.0)).collect(),
         ));
     }
     if let Some(c) = &load.connections {
         axes.push(Axis::new(
             "connections",
-            c.values()
-                .iter()
-                .map(|c| {
-                    Point::text(match c {
-                        ConnectionKind::KeepAlive => "keep-alive",
-                        ConnectionKind::NewPerRequest => "new-per-request",
-                    })
-                })
-                .collect(),
+            c.values().iter().map(|c| Point::Connections(*c)).collect(),
         ));
     }
     if load.seed.is_some() && load.arrival != ArrivalKind::Poisson {
@@ -121,7 +107,7 @@ fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
             }
             axes.push(Axis::new(
                 "rate",
-                rate.values().iter().map(|r| Point::number(r.0)).collect(),
+                rate.values().iter().map(|r| Point::Number(r.0)).collect(),
             ));
         }
         DriverKind::Closed => {
@@ -145,7 +131,7 @@ fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
             }
             axes.push(Axis::new(
                 "concurrency",
-                c.values().iter().map(|c| Point::count(c.0)).collect(),
+                c.values().iter().map(|c| Point::Count(c.0)).collect(),
             ));
             axes.extend(counts("requests", &load.requests));
         }
@@ -153,48 +139,61 @@ fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
     Ok(axes)
 }
 
+/// The work of the run at `pick`: the axes' points, scaled (every point
+/// `http_axes` and the target made is there, else a fault names the field).
 pub(super) fn http_work(
     load: &LoadSection,
     target: &TargetSection,
     pick: &Pick,
     scale: f64,
-) -> HttpWork {
-    let steps: iolab_model::Step = pick("steps")
-        .and_then(|p| p.value.as_str())
-        .expect("steps axis")
-        .parse()
-        .expect("steps were validated when read");
-    let duration = text_duration(pick, "duration");
+) -> Result<HttpWork, FieldError> {
+    let steps = pick.steps().ok_or_else(|| {
+        fault(
+            "load.steps",
+            "give the workload, e.g. steps = \"sleep:100\"",
+        )
+    })?;
+    let duration = pick.duration("duration");
     let driver = match load.driver {
-        DriverKind::Open => Driver::Open {
-            phases: vec![iolab_model::Phase::hold(
-                num(pick, "rate").expect("rate axis"),
-                duration.expect("checked: open loops have a duration"),
-            )],
-            arrival: match load.arrival {
-                ArrivalKind::Constant => Arrival::Constant,
-                ArrivalKind::Poisson => Arrival::Poisson {
-                    seed: load.seed.unwrap_or(1),
+        DriverKind::Open => {
+            let (Some(rate), Some(duration)) = (pick.number("rate"), duration) else {
+                return Err(fault(
+                    "load.rate",
+                    "an open loop needs `rate` and `duration`, e.g. rate = 200, duration = \"5s\"",
+                ));
+            };
+            Driver::Open {
+                phases: vec![iolab_model::Phase::hold(rate, duration)],
+                arrival: match load.arrival {
+                    ArrivalKind::Constant => Arrival::Constant,
+                    ArrivalKind::Poisson => Arrival::Poisson {
+                        seed: load.seed.unwrap_or(1),
+                    },
                 },
-            },
-        },
+            }
+        }
         DriverKind::Closed => Driver::Closed {
-            concurrency: count_of(pick, "concurrency").expect("concurrency axis"),
-            requests: pick("requests").and_then(|p| p.value.as_u64()),
+            concurrency: pick.count_u32("concurrency").ok_or_else(|| {
+                fault(
+                    "load.concurrency",
+                    "a closed loop needs `concurrency` (clients), e.g. 50",
+                )
+            })?,
+            requests: pick.count("requests"),
             duration,
         },
     };
     let max = load
         .max_connections
         .map_or(ConnectionMode::DEFAULT_MAX, Count::u32);
-    let connections = match pick("connections").and_then(|p| p.value.as_str()) {
-        Some("new-per-request") => ConnectionMode::NewPerRequest { max },
-        _ => ConnectionMode::KeepAlive { max },
+    let connections = match pick.connections() {
+        Some(ConnectionKind::NewPerRequest) => ConnectionMode::NewPerRequest { max },
+        Some(ConnectionKind::KeepAlive) | None => ConnectionMode::KeepAlive { max },
     };
-    let timeout = text_duration(pick, "timeout").unwrap_or(DEFAULT_TIMEOUT);
+    let timeout = pick.duration("timeout").unwrap_or(DEFAULT_TIMEOUT);
     let interval = load.interval.map_or(DEFAULT_INTERVAL, |d| d.0);
-    HttpWork {
-        steps: steps.scaled(scale),
+    Ok(HttpWork {
+        steps: steps.clone().scaled(scale),
         driver: driver.scaled(scale),
         connections,
         timeout: timeout.mul_f64(scale),
@@ -202,5 +201,5 @@ pub(super) fn http_work(
         command: target.command.clone(),
         body: load.body,
         foreign: super::foreign::spec(target),
-    }
+    })
 }

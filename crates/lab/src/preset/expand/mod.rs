@@ -15,11 +15,12 @@ mod target;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Duration;
 
+use iolab_model::batch::WorkerKind;
 use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 use iolab_model::limits::MAX_REPS;
-use iolab_model::ModelKind;
+use iolab_model::{ModelKind, Step};
 
-use super::file::{DriverKind, PresetFile, TargetSection, WorkKind};
+use super::file::{ConnectionKind, DriverKind, PresetFile, TargetSection, WorkKind};
 use super::sweep::{self, Axis, Point};
 use super::values::{Count, OneOrMany};
 
@@ -96,7 +97,7 @@ pub fn expand(
             ));
         }
         for combo in sweep::product(&axes) {
-            let spec = run_of(&file, t, &axes, &combo, &common, scale);
+            let spec = run_of(&file, t, &axes, &combo, &common, scale)?;
             bounds::check_run(ti, t, &spec, scale)?;
             runs.push(spec);
         }
@@ -152,16 +153,13 @@ fn run_of(
     combo: &[usize],
     common: &[Axis],
     scale: f64,
-) -> RunSpec {
-    let pick = |name: &str| -> Option<&Point> {
-        axes.iter()
-            .position(|a| a.name == name)
-            .map(|i| &axes[i].points[combo[i]])
-    };
-    let model: ModelKind = serde_json::from_value(pick("model").expect("model axis").value.clone())
-        .expect("model axis holds model names");
+) -> Result<RunSpec, FieldError> {
+    let pick = Pick { axes, combo };
+    let model = pick
+        .model()
+        .ok_or_else(|| fault("targets", "a [[targets]] table needs `model`"))?;
     let mut coordinates = BTreeMap::new();
-    coordinates.insert("model".to_string(), pick("model").unwrap().value.clone());
+    coordinates.insert("model".to_string(), Point::Model(model).value());
     let mut name = t
         .label
         .clone()
@@ -172,31 +170,24 @@ fn run_of(
     for (ai, axis) in axes.iter().enumerate() {
         let p = &axis.points[combo[ai]];
         if axis.name != "model" && swept(&axis.name, &file.targets, common) {
-            coordinates.insert(axis.name.clone(), p.value.clone());
-            name.push_str(&format!("-{}={}", axis.name, p.label));
-        } else if p.value == serde_json::Value::Bool(true) {
+            coordinates.insert(axis.name.clone(), p.value());
+            name.push_str(&format!("-{}={}", axis.name, p.label()));
+        } else if *p == Point::Flag(true) {
             // A runtime option that is on is a coordinate, swept or not.
-            coordinates.insert(axis.name.clone(), p.value.clone());
+            coordinates.insert(axis.name.clone(), p.value());
         }
     }
-    let work = match file.kind {
-        WorkKind::Http => Work::Http(load::http_work(
-            file.load
-                .as_ref()
-                .expect("checked: HTTP presets have [load]"),
-            t,
-            &pick,
-            scale,
-        )),
-        WorkKind::Batch => Work::Batch(batch::batch_spec(
-            file.batch
-                .as_ref()
-                .expect("checked: batch presets have [batch]"),
-            &pick,
-            scale,
-        )),
+    let work = match (file.kind, &file.load, &file.batch) {
+        (WorkKind::Http, Some(load), _) => Work::Http(load::http_work(load, t, &pick, scale)?),
+        (WorkKind::Batch, _, Some(batch)) => Work::Batch(batch::batch_spec(batch, &pick, scale)?),
+        (WorkKind::Http, None, _) => {
+            return Err(fault("load", "an HTTP preset needs a [load] table"))
+        }
+        (WorkKind::Batch, _, None) => {
+            return Err(fault("batch", "kind = \"batch\" needs a [batch] table"))
+        }
     };
-    RunSpec {
+    Ok(RunSpec {
         name,
         coordinates,
         model,
@@ -205,7 +196,7 @@ fn run_of(
         scale,
         spans: None,
         work,
-    }
+    })
 }
 
 fn unique_names(runs: &[RunSpec]) -> Result<(), FieldError> {
@@ -234,27 +225,78 @@ fn swept(name: &str, targets: &[TargetSection], common: &[Axis]) -> bool {
         })
 }
 
-type Pick<'a> = dyn Fn(&str) -> Option<&'a Point> + 'a;
+/// One run's point on each axis, looked up by the axis's name; each typed
+/// getter is `None` where the run has no such axis.
+pub(super) struct Pick<'a> {
+    axes: &'a [Axis],
+    combo: &'a [usize],
+}
+
+impl<'a> Pick<'a> {
+    fn get(&self, name: &str) -> Option<&'a Point> {
+        let i = self.axes.iter().position(|a| a.name == name)?;
+        self.axes[i].points.get(self.combo[i])
+    }
+
+    fn model(&self) -> Option<ModelKind> {
+        match self.get("model")? {
+            Point::Model(m) => Some(*m),
+            _ => None,
+        }
+    }
+
+    fn steps(&self) -> Option<&'a Step> {
+        match self.get("steps")? {
+            Point::Steps(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn number(&self, name: &str) -> Option<f64> {
+        match self.get(name)? {
+            Point::Number(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    fn count(&self, name: &str) -> Option<u64> {
+        match self.get(name)? {
+            Point::Count(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A count a run holds as `u32`, saturating (bounds are checked as written).
+    fn count_u32(&self, name: &str) -> Option<u32> {
+        self.count(name)
+            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+    }
+
+    fn duration(&self, name: &str) -> Option<Duration> {
+        match self.get(name)? {
+            Point::Duration(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    fn connections(&self) -> Option<ConnectionKind> {
+        match self.get("connections")? {
+            Point::Connections(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn worker(&self) -> Option<WorkerKind> {
+        match self.get("worker")? {
+            Point::Worker(w) => Some(*w),
+            _ => None,
+        }
+    }
+}
 
 fn counts(name: &str, v: &Option<OneOrMany<Count>>) -> Option<Axis> {
     v.as_ref()
-        .map(|v| Axis::new(name, v.values().iter().map(|c| Point::count(c.0)).collect()))
-}
-
-fn num(pick: &Pick, name: &str) -> Option<f64> {
-    pick(name).and_then(|p| p.value.as_f64())
-}
-
-fn count_of(pick: &Pick, name: &str) -> Option<u32> {
-    pick(name)
-        .and_then(|p| p.value.as_u64())
-        .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
-}
-
-fn text_duration(pick: &Pick, name: &str) -> Option<Duration> {
-    pick(name)
-        .and_then(|p| p.value.as_str())
-        .map(|s| iolab_model::parse_duration(s).expect("durations were validated when read"))
+        .map(|v| Axis::new(name, v.values().iter().map(|c| Point::Count(c.0)).collect()))
 }
 
 /// A closed-loop preset refuses a target's own `rate`.

@@ -7,7 +7,7 @@ use iolab_model::ModelParams;
 
 use super::super::file::{PresetFile, Setting, TargetSection, WorkKind};
 use super::super::sweep::{Axis, Point};
-use super::{closed_loop, count_of, fault, FieldError, Pick};
+use super::{closed_loop, fault, FieldError, Pick};
 use crate::targets::Manifest;
 
 /// The fields a `[[targets]]` table has besides knobs and runtime options.
@@ -19,15 +19,12 @@ pub(super) fn own_axes(t: &TargetSection) -> Vec<Axis> {
     let models = t.model.values().iter();
     let mut axes = vec![Axis::new(
         "model",
-        models.map(|m| Point::text(m.as_str())).collect(),
+        models.map(|m| Point::Model(*m)).collect(),
     )];
     for (name, values) in &t.settings {
         let points = values.values().iter().map(|v| match v {
-            Setting::Count(n) => Point::count(*n),
-            Setting::Flag(b) => Point {
-                value: (*b).into(),
-                label: b.to_string(),
-            },
+            Setting::Count(n) => Point::Count(*n),
+            Setting::Flag(b) => Point::Flag(*b),
         });
         axes.push(Axis::new(name.as_str(), points.collect()));
     }
@@ -39,11 +36,11 @@ pub(super) fn own_axes(t: &TargetSection) -> Vec<Axis> {
 fn overrides(t: &TargetSection) -> Vec<Axis> {
     let mut axes = Vec::new();
     if let Some(steps) = &t.steps {
-        let points = steps.values().iter().map(|s| Point::text(s.0.to_string()));
+        let points = steps.values().iter().map(|s| Point::Steps(s.0.clone()));
         axes.push(Axis::new("steps", points.collect()));
     }
     if let Some(rate) = &t.rate {
-        let points = rate.values().iter().map(|r| Point::number(r.0));
+        let points = rate.values().iter().map(|r| Point::Number(r.0));
         axes.push(Axis::new("rate", points.collect()));
     }
     axes
@@ -71,7 +68,7 @@ pub(super) fn axes_with(t: &TargetSection, common: &[Axis]) -> Vec<Axis> {
 pub(super) fn params_of(pick: &Pick, t: &TargetSection) -> ModelParams {
     let mut p = ModelParams::default();
     for k in KNOBS.iter().filter(|k| t.settings.contains_key(k.name)) {
-        (k.set)(&mut p, count_of(pick, k.name));
+        (k.set)(&mut p, pick.count_u32(k.name));
     }
     p
 }

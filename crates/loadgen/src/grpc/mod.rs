@@ -1,0 +1,220 @@
+//! gRPC unary calls, made ready before the run: the method's types from
+//! `.proto` files (compiled in process by `protox`) or from the server's
+//! reflection service ([`reflection`]), the `--data` JSON turned into the
+//! request message by `prost-reflect`, and the call's HTTP/2 request built
+//! once ([`Head::grpc`]). The run then sends it as any HTTP/2 request; its
+//! answer's `grpc-status` is read in [`crate::h2::exchange`]. Every fault
+//! of the call is one line naming it and the fix, found before any load.
+
+mod reflection;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use iolab_model::attack::AttackPlan;
+use prost::Message;
+use prost_reflect::{DescriptorPool, DynamicMessage, MethodDescriptor};
+
+use crate::endpoint::Endpoint;
+use crate::h2::head::Head;
+use crate::h2::Requests;
+use crate::tls::Tls;
+
+/// Check what needs no socket: a gRPC call goes to a `grpc[s]://` URL
+/// naming host and port, with metadata (`-H`) but no HTTP method or body;
+/// with `--proto` files, the method is found and `--data` fits it.
+pub fn check(plan: &AttackPlan, target: &Endpoint) -> Result<(), String> {
+    let call = match (&plan.request.protocol.grpc, target.grpc) {
+        (None, false) => return Ok(()),
+        (None, true) => {
+            return Err(format!(
+                "{}: name the method to call with --call package.Service/Method",
+                plan.target
+            ))
+        }
+        (Some(_), false) => {
+            return Err(format!(
+                "--call needs a grpc:// (h2c) or grpcs:// (TLS) URL, not {}: e.g. grpc://127.0.0.1:50051",
+                plan.target
+            ))
+        }
+        (Some(call), true) => call,
+    };
+    if target.path != "/" {
+        return Err(format!(
+            "{}: a gRPC URL names host and port only; the method goes in --call",
+            plan.target
+        ));
+    }
+    metadata(plan)?;
+    if !call.protos.is_empty() {
+        let (service, method) = call.split()?;
+        let m = find(&compile(&call.protos)?, service, method, true)?;
+        encode(&m, &call.data)?;
+    }
+    Ok(())
+}
+
+/// The call's request, ready to send: its types found (from `--proto`, or
+/// asked of the server at `addr`), its message encoded, its deadline the
+/// plan's timeout.
+pub fn requests(
+    plan: &AttackPlan,
+    target: &Endpoint,
+    addr: SocketAddr,
+    tls: Option<&Tls>,
+) -> Result<Option<Requests>, String> {
+    let Some(call) = &plan.request.protocol.grpc else {
+        return Ok(None);
+    };
+    let (service, method) = call.split()?;
+    let metadata = metadata(plan)?;
+    let pool = match call.protos.is_empty() {
+        true => reflection::pool(target, addr, tls, service, metadata)?,
+        false => compile(&call.protos)?,
+    };
+    let m = find(&pool, service, method, !call.protos.is_empty())?;
+    let message = encode(&m, &call.data)?;
+    let head = Head::grpc(target, &call.path()?, metadata, &message, plan.timeout)?;
+    Ok(Some(Requests {
+        heads: vec![head],
+        streams: plan.request.protocol.streams_per_connection(),
+        grpc_method: Some(format!("{service}/{method}")),
+    }))
+}
+
+/// The call's metadata: the `-H` headers of the plan's one request, which
+/// must carry no HTTP method or body of its own.
+fn metadata(plan: &AttackPlan) -> Result<&[(String, String)], String> {
+    match plan.request.list.as_slice() {
+        [] => Ok(&[]),
+        [one] if one.method == "GET" && one.body.is_empty() && one.url == plan.target => {
+            Ok(&one.headers)
+        }
+        _ => Err(
+            "-m, --body and --targets do not apply to a gRPC call: --data gives its request message, -H its metadata"
+                .into(),
+        ),
+    }
+}
+
+/// Compile `.proto` files, each file's folder on the import path.
+pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
+    let mut includes: Vec<&Path> = Vec::new();
+    for f in files {
+        let dir = f
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !includes.contains(&dir) {
+            includes.push(dir);
+        }
+    }
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let fault = |e: String| {
+        format!(
+            "--proto {}: {}: fix the file",
+            names.join(" "),
+            one_line(&e)
+        )
+    };
+    let set = protox::compile(files, &includes).map_err(|e| fault(e.to_string()))?;
+    DescriptorPool::from_file_descriptor_set(set).map_err(|e| fault(e.to_string()))
+}
+
+/// The method `service/method` of `pool`, unary; the error names what the
+/// pool does define.
+pub fn find(
+    pool: &DescriptorPool,
+    service: &str,
+    method: &str,
+    from_files: bool,
+) -> Result<MethodDescriptor, String> {
+    let source = match from_files {
+        true => "the --proto files define",
+        false => "the server's reflection lists",
+    };
+    let s = pool.get_service_by_name(service).ok_or_else(|| {
+        let names: Vec<String> = pool.services().map(|s| s.full_name().to_string()).collect();
+        format!(
+            "--call: no service '{service}' ({source} {}): give package.Service/Method",
+            list(&names)
+        )
+    })?;
+    let m = s.methods().find(|m| m.name() == method).ok_or_else(|| {
+        let names: Vec<String> = s.methods().map(|m| m.name().to_string()).collect();
+        format!(
+            "--call: {service} has no method '{method}' (it has {})",
+            list(&names)
+        )
+    })?;
+    if m.is_client_streaming() || m.is_server_streaming() {
+        return Err(format!(
+            "--call: {service}/{method} streams; iolab calls unary methods (one request, one answer)"
+        ));
+    }
+    Ok(m)
+}
+
+/// `--data` as the method's request message, encoded.
+pub fn encode(m: &MethodDescriptor, data: &str) -> Result<Vec<u8>, String> {
+    let input = m.input();
+    let mut json = serde_json::Deserializer::from_str(data);
+    let message = DynamicMessage::deserialize(input.clone(), &mut json)
+        .and_then(|msg| json.end().map(|()| msg))
+        .map_err(|e| {
+            format!(
+                "--data does not fit {} ({}): give its fields as JSON, e.g. --data '{{\"name\":\"x\"}}'",
+                input.full_name(),
+                one_line(&e.to_string())
+            )
+        })?;
+    Ok(message.encode_to_vec())
+}
+
+fn list(names: &[String]) -> String {
+    match names.is_empty() {
+        true => "none".into(),
+        false => names.join(", "),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The messages of a gRPC body: 5-byte prefixes (compressed flag, length)
+/// each followed by a message; the error names the fault.
+pub fn messages(mut body: &[u8]) -> Result<Vec<&[u8]>, String> {
+    let mut out = Vec::new();
+    while !body.is_empty() {
+        if body.len() < 5 {
+            return Err("a gRPC message prefix was cut short".into());
+        }
+        if body[0] != 0 {
+            return Err("a gRPC message came compressed (iolab asks for none)".into());
+        }
+        let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
+        let rest = &body[5..];
+        if rest.len() < len {
+            return Err("a gRPC message was cut short".into());
+        }
+        out.push(&rest[..len]);
+        body = &rest[len..];
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_split_into_messages_and_refuse_what_is_cut() {
+        let body = b"\0\0\0\0\x02ab\0\0\0\0\0";
+        assert_eq!(messages(body).unwrap(), vec![&b"ab"[..], &b""[..]]);
+        assert!(messages(b"\0\0\0\0\x05ab").is_err());
+        assert!(messages(b"\x01\0\0\0\0").is_err());
+        assert!(messages(b"\0\0").is_err());
+    }
+}
