@@ -83,6 +83,25 @@ fn attack_grpc_counts_calls_by_status() {
         doc["errors"]["by_code"]["grpc_status"]["RESOURCE_EXHAUSTED"],
         30
     );
+    // The text summary names the status, with the count the JSON has.
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("fail.json");
+    std::fs::write(&saved, doc.to_string()).unwrap();
+    let out = iolab(&["report", saved.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Error Codes"))
+        .unwrap_or_else(|| panic!("no Error Codes line: {text}"));
+    assert!(
+        line.ends_with("grpc_status:RESOURCE_EXHAUSTED:30"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -144,4 +163,26 @@ fn bad_grpc_calls_exit_2_in_one_line() {
         err.contains("--call package.Service/Method") && err.trim_end().lines().count() == 1,
         "{err}"
     );
+}
+
+/// A `grpc://` URL with `--streams` but no `--call` is missing its method,
+/// not HTTP/2 (`grpc://` is HTTP/2 already): the fix names `--call`. Needs
+/// no server: the plan is refused before anything is sent.
+#[test]
+fn streams_without_call_on_a_grpc_url_names_call_not_http2() {
+    let out = iolab(&[
+        "attack",
+        "grpc://127.0.0.1:1",
+        "--streams",
+        "4",
+        "-c",
+        "1",
+        "-n",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--call"), "{err}");
+    assert!(!err.contains("--http2"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }

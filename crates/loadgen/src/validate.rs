@@ -40,8 +40,10 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
 /// files; reflection is asked only when the run starts).
 fn protocol(plan: &AttackPlan, target: &Endpoint) -> Result<(), AttackError> {
     let p = &plan.request.protocol;
-    p.check().map_err(AttackError::Invalid)?;
+    // The URL's kind first: `grpc://` without `--call` is missing its
+    // method, whatever else the flags say (`--streams` included).
     crate::grpc::check(plan, target).map_err(AttackError::Invalid)?;
+    p.check().map_err(AttackError::Invalid)?;
     if p.is_http2() && p.grpc.is_none() {
         crate::h2::Requests::of(plan).map_err(AttackError::Invalid)?;
     }

@@ -1,20 +1,28 @@
 //! Shards of one plan against a real server on 127.0.0.1, started together
 //! with `--start-at` and merged: the merge is the plan, request for request,
-//! and every percentile it reports is the one of all requests together.
+//! and every percentile it reports is the one of all requests together,
+//! over HTTP/1.1 and over HTTP/2 (h2c, requests as streams).
 
 mod common;
+// Its odd servers are for tests/http2.rs; this file serves requests only.
+#[allow(dead_code)]
+#[path = "common/h2server.rs"]
+mod h2server;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{open, run, server};
 use iolab_loadgen::shard::combine::{merge, Source};
 use iolab_loadgen::{AttackReport, Schedule};
-use iolab_model::driver::{Arrival, Driver, Phase};
+use iolab_model::attack::AttackPlan;
+use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
+use iolab_model::protocol::HttpVersion;
 use iolab_model::shard::Shard;
 
 /// A Poisson ramp then hold (so neither spacing nor rate is uniform), to a
-/// 5 ms delay, in shards of `n` starting 1.5 s from now, run in parallel.
-fn shards(url: &str, n: u32) -> (Vec<AttackReport>, Driver) {
+/// 5 ms delay, in shards of `n` starting 1.5 s from now, run in parallel;
+/// `h2`: over HTTP/2 (6 connections of 8 streams, 2 per shard).
+fn shards(url: &str, n: u32, h2: bool) -> (Vec<AttackReport>, Driver) {
     let driver = Driver::Open {
         phases: vec![
             Phase {
@@ -39,12 +47,21 @@ fn shards(url: &str, n: u32) -> (Vec<AttackReport>, Driver) {
                 plan.threads = Some(1 + index as usize % 2);
                 plan.shard = Some(Shard { index, count: n });
                 plan.start_at_unix_ms = Some(start);
+                if h2 {
+                    over_http2(&mut plan);
+                }
                 s.spawn(move || run(&plan))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     (reports, driver)
+}
+
+fn over_http2(plan: &mut AttackPlan) {
+    plan.request.protocol.http = HttpVersion::Http2;
+    plan.request.protocol.streams = 8;
+    plan.connections = ConnectionMode::KeepAlive { max: 6 };
 }
 
 /// The value at quantile `q` of sorted values, as HdrHistogram ranks it.
@@ -56,7 +73,33 @@ fn exact(sorted: &[f64], q: f64) -> f64 {
 #[test]
 fn shards_merge_to_the_single_host_plan_exactly() {
     let srv = server::spawn(0);
-    let (reports, driver) = shards(&srv.url("/delay?ms=5"), 3);
+    let (reports, driver) = shards(&srv.url("/delay?ms=5"), 3, false);
+    let m = merges_exactly(&reports, &driver);
+    assert!(m.protocol.is_none(), "HTTP/1.1 says no protocol");
+}
+
+/// Issue 32: HTTP/2 results merge across shards exactly, as HTTP/1.1 ones
+/// do, and the merge says what was spoken.
+#[test]
+fn http2_shards_merge_to_the_single_host_plan_exactly() {
+    let srv = h2server::spawn(h2server::Behaviour::Serve {
+        delay: Duration::from_millis(5),
+        max_streams: 100,
+    });
+    let (reports, driver) = shards(&srv.url("/x"), 3, true);
+    let m = merges_exactly(&reports, &driver);
+    let p = m.protocol.expect("the merge of HTTP/2 shards says so");
+    assert_eq!((p.version.as_str(), p.streams), ("h2c", 8));
+    let opened: u64 = reports
+        .iter()
+        .map(|r| r.result.protocol.as_ref().unwrap().connections_opened)
+        .sum();
+    assert_eq!(p.connections_opened, opened, "{p:?}");
+}
+
+/// The merge of `reports` is the single-host plan of `driver`, request
+/// for request, percentile for percentile; returns it.
+fn merges_exactly(reports: &[AttackReport], driver: &Driver) -> iolab_model::attack::AttackResult {
     let Driver::Open { phases, arrival } = &driver else {
         unreachable!()
     };
@@ -126,6 +169,7 @@ fn shards_merge_to_the_single_host_plan_exactly() {
     let widest = reports.iter().map(|r| r.result.series.len()).max().unwrap();
     assert_eq!(m.series.len(), widest);
     m.check_accounting().unwrap();
+    m
 }
 
 #[test]

@@ -38,6 +38,10 @@ pub struct ExperimentPlan {
     #[serde(rename = "warmup_s", with = "secs")]
     #[schemars(with = "f64")]
     pub warmup: Duration,
+    /// At most this many warm-up requests per run (`None`: the warm-up's
+    /// length alone bounds it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_requests: Option<u64>,
     /// The runs, in order.
     pub runs: Vec<RunSpec>,
     /// Published numbers of a classic experiment, as data for the report.

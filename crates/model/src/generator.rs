@@ -12,6 +12,9 @@ use serde::{Deserialize, Serialize};
 pub const LAG_SHARE: f64 = 0.05;
 /// ... and never below this, whatever the latency (timer resolution).
 pub const LAG_FLOOR_MS: f64 = 0.5;
+/// Send lag (p99) past this share of the median latency is the generator's
+/// doing more than the target's: the run is called saturated, not late.
+pub const LAG_HEAVY: f64 = 0.25;
 /// The generator's threads busy for more than this share of the run: its
 /// own CPU is the limit (the time spent spinning on purpose left out).
 pub const CPU_BUSY: f64 = 0.9;
@@ -59,6 +62,11 @@ pub struct GeneratorStats {
 pub struct GeneratorVerdict {
     /// The lag could change the reported figures.
     pub flagged: bool,
+    /// Flagged, and heavily: its own CPU was the limit, or the send lag is
+    /// more than [`LAG_HEAVY`] of the median latency. A lighter flag says
+    /// the latencies include some lateness, not that the figures are the
+    /// generator's.
+    pub saturated: bool,
     /// Send lag p99 as a share of the median latency measured.
     pub lag_share: f64,
     /// Share of the threads' time the generator computed.
@@ -82,6 +90,7 @@ impl GeneratorStats {
         // A busy share of a run too short to use a tenth of a second says nothing.
         let busy = busy_share > CPU_BUSY && self.cpu_s >= 0.1;
         let flagged = late || (closed_loop && busy);
+        let saturated = flagged && (busy || lag_share > LAG_HEAVY);
         let cause = flagged.then(|| match wait_share {
             Some(w) if w > WAIT_SHARE => format!(
                 "other processes held the generator's CPU for {:.2} s ({:.0}% of its time)",
@@ -99,6 +108,7 @@ impl GeneratorStats {
         });
         GeneratorVerdict {
             flagged,
+            saturated,
             lag_share,
             busy_share,
             wait_share,
@@ -141,6 +151,22 @@ mod tests {
             "too short to say"
         );
         assert!(v.flagged && v.cause.unwrap().contains("98% of its CPU"));
+    }
+
+    /// Issue 35: a 5% lag at 40 req/s was called saturated. The words scale
+    /// with the weight: light lag is late, heavy lag or a busy CPU saturated.
+    #[test]
+    fn r35_saturated_only_when_the_lag_weighs() {
+        // 6 ms of lag on a 100 ms median (6%): flagged, not saturated.
+        let v = g(6.0, 0.1, Some(0.0)).verdict(2.0, 100.0, false);
+        assert!(v.flagged && !v.saturated, "{v:?}");
+        // 30 ms on 100 ms (30%): saturated.
+        let v = g(30.0, 0.1, Some(0.0)).verdict(2.0, 100.0, false);
+        assert!(v.flagged && v.saturated, "{v:?}");
+        // A busy CPU is saturation whatever the lag.
+        let v = g(0.0, 1.96, None).verdict(2.0, 100.0, true);
+        assert!(v.saturated, "{v:?}");
+        assert!(!g(1.0, 0.1, None).verdict(2.0, 100.0, false).saturated);
     }
 
     #[test]

@@ -111,9 +111,19 @@ impl Telemetry {
     /// Share of the measured samples in which the target answered its
     /// `/metrics` (`None` when nothing was sampled).
     pub fn metrics_answered(&self) -> Option<f64> {
+        if !self.metrics_asked() {
+            return None;
+        }
         let n = self.measured().count();
         let got = self.measured().filter(|p| p.metrics_answered()).count();
         (n > 0).then(|| got as f64 / n as f64)
+    }
+
+    /// Whether `/metrics` was read at all: a source is recorded, or some
+    /// sample has an answer (documents written before sources were). A
+    /// foreign target with no `metrics` configured is never asked.
+    pub fn metrics_asked(&self) -> bool {
+        self.metrics_source.is_some() || self.series.iter().any(|p| p.metrics_answered())
     }
 
     /// From when (seconds into the run) the target stopped answering its
@@ -145,5 +155,34 @@ impl Telemetry {
     /// Most connections established on the target's port at once.
     pub fn peak_connections(&self) -> Option<u64> {
         self.measured().filter_map(|p| p.connections).max()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sampled(metrics_source: Option<&str>, in_flight: Option<f64>) -> Telemetry {
+        Telemetry {
+            series: (0..31)
+                .map(|i| TelemetryPoint {
+                    t_s: i as f64 * 0.1,
+                    in_flight,
+                    ..Default::default()
+                })
+                .collect(),
+            metrics_source: metrics_source.map(str::to_string),
+            ..Default::default()
+        }
+    }
+
+    /// Issue 35: a foreign target with no `metrics` configured was told it
+    /// "never answered its /metrics (31 of 31 samples missing)"; nothing
+    /// asked it. Unasked is `None`; asked and silent is still 0.
+    #[test]
+    fn r35_a_target_never_asked_for_metrics_has_no_share_missing() {
+        assert_eq!(sampled(None, None).metrics_answered(), None);
+        assert_eq!(sampled(Some("shared"), None).metrics_answered(), Some(0.0));
+        assert_eq!(sampled(None, Some(3.0)).metrics_answered(), Some(1.0));
     }
 }

@@ -145,9 +145,27 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         fact("Success", "ratio", vec![percent(r.success_ratio())]),
         fact("Status Codes", "code:count", vec![pairs(codes)]),
         fact("Error Set", "class:count", vec![pairs(errors)]),
-        generator,
     ]);
+    facts.extend(codes_by_class(r));
+    facts.push(generator);
     facts
+}
+
+/// The coded classes again by code (`grpc_status:UNAVAILABLE:12`,
+/// `stream_reset:CANCEL:3`), when a run has any: the class alone does not
+/// say which gRPC status or reset code the server sent.
+fn codes_by_class(r: &AttackResult) -> Option<Fact> {
+    let named: Vec<(String, u64)> = r
+        .errors
+        .by_code
+        .iter()
+        .flat_map(|(class, codes)| codes.iter().map(move |(c, n)| (format!("{class}:{c}"), *n)))
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let items = named.iter().map(|(k, n)| (k.as_str(), *n));
+    Some(fact("Error Codes", "class:code:count", vec![pairs(items)]))
 }
 
 /// Where a sharded run sits in its plan, or what a merge came from.

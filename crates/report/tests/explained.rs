@@ -49,9 +49,22 @@ fn check(name: &str, file: &RunsFile, run: &RunRecord) {
             "{who}: {s}"
         );
     }
-    let flagged = a.generator_verdict().flagged;
-    let generator_caveat = caveats.iter().any(|c| c.starts_with("generator: "));
-    assert_eq!(flagged, generator_caveat, "{who}: {caveats:?}");
+    let verdict = a.generator_verdict();
+    let generator_caveat = caveats.iter().find(|c| c.starts_with("generator: "));
+    assert_eq!(
+        verdict.flagged,
+        generator_caveat.is_some(),
+        "{who}: {caveats:?}"
+    );
+    // Its words scale with its weight (issue 35): only a saturated
+    // generator is said to have made the figures.
+    if let Some(c) = generator_caveat {
+        assert_eq!(
+            verdict.saturated,
+            c.contains("the figures may be the generator's"),
+            "{who}: {c}"
+        );
+    }
     assert!(
         !s.contains("saturated"),
         "{who}: the sentence blames no generator: {s}"

@@ -128,3 +128,46 @@ fn the_generated_schemas_refuse_what_the_reader_refuses() {
     let text = serde_json::to_string(&bad).unwrap();
     assert!(Document::from_json(&text).is_err(), "the reader takes it");
 }
+
+/// docs/report.md's documents table is [`DOCUMENTS`], row for row: its tag,
+/// the command that writes it, whether it has charts (`--png`), and its
+/// schema file. A document added to the table and not to the docs (or the
+/// other way) fails here.
+#[test]
+fn the_docs_documents_table_is_the_registry() {
+    let page = std::fs::read_to_string(repo().join("docs/report.md")).unwrap();
+    let rows: Vec<Vec<&str>> = page
+        .lines()
+        .filter(|l| l.starts_with("| `iolab."))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    let tags: Vec<String> = rows
+        .iter()
+        .map(|r| r[0].trim_matches('`').to_string())
+        .collect();
+    let want: Vec<&str> = DOCUMENTS.iter().map(|d| d.schema).collect();
+    assert_eq!(tags, want, "docs/report.md's documents table");
+    for (row, d) in rows.iter().zip(DOCUMENTS) {
+        let command = d.written_by.split(" (").next().unwrap();
+        assert!(
+            row[1].contains(command),
+            "{}: written by {command}: {row:?}",
+            d.schema
+        );
+        assert_eq!(
+            row[2].contains("--png"),
+            d.charts,
+            "{}: charts: {row:?}",
+            d.schema
+        );
+        let file = format!(
+            "`{}.schema.json`",
+            d.schema
+                .trim_start_matches("iolab.")
+                .split('/')
+                .next()
+                .unwrap()
+        );
+        assert_eq!(row[3], file, "{}", d.schema);
+    }
+}

@@ -168,6 +168,7 @@ fn ad_hoc(args: &Args, models: &[ModelKind]) -> Result<ExperimentPlan, CliError>
         scale: 1.0,
         reps: 1,
         warmup: Duration::ZERO,
+        warmup_requests: None,
         runs,
         published: None,
         pin: true,

@@ -33,6 +33,10 @@ pub struct PresetFile {
     /// Warm-up before each measured HTTP run, not counted (`"0s"`: none).
     #[serde(default)]
     pub warmup: Option<DurOrZero>,
+    /// At most this many warm-up requests per run: a real endpoint's
+    /// requests cost a database call each, and the warm-up's are not counted.
+    #[serde(default)]
+    pub warmup_requests: Option<Count>,
     /// Published numbers of a classic experiment, kept as data for the report.
     #[serde(default)]
     pub published: Option<toml::Value>,

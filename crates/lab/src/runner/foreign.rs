@@ -47,7 +47,8 @@ impl Ctx<'_> {
                 ..telemetry::Sources::default()
             })
         });
-        if let Some(driver) = warmup_driver(&w.driver, self.plan.warmup) {
+        if let Some(driver) = warmup_driver(&w.driver, self.plan.warmup, self.plan.warmup_requests)
+        {
             if !self.opts.cancelled() {
                 self.observer.stage(spec, Stage::WarmingUp);
                 let plan = attack_plan(&running.base, w, driver, &self.gen_cpus);

@@ -224,7 +224,8 @@ impl Ctx<'_> {
     /// Warm-up: a few clients for the plan's warm-up time, not recorded, then
     /// let the target settle.
     fn warm_up(&self, spec: &RunSpec, w: &HttpWork, target: &Target, metrics: &str) {
-        let Some(driver) = warmup_driver(&w.driver, self.plan.warmup) else {
+        let Some(driver) = warmup_driver(&w.driver, self.plan.warmup, self.plan.warmup_requests)
+        else {
             return;
         };
         if self.opts.cancelled() {

@@ -49,18 +49,25 @@ pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usiz
 }
 
 /// The warm-up load: a few clients in a closed loop for the warm-up time
-/// (a closed-loop run keeps its own clients).
-pub(super) fn warmup_driver(d: &Driver, warmup: Duration) -> Option<Driver> {
-    if warmup.is_zero() {
+/// (a closed-loop run keeps its own clients), stopped sooner after
+/// `max_requests` when the preset caps it (`warmup_requests`).
+pub(super) fn warmup_driver(
+    d: &Driver,
+    warmup: Duration,
+    max_requests: Option<u64>,
+) -> Option<Driver> {
+    if warmup.is_zero() || max_requests == Some(0) {
         return None;
     }
-    let concurrency = match d {
+    let clients = match d {
         Driver::Open { .. } => WARMUP_CLIENTS,
         Driver::Closed { concurrency, .. } => *concurrency,
     };
+    // More clients than requests would only open idle connections.
+    let concurrency = max_requests.map_or(clients, |n| clients.min(n.min(u32::MAX as u64) as u32));
     Some(Driver::Closed {
         concurrency,
-        requests: None,
+        requests: max_requests,
         duration: Some(warmup),
     })
 }
@@ -138,7 +145,7 @@ mod tests {
     #[test]
     fn warmup_is_a_few_clients_that_leave_no_backlog() {
         let d = Driver::constant(800.0, Duration::from_secs(5));
-        let w = warmup_driver(&d, Duration::from_secs(1)).unwrap();
+        let w = warmup_driver(&d, Duration::from_secs(1), None).unwrap();
         assert_eq!(
             w,
             Driver::Closed {
@@ -147,13 +154,13 @@ mod tests {
                 duration: Some(Duration::from_secs(1))
             }
         );
-        assert!(warmup_driver(&d, Duration::ZERO).is_none());
+        assert!(warmup_driver(&d, Duration::ZERO, None).is_none());
         let c = Driver::Closed {
             concurrency: 10,
             requests: Some(100),
             duration: None,
         };
-        let w = warmup_driver(&c, Duration::from_millis(300)).unwrap();
+        let w = warmup_driver(&c, Duration::from_millis(300), None).unwrap();
         assert_eq!(
             w,
             Driver::Closed {
@@ -162,5 +169,30 @@ mod tests {
                 duration: Some(Duration::from_millis(300))
             }
         );
+    }
+
+    /// Issue 35: ~74 warm-up requests hit a real endpoint before a
+    /// 40-request run. `warmup_requests` caps them (and the clients).
+    #[test]
+    fn r35_the_warm_up_stops_at_its_request_cap() {
+        let d = Driver::constant(800.0, Duration::from_secs(5));
+        let w = warmup_driver(&d, Duration::from_secs(1), Some(3)).unwrap();
+        assert_eq!(
+            w,
+            Driver::Closed {
+                concurrency: 3,
+                requests: Some(3),
+                duration: Some(Duration::from_secs(1))
+            }
+        );
+        let w = warmup_driver(&d, Duration::from_secs(1), Some(20)).unwrap();
+        assert!(matches!(
+            w,
+            Driver::Closed {
+                concurrency: WARMUP_CLIENTS,
+                requests: Some(20),
+                ..
+            }
+        ));
     }
 }

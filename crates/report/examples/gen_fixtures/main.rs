@@ -90,6 +90,7 @@ fn runs_file(about: About, runs: Vec<RunRecord>) -> RunsFile {
             scale: about.scale,
             reps: 1,
             warmup: about.warmup,
+            warmup_requests: None,
             runs: runs.iter().map(|r| r.spec.clone()).collect(),
             published: about.published,
             pin: true,

@@ -6,7 +6,7 @@
 
 use iolab_model::attack::AttackResult;
 use iolab_model::experiment::Work;
-use iolab_model::runs::RunRecord;
+use iolab_model::runs::{RunRecord, RunsFile};
 
 use crate::numbers::{count, ms, percent, secs};
 
@@ -15,17 +15,23 @@ const METRICS_MISSING: f64 = 0.05;
 
 /// Why a load's figures may be the generator's rather than the target's
 /// (its verdict, `None` when it kept up): one sentence for every document
-/// that carries a load.
+/// that carries a load, its words scaled to the verdict's weight.
 pub fn generator_doubt(a: &AttackResult) -> Option<String> {
     let v = a.generator_verdict();
-    v.flagged.then(|| {
-        format!(
-            "generator: {}; send lag p99 {} is {} of the median latency, so the figures may be the generator's",
-            v.cause.unwrap_or_default(),
-            ms(a.generator.lag_p99_ms),
-            percent(v.lag_share)
-        )
-    })
+    if !v.flagged {
+        return None;
+    }
+    let lag = ms(a.generator.lag_p99_ms);
+    let consequence = if v.saturated {
+        "so the figures may be the generator's".to_string()
+    } else {
+        format!("so the latencies may include up to {lag} of the generator's own lateness")
+    };
+    Some(format!(
+        "generator: {}; send lag p99 {lag} is {} of the median latency, {consequence}",
+        v.cause.unwrap_or_default(),
+        percent(v.lag_share)
+    ))
 }
 
 /// The caveats of a run (empty when nothing casts doubt on it).
@@ -66,4 +72,77 @@ fn metrics(run: &RunRecord) -> Option<String> {
         count(missing),
         count(n)
     ))
+}
+
+/// Run `i` of `file` against a service iolab did not start (a `url`), with
+/// no `/metrics` to wait on, after a run against the same service that
+/// abandoned requests (timeouts): the service may still have been serving
+/// them when this run began (issue 35: a gunicorn run measured half its
+/// capacity this way, with no word of it).
+pub fn after_overload(file: &RunsFile, i: usize) -> Option<String> {
+    let foreign = |r: &RunRecord| match &r.spec.work {
+        Work::Http(h) => h.foreign.as_deref().cloned(),
+        Work::Batch(_) => None,
+    };
+    let me = foreign(file.runs.get(i)?)?;
+    let url = me.url.as_ref()?;
+    if me.metrics.is_some() {
+        return None;
+    }
+    let (prev, abandoned) = file.runs[..i].iter().rev().find_map(|r| {
+        let f = foreign(r)?;
+        (f.url.as_ref() == Some(url))
+            .then(|| (r, r.attack.as_ref().map_or(0, |a| a.errors.timeout)))
+    })?;
+    (abandoned > 0).then(|| {
+        format!(
+            "the run before it against the same service ({}) ended with {} requests timed out, which the service may still have been serving when this run began (no `metrics` configured to wait until it settled)",
+            prev.name,
+            count(abandoned)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two runs of the saved showdown made into runs against one service
+    /// iolab did not start (`url`), the first with `timeouts` abandoned.
+    fn file(timeouts: u64, metrics: Option<&str>) -> RunsFile {
+        let text = include_str!("../../tests/fixtures/showdown.json");
+        let mut f: RunsFile = serde_json::from_str(text).unwrap();
+        f.runs.truncate(2);
+        let spec: iolab_model::request::ForeignSpec = serde_json::from_value(serde_json::json!({
+            "url": "http://127.0.0.1:8080",
+            "request": {"method": "GET", "url": "/api"},
+            "metrics": metrics,
+        }))
+        .unwrap();
+        for r in &mut f.runs {
+            let Work::Http(h) = &mut r.spec.work else {
+                panic!("an HTTP run")
+            };
+            h.foreign = Some(Box::new(spec.clone()));
+        }
+        f.runs[0].attack.as_mut().unwrap().errors.timeout = timeouts;
+        f
+    }
+
+    /// Issue 35: after an overload, a run against a service still clearing
+    /// the abandoned requests measured half its capacity with no warning.
+    #[test]
+    fn r35_a_run_after_abandoned_requests_at_the_same_service_is_warned() {
+        let c = after_overload(&file(7, None), 1).expect("a caveat");
+        assert!(c.contains("ended with 7 requests timed out"), "{c}");
+        assert!(after_overload(&file(7, None), 0).is_none(), "no run before");
+        assert!(
+            after_overload(&file(0, None), 1).is_none(),
+            "nothing abandoned"
+        );
+        assert!(
+            after_overload(&file(7, Some("/metrics")), 1).is_none(),
+            "it settled on /metrics"
+        );
+    }
 }

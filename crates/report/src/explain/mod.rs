@@ -12,7 +12,7 @@ mod batch;
 mod caveats;
 mod http;
 
-pub use caveats::{caveats, generator_doubt};
+pub use caveats::{after_overload, caveats, generator_doubt};
 
 use iolab_model::concurrency::{Capacity, Host};
 use iolab_model::experiment::Work;

@@ -66,7 +66,9 @@ pub struct RunRow {
     pub peak_rss_mb: Option<f64>,
     /// CPU seconds the target used.
     pub cpu_s: Option<f64>,
-    /// The generator may have been the bottleneck.
+    /// The generator may have been the bottleneck: flagged heavily (its
+    /// CPU busy, or its send lag over a quarter of the median latency); a
+    /// lighter flag is a caveat, not a mark in the table.
     pub generator_saturated: Option<bool>,
     /// Batch: wall time of the whole batch, s (as run).
     pub total_s: Option<f64>,
@@ -211,7 +213,7 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         peak_threads: tel.peak_threads().or(b.map(|b| b.peak_threads)),
         peak_rss_mb: tel.peak_rss_mb().or(b.map(|b| b.peak_rss_mb)),
         cpu_s: tel.cpu_s(),
-        generator_saturated: a.map(|a| a.generator_verdict().flagged),
+        generator_saturated: a.map(|a| a.generator_verdict().saturated),
         total_s: b.map(|b| b.total_s),
         tasks: b.map(|b| b.tasks),
         failed: b.map(|b| b.failed),
@@ -222,7 +224,12 @@ fn row(file: &RunsFile, run: &RunRecord, best: bool) -> RunRow {
         best,
         tied: false,
         explanation: crate::runs::explain_in(file, run),
-        caveats: crate::caveats(run),
+        caveats: {
+            let mut c = crate::caveats(run);
+            let i = file.runs.iter().position(|r| std::ptr::eq(r, run));
+            c.extend(i.and_then(|i| crate::explain::after_overload(file, i)));
+            c
+        },
     }
 }
 

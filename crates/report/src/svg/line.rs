@@ -191,6 +191,42 @@ pub fn plot_on(
     n
 }
 
+/// For each solid line, the later-drawn solid line that covers it (the
+/// same x values, every y within 1% of the axis' span), if any: a reader
+/// seeing four lines for six models is told which lie under which.
+pub fn hidden_under(series: &[Series], y: &Axis) -> Vec<Option<usize>> {
+    let (d0, d1) = y.domain(series.iter().flat_map(|s| s.points.iter().map(|p| p.y)));
+    let close = |a: f64, b: f64| match y.kind {
+        Kind::Log if a > 0.0 && b > 0.0 => {
+            (a.ln() - b.ln()).abs() <= 0.01 * (d1.ln() - d0.ln()).abs()
+        }
+        _ => (a - b).abs() <= 0.01 * (d1 - d0).abs(),
+    };
+    let sorted = |s: &Series| {
+        let mut v: Vec<(f64, f64)> = s.points.iter().map(|p| (p.x, p.y)).collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0));
+        v
+    };
+    let lines: Vec<Vec<(f64, f64)>> = series.iter().map(sorted).collect();
+    let covers = |i: usize, j: usize| {
+        !series[j].dashed
+            && lines[i].len() == lines[j].len()
+            && lines[i]
+                .iter()
+                .zip(&lines[j])
+                .all(|(a, b)| a.0 == b.0 && close(a.1, b.1))
+    };
+    (0..series.len())
+        .map(|i| {
+            if series[i].dashed || lines[i].is_empty() {
+                return None;
+            }
+            // The topmost cover: the last drawn.
+            (i + 1..series.len()).rev().find(|&j| covers(i, j))
+        })
+        .collect()
+}
+
 /// A complete chart: title, one plot, legend under it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineChart {
@@ -212,12 +248,17 @@ impl LineChart {
     /// The SVG and the number of points drawn.
     pub fn render(&self) -> (String, usize) {
         // Predictions share their model's colour: one legend entry says "dashed".
+        let under = hidden_under(&self.series, &self.y);
         let mut entries: Vec<Entry> = self
             .series
             .iter()
-            .filter(|s| !s.points.is_empty() && !s.dashed)
-            .map(|s| Entry {
-                name: s.name.clone(),
+            .zip(&under)
+            .filter(|(s, _)| !s.points.is_empty() && !s.dashed)
+            .map(|(s, top)| Entry {
+                name: match top {
+                    Some(j) => format!("{} (under {})", s.name, self.series[*j].name),
+                    None => s.name.clone(),
+                },
                 colour: s.colour,
                 dashed: false,
             })
@@ -249,5 +290,52 @@ impl LineChart {
         legend::draw(&mut out, left, top + self.height + 48.0, lw, &entries);
         out.push_str(super::close());
         (out, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(name: &str, ys: &[f64]) -> Series {
+        Series {
+            name: name.into(),
+            colour: 0,
+            points: ys
+                .iter()
+                .enumerate()
+                .map(|(i, &y)| Point {
+                    x: i as f64,
+                    y,
+                    tip: String::new(),
+                })
+                .collect(),
+            dashed: false,
+            markers: true,
+        }
+    }
+
+    /// Issue 35: six models drawn as four lines, nothing saying so. A line
+    /// under another is named in the legend with the one on top.
+    #[test]
+    fn r35_a_line_under_another_says_so_in_the_legend() {
+        let series = vec![
+            line("pool", &[1.0, 0.9, 0.5]),
+            line("loop-async", &[1.0, 0.8, 0.4]),
+            line("loop-offload", &[1.0, 0.9, 0.502]),
+        ];
+        let y = Axis::new(Kind::Linear, "success").fixed(0.0, 1.0);
+        assert_eq!(hidden_under(&series, &y), vec![Some(2), None, None]);
+        let chart = LineChart {
+            title: "t".into(),
+            x: Axis::new(Kind::Linear, "x"),
+            y,
+            series,
+            width: 600.0,
+            height: 200.0,
+        };
+        let (svg, _) = chart.render();
+        assert!(svg.contains("pool (under loop-offload)"), "{svg}");
+        assert!(!svg.contains("loop-async (under"), "{svg}");
     }
 }

@@ -113,6 +113,7 @@ pub fn expand(
         scale,
         reps,
         warmup: warmup.mul_f64(scale),
+        warmup_requests: file.warmup_requests.map(|c| c.0),
         runs,
         published: file.published.map(toml_to_json),
         pin: file.pin.unwrap_or(true),

@@ -140,3 +140,20 @@ fn a_target_may_bring_its_own_steps_and_rates() {
     assert_eq!(steps(2).1, Some(1000.0));
     assert_eq!(p.runs[2].name, "loop-async-rate=1000");
 }
+
+/// Issue 35: the warm-up could only be bounded by time; `warmup_requests`
+/// caps its requests, and a cap of 0 is refused (use `warmup = "0s"`).
+#[test]
+fn r35_warmup_requests_caps_the_warm_up() {
+    let text = BASE.replace(
+        "description = \"d\"",
+        "description = \"d\"\nwarmup_requests = 20",
+    );
+    assert_eq!(plan(&text).warmup_requests, Some(20));
+    assert_eq!(plan(BASE).warmup_requests, None);
+    let e = err(&BASE.replace(
+        "description = \"d\"",
+        "description = \"d\"\nwarmup_requests = 0",
+    ));
+    assert!(e.contains("warmup_requests"), "{e}");
+}

@@ -252,16 +252,32 @@ fn panel(s: &mut String, lay: &Layout, i: usize, r: &RunSeries) -> usize {
     points
 }
 
-/// A small key for the first panel's three lines.
-fn key(s: &mut String) {
-    let mut kx = 200.0;
+/// Where the title's bold 13 px text ends, px (DejaVu Sans Bold averages
+/// about 0.6 em a character): the key starts after it.
+fn title_end(title: &str) -> f64 {
+    8.0 + title.chars().count() as f64 * 7.8
+}
+
+/// x of the key's first entry: at 440 px, or after a longer title, so
+/// the two never overlap (issue 35: a run's title ran under its key).
+fn key_x(title: &str) -> f64 {
+    KEY_X.max(title_end(title) + 16.0)
+}
+
+/// The key's default x, and the width its three entries take.
+const KEY_X: f64 = 440.0;
+const KEY_W: f64 = 180.0;
+
+/// A small key for the first panel's three lines, from `x0`.
+fn key(s: &mut String, x0: f64) {
+    let mut kx = x0;
     for (name, slot) in [("sent", 0usize), ("ok", 2), ("errors", 3)] {
         s.push_str(&format!(
             "<line x1=\"{}\" y1=\"14\" x2=\"{}\" y2=\"14\" stroke=\"{}\" stroke-width=\"2\"/><text x=\"{}\" y=\"18\" font-size=\"11\" fill=\"#333333\">{name}</text>",
-            c(kx + 240.0),
-            c(kx + 256.0),
+            c(kx),
+            c(kx + 16.0),
             crate::svg::palette::colour(slot),
-            c(kx + 260.0)
+            c(kx + 20.0)
         ));
         kx += 60.0;
     }
@@ -287,10 +303,12 @@ pub fn draw(runs: &[RunSeries]) -> Vec<Chart> {
         return vec![];
     }
     let lay = layout(runs);
-    let width = LEFT + lay.panels.len() as f64 * (PW + GAP) + 4.0;
+    let panels_width = LEFT + lay.panels.len() as f64 * (PW + GAP) + 4.0;
     let height = TOP + PH + 46.0;
     let mut out = Vec::new();
     for r in runs {
+        let kx = key_x(&r.title);
+        let width = panels_width.max(kx + KEY_W);
         let mut s = svg::open(width, height, &format!("Time series of {}", r.title));
         s.push_str(&format!(
             "<text x=\"8\" y=\"18\" font-size=\"13\" font-weight=\"bold\" fill=\"#111111\">{}</text>",
@@ -299,7 +317,7 @@ pub fn draw(runs: &[RunSeries]) -> Vec<Chart> {
         let points = (0..lay.panels.len())
             .map(|i| panel(&mut s, &lay, i, r))
             .sum();
-        key(&mut s);
+        key(&mut s, kx);
         s.push_str(svg::close());
         out.push(Chart {
             id: format!("series-{}", r.id),
@@ -309,4 +327,22 @@ pub fn draw(runs: &[RunSeries]) -> Vec<Chart> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35: a per-run chart's title overlapped its key. The key now
+    /// starts after the title, however long, and the chart is wide enough.
+    #[test]
+    fn r35_the_key_starts_after_a_long_title() {
+        assert_eq!(key_x("pool"), KEY_X);
+        let long = "python-showdown loop-offload rate=200 processes=4 rep 2";
+        assert!(
+            title_end(long) + 16.0 > KEY_X,
+            "the case must be a long title"
+        );
+        assert!(key_x(long) >= title_end(long) + 16.0);
+    }
 }
