@@ -218,6 +218,14 @@ impl Recorder {
         self.counts.retried += 1;
     }
 
+    /// `n` scheduled requests that will never be due (the run was cut):
+    /// planned and not sent, without a `--csv` row (the caller writes rows
+    /// one by one when it keeps them).
+    pub fn planned_not_sent(&mut self, n: u64) {
+        self.counts.planned += n;
+        self.counts.not_sent += n;
+    }
+
     /// A scheduled request never got a connection in time.
     pub fn not_sent(&mut self, intended_ns: u64) {
         self.counts.not_sent += 1;

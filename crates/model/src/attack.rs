@@ -189,8 +189,12 @@ impl Throughput {
         interrupted: bool,
     ) -> Self {
         let w = window_s(driver, elapsed_s, interrupted);
+        // An open loop plans its whole schedule, cut short or not (what an
+        // interrupt kept from being sent is `not_sent`): what it offered is
+        // over the schedule's duration, the plan's own rate.
+        let schedule = window_s(driver, elapsed_s, false);
         Throughput {
-            offered: per_second(q.planned, w),
+            offered: per_second(q.planned, schedule),
             achieved: per_second(q.ok.saturating_add(q.non_2xx), w),
             goodput: per_second(q.ok, w),
         }
