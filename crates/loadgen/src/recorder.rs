@@ -218,6 +218,12 @@ impl Recorder {
         self.counts.retried += 1;
     }
 
+    /// An answer over TLS ended by a close without `close_notify`
+    /// (see [`RequestCounts::unclean_tls_close`]).
+    pub fn unclean_tls_close(&mut self) {
+        self.counts.unclean_tls_close += 1;
+    }
+
     /// `n` scheduled requests that will never be due (the run was cut):
     /// planned and not sent, without a `--csv` row (the caller writes rows
     /// one by one when it keeps them).

@@ -127,6 +127,13 @@ pub struct RequestCounts {
     /// Written only when some were, so older documents read the same.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retried: u64,
+    /// Of `ok + non_2xx`: answers over TLS whose body ran to the
+    /// connection's close (no Content-Length, not chunked) and whose server
+    /// closed without `close_notify`. Taken as complete, as curl and most
+    /// clients take them, but a body cut short could not be told from a
+    /// whole one (docs/reliability.md). Written only when some were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclean_tls_close: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -405,6 +412,12 @@ impl AttackResult {
         }
         if r.retried > r.sent {
             return Err(format!("retried {} > sent {}", r.retried, r.sent));
+        }
+        if r.unclean_tls_close > answered {
+            return Err(format!(
+                "unclean_tls_close {} > answers {answered}",
+                r.unclean_tls_close
+            ));
         }
         self.errors.check_codes()?;
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
