@@ -13,7 +13,10 @@ use iolab_loadgen::response::{self, Chunked, Framing, Head, Malformed};
 use iolab_model::units::{format_bytes, format_duration};
 
 /// Status, headers (names lower-cased) and body of an answer.
-pub type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+pub type Answer = (u16, Headers, Vec<u8>);
+
+/// Headers in order: names lower-cased, values trimmed text.
+pub type Headers = Vec<(String, String)>;
 
 /// A connection whose every read gets only the time left before one
 /// deadline, so no peer can hold it longer, however it dribbles.
@@ -155,7 +158,7 @@ pub fn read_response(conn: &mut Conn, cap: usize) -> io::Result<Answer> {
 /// Read heads until the final one (skipping up to
 /// [`response::MAX_INTERIM`] interim answers); its status, headers and
 /// framing.
-fn read_final_head(r: &mut impl BufRead) -> io::Result<(u16, Vec<(String, String)>, Framing)> {
+fn read_final_head(r: &mut impl BufRead) -> io::Result<(u16, Headers, Framing)> {
     let limits = response::Limits::default();
     let mut interim = 0;
     loop {
@@ -277,7 +280,7 @@ mod tests {
         assert!(e.to_string().contains("4 bytes cap"), "{e}");
     }
 
-    fn head(raw: &[u8]) -> io::Result<(u16, Vec<(String, String)>, Framing)> {
+    fn head(raw: &[u8]) -> io::Result<(u16, Headers, Framing)> {
         read_final_head(&mut &raw[..])
     }
 
