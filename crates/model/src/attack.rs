@@ -127,11 +127,9 @@ pub struct RequestCounts {
     /// Written only when some were, so older documents read the same.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retried: u64,
-    /// Of `ok + non_2xx`: answers over TLS whose body ran to the
-    /// connection's close (no Content-Length, not chunked) and whose server
-    /// closed without `close_notify`. Taken as complete, as curl and most
-    /// clients take them, but a body cut short could not be told from a
-    /// whole one (docs/reliability.md). Written only when some were.
+    /// Of `ok + non_2xx`: close-delimited bodies over TLS ended without
+    /// `close_notify`, taken as whole (a cut looks the same;
+    /// docs/reliability.md). Written only when some were.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unclean_tls_close: u64,
 }
@@ -196,9 +194,8 @@ impl Throughput {
         interrupted: bool,
     ) -> Self {
         let w = window_s(driver, elapsed_s, interrupted);
-        // An open loop plans its whole schedule, cut short or not (what an
-        // interrupt kept from being sent is `not_sent`): what it offered is
-        // over the schedule's duration, the plan's own rate.
+        // An open loop plans its whole schedule even when cut short (the
+        // rest `not_sent`): it offered that over the schedule's duration.
         let schedule = window_s(driver, elapsed_s, false);
         Throughput {
             offered: per_second(q.planned, schedule),
