@@ -256,6 +256,8 @@ fn ctrl_c_stops_the_attack_and_still_prints_an_honest_partial_result() {
     assert!(n("sent") > 50 && n("sent") < 2_000, "{r}");
     assert_eq!(n("planned"), n("sent") + n("not_sent"), "{r}");
     assert_eq!(n("sent"), n("ok") + n("non_2xx"), "{r}");
+    // The whole schedule stays planned (issue 30, finding 17).
+    assert_eq!(n("planned"), 12_000, "{r}");
 }
 
 /// `--slo`: the verdict is in the JSON; a met objective exits 0, a failed

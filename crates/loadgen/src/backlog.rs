@@ -11,6 +11,8 @@
 
 use std::collections::VecDeque;
 
+use iolab_model::schedule::Schedule;
+
 use crate::recorder::Recorder;
 use crate::run_ctx::RunCtx;
 
@@ -50,6 +52,23 @@ impl Backlog {
     pub fn drain_not_sent(&mut self, rec: &mut Recorder) {
         for at in self.queue.drain(..) {
             rec.not_sent(at);
+        }
+    }
+
+    /// The schedule was cut (Ctrl-C, or the hard end passed) with `next`
+    /// (run clock) and the rest of `schedule` (offsets from `start_ns`)
+    /// never due: they were planned all the same and are `not_sent`, so an
+    /// interrupted run plans its whole schedule (issue 30, finding 17). Only
+    /// `--csv` needs their times; counting alone does not compute them.
+    pub fn cut(rec: &mut Recorder, start_ns: u64, next: Option<u64>, schedule: &mut Schedule) {
+        let Some(first) = next else { return };
+        if rec.rows.is_some() {
+            for at in std::iter::once(first).chain(schedule.map(|o| start_ns + o)) {
+                rec.planned();
+                rec.not_sent(at);
+            }
+        } else {
+            rec.planned_not_sent(1 + schedule.count_rest());
         }
     }
 }

@@ -37,7 +37,7 @@ mod recorder;
 mod report;
 mod request;
 mod request_list;
-mod response;
+pub mod response;
 mod retry;
 mod run_ctx;
 pub mod shard;

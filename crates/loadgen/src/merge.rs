@@ -180,6 +180,7 @@ pub(crate) fn add_counts(into: &mut RequestCounts, from: &RequestCounts) {
     into.ok += from.ok;
     into.non_2xx += from.non_2xx;
     into.retried += from.retried;
+    into.unclean_tls_close += from.unclean_tls_close;
 }
 
 /// Add a thread's or a shard's protocol summary into the sum so far.

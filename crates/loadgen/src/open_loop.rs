@@ -86,6 +86,13 @@ pub async fn run(
             tokio::task::yield_now().await;
         }
     }
+    let next = next.map(|o| ctx.start_ns + o);
+    Backlog::cut(
+        &mut pool.rec.borrow_mut(),
+        ctx.start_ns,
+        next,
+        &mut schedule,
+    );
     finish(pool, spin_ns).await
 }
 

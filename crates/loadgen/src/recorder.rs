@@ -218,6 +218,20 @@ impl Recorder {
         self.counts.retried += 1;
     }
 
+    /// An answer over TLS ended by a close without `close_notify`
+    /// (see [`RequestCounts::unclean_tls_close`]).
+    pub fn unclean_tls_close(&mut self) {
+        self.counts.unclean_tls_close += 1;
+    }
+
+    /// `n` scheduled requests that will never be due (the run was cut):
+    /// planned and not sent, without a `--csv` row (the caller writes rows
+    /// one by one when it keeps them).
+    pub fn planned_not_sent(&mut self, n: u64) {
+        self.counts.planned += n;
+        self.counts.not_sent += n;
+    }
+
     /// A scheduled request never got a connection in time.
     pub fn not_sent(&mut self, intended_ns: u64) {
         self.counts.not_sent += 1;

@@ -71,14 +71,19 @@ pub async fn request(
         .ok();
     let done_ns = now_ns();
     let reusable = matches!(&ended, Some(Ok(a)) if a.reusable);
+    let unclean = matches!(slot, Slot::Http1(Some(c)) if c.unclean_tls_close());
     if let Slot::Http1(slot) = slot {
         if !reusable || ctx.new_connection {
             *slot = None;
         }
     }
     let outcome = outcome(ended, done_ns, deadline_ns);
-    rec.borrow_mut()
-        .done(intended_ns, sent_ns, done_ns, outcome);
+    let mut r = rec.borrow_mut();
+    if unclean && outcome.is_ok() {
+        r.unclean_tls_close();
+    }
+    r.done(intended_ns, sent_ns, done_ns, outcome);
+    drop(r);
     outcome
 }
 

@@ -63,13 +63,22 @@ pub fn parse_request_list(
     Ok(out)
 }
 
-/// `Some` when the line is `METHOD URL` (a URL with a scheme): the method
-/// checked, the URL kept as written.
+/// `Some` when the line is a request line, `METHOD SP URL` with METHOD
+/// upper-case letters only (as vegeta's own parser, which matches a list of
+/// upper-case methods): a header line is `Name: value`, and its name ends in
+/// a colon, so `Referer: http://h/` or `Origin: http://h` (a URL as the value)
+/// is never taken for a request. The URL must have a scheme.
 fn request_line(line: &str) -> Option<Result<(String, String), String>> {
     let (method, url) = line.split_once(char::is_whitespace)?;
+    if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
     let url = url.trim();
     if !url.contains("://") || url.contains(char::is_whitespace) {
-        return None;
+        return Some(Err(format!(
+            "'{}' is not an absolute URL (write `{method} http://HOST:PORT/PATH`)",
+            short(url)
+        )));
     }
     Some(check_method(method).map(|_| (method.to_string(), url.to_string())))
 }
@@ -124,5 +133,33 @@ mod tests {
         assert!(parse_request_list("# nothing\n", "t.txt", &read)
             .unwrap_err()
             .contains("no requests"));
+    }
+
+    #[test]
+    fn r30_16_a_header_whose_value_is_a_url_is_a_header() {
+        let text = "GET http://h:1/a\nReferer: http://h:1/from\nOrigin: https://site.example\n\
+                    X-Next: GET http://h:1/b\n\nPOST http://h:1/c\nReferer: http://h:1/a\n";
+        let t = parse_request_list(text, "t.txt", &read).unwrap();
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert_eq!(t[0].header("referer"), Some("http://h:1/from"));
+        assert_eq!(t[0].header("origin"), Some("https://site.example"));
+        assert_eq!(t[0].header("x-next"), Some("GET http://h:1/b"));
+        assert_eq!(
+            (t[1].method.as_str(), t[1].url.as_str()),
+            ("POST", "http://h:1/c")
+        );
+        assert_eq!(t[1].header("referer"), Some("http://h:1/a"));
+        // A header line with a URL value and no request open is still a
+        // fault of the file, named as such; so is a request without a URL.
+        let e = parse_request_list("Referer: http://h/\n", "t.txt", &read).unwrap_err();
+        assert!(
+            e.starts_with("t.txt:1: ") && e.contains("METHOD URL"),
+            "{e}"
+        );
+        let e = parse_request_list("GET /a\n", "t.txt", &read).unwrap_err();
+        assert!(
+            e.starts_with("t.txt:1: ") && e.contains("absolute URL"),
+            "{e}"
+        );
     }
 }

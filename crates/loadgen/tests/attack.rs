@@ -250,7 +250,11 @@ fn cancel_stops_sending_and_keeps_the_books() {
     assert!(rep.cancelled);
     assert!(calls.load(Ordering::Relaxed) >= 3);
     assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
-    assert!(rep.result.requests.planned < 2_000 && rep.result.requests.sent > 0);
+    // The whole schedule is planned, what was not sent is not_sent (issue
+    // 30, finding 17).
+    let q = &rep.result.requests;
+    assert_eq!(q.planned, 2_000, "{q:?}");
+    assert!(q.sent > 0 && q.sent < 2_000, "{q:?}");
 }
 
 #[test]

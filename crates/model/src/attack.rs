@@ -127,6 +127,11 @@ pub struct RequestCounts {
     /// Written only when some were, so older documents read the same.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retried: u64,
+    /// Of `ok + non_2xx`: close-delimited bodies over TLS ended without
+    /// `close_notify`, taken as whole (a cut looks the same;
+    /// docs/reliability.md). Written only when some were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unclean_tls_close: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -189,8 +194,11 @@ impl Throughput {
         interrupted: bool,
     ) -> Self {
         let w = window_s(driver, elapsed_s, interrupted);
+        // An open loop plans its whole schedule even when cut short (the
+        // rest `not_sent`): it offered that over the schedule's duration.
+        let schedule = window_s(driver, elapsed_s, false);
         Throughput {
-            offered: per_second(q.planned, w),
+            offered: per_second(q.planned, schedule),
             achieved: per_second(q.ok.saturating_add(q.non_2xx), w),
             goodput: per_second(q.ok, w),
         }
@@ -401,6 +409,12 @@ impl AttackResult {
         }
         if r.retried > r.sent {
             return Err(format!("retried {} > sent {}", r.retried, r.sent));
+        }
+        if r.unclean_tls_close > answered {
+            return Err(format!(
+                "unclean_tls_close {} > answers {answered}",
+                r.unclean_tls_close
+            ));
         }
         self.errors.check_codes()?;
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));

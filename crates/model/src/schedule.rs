@@ -106,6 +106,36 @@ impl Schedule {
         }
     }
 
+    /// Consume the rest of this share and say how many points it held,
+    /// without computing their times (O(1) for a constant process): a run
+    /// cut short counts the requests it will never send.
+    pub fn count_rest(&mut self) -> u64 {
+        if let Points::Constant { next, count } = &mut self.points {
+            let left = *count - (*next).min(*count);
+            *next = *count;
+            let skip = self.skip as u64;
+            self.skip = self.stride - 1;
+            return if left > skip {
+                1 + (left - skip - 1) / self.stride as u64
+            } else {
+                0
+            };
+        }
+        let mut n = 0;
+        loop {
+            for _ in 0..self.skip {
+                if self.next_area().is_none() {
+                    return n;
+                }
+            }
+            self.skip = self.stride - 1;
+            if self.next_area().is_none() {
+                return n;
+            }
+            n += 1;
+        }
+    }
+
     /// Time (seconds) at which the area under the rate reaches `x`.
     fn time_of(&mut self, x: f64) -> f64 {
         while self.seg + 1 < self.segments.len()
@@ -154,6 +184,30 @@ mod tests {
             },
             Phase::hold(450.0, Duration::from_secs(60)),
         ]
+    }
+
+    #[test]
+    fn the_rest_counted_is_the_rest_iterated() {
+        for arrival in [Arrival::Constant, Arrival::Poisson { seed: 7 }] {
+            for (index, threads) in [(0, 1), (0, 3), (1, 3), (2, 3), (4, 5)] {
+                for taken in [0, 1, 5, 40, 10_000] {
+                    let share = || Schedule::share(&ramp()[..1], arrival, index, threads);
+                    let mut a = share();
+                    let mut b = share();
+                    for _ in 0..taken {
+                        a.next();
+                        b.next();
+                    }
+                    let want = a.count() as u64;
+                    assert_eq!(
+                        b.count_rest(),
+                        want,
+                        "{arrival:?} {index}/{threads} {taken}"
+                    );
+                    assert_eq!(b.next(), None);
+                }
+            }
+        }
     }
 
     #[test]

@@ -114,12 +114,23 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         "planned, sent, not_sent",
         [q.planned, q.sent, q.not_sent].map(count).to_vec(),
     );
+    let mut notes = Vec::new();
     if q.retried > 0 {
         // docs/reliability.md: the one retry, after a kept-alive connection's idle close.
-        requests.note = format!(
-            " ({} of sent retried once on a new connection: the kept-alive one closed before any byte)",
+        notes.push(format!(
+            "{} of sent retried once on a new connection: the kept-alive one closed before any byte",
             count(q.retried)
-        );
+        ));
+    }
+    if q.unclean_tls_close > 0 {
+        // docs/reliability.md: a close-delimited body ended by a TLS close without close_notify.
+        notes.push(format!(
+            "{} answers ended at a TLS close without close_notify: taken as whole, a cut body looks the same",
+            count(q.unclean_tls_close)
+        ));
+    }
+    if !notes.is_empty() {
+        requests.note = format!(" ({})", notes.join("; "));
     }
     facts.extend([
         requests,

@@ -222,3 +222,23 @@ fn a_p99_of_101_3_ms_prints_the_same_everywhere() {
         "{table}"
     );
 }
+
+/// Issue 30, finding 10: answers ended by a TLS close without close_notify
+/// are said beside `Requests`, with their count, next to the retries.
+#[test]
+fn r30_10_unclean_tls_closes_are_said_with_their_count() {
+    let mut attack = AttackResult::default();
+    attack.requests.sent = 9;
+    attack.requests.ok = 9;
+    let plain = iolab_report::attack::text(&attack);
+    assert!(!plain.contains("close_notify"), "{plain}");
+    attack.requests.unclean_tls_close = 7;
+    attack.requests.retried = 2;
+    let text = iolab_report::attack::text(&attack);
+    let line = text.lines().find(|l| l.starts_with("Requests")).unwrap();
+    assert!(
+        line.contains("(2 of sent retried once")
+            && line.contains("; 7 answers ended at a TLS close without close_notify"),
+        "{line}"
+    );
+}

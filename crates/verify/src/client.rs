@@ -11,7 +11,10 @@
 //! Written on `httparse` (hyper's parser) rather than a client crate: verify
 //! must send exactly the bytes it is given (no URL normalisation, no extra
 //! headers), report each framing fault of a target by name, and read an early
-//! answer after a failed write; ureq and reqwest hide all three. Deliberately
+//! answer after a failed write; ureq and reqwest hide all three. What an
+//! answer is (interim heads skipped, header limit, framing) is decided by the
+//! generator's own reader (`iolab_loadgen::response`, see [`wire`]), so
+//! `verify` and `attack` cannot read one answer two ways. Deliberately
 //! independent of every server iolab has.
 
 mod wire;

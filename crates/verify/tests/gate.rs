@@ -125,3 +125,60 @@ fn nothing_listening_and_bad_urls_are_errors() {
         VerifyError::BadUrl(_)
     ));
 }
+
+/// Issue 30, finding 5: a target that sends `103 Early Hints` and `100
+/// Continue` before each answer (a CDN or proxy in front of it) was "no
+/// complete answer" after the whole deadline. Here a real model sits behind
+/// a proxy on loopback that adds both to every answer: verify passes it.
+#[test]
+fn r30_05_verify_skips_interim_answers() {
+    let mut config = iolab_servers::ServeConfig::new(ModelKind::Pool);
+    config.grace = Duration::from_secs(1);
+    let server = iolab_servers::start(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+    let url = interim_proxy(server.url());
+    let started = std::time::Instant::now();
+    let report = verify(&url, &opts()).unwrap();
+    assert!(report.passed(), "{:?}", failed(&report));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    server.stop().unwrap();
+}
+
+/// A proxy to `upstream` (`http://HOST:PORT`) writing two interim answers
+/// before each upstream answer; one request per connection.
+fn interim_proxy(upstream: String) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let upstream = upstream.trim_start_matches("http://").to_string();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let upstream = upstream.clone();
+            std::thread::spawn(move || relay(client, &upstream));
+        }
+    });
+    url
+}
+
+fn relay(mut client: std::net::TcpStream, upstream: &str) {
+    let _ = client.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut request = Vec::new();
+    let mut byte = [0u8; 1];
+    while !request.ends_with(b"\r\n\r\n") {
+        match client.read(&mut byte) {
+            Ok(1) => request.push(byte[0]),
+            _ => return,
+        }
+    }
+    let Ok(mut up) = std::net::TcpStream::connect(upstream) else {
+        return;
+    };
+    let interim = b"HTTP/1.1 103 Early Hints\r\nLink: </app.css>; rel=preload\r\n\r\n\
+                    HTTP/1.1 100 Continue\r\n\r\n";
+    if up.write_all(&request).is_err() || client.write_all(interim).is_err() {
+        return;
+    }
+    let _ = std::io::copy(&mut up, &mut client);
+}

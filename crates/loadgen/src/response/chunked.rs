@@ -1,11 +1,13 @@
 //! Finding where a chunked body ends (the generator skips bodies, so no
-//! byte of one is kept). By hand: `httparse::parse_chunk_size` reads one size
+//! byte of one is kept; `verify` keeps them, [`Chunked::feed_with`]). By hand: `httparse::parse_chunk_size` reads one size
 //! line from a buffer, but bodies arrive in pieces split anywhere, and this
 //! state machine takes them a byte or a chunk at a time without copying.
 
+use super::head::Malformed;
+
 /// Incremental chunked-body decoder that only finds the end of the body.
 #[derive(Debug, Default)]
-pub(crate) struct Chunked {
+pub struct Chunked {
     state: State,
     size: u64,
 }
@@ -28,11 +30,22 @@ enum State {
 impl Chunked {
     /// Feed bytes; `Ok(Some(rest))` when the body ended with `rest` bytes
     /// left over, `Err` for a malformed size or framing.
-    pub(crate) fn feed(&mut self, mut bytes: &[u8]) -> Result<Option<usize>, ()> {
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Option<usize>, Malformed> {
+        self.feed_with(bytes, &mut |_| {})
+    }
+
+    /// [`Chunked::feed`], handing each piece of chunk data to `data` as it
+    /// passes.
+    pub fn feed_with(
+        &mut self,
+        mut bytes: &[u8],
+        data: &mut impl FnMut(&[u8]),
+    ) -> Result<Option<usize>, Malformed> {
         use State::*;
         while !bytes.is_empty() {
             if self.state == Data {
                 let take = (self.size.min(bytes.len() as u64)) as usize;
+                data(&bytes[..take]);
                 self.size -= take as u64;
                 bytes = &bytes[take..];
                 if self.size == 0 {
@@ -45,7 +58,11 @@ impl Chunked {
             self.state = match (self.state, b) {
                 (Size, b) if b.is_ascii_hexdigit() => {
                     let d = (b as char).to_digit(16).unwrap_or(0) as u64;
-                    self.size = self.size.checked_mul(16).ok_or(())? + d;
+                    self.size = self
+                        .size
+                        .checked_mul(16)
+                        .ok_or(Malformed("chunk size past 2^64"))?
+                        + d;
                     Size
                 }
                 (Size, b';' | b' ' | b'\t') | (Ext, _) if b != b'\r' => Ext,
@@ -59,7 +76,7 @@ impl Chunked {
                 (Trailer, b'\r') => TrailerLf,
                 (TrailerLf, b'\n') => TrailerStart,
                 (EndLf, b'\n') => return Ok(Some(bytes.len())),
-                _ => return Err(()),
+                _ => return Err(Malformed("bad chunked framing")),
             };
         }
         Ok(None)

@@ -9,21 +9,24 @@
 //! Continue`, `103 Early Hints`, any 1xx but 101) are skipped and the final
 //! answer after them is the one recorded; bodies are skipped by length,
 //! chunked framing ([`chunked`]) or the peer's close.
+//!
+//! `verify`'s blocking client judges heads with the same code
+//! ([`parse_kept`], which also keeps the headers) and decodes chunked bodies
+//! with the same [`Chunked`], so it cannot read an answer otherwise either.
 
 mod chunked;
 mod head;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use chunked::Chunked;
-use head::{Framing, Head};
-pub use head::{Limits, DEFAULT_MAX_HEADERS};
+pub use chunked::Chunked;
+pub use head::{parse_kept, Framing, Head, Limits, Malformed, DEFAULT_MAX_HEADERS, MAX_HEAD};
 
 use crate::recorder::ErrorClass;
 
 /// Most interim answers before a final one: a server that sends 1xx
 /// forever is not answering.
-const MAX_INTERIM: u32 = 32;
+pub const MAX_INTERIM: u32 = 32;
 
 /// A complete answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +128,7 @@ impl Reader {
                     answer.reusable &= rest == 0;
                     Ok(Fed::Done(*answer))
                 }
-                Err(()) => Err(ErrorClass::Read),
+                Err(_) => Err(ErrorClass::Read),
             },
             Part::UntilClose { .. } => Ok(Fed::More(0)),
         }
@@ -211,7 +214,7 @@ impl Reader {
                         }))
                     }
                     Ok(None) => Part::Chunked { dec, answer },
-                    Err(()) => return Err(ErrorClass::Read),
+                    Err(_) => return Err(ErrorClass::Read),
                 }
             }
             Framing::UntilClose => Part::UntilClose {

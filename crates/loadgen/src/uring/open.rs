@@ -49,6 +49,16 @@ impl Open {
         }
     }
 
+    /// The schedule is cut: what was never due is planned and not sent.
+    fn cut(&mut self, c: &mut Conns) {
+        Backlog::cut(
+            &mut c.rec,
+            self.start_ns,
+            self.next.take(),
+            &mut self.schedule,
+        );
+    }
+
     /// A request just became due: an idle connection, else a new one.
     fn dispatch(&mut self, c: &mut Conns) -> io::Result<()> {
         if let Some(slot) = self.idle.pop() {
@@ -69,7 +79,7 @@ impl Driver for Open {
     fn tick(&mut self, c: &mut Conns) -> io::Result<Option<u64>> {
         while let Some(at) = self.next {
             if c.ctx.cancelled() || c.now >= c.ctx.hard_end_ns {
-                self.next = None;
+                self.cut(c);
                 break;
             }
             if at > c.now {
@@ -100,6 +110,7 @@ impl Driver for Open {
     }
 
     fn end(&mut self, c: &mut Conns) {
+        self.cut(c);
         self.backlog.drain_not_sent(&mut c.rec);
     }
 }

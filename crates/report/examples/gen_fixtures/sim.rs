@@ -342,6 +342,7 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
             ok,
             non_2xx: 0,
             retried: 0,
+            unclean_tls_close: 0,
         },
         errors: ErrorCounts {
             timeout: count(Fate::Timeout),

@@ -52,6 +52,10 @@ pub fn render_all(file: &RunsFile, dir: &Path) -> Result<Vec<PathBuf>, RenderErr
 }
 
 /// Write each (id, svg) chart as `<dir>/<id>.png`: any document's charts.
+/// Ids come from run names made file-name-safe, so two names can give one id
+/// (`p_1` and `p-1` are both `p-1`): a later chart whose name is taken gets
+/// `-2`, `-3`, ... ([`unique_name`]), so every chart is its own file and the
+/// paths returned are the files written.
 pub fn write_all(
     charts: impl IntoIterator<Item = (String, String)>,
     dir: &Path,
@@ -62,9 +66,10 @@ pub fn write_all(
     })?;
     let opt = options();
     let mut out = Vec::new();
+    let mut taken = HashSet::new();
     for (id, svg) in charts {
         let bytes = rasterise(&id, &svg, &opt)?;
-        let path = dir.join(format!("{id}.png"));
+        let path = dir.join(format!("{}.png", unique_name(&id, &mut taken)));
         std::fs::write(&path, bytes).map_err(|source| RenderError::Io {
             path: path.clone(),
             source,
@@ -72,6 +77,20 @@ pub fn write_all(
         out.push(path);
     }
     Ok(out)
+}
+
+/// `id`, or `id-N` with the smallest N from 2 that no earlier chart took;
+/// marks the name taken.
+fn unique_name(id: &str, taken: &mut HashSet<String>) -> String {
+    let name = (1..)
+        .map(|n| match n {
+            1 => id.to_string(),
+            n => format!("{id}-{n}"),
+        })
+        .find(|name| !taken.contains(name))
+        .expect("a finite set leaves a name free");
+    taken.insert(name.clone());
+    name
 }
 
 /// Distinct colours in a PNG: a check that an image is not blank.
@@ -86,4 +105,19 @@ pub fn distinct_colours(png: &[u8]) -> Result<usize, RenderError> {
         .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
         .collect();
     Ok(set.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_taken_get_the_next_free_suffix() {
+        let mut taken = HashSet::new();
+        let names: Vec<String> = ["a", "a", "a-2", "a", "b"]
+            .iter()
+            .map(|id| unique_name(id, &mut taken))
+            .collect();
+        assert_eq!(names, ["a", "a-2", "a-2-2", "a-3", "b"]);
+    }
 }

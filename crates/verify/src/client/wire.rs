@@ -1,5 +1,7 @@
 //! The bytes of one answer, read under one deadline and a body cap. Each
 //! fault has its own message, since `verify` reports it as the check's detail.
+//! What an answer is (interim heads, framing, header limit, chunked coding)
+//! is the generator's judgement, `iolab_loadgen::response`, not a second one.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::net::TcpStream;
@@ -7,17 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use iolab_loadgen::response::{self, Chunked, Framing, Head, Malformed};
 use iolab_model::units::{format_bytes, format_duration};
 
-/// Longest response head (status line and headers).
-const MAX_HEAD: usize = 64 * 1024;
-/// Most headers one answer may have.
-const MAX_HEADERS: usize = 100;
-/// Longest chunk-size or trailer line.
-const MAX_LINE: usize = 4096;
-
 /// Status, headers (names lower-cased) and body of an answer.
-pub type Answer = (u16, Vec<(String, String)>, Vec<u8>);
+pub type Answer = (u16, Headers, Vec<u8>);
+
+/// Headers in order: names lower-cased, values trimmed text.
+pub type Headers = Vec<(String, String)>;
 
 /// A connection whose every read gets only the time left before one
 /// deadline, so no peer can hold it longer, however it dribbles.
@@ -124,24 +123,16 @@ fn over_cap(cap: usize, why: &str) -> io::Error {
     ))
 }
 
-/// Read one answer whose body is at most `cap` bytes.
+/// Read one answer whose body is at most `cap` bytes. Heads are judged by
+/// the generator's reader (`iolab_loadgen::response`): interim answers
+/// (`100 Continue`, `103 Early Hints`) are skipped for the final one, and a
+/// framing conflict is refused as `attack` would count it `read`.
 pub fn read_response(conn: &mut Conn, cap: usize) -> io::Result<Answer> {
     let r = &mut conn.inner;
-    let head = read_head(r)?;
-    let (status, headers) = parse_head(&head)?;
-    let find = |name: &str| {
-        headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    };
-    let body =
-        if find("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
-            read_chunked(r, cap)?
-        } else if let Some(len) = find("content-length") {
-            let len: u64 = len
-                .parse()
-                .map_err(|_| invalid(format!("bad Content-Length {len:?}")))?;
+    let (status, headers, framing) = read_final_head(r)?;
+    let body = match framing {
+        Framing::Chunked => read_chunked(r, cap)?,
+        Framing::Length(len) => {
             if len > cap as u64 {
                 return Err(over_cap(cap, &format!(" (Content-Length: {len})")));
             }
@@ -151,104 +142,118 @@ pub fn read_response(conn: &mut Conn, cap: usize) -> io::Result<Answer> {
                 return Err(invalid(format!("body shorter than Content-Length {len}")));
             }
             body
-        } else {
+        }
+        Framing::UntilClose => {
             let mut body = Vec::new();
             r.by_ref().take(cap as u64 + 1).read_to_end(&mut body)?;
             if body.len() > cap {
                 return Err(over_cap(cap, ""));
             }
             body
-        };
+        }
+    };
     Ok((status, headers, body))
 }
 
-/// Everything up to and including the blank line after the headers.
-fn read_head(r: &mut impl BufRead) -> io::Result<Vec<u8>> {
-    let mut head = Vec::new();
-    while !head.ends_with(b"\r\n\r\n") {
-        if head.len() > MAX_HEAD {
-            return Err(invalid("response head longer than 64 KiB"));
+/// Read heads until the final one (skipping up to
+/// [`response::MAX_INTERIM`] interim answers); its status, headers and
+/// framing.
+fn read_final_head(r: &mut impl BufRead) -> io::Result<(u16, Headers, Framing)> {
+    let limits = response::Limits::default();
+    let mut interim = 0;
+    loop {
+        let head = read_head(r, limits.max_head, interim)?;
+        let status_line = status_line(&head);
+        let bad = |why: &str| invalid(format!("bad response head ({why}): {status_line:?}"));
+        match response::parse_kept(&head, &limits) {
+            Ok((
+                Head::Final {
+                    status, framing, ..
+                },
+                headers,
+            )) => return Ok((status, headers, framing)),
+            Ok((Head::Interim(_), _)) if interim < response::MAX_INTERIM => interim += 1,
+            Ok((Head::Interim(_), _)) => {
+                return Err(bad(&format!(
+                    "more than {} interim answers",
+                    response::MAX_INTERIM
+                )))
+            }
+            Ok((Head::Partial, _)) => return Err(bad("cut short")),
+            Err(Malformed(why)) => return Err(bad(why)),
         }
-        let room = (MAX_HEAD + 1 - head.len()) as u64;
+    }
+}
+
+/// The first line of a head, for messages.
+fn status_line(head: &[u8]) -> String {
+    let end = head.iter().position(|b| *b == b'\r' || *b == b'\n');
+    String::from_utf8_lossy(&head[..end.unwrap_or(head.len())]).into_owned()
+}
+
+/// One head: its lines up to and including the blank line that ends it,
+/// at most `max` bytes. A first line that is not an HTTP/1.x status line
+/// is refused at once. `interim`: heads read before this one.
+fn read_head(r: &mut impl BufRead, max: usize, interim: u32) -> io::Result<Vec<u8>> {
+    let mut head = Vec::new();
+    loop {
+        let start = head.len();
+        let room = (max + 1 - start) as u64;
         if r.by_ref().take(room).read_until(b'\n', &mut head)? == 0 {
-            return Err(invalid(if head.is_empty() {
-                "connection closed without an answer".to_string()
-            } else {
-                format!(
-                    "answer is not HTTP: {:?}",
+            return Err(invalid(match (head.is_empty(), interim) {
+                (true, 0) => "connection closed without an answer".to_string(),
+                (true, n) => {
+                    format!("connection closed after {n} interim answers, before the final one")
+                }
+                (false, _) => format!(
+                    "answer cut short: {:?}",
                     String::from_utf8_lossy(&head[..head.len().min(60)])
-                )
+                ),
             }));
         }
+        if start == 0 && !head.starts_with(b"HTTP/1.") {
+            return Err(invalid(format!(
+                "answer is not HTTP/1.x: {:?}",
+                status_line(&head)
+            )));
+        }
+        if head.len() > max {
+            return Err(invalid(format!(
+                "response head longer than {}",
+                format_bytes(max as u64)
+            )));
+        }
+        if matches!(&head[start..], b"\r\n" | b"\n") {
+            return Ok(head);
+        }
     }
-    Ok(head)
 }
 
-fn parse_head(head: &[u8]) -> io::Result<(u16, Vec<(String, String)>)> {
-    let line_end = head.iter().position(|b| *b == b'\r').unwrap_or(head.len());
-    let status_line = String::from_utf8_lossy(&head[..line_end]);
-    if !status_line.starts_with("HTTP/1.") {
-        return Err(invalid(format!("answer is not HTTP/1.x: {status_line:?}")));
-    }
-    let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut slots);
-    match resp.parse(head) {
-        Ok(httparse::Status::Complete(_)) => {}
-        Ok(httparse::Status::Partial) => return Err(invalid("response head cut short")),
-        Err(e) => return Err(invalid(format!("bad response head ({e}): {status_line:?}"))),
-    }
-    let status = resp
-        .code
-        .ok_or_else(|| invalid(format!("bad status line {status_line:?}")))?;
-    let headers = resp
-        .headers
-        .iter()
-        .map(|h| {
-            let value = String::from_utf8_lossy(h.value).trim().to_string();
-            (h.name.to_ascii_lowercase(), value)
-        })
-        .collect();
-    Ok((status, headers))
-}
-
-/// A chunked body, decoded as it arrives (so the cap counts body bytes).
+/// A chunked body, decoded by the generator's [`Chunked`] as it arrives
+/// (so the cap counts body bytes).
 fn read_chunked(r: &mut impl BufRead, cap: usize) -> io::Result<Vec<u8>> {
+    let mut dec = Chunked::default();
     let mut body = Vec::new();
     loop {
-        let line = read_line(r)?;
-        if line.is_empty() {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
             return Err(invalid("chunked body cut short"));
         }
-        let size = match httparse::parse_chunk_size(&line) {
-            Ok(httparse::Status::Complete((_, size))) => size,
-            _ => return Err(invalid("bad chunk size")),
-        };
-        if size == 0 {
-            // Trailers, if any, up to the blank line (or the peer's close).
-            while !matches!(read_line(r)?.as_slice(), b"" | b"\r\n" | b"\n") {}
-            return Ok(body);
-        }
-        if body.len() as u64 + size > cap as u64 {
+        let fed = buf.len();
+        let end = dec
+            .feed_with(buf, &mut |data| body.extend_from_slice(data))
+            .map_err(|Malformed(why)| invalid(format!("bad chunked body ({why})")))?;
+        if body.len() > cap {
             return Err(over_cap(cap, " (chunked)"));
         }
-        let start = body.len();
-        r.by_ref().take(size).read_to_end(&mut body)?;
-        if ((body.len() - start) as u64) < size || read_line(r)? != b"\r\n" {
-            return Err(invalid("chunked body cut short"));
+        match end {
+            Some(rest) => {
+                r.consume(fed - rest);
+                return Ok(body);
+            }
+            None => r.consume(fed),
         }
     }
-}
-
-/// One line of at most [`MAX_LINE`] bytes, its end included (empty at EOF).
-fn read_line(r: &mut impl BufRead) -> io::Result<Vec<u8>> {
-    let mut line = Vec::new();
-    r.by_ref()
-        .take(MAX_LINE as u64)
-        .read_until(b'\n', &mut line)?;
-    if line.len() >= MAX_LINE && !line.ends_with(b"\n") {
-        return Err(invalid("chunk line longer than 4 KiB"));
-    }
-    Ok(line)
 }
 
 #[cfg(test)]
@@ -275,16 +280,37 @@ mod tests {
         assert!(e.to_string().contains("4 bytes cap"), "{e}");
     }
 
+    fn head(raw: &[u8]) -> io::Result<(u16, Headers, Framing)> {
+        read_final_head(&mut &raw[..])
+    }
+
     #[test]
     fn heads_parse_strictly() {
-        let (status, headers) =
-            parse_head(b"HTTP/1.1 503 Busy\r\nContent-Type: text/plain\r\n\r\n").unwrap();
-        assert_eq!(status, 503);
+        let (status, headers, framing) =
+            head(b"HTTP/1.1 503 Busy\r\nContent-Type: text/plain\r\n\r\n").unwrap();
+        assert_eq!((status, framing), (503, Framing::UntilClose));
         assert_eq!(headers, [("content-type".into(), "text/plain".into())]);
-        assert_eq!(parse_head(b"HTTP/1.0 200\r\n\r\n").unwrap().0, 200);
-        let e = parse_head(b"hello there\r\n\r\n").unwrap_err();
+        assert_eq!(head(b"HTTP/1.0 200\r\n\r\n").unwrap().0, 200);
+        let e = head(b"hello there\r\n\r\n").unwrap_err();
         assert!(e.to_string().contains("not HTTP/1.x"), "{e}");
-        assert!(parse_head(b"HTTP/1.1 abc OK\r\n\r\n").is_err());
-        assert!(parse_head(b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n").is_err());
+        assert!(head(b"HTTP/1.1 abc OK\r\n\r\n").is_err());
+        assert!(head(b"HTTP/1.1 200 OK\r\nno colon\r\n\r\n").is_err());
+        let e =
+            head(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n").unwrap_err();
+        assert!(
+            e.to_string().contains("two different Content-Lengths"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn interim_heads_are_skipped_for_the_final_one() {
+        let raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\n\
+                    Link: </a.css>\r\n\r\nHTTP/1.1 204 No Content\r\nX-Final: 1\r\n\r\n";
+        let (status, headers, framing) = head(raw).unwrap();
+        assert_eq!((status, framing), (204, Framing::Length(0)));
+        assert_eq!(headers, [("x-final".into(), "1".into())]);
+        let e = head(b"HTTP/1.1 103 Early Hints\r\n\r\n").unwrap_err();
+        assert!(e.to_string().contains("after 1 interim answers"), "{e}");
     }
 }
