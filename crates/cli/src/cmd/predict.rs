@@ -140,11 +140,28 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     // is one line, not a simulation growing without end.
     for run in &plan.runs {
         if let Work::Http(h) = &run.work {
+            check_load(args, &run.name, h)?;
             iolab_predict::check_size(h)
                 .map_err(|e| CliError::usage(format!("run '{}': {e}", run.name)))?;
         }
     }
     Ok(plan)
+}
+
+/// The load checked as `attack` and `run` check it (one rule for what can
+/// be sent, so no prediction is made of a load attack refuses); the flag
+/// named is predict's own for an ad-hoc run, the preset's field otherwise.
+fn check_load(args: &Args, run: &str, h: &HttpWork) -> Result<(), CliError> {
+    iolab_lab::runner::check_http(h).map_err(|(field, e)| {
+        CliError::usage(match &args.preset {
+            None => match field.strip_prefix("load.") {
+                Some("max_connections") => format!("--max-client-connections: {e}"),
+                Some(flag) => format!("--{flag}: {e}"),
+                None => e.replace("--connections", "--max-client-connections"),
+            },
+            Some(_) => format!("run '{run}': field '{field}': {e}"),
+        })
+    })
 }
 
 /// The plan of `--steps` and the load flags: one run per model asked for
