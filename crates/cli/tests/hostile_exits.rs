@@ -147,7 +147,7 @@ fn r30_18_merge_a_missing_path_is_exit_2() {
             "-d",
             "1s",
         ])
-        .args(["--shard", "1/2", "--start-at", "+0s", "-o"])
+        .args(["--shard", "1/2", "--start-at", "+1s", "-o"])
         .arg(&a)
         .output()
         .unwrap();
@@ -271,21 +271,30 @@ fn r30_18_batch_max_time_zero_is_exit_2() {
     );
 }
 
+/// Fill the filesystem holding `dir` with one file, until a write fails.
+fn fill(dir: &Path) {
+    use std::io::Write;
+    let mut f = std::fs::File::create(dir.join("filler")).unwrap();
+    let block = vec![7u8; 4096];
+    while f.write_all(&block).and_then(|_| f.sync_data()).is_ok() {}
+}
+
 /// Finding 13: on a full filesystem the table is printed before any file,
 /// one line says why nothing was saved (exit 1), and no runs.json is left
-/// that could be taken for the results.
+/// that could be taken for the results. The disk fills once the run has
+/// claimed its folder and written its first runs.json.
 #[test]
 fn r30_13_a_full_disk_prints_the_table_and_leaves_no_runs_json() {
     let tmp = tempfile::tempdir().unwrap();
     let mnt = tmp.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
     let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
         .arg(&mnt)
         .output();
     if !mounted.as_ref().is_ok_and(|o| o.status.success()) {
         eprintln!(
-            "skipped: cannot mount a 64 KiB tmpfs here (needs root): {}",
+            "skipped: cannot mount a small tmpfs here (needs root): {}",
             mounted.map_or_else(|e| e.to_string(), |o| stderr(&o))
         );
         return;
@@ -298,16 +307,26 @@ fn r30_13_a_full_disk_prints_the_table_and_leaves_no_runs_json() {
         ),
     );
     let out = mnt.join("res");
-    let o = iolab()
+    let child = iolab()
         .args(["run", &p, "--no-verify", "--out"])
         .arg(&out)
-        .output();
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A hang guard, not a speed target: the first save comes before the target starts.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("runs.json").exists() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    fill(&mnt);
+    let o = child.wait_with_output();
     let left = out.join("runs.json").exists();
     let _ = Command::new("umount").arg(&mnt).status();
     let o = o.unwrap();
-    assert!(!left, "a runs.json with fewer runs was left behind");
     let (text, err) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!left, "a runs.json with fewer runs was left behind: {err}");
     assert!(text.contains("pool"), "no table on stdout: {text}");
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(lines.len(), 1, "{err}");
