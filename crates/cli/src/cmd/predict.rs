@@ -140,9 +140,9 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
     // is one line, not a simulation growing without end.
     for run in &plan.runs {
         if let Work::Http(h) = &run.work {
-            check_load(args, &run.name, h)?;
             iolab_predict::check_size(h)
                 .map_err(|e| CliError::usage(format!("run '{}': {e}", run.name)))?;
+            check_load(args, &run.name, h)?;
         }
     }
     Ok(plan)
