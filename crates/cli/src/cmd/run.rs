@@ -109,19 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(page) = page {
         page.finish();
     }
-    let ran = ran.map_err(|e| match e {
-        LabError::Invalid(m) => {
-            if args.out.is_none() {
-                // Refused before anything ran: the folder made for it goes
-                // (remove_dir takes only an empty one, or one with the claim).
-                let _ = std::fs::remove_file(out_dir.join(iolab_files::folder::CLAIM));
-                let _ = std::fs::remove_dir(&out_dir);
-            }
-            CliError::Usage(m)
-        }
-        // The message already holds its cause: printed once, not as a chain.
-        e @ LabError::Io { .. } => CliError::Failed(anyhow::anyhow!("{e}")),
-    })?;
+    let ran = ran.map_err(|e| not_run(e, args.out.is_none(), &out_dir))?;
     let file = &ran.file;
     // A results folder that cannot be written (a full disk) loses no
     // measurement: the table goes to stdout first, even with -q, since no
@@ -142,6 +130,23 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         print_summary(file, &out_dir);
     }
     Ok(exit_code(file))
+}
+
+/// Why nothing ran: refused (exit 2; a folder made for it goes, as
+/// `remove_dir` takes only an empty one, or one with the claim) or the
+/// folder could not be written (exit 1, its message holding its cause,
+/// printed once rather than as a chain).
+fn not_run(e: LabError, made_here: bool, out_dir: &Path) -> CliError {
+    match e {
+        LabError::Invalid(m) => {
+            if made_here {
+                let _ = std::fs::remove_file(out_dir.join(iolab_files::folder::CLAIM));
+                let _ = std::fs::remove_dir(out_dir);
+            }
+            CliError::Usage(m)
+        }
+        e @ LabError::Io { .. } => CliError::Failed(anyhow::anyhow!("{e}")),
+    }
 }
 
 /// 130 when interrupted, 1 when no run was measured, else 0.
