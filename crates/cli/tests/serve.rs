@@ -97,3 +97,56 @@ fn a_taken_port_is_a_usage_error() {
         .code(2)
         .stderr(contains("cannot listen"));
 }
+
+/// Send `request` on a new connection; what comes back within 5 s (until
+/// the server closes, or the read times out).
+fn exchange(url: &str, request: &[u8], then: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(url.strip_prefix("http://").unwrap()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(request).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    if !then.is_empty() {
+        // Expect: 100-continue: the interim answer comes before the body is sent.
+        let n = s.read(&mut chunk).unwrap_or(0);
+        got.extend_from_slice(&chunk[..n]);
+        s.write_all(then).unwrap();
+    }
+    while let Ok(n) = s.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&chunk[..n]);
+        if got.windows(4).filter(|w| w == b"\r\n\r\n").count() >= 2 || !then.is_empty() {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// Issue 30, finding 19: an LF-only request and `Expect: 100-continue` were
+/// never answered, and two Content-Lengths (a smuggling vector) were taken.
+#[test]
+fn r30_19_serve_answers_lf_heads_and_expect_and_refuses_two_lengths() {
+    for model in ["pool", "loop-async"] {
+        let served = common::serve(&["--model", model]);
+        let url = &served.url;
+        let got = exchange(url, b"GET /health HTTP/1.1\n\n", b"");
+        assert!(got.starts_with("HTTP/1.1 200"), "{model}: {got}");
+        let got = exchange(
+            url,
+            b"POST /health HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n",
+            b"abc",
+        );
+        assert!(
+            got.starts_with("HTTP/1.1 100 Continue\r\n\r\n"),
+            "{model}: {got}"
+        );
+        // ... then, the body read, the final answer.
+        assert_eq!(got.matches("HTTP/1.1 ").count(), 2, "{model}: {got}");
+        let two = b"POST /health HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nab";
+        let got = exchange(url, two, b"");
+        assert!(got.starts_with("HTTP/1.1 400"), "{model}: {got}");
+    }
+}

@@ -38,4 +38,4 @@ pub mod whatif;
 
 pub use preset::{load_plan, PresetError};
 pub use progress::{Console, Observer, Silent, Stage};
-pub use runner::{run, LabError, RunOptions};
+pub use runner::{run, run_keeping, LabError, Ran, RunOptions};

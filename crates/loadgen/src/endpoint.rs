@@ -36,7 +36,9 @@ impl Endpoint {
             }
             None => return Err(bad("missing http://")),
         };
-        let (authority, path) = match rest.find(['/', '?']) {
+        // A fragment ends the authority too (`http://h:8080#top`): it is
+        // the client's alone and never sent, so it is dropped, as curl does.
+        let (authority, path) = match rest.find(['/', '?', '#']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
             Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
             None => (rest, "/".to_string()),
@@ -170,5 +172,19 @@ mod tests {
             let e = Endpoint::parse(bad).unwrap_err();
             assert!(e.starts_with("bad URL") && !e.contains('\n'), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn r30_18_a_fragment_after_the_port_is_dropped_not_a_bad_port() {
+        for (url, path) in [
+            ("http://h:8080#frag", "/"),
+            ("http://h#frag", "/"),
+            ("http://h:8080/x#frag", "/x"),
+            ("http://h:8080?q=1#frag", "/?q=1"),
+        ] {
+            let t = Endpoint::parse(url).unwrap_or_else(|e| panic!("{url}: {e}"));
+            assert_eq!((t.host.as_str(), t.path.as_str()), ("h", path), "{url}");
+        }
+        assert_eq!(Endpoint::parse("http://h:8080#frag").unwrap().port, 8080);
     }
 }

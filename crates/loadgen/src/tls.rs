@@ -180,10 +180,26 @@ pub fn preflight(tls: &Tls, addr: std::net::SocketAddr, host: &str) -> Result<()
         };
         match tokio::time::timeout(limit, tls.wrap(tcp)).await {
             Ok(Err(e)) if e.kind() == io::ErrorKind::InvalidData => Err(format!(
-                "TLS handshake with {host} failed: {e} (for a self-signed certificate add --insecure)"
+                "TLS handshake with {host} failed: {e}{}",
+                advice(&e)
             )),
             // A reset or a slow handshake is the target's behaviour: data.
             _ => Ok(()),
         }
     })
+}
+
+/// What to do about a failed handshake, by its cause: only a certificate
+/// that does not verify is helped by `--insecure` (which, once given,
+/// accepts any); bytes that are not TLS at all mean a plain-HTTP port.
+fn advice(e: &io::Error) -> &'static str {
+    match e.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
+        Some(rustls::Error::InvalidCertificate(_)) => {
+            " (for a self-signed certificate add --insecure)"
+        }
+        Some(rustls::Error::InvalidMessage(_)) => {
+            " (the port does not speak TLS: for plain HTTP use http://)"
+        }
+        _ => "",
+    }
 }

@@ -87,10 +87,14 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         [t.offered, t.achieved, t.goodput].map(rate).to_vec(),
     );
     rates.note = " req/s".into();
+    // Latencies are of answers: with none, there is no latency to print,
+    // and `0s` would read as an instant answer.
+    let answered = q.ok + q.non_2xx > 0;
+    let lat = |v: f64| if answered { ms(v) } else { "-".to_string() };
     let mut service = fact(
         "Service time",
         "50, 99, max",
-        [s.p50, s.p99, s.max].map(ms).to_vec(),
+        [s.p50, s.p99, s.max].map(lat).to_vec(),
     );
     service.note = "  (from actual send; latencies count from intended send)".into();
     let mut generator = fact(
@@ -149,7 +153,7 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
             "Latencies",
             "min, mean, 50, 90, 95, 99, 99.9, max",
             [l.min, l.mean, l.p50, l.p90, l.p95, l.p99, l.p999, l.max]
-                .map(ms)
+                .map(lat)
                 .to_vec(),
         ),
         service,

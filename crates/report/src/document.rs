@@ -193,6 +193,10 @@ pub enum LoadError {
     /// A `schema` tag (or none) that names no document.
     #[error("has schema '{0}', expected one of: {list}", list = Document::schemas().join(", "))]
     UnknownSchema(String),
+    /// An attack's counts do not balance (`ok` above `sent`, ...): edited
+    /// or corrupt, refused by the rule `iolab merge` applies.
+    #[error("does not balance ({0}): the document was edited or is corrupt")]
+    Unbalanced(String),
     /// The tag is known but the fields do not match it.
     #[error("does not match {schema}: {source}")]
     Mismatch {
@@ -235,6 +239,12 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         charts: true,
         read: |v| {
             let mut runs: RunsFile = parse(v, RUNS_SCHEMA)?;
+            for r in &runs.runs {
+                if let Some(a) = &r.attack {
+                    a.check_accounting()
+                        .map_err(|e| LoadError::Unbalanced(format!("run '{}': {e}", r.name)))?;
+                }
+            }
             runs.refresh_rates();
             Ok(Document::Runs(Box::new(runs)))
         },
@@ -247,6 +257,8 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         charts: false,
         read: |v| {
             let mut a: AttackResult = parse(v, ATTACK_SCHEMA)?;
+            // 125% ok is what no run measures: `merge`'s rule, applied on read.
+            a.check_accounting().map_err(LoadError::Unbalanced)?;
             a.refresh_rates();
             Ok(Document::Attack(Box::new(a)))
         },

@@ -55,31 +55,28 @@ pub fn read_request(
 ) -> io::Result<Incoming> {
     let started = Instant::now();
     loop {
-        if let Some(end) = find_head_end(buf) {
-            let head = match parse_head(&buf[..end]) {
-                Ok(h) => h,
-                Err(reply) => return Ok(Incoming::Bad(reply)),
-            };
-            let (req, body_len) = head;
-            if body_len > MAX_BODY {
-                return Ok(Incoming::Bad(Reply::error(413, "request body too large")));
-            }
-            let total = end + body_len;
-            while buf.len() < total {
-                if !fill(stream, buf, started, &|w| keep_waiting(w, true))? {
+        let head = match parse_head(buf) {
+            Ok(Some(h)) => h,
+            Ok(None) => {
+                let partial = !buf.is_empty();
+                if !fill(stream, buf, started, &|w| keep_waiting(w, partial))? {
                     return Ok(Incoming::Closed);
                 }
+                continue;
             }
-            buf.drain(..total);
-            return Ok(Incoming::Request(req));
+            Err(reply) => return Ok(Incoming::Bad(reply)),
+        };
+        let total = head.len + head.body_len;
+        if head.expect_continue && buf.len() < total {
+            stream.write_all(CONTINUE)?;
         }
-        if buf.len() > MAX_HEAD {
-            return Ok(Incoming::Bad(Reply::error(431, "request head too large")));
+        while buf.len() < total {
+            if !fill(stream, buf, started, &|w| keep_waiting(w, true))? {
+                return Ok(Incoming::Closed);
+            }
         }
-        let partial = !buf.is_empty();
-        if !fill(stream, buf, started, &|w| keep_waiting(w, partial))? {
-            return Ok(Incoming::Closed);
-        }
+        buf.drain(..total);
+        return Ok(Incoming::Request(head.request));
     }
 }
 
@@ -114,58 +111,97 @@ fn fill(
     }
 }
 
-/// Where the head in `buf` ends (after its blank line), if it has.
-pub(crate) fn find_head_end(buf: &[u8]) -> Option<usize> {
-    buf.windows(4).position(|w| w == b"\r\n\r\n").map(|p| p + 4)
+/// The interim answer to `Expect: 100-continue`: the client may send the body.
+pub(crate) const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+/// Most header lines in a request head (nginx refuses a head over its
+/// buffers; 100 is what browsers and proxies stay far below).
+const MAX_HEADERS: usize = 100;
+
+/// A parsed request head.
+#[derive(Debug)]
+pub(crate) struct Head {
+    /// The request.
+    pub request: Request,
+    /// Bytes of the head (request line, headers, blank line).
+    pub len: usize,
+    /// Bytes of the body that follows.
+    pub body_len: usize,
+    /// `Expect: 100-continue` on an HTTP/1.1 request with a body: the
+    /// client waits for `100 Continue` before sending it.
+    pub expect_continue: bool,
 }
 
-/// The request in a head, and its body's length; or the answer refusing it.
-pub(crate) fn parse_head(head: &[u8]) -> Result<(Request, usize), Reply> {
-    let text =
-        std::str::from_utf8(head).map_err(|_| Reply::error(400, "request head is not UTF-8"))?;
-    let mut lines = text.split("\r\n");
-    let line = lines.next().unwrap_or_default();
-    let mut parts = line.split(' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(Reply::error(400, "bad request line"));
+/// The request head at the start of `buf`: `None` until it is whole, or the
+/// answer refusing it. The grammar is `httparse`'s (bare-LF line ends, as
+/// RFC 9112 lets a server accept); a head over [`MAX_HEAD`] is a 431, a
+/// body over [`MAX_BODY`] a 413, and a repeated or non-digit
+/// `Content-Length` a 400: two lengths are how a request is smuggled past a
+/// proxy that reads the other one.
+pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
+    let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut slots);
+    let len = match req.parse(buf) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            return Err(Reply::error(431, "request head too large"))
+        }
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(Reply::error(431, "too many request headers"))
+        }
+        Err(_) => return Err(Reply::error(400, "bad request head")),
     };
-    let http11 = match version {
-        "HTTP/1.1" => true,
-        "HTTP/1.0" => false,
-        _ => return Err(Reply::error(400, "only HTTP/1.0 and HTTP/1.1 are served")),
-    };
-    let mut keep_alive = http11;
-    let mut body_len = 0usize;
-    for h in lines.filter(|l| !l.is_empty()) {
-        let Some((name, value)) = h.split_once(':') else {
-            return Err(Reply::error(400, "bad header line"));
-        };
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("connection") {
+    if len > MAX_HEAD {
+        return Err(Reply::error(431, "request head too large"));
+    }
+    let http11 = req.version == Some(1);
+    let (mut keep_alive, mut body_len, mut expect) = (http11, None, false);
+    for h in req.headers.iter() {
+        let value = std::str::from_utf8(h.value)
+            .map_err(|_| Reply::error(400, "header value is not UTF-8"))?
+            .trim();
+        if h.name.eq_ignore_ascii_case("connection") {
             let v = value.to_ascii_lowercase();
             if v.contains("close") {
                 keep_alive = false;
             } else if v.contains("keep-alive") {
                 keep_alive = true;
             }
-        } else if name.eq_ignore_ascii_case("content-length") {
-            body_len = value
-                .parse()
-                .map_err(|_| Reply::error(400, "bad Content-Length"))?;
-        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+        } else if h.name.eq_ignore_ascii_case("content-length") {
+            if body_len.is_some() {
+                return Err(Reply::error(400, "duplicate Content-Length"));
+            }
+            body_len = Some(content_length(value)?);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
             return Err(Reply::error(501, "chunked request bodies are not served"));
+        } else if h.name.eq_ignore_ascii_case("expect") {
+            expect = value.eq_ignore_ascii_case("100-continue");
         }
     }
-    Ok((
-        Request {
-            method: method.to_string(),
-            target: target.to_string(),
-            keep_alive,
-        },
+    let body_len = body_len.unwrap_or(0);
+    if body_len > MAX_BODY {
+        return Err(Reply::error(413, "request body too large"));
+    }
+    let request = Request {
+        method: req.method.unwrap_or_default().to_string(),
+        target: req.path.unwrap_or_default().to_string(),
+        keep_alive,
+    };
+    Ok(Some(Head {
+        request,
+        len,
         body_len,
-    ))
+        expect_continue: expect && http11 && body_len > 0,
+    }))
+}
+
+/// A `Content-Length` value: digits only (`+5`, `5, 5` and ` ` are refused).
+fn content_length(value: &str) -> Result<usize, Reply> {
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Reply::error(400, "bad Content-Length"));
+    }
+    // Past usize is past MAX_BODY: refused as too large.
+    Ok(value.parse().unwrap_or(usize::MAX))
 }
 
 /// Write `reply`: the head and the body in one vectored write (a fetched
@@ -252,19 +288,56 @@ fn write_all_vectored(out: &mut impl Write, mut bufs: &mut [IoSlice<'_>]) -> io:
 mod tests {
     use super::*;
 
+    fn head(bytes: &[u8]) -> Head {
+        parse_head(bytes).unwrap().unwrap()
+    }
+
     #[test]
     fn parses_heads() {
-        let (r, n) = parse_head(b"GET /work?steps=sleep:1 HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        assert_eq!(r.target, "/work?steps=sleep:1");
-        assert!(r.keep_alive);
-        assert_eq!(n, 0);
-        let (r, n) = parse_head(b"POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\n").unwrap();
-        assert!(!r.keep_alive);
-        assert_eq!(n, 5);
-        let (r, _) = parse_head(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n").unwrap();
-        assert!(!r.keep_alive);
+        let h = head(b"GET /work?steps=sleep:1 HTTP/1.1\r\nHost: x\r\n\r\nrest");
+        assert_eq!(h.request.target, "/work?steps=sleep:1");
+        assert!(h.request.keep_alive);
+        assert_eq!((h.len, h.body_len), (45, 0));
+        let h = head(b"POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\n");
+        assert!(!h.request.keep_alive);
+        assert_eq!(h.body_len, 5);
+        assert!(
+            !head(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+                .request
+                .keep_alive
+        );
         assert_eq!(parse_head(b"garbage\r\n\r\n").unwrap_err().status, 400);
-        assert_eq!(find_head_end(b"GET / HTTP/1.1\r\n\r\nrest"), Some(18));
+        assert!(parse_head(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn r30_19_lf_only_heads_and_expect_continue() {
+        let h = head(b"GET /health HTTP/1.1\n\n");
+        assert_eq!((h.request.target.as_str(), h.len), ("/health", 22));
+        let h = head(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+        assert!(h.expect_continue);
+        // No body, or HTTP/1.0: nothing to wait for.
+        assert!(!head(b"POST / HTTP/1.1\r\nExpect: 100-continue\r\n\r\n").expect_continue);
+        let h = head(b"POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+        assert!(!h.expect_continue);
+    }
+
+    #[test]
+    fn r30_19_duplicate_or_signed_content_length_is_400() {
+        for bad in [
+            &b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n"[..],
+            b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: +2\r\n\r\n",
+            b"POST / HTTP/1.1\r\nContent-Length: 2, 2\r\n\r\n",
+        ] {
+            let reply = parse_head(bad).unwrap_err();
+            assert_eq!(reply.status, 400, "{}", String::from_utf8_lossy(bad));
+        }
+        let many: String = (0..=MAX_HEADERS).map(|i| format!("X-{i}: v\r\n")).collect();
+        let text = format!("GET / HTTP/1.1\r\n{many}\r\n");
+        assert_eq!(parse_head(text.as_bytes()).unwrap_err().status, 431);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::ctx::Ctx;
-use crate::http1::{find_head_end, parse_head, reply_head, KEEP_ALIVE, MAX_HEAD, REQUEST_TIMEOUT};
+use crate::http1::{parse_head, reply_head, CONTINUE, KEEP_ALIVE, REQUEST_TIMEOUT};
 use crate::routes::Reply;
 
 /// The client preface of HTTP/2 with prior knowledge.
@@ -124,13 +124,14 @@ pub async fn serve_h1<F, Fut>(
     let _held = Held::new(live);
     loop {
         let started = Instant::now();
-        let end = loop {
-            if let Some(end) = find_head_end(&buf) {
-                break end;
-            }
-            if buf.len() > MAX_HEAD {
-                linger(&mut stream, &Reply::error(431, "request head too large")).await;
-                return;
+        let head = loop {
+            match parse_head(&buf) {
+                Ok(Some(head)) => break head,
+                Ok(None) => {}
+                Err(reply) => {
+                    linger(&mut stream, &reply).await;
+                    return;
+                }
             }
             let wait = if buf.is_empty() {
                 KEEP_ALIVE
@@ -141,18 +142,10 @@ pub async fn serve_h1<F, Fut>(
                 return;
             }
         };
-        let (req, body_len) = match parse_head(&buf[..end]) {
-            Ok(h) => h,
-            Err(reply) => {
-                linger(&mut stream, &reply).await;
-                return;
-            }
-        };
-        if body_len > crate::http1::MAX_BODY {
-            linger(&mut stream, &Reply::error(413, "request body too large")).await;
+        let total = head.len + head.body_len;
+        if head.expect_continue && buf.len() < total && stream.write_all(CONTINUE).await.is_err() {
             return;
         }
-        let total = end + body_len;
         while buf.len() < total {
             if !read_more(ctx, &mut stream, &mut buf, REQUEST_TIMEOUT).await {
                 return;
@@ -163,6 +156,7 @@ pub async fn serve_h1<F, Fut>(
             // Nothing pipelined: hold no buffer while the request waits.
             buf = Vec::new();
         }
+        let req = head.request;
         let (head_only, wants_more) = (req.method == "HEAD", req.keep_alive);
         let reply = answer(req.method, req.target).await;
         let keep_alive = wants_more && !ctx.shutdown.is_triggered();

@@ -144,9 +144,7 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
     let (url, request) = args.request.requests(args.url.as_deref())?;
     let timeout = match &args.timeout {
         Some(t) => duration("--timeout", t)?,
-        None => {
-            Duration::from_secs_f64((slo.tightest_ms().unwrap_or(500.0) * 2.0 / 1000.0).max(1.0))
-        }
+        None => slo_timeout(slo)?,
     };
     if timeout.is_zero() {
         return Err(CliError::usage("--timeout must be above 0"));
@@ -184,6 +182,24 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
         })?,
         live: None,
     })
+}
+
+/// The client timeout when --timeout is not given: twice the objective's
+/// tightest latency bound (at least 1 s). A bound whose double passes the
+/// generator's timeout limit is the objective's fault, so --slo is named.
+fn slo_timeout(slo: &Slo) -> Result<Duration, CliError> {
+    let bound_ms = slo.tightest_ms().unwrap_or(500.0);
+    let max = iolab_model::limits::MAX_TIMEOUT;
+    if bound_ms * 2.0 > max.as_secs_f64() * 1000.0 {
+        let fmt = iolab_model::format_duration;
+        return Err(CliError::usage(format!(
+            "--slo: a latency bound of {} needs a client timeout of twice it, over the {} limit: give a bound of at most {} (or set --timeout)",
+            fmt(Duration::from_secs_f64(bound_ms / 1000.0)),
+            fmt(max),
+            fmt(max / 2)
+        )));
+    }
+    Ok(Duration::from_secs_f64((bound_ms * 2.0 / 1000.0).max(1.0)))
 }
 
 /// The default objective.

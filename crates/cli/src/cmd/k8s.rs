@@ -84,6 +84,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .parse()
         .map_err(|e: String| CliError::usage(e.replace("--shard '1/", "--shards '")))?;
     let attack = attack_args(&args.attack)?;
+    local_files(&attack)?;
     let mut plan = super::attack::plan(&attack)?;
     plan.shard = Some(whole);
     iolab_loadgen::validate(&plan)
@@ -94,6 +95,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()
         .as_millis() as u64;
+    if start <= now_ms {
+        // Pods scheduled after it would each start at once, not together.
+        return Err(CliError::usage(format!(
+            "--start-at '{}' is in the past: the pods start together only at a time still ahead when they are scheduled (e.g. --start-at +2m)",
+            args.start_at
+        )));
+    }
     let lead = Duration::from_millis(start.saturating_sub(now_ms));
     let run = plan.driver.duration().unwrap_or(Duration::from_secs(3600)) + plan.timeout;
     let spec = JobSpec {
@@ -159,6 +167,25 @@ fn attack_args(argv: &[String]) -> Result<super::attack::Args, CliError> {
                 first.trim_start_matches("error: ")
             )))
         }
+    }
+}
+
+/// Files of this machine named in the attack: a pod runs `iolab attack`
+/// with the same flags in its own filesystem, where they are not, so they
+/// are refused here rather than passed on to fail in every pod.
+fn local_files(attack: &super::attack::Args) -> Result<(), CliError> {
+    let r = &attack.request;
+    let named = [
+        ("--body-file", r.body_file.as_ref()),
+        ("--targets", r.targets.as_ref()),
+        ("--proto", r.protos.first()),
+    ];
+    match named.into_iter().find_map(|(f, p)| p.map(|p| (f, p))) {
+        Some((flag, path)) => Err(CliError::usage(format!(
+            "{flag} {} after --: each pod reads its own filesystem, not this machine's; give the body with --body TEXT (gRPC: server reflection instead of --proto)",
+            path.display()
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -142,9 +142,26 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
         if let Work::Http(h) = &run.work {
             iolab_predict::check_size(h)
                 .map_err(|e| CliError::usage(format!("run '{}': {e}", run.name)))?;
+            check_load(args, &run.name, h)?;
         }
     }
     Ok(plan)
+}
+
+/// The load checked as `attack` and `run` check it (one rule for what can
+/// be sent, so no prediction is made of a load attack refuses); the flag
+/// named is predict's own for an ad-hoc run, the preset's field otherwise.
+fn check_load(args: &Args, run: &str, h: &HttpWork) -> Result<(), CliError> {
+    iolab_lab::runner::check_http(h).map_err(|(field, e)| {
+        CliError::usage(match &args.preset {
+            None => match field.strip_prefix("load.") {
+                Some("max_connections") => format!("--max-client-connections: {e}"),
+                Some(flag) => format!("--{flag}: {e}"),
+                None => e.replace("--connections", "--max-client-connections"),
+            },
+            Some(_) => format!("run '{run}': field '{field}': {e}"),
+        })
+    })
 }
 
 /// The plan of `--steps` and the load flags: one run per model asked for

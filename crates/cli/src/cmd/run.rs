@@ -105,37 +105,60 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(w) = &watch {
         observers.push(w.as_ref());
     }
-    let ran = runner::run(&plan, &opts, &Observers(observers));
+    let ran = runner::run_keeping(&plan, &opts, &Observers(observers));
     if let Some(page) = page {
         page.finish();
     }
-    let file = ran.map_err(|e| match e {
-        LabError::Invalid(m) => {
-            if args.out.is_none() {
-                // Refused before anything ran: the folder made for it goes
-                // (remove_dir takes only an empty one, or one with the claim).
-                let _ = std::fs::remove_file(out_dir.join(iolab_files::folder::CLAIM));
-                let _ = std::fs::remove_dir(&out_dir);
-            }
-            CliError::Usage(m)
-        }
-        e @ LabError::Io { .. } => CliError::Failed(e.into()),
-    })?;
-
-    write_reports(&file, &out_dir);
+    let ran = ran.map_err(|e| not_run(e, args.out.is_none(), &out_dir))?;
+    let file = &ran.file;
+    // A results folder that cannot be written (a full disk) loses no
+    // measurement: the table goes to stdout first, even with -q, since no
+    // folder holds the runs.
+    if let Some(e) = &ran.unsaved {
+        print_table(file);
+        eprintln!(
+            "error: the results could not be saved ({e}): the {} runs measured are only in the table above (no runs.json is left in {}/)",
+            file.runs.len(),
+            out_dir.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    write_reports(file, &out_dir);
     if args.quiet {
         crate::outln!("{}", out_dir.display());
     } else {
-        print_summary(&file, &out_dir);
+        print_summary(file, &out_dir);
     }
-    Ok(if !file.complete {
+    Ok(exit_code(file))
+}
+
+/// Why nothing ran: refused (exit 2; a folder made for it goes, as
+/// `remove_dir` takes only an empty one, or one with the claim) or the
+/// folder could not be written (exit 1, its message holding its cause,
+/// printed once rather than as a chain).
+fn not_run(e: LabError, made_here: bool, out_dir: &Path) -> CliError {
+    match e {
+        LabError::Invalid(m) => {
+            if made_here {
+                let _ = std::fs::remove_file(out_dir.join(iolab_files::folder::CLAIM));
+                let _ = std::fs::remove_dir(out_dir);
+            }
+            CliError::Usage(m)
+        }
+        e @ LabError::Io { .. } => CliError::Failed(anyhow::anyhow!("{e}")),
+    }
+}
+
+/// 130 when interrupted, 1 when no run was measured, else 0.
+fn exit_code(file: &RunsFile) -> ExitCode {
+    if !file.complete {
         ExitCode::from(interrupt::EXIT_INTERRUPTED)
-    } else if nothing_measured(&file) {
+    } else if nothing_measured(file) {
         eprintln!("error: no run was measured: every target failed (its outcome says why)");
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// Every run failed (start, contract check or died): a run's failure is

@@ -106,12 +106,39 @@ pub enum LabError {
 }
 
 /// Run a whole experiment, writing `runs.json` and `environment.json` into
-/// `opts.out_dir` after every run.
+/// `opts.out_dir` after every run; results that could not be saved are an
+/// error (see [`run_keeping`] to keep them anyway).
 pub fn run(
     plan: &ExperimentPlan,
     opts: &RunOptions,
     observer: &dyn Observer,
 ) -> Result<RunsFile, LabError> {
+    let ran = run_keeping(plan, opts, observer)?;
+    match ran.unsaved {
+        Some(e) => Err(e),
+        None => Ok(ran.file),
+    }
+}
+
+/// A finished experiment, and why its results could not be saved, if so.
+#[derive(Debug)]
+pub struct Ran {
+    /// Every run measured.
+    pub file: RunsFile,
+    /// The last failed save (a full disk). A run's measurement is never
+    /// thrown away for it: later saves retry, the caller still prints the
+    /// table, and a stale `runs.json` is removed so that no file claims to
+    /// be these results.
+    pub unsaved: Option<LabError>,
+}
+
+/// [`run`], keeping the measured runs when the results folder cannot be
+/// written; only a folder unwritable before anything ran is an `Err`.
+pub fn run_keeping(
+    plan: &ExperimentPlan,
+    opts: &RunOptions,
+    observer: &dyn Observer,
+) -> Result<Ran, LabError> {
     preflight(plan, opts)?;
     // Runtime folders: build each once, before the first run.
     crate::targets::runtime::prepare(plan).map_err(LabError::Invalid)?;
@@ -161,17 +188,24 @@ pub fn run(
             break;
         }
         file.runs.push(ctx.run(index, spec));
-        save(&opts.out_dir, &file)?;
+        // A failed save (a full disk) is tried again after the next run;
+        // the last save decides, and no measurement stops for it.
+        let _ = save(&opts.out_dir, &file);
         observer.run_finished(index, total, file.runs.last().expect("just pushed"));
     }
     file.complete = !opts.cancelled()
         && file.runs.len() == total
         && file.runs.iter().all(|r| r.outcome != Outcome::Interrupted);
     file.finished_utc = Some(results::rfc3339(SystemTime::now()));
-    save(&opts.out_dir, &file)?;
+    let unsaved = save(&opts.out_dir, &file).err();
+    if unsaved.is_some() {
+        // The last saved runs.json holds fewer runs: gone, it cannot be
+        // taken for these results.
+        let _ = std::fs::remove_file(opts.out_dir.join(results::RUNS_JSON));
+    }
     backends.stop();
     observer.experiment_finished(&file);
-    Ok(file)
+    Ok(Ran { file, unsaved })
 }
 
 fn save(dir: &Path, file: &RunsFile) -> Result<(), LabError> {

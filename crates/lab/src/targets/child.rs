@@ -146,8 +146,8 @@ pub(crate) fn read_lines(mut out: impl Read, tx: mpsc::Sender<String>) {
     }
 }
 
-/// Wait for `child` to exit; on `cancel`, SIGTERM its group, then SIGKILL
-/// after 10 s.
+/// Wait for `child` to exit; on `cancel`, SIGTERM its group and its
+/// descendants that left it (`setsid`), then SIGKILL them after 10 s.
 pub(crate) fn wait_or_cancel(
     child: &mut Child,
     cancel: &std::sync::atomic::AtomicBool,
@@ -156,16 +156,25 @@ pub(crate) fn wait_or_cancel(
     use std::time::{Duration, Instant};
     let pgid = child.id() as libc::pid_t;
     let mut kill_at: Option<Instant> = None;
+    let mut tree = Vec::new();
     loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            // Stopped: nothing it started outlives it.
+            super::tree::signal(&tree, libc::SIGKILL);
             return Ok(status);
         }
         match kill_at {
             None if cancel.load(Ordering::Relaxed) => {
+                // Collected before the signal, while the chain still leads here.
+                tree = super::tree::descendants(pgid);
                 signal_group(pgid, libc::SIGTERM);
+                super::tree::signal(&tree, libc::SIGTERM);
                 kill_at = Some(Instant::now() + Duration::from_secs(10));
             }
-            Some(t) if Instant::now() >= t => signal_group(pgid, libc::SIGKILL),
+            Some(t) if Instant::now() >= t => {
+                signal_group(pgid, libc::SIGKILL);
+                super::tree::signal(&tree, libc::SIGKILL);
+            }
             _ => {}
         }
         std::thread::sleep(Duration::from_millis(20));

@@ -21,6 +21,7 @@ pub mod foreign;
 pub mod manifest;
 pub mod process;
 pub mod runtime;
+mod tree;
 
 use std::path::Path;
 use std::time::Duration;

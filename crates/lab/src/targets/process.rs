@@ -1,6 +1,7 @@
 //! A running target: started from a [`TargetCommand`], its URL learned
 //! from its first stdout line (or the port it was given), `/health` awaited,
-//! its death noticed, and stopped (SIGTERM to its group, then SIGKILL). The
+//! its death noticed, and stopped (SIGTERM to its group and to descendants
+//! that left it, then SIGKILL). The
 //! child itself is [`child`](super::child)'s.
 
 use std::collections::VecDeque;
@@ -14,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::child::{
     describe, keep_tail, read_lines, signal_group, spawn, truncate, StartError, TargetCommand,
 };
+use super::tree;
 use crate::http;
 
 /// When a started target counts as up.
@@ -264,7 +266,8 @@ impl Target {
         }
     }
 
-    /// SIGTERM the process group, SIGKILL it after `grace`, and reap it.
+    /// SIGTERM the process group and every descendant that left it
+    /// (`setsid`), SIGKILL them after `grace`, and reap the target.
     /// Returns the exit status if it had to be collected.
     pub fn stop(&mut self, grace: Duration) -> Option<ExitStatus> {
         if self.stopped {
@@ -272,21 +275,29 @@ impl Target {
         }
         self.stopped = true;
         let pgid = self.child.id() as libc::pid_t;
+        // Collected before any signal: once the target exits, its children
+        // are re-parented and no longer lead back to it.
+        let tree = tree::descendants(pgid);
+        let kill = |tree: &[tree::Proc]| {
+            signal_group(pgid, libc::SIGKILL);
+            tree::signal(tree, libc::SIGKILL);
+        };
         if let Ok(Some(s)) = self.child.try_wait() {
             // The leader is gone; make sure nothing it started lingers.
-            signal_group(pgid, libc::SIGKILL);
+            kill(&tree);
             return Some(s);
         }
         signal_group(pgid, libc::SIGTERM);
+        tree::signal(&tree, libc::SIGTERM);
         let deadline = Instant::now() + grace;
         while Instant::now() < deadline {
             if let Ok(Some(s)) = self.child.try_wait() {
-                signal_group(pgid, libc::SIGKILL);
+                kill(&tree);
                 return Some(s);
             }
             thread::sleep(Duration::from_millis(10));
         }
-        signal_group(pgid, libc::SIGKILL);
+        kill(&tree);
         let _ = self.child.kill();
         self.child.wait().ok()
     }

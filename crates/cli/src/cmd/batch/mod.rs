@@ -87,6 +87,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             args.max_time
         ))
     })?;
+    if max_time.is_zero() {
+        // Nothing would be handed out: "tasks 10 failed 0" with none run.
+        return Err(CliError::usage(format!(
+            "--max-time '{}': give a time above zero (e.g. 90s, 15m)",
+            args.max_time
+        )));
+    }
     let runs = plan(&args)?;
     let mut ios: Vec<Io> = Vec::new();
     for (_, spec) in batches(&runs) {

@@ -85,6 +85,7 @@ pub fn expand(
     let reps = over.reps.or(file.reps.map(Count::u32)).unwrap_or(1);
     let warmup = file.warmup.map_or(DEFAULT_WARMUP, |d| d.0);
     let common = common_axes(&file)?;
+    let swept = swept_names(&file.targets, &common);
     let mut runs = Vec::new();
     for (ti, t) in file.targets.iter().enumerate() {
         target::check(ti, t, &file)?;
@@ -97,7 +98,7 @@ pub fn expand(
             ));
         }
         for combo in sweep::product(&axes) {
-            let spec = run_of(&file, t, &axes, &combo, &common, scale)?;
+            let spec = run_of(&file, t, &axes, &combo, &swept, scale)?;
             bounds::check_run(ti, t, &spec, scale)?;
             runs.push(spec);
         }
@@ -121,7 +122,7 @@ pub fn expand(
 }
 
 /// The axes every target shares: the load's or the batch's.
-fn common_axes(file: &PresetFile) -> Result<Vec<Axis>, FieldError> {
+pub(super) fn common_axes(file: &PresetFile) -> Result<Vec<Axis>, FieldError> {
     match file.kind {
         WorkKind::Http => {
             if file.batch.is_some() {
@@ -152,7 +153,7 @@ fn run_of(
     t: &TargetSection,
     axes: &[Axis],
     combo: &[usize],
-    common: &[Axis],
+    swept: &HashSet<String>,
     scale: f64,
 ) -> Result<RunSpec, FieldError> {
     let pick = Pick { axes, combo };
@@ -170,7 +171,7 @@ fn run_of(
     }
     for (ai, axis) in axes.iter().enumerate() {
         let p = &axis.points[combo[ai]];
-        if axis.name != "model" && swept(&axis.name, &file.targets, common) {
+        if axis.name != "model" && swept.contains(&axis.name) {
             coordinates.insert(axis.name.clone(), p.value());
             name.push_str(&format!("-{}={}", axis.name, p.label()));
         } else if *p == Point::Flag(true) {
@@ -216,14 +217,18 @@ fn unique_names(runs: &[RunSpec]) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// Is this axis a sweep anywhere in the preset? (Then every run names it.)
-fn swept(name: &str, targets: &[TargetSection], common: &[Axis]) -> bool {
-    common.iter().any(|a| a.name == name && a.sweeps())
-        || targets.iter().any(|t| {
-            target::own_axes(t)
-                .iter()
-                .any(|a| a.name == name && a.sweeps())
-        })
+/// The axes that sweep anywhere in the preset (every run names them),
+/// collected once: asking per run and per axis walked every target again,
+/// so 4,000 `[[targets]]` took 24 s to check (issue 30 finding 15).
+pub(super) fn swept_names(targets: &[TargetSection], common: &[Axis]) -> HashSet<String> {
+    let own = targets.iter().flat_map(target::own_axes);
+    common
+        .iter()
+        .cloned()
+        .chain(own)
+        .filter(Axis::sweeps)
+        .map(|a| a.name)
+        .collect()
 }
 
 /// One run's point on each axis, looked up by the axis's name; each typed
