@@ -241,8 +241,7 @@ pub fn text(doc: &CapacityFile) -> String {
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
             lines.push("the Universal Scalability Law beside the queueing fit:".into());
-            lines.extend(crate::usl::levels(sw).text());
-            lines.extend(crate::usl::lines(sw));
+            lines.extend(crate::usl::section(sw));
         }
         lines.push(String::new());
     }
@@ -434,8 +433,7 @@ pub fn html(doc: &CapacityFile) -> String {
         lines.extend(what_if(s).text());
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
-            lines.extend(crate::usl::levels(sw).text());
-            lines.extend(crate::usl::lines(sw));
+            lines.extend(crate::usl::section(sw));
         }
         body.push_str(&esc(&lines.join("\n")));
         body.push_str("</pre>");

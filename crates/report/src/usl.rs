@@ -24,6 +24,13 @@ pub fn level_line(l: &SweepLevel) -> String {
     )
 }
 
+/// The sweep as text: its table, then its lines.
+pub fn section(s: &Sweep) -> Vec<String> {
+    let mut out = levels(s).text();
+    out.extend(lines(s));
+    out
+}
+
 /// One row per level, the check at 2N last.
 pub fn levels(s: &Sweep) -> Grid {
     let mut g = Grid::new(

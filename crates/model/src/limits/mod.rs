@@ -16,7 +16,8 @@
 //! a workload's ([`steps::limits`](crate::steps::limits)), each knob's
 //! (`KNOBS[..].max` in [`knob`](crate::knob)), a duration's (a week,
 //! [`parse_duration`](crate::units::parse_duration)), a saved document's
-//! ([`MAX_RUNS_JSON`](crate::runs::MAX_RUNS_JSON)).
+//! ([`MAX_RUNS_JSON`](crate::runs::MAX_RUNS_JSON)). CPU lists and a USL
+//! sweep's bounds have files of their own here (`cpus`, `sweep`).
 
 use std::time::Duration;
 
@@ -71,15 +72,6 @@ pub const MAX_HTTP_BODY: usize = 16 << 20;
 /// Most headers `--max-headers` may allow one answer (each costs 32 bytes
 /// of parser state while a head is read).
 pub const MAX_ANSWER_HEADERS: usize = 100_000;
-/// Fewest clients a USL sweep reaches (`--sweep N`): levels 1..N, at
-/// least six of them, the fewest usl4j fits its three parameters to (and
-/// three degrees of freedom left for their intervals).
-pub const MIN_SWEEP: u32 = 6;
-/// Most clients a USL sweep reaches: its check at twice N holds 2N
-/// connections, the default connection cap.
-pub const MAX_SWEEP: u32 = 5_000;
-/// Longest level of a sweep (`--sweep-step`).
-pub const MAX_SWEEP_STEP: Duration = Duration::from_secs(600);
 /// File descriptors a process keeps besides its sockets (stdio, epoll,
 /// timerfds, eventfds, a few files).
 pub const FD_RESERVE: u64 = 64;
@@ -322,36 +314,6 @@ fn check_driver(driver: &Driver) -> Result<Option<u64>, Fault> {
     }
 }
 
-/// `--sweep N`: within [`MIN_SWEEP`]..=[`MAX_SWEEP`] (the message speaks
-/// of the value only).
-pub fn check_sweep(n: u32) -> Result<(), String> {
-    if n < MIN_SWEEP {
-        return Err(format!(
-            "{n} clients give fewer than {MIN_SWEEP} levels (1..N) for the USL's three parameters: give at least {MIN_SWEEP}, e.g. --sweep 32"
-        ));
-    }
-    if n > MAX_SWEEP {
-        return Err(format!(
-            "{} clients: at most {} (the check at twice N holds 2N connections)",
-            thousands(u64::from(n)),
-            thousands(u64::from(MAX_SWEEP))
-        ));
-    }
-    Ok(())
-}
-
-/// `--sweep-step D`: above 0, at most [`MAX_SWEEP_STEP`].
-pub fn check_sweep_step(d: Duration) -> Result<(), String> {
-    if d.is_zero() || d > MAX_SWEEP_STEP {
-        return Err(format!(
-            "{}: give a level's length above 0 and at most {}, e.g. 3s",
-            crate::format_duration(d),
-            crate::format_duration(MAX_SWEEP_STEP)
-        ));
-    }
-    Ok(())
-}
-
 /// Every bound of a batch: tasks, list lengths, each task's work. The
 /// error names the `[batch]` field (`n`, `cpu_terms`, ...).
 pub fn check_batch(spec: &crate::batch::BatchSpec) -> Result<(), (&'static str, String)> {
@@ -419,7 +381,9 @@ pub fn check_batch(spec: &crate::batch::BatchSpec) -> Result<(), (&'static str, 
 }
 
 mod cpus;
+mod sweep;
 #[cfg(test)]
 mod tests;
 
 pub use cpus::*;
+pub use sweep::*;

@@ -102,7 +102,7 @@ fn a_sweep_is_bounded() {
     for bad in [0, 1, MIN_SWEEP - 1, MAX_SWEEP + 1, u32::MAX] {
         let e = check_sweep(bad).unwrap_err();
         assert!(
-            !e.contains('\n') && e.contains("give") || e.contains("at most"),
+            !e.contains('\n') && (e.contains("give at least") || e.contains("at most")),
             "{e}"
         );
     }
