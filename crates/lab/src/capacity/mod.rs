@@ -164,7 +164,6 @@ pub fn run(
         max_steps: o.max_steps,
     });
     let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
-    let searched_s = t0.elapsed().as_secs_f64();
     let capacity = search.answer();
     let failed = search.lowest_fail();
     let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));
@@ -184,6 +183,8 @@ pub fn run(
             )
         })
         .unwrap_or_default();
+    // The search's time (its fit and what-ifs too); the sweep has its own.
+    let searched_s = t0.elapsed().as_secs_f64();
     let sweep = o
         .sweep
         .filter(|_| !probe.cancel.load(std::sync::atomic::Ordering::Relaxed))
