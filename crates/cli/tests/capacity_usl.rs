@@ -135,8 +135,19 @@ fn a_sweep_fits_the_usl_and_checks_both_fits_at_twice_n() {
         "queueing"
     };
     assert_eq!(t["closer"], closer, "{t}");
-    // The queueing fit of 4 threads predicts the pool's plateau.
-    assert!((q - 4.0 / 0.05).abs() < 16.0, "queueing at 12: {q}");
+    // The queueing fit predicts its fitted pool's plateau: c threads held
+    // S each serve c / S whatever the clients beyond c.
+    let qf = &s0["fit"];
+    let c = qf["binding"]["size"]
+        .as_f64()
+        .unwrap_or_else(|| f(&qf["concurrency"]))
+        .round()
+        .max(1.0);
+    let plateau = c / (f(&qf["service_ms"]) / 1000.0);
+    assert!(
+        c < 12.0 && (q - plateau).abs() / plateau < 0.1,
+        "queueing at 12: {q} vs {c} / S = {plateau}: {qf}"
+    );
 
     // The text states the document's numbers.
     let saved = out_dir.join("capacity.json");
