@@ -76,7 +76,7 @@ pub fn run(
         }
         scale = plan.scale;
         let targets = preset::targets(plan);
-        let pair = preset::with_bench(plan, slo, o, cancel.clone(), say, each, |bench| {
+        let pair = preset::with_bench(plan, slo, o, cancel.clone(), say, &each, |bench| {
             pair(
                 bench,
                 &plan.name,

@@ -6,7 +6,8 @@
 //! - [`sim`]: the event simulation (one file per model's server behaviour).
 //! - [`fit`]: the queueing model read from a measured capacity curve: the
 //!   service as a network of resources, named by the one that binds
-//!   ([`binding`]); [`whatif`]: what a change to one of them would buy.
+//!   ([`binding`]); [`whatif`]: what a change to one of them would buy;
+//!   [`usl`]: the Universal Scalability Law fitted to a closed-loop sweep.
 //! - [`predict_run`] / [`predict_plan`] / [`predict_batch`]: a [`Prediction`]
 //!   per run, with a sentence that explains it from the numbers.
 //! - [`predict_spans`]: who will hold what for a run's span sample.
@@ -19,6 +20,7 @@ mod explain;
 pub mod fit;
 pub mod sim;
 pub mod spans;
+pub mod usl;
 pub mod whatif;
 
 use iolab_model::concurrency::Host;

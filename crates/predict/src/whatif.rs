@@ -309,6 +309,39 @@ pub fn simulate(c: &Change, r: &Replay) -> WhatIf {
     }
 }
 
+/// How long a closed loop is simulated: the steady state's throughput,
+/// whatever the measured level's length.
+const CLOSED_LOOP: Duration = Duration::from_secs(5);
+
+/// The fitted service's throughput under `clients` closed-loop clients:
+/// its network simulated for [`CLOSED_LOOP`], the requests it finished
+/// within the window (not those still held when the window closed) per
+/// second, times the share of them answered 2xx in time, req/s. What the
+/// queueing fit predicts for a level of a USL sweep.
+pub fn closed_loop_rps(f: &Fit, clients: u32, timeout: Duration) -> Option<f64> {
+    let net = network(f);
+    let driver = Driver::Closed {
+        concurrency: clients,
+        requests: None,
+        duration: Some(CLOSED_LOOP),
+    };
+    let shape = net.model.shape(&net.params, &net.host());
+    let out = run_sim(&SimInput {
+        shape: &shape,
+        steps: &net.steps,
+        driver: &driver,
+        connections: ConnectionMode::default(),
+        timeout,
+        pg_pool: net.params.pg_pool(),
+        scheduler: Scheduler::of(net.model, &net.params, &foreign()),
+    });
+    if out.window_s <= 0.0 || out.completed == 0 {
+        return None;
+    }
+    let ok_share = out.ok as f64 / out.completed as f64;
+    Some(out.completed_in_window as f64 / out.window_s * ok_share.min(1.0))
+}
+
 /// Every change of [`changes`], simulated.
 pub fn what_if(f: &Fit, r: &Replay) -> Vec<WhatIf> {
     changes(f).iter().map(|c| simulate(c, r)).collect()

@@ -1,10 +1,10 @@
 //! Capacity searches (`iolab.capacity/1`, what `iolab capacity` measured):
 //! per target, the curve (one row per step, in the order measured), the
 //! answer with its bracket, the noise met, the fitted model in one
-//! sentence, and what each model would do with the fitted service; as
-//! text, Markdown, the document as JSON, CSV (one record per step), and a
-//! self-contained HTML page whose charts draw the measured curve beside
-//! each model's simulated one.
+//! sentence, what each model would do with the fitted service, and the
+//! USL sweep beside it ([`crate::usl`]); as text, Markdown, the document as
+//! JSON, CSV (one record per step), and a self-contained HTML page whose
+//! charts draw the measured curve beside each model's simulated one.
 
 use iolab_model::capacity::{
     CapacityFile, CpuMethod, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
@@ -238,6 +238,11 @@ pub fn text(doc: &CapacityFile) -> String {
             lines.push("what each change would buy (the fitted service simulated):".into());
             lines.extend(what_if(s).text());
         }
+        if let Some(sw) = &s.sweep {
+            lines.push(String::new());
+            lines.push("the Universal Scalability Law beside the queueing fit:".into());
+            lines.extend(crate::usl::section(sw));
+        }
         lines.push(String::new());
     }
     grid::join(&lines)
@@ -261,6 +266,15 @@ pub fn markdown(doc: &CapacityFile) -> String {
             lines.push("What each change would buy (the fitted service simulated):".into());
             lines.push(String::new());
             lines.extend(what_if(s).markdown());
+        }
+        if let Some(sw) = &s.sweep {
+            lines.push(String::new());
+            lines.push("The Universal Scalability Law beside the queueing fit:".into());
+            lines.push(String::new());
+            lines.extend(crate::usl::levels(sw).markdown());
+            lines.push(String::new());
+            let said = crate::usl::lines(sw);
+            lines.extend(said.iter().map(|l| format!("- {}", grid::cell(l))));
         }
         lines.push(String::new());
     }
@@ -373,7 +387,10 @@ pub fn charts(s: &Search) -> Vec<(String, String)> {
             }
         })
         .collect();
-    vec![
+    let sweep = s.sweep.as_ref().and_then(|sw| {
+        crate::usl::chart(&s.name, sw).map(|svg| (format!("{slug}-throughput-vs-clients"), svg))
+    });
+    let mut out = vec![
         (
             format!("{slug}-p99-vs-rate"),
             chart(
@@ -394,7 +411,9 @@ pub fn charts(s: &Search) -> Vec<(String, String)> {
                 |p| p.success_ratio * 100.0,
             ),
         ),
-    ]
+    ];
+    out.extend(sweep);
+    out
 }
 
 /// The HTML page: the text report and two charts per search.
@@ -412,6 +431,10 @@ pub fn html(doc: &CapacityFile) -> String {
         lines.extend(findings(s));
         lines.push(String::new());
         lines.extend(what_if(s).text());
+        if let Some(sw) = &s.sweep {
+            lines.push(String::new());
+            lines.extend(crate::usl::section(sw));
+        }
         body.push_str(&esc(&lines.join("\n")));
         body.push_str("</pre>");
     }

@@ -25,6 +25,7 @@ pub mod predict;
 pub mod runs;
 pub mod schema;
 pub mod svg;
+pub mod usl;
 pub mod verify;
 pub mod whatif;
 

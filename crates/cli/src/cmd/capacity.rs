@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
-use iolab_lab::capacity::{self, gate, Options, Probe};
+use iolab_lab::capacity::{self, gate, Options, Probe, SweepOptions};
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_lab::results;
 use iolab_model::capacity::{CapacityFile, Slo, StepRecord};
@@ -27,7 +27,8 @@ use crate::CliError;
 #[command(after_help = "Examples:
   iolab capacity http://127.0.0.1:8080/api/orders --slo 'p99<200ms,success>=99.9%'
   iolab capacity https://127.0.0.1:8443/ -k -m POST -H 'Content-Type: application/json' --body '{}' --slo 'p99<500ms'
-  iolab capacity http://127.0.0.1:8080/ --slo 'p99<250ms' --pid 4242 --metrics http://127.0.0.1:8080/actuator/prometheus --json")]
+  iolab capacity http://127.0.0.1:8080/ --slo 'p99<250ms' --pid 4242 --metrics http://127.0.0.1:8080/actuator/prometheus --json
+  iolab capacity http://127.0.0.1:8080/api/orders --sweep 32 --sweep-step 5s")]
 pub struct Args {
     /// URL of the service (http:// or https://), or a preset (name or .toml
     /// file) with a [capacity] table; or give --targets.
@@ -86,6 +87,14 @@ pub struct Args {
     /// The largest drop against --baseline that still passes, e.g. 10%.
     #[arg(long, value_name = "P", default_value = "10%", requires = "baseline")]
     pub max_drop: String,
+    /// After the search, a closed-loop sweep at 1..N clients (at least six
+    /// levels), the Universal Scalability Law fitted to it, and a check at
+    /// 2N of which fit, USL or queueing, predicted better (6..5000).
+    #[arg(long, value_name = "N")]
+    pub sweep: Option<u32>,
+    /// How long each level of --sweep lasts.
+    #[arg(long, value_name = "D", default_value = "3s", requires = "sweep")]
+    pub sweep_step: String,
     /// Results folder [default: results/capacity-<UTC time>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -122,6 +131,7 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             Some(n) => n,
             None => Options::default().cores,
         },
+        sweep: sweep(args, args.connections)?,
     };
     if !(o.start_rps > 0.0 && o.start_rps.is_finite() && o.max_rps >= o.start_rps) {
         return Err(CliError::usage(
@@ -137,6 +147,25 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
         return Err(CliError::usage("--max-steps: give at least 2"));
     }
     Ok(o)
+}
+
+/// `--sweep N --sweep-step D`, within the limits, its check at 2N within
+/// `connections`.
+fn sweep(args: &Args, connections: u32) -> Result<Option<SweepOptions>, CliError> {
+    let Some(max) = args.sweep else {
+        return Ok(None);
+    };
+    iolab_model::limits::check_sweep(max).map_err(|e| CliError::usage(format!("--sweep: {e}")))?;
+    let step = duration("--sweep-step", &args.sweep_step)?;
+    iolab_model::limits::check_sweep_step(step)
+        .map_err(|e| CliError::usage(format!("--sweep-step: {e}")))?;
+    if 2 * max > connections {
+        return Err(CliError::usage(format!(
+            "--sweep {max}: its check at twice N holds {} connections, but --connections is {connections}: raise it or lower --sweep",
+            2 * max
+        )));
+    }
+    Ok(Some(SweepOptions { max, step }))
 }
 
 /// The probe (what is loaded and watched) from the flags.
@@ -249,7 +278,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     iolab_loadgen::validate(&check).map_err(CliError::usage)?;
     let started = results::rfc3339(SystemTime::now());
-    let (_, each) = progress(args.quiet);
+    let each = Lines { quiet: args.quiet };
     let mut notes = Vec::new();
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
@@ -277,8 +306,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// `iolab capacity PRESET`: every target of the preset, searched in turn.
 fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
-    let (plan, slo, o) =
+    let (plan, slo, mut o) =
         capacity::preset::load(preset, Default::default()).map_err(CliError::usage)?;
+    let fewest = capacity::preset::targets(&plan)
+        .iter()
+        .filter_map(|r| match &r.work {
+            iolab_model::experiment::Work::Http(w) => Some(w.connections.max()),
+            _ => None,
+        })
+        .min()
+        .unwrap_or(u32::MAX);
+    o.sweep = sweep(args, fewest)?;
     let slo = slo_flag(args)?.unwrap_or(slo);
     let gate = baseline(args, &slo)?;
     if let Some((b, _)) = &gate {
@@ -289,7 +327,8 @@ fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
     let cancel = cancel_on_signals()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}")))?;
     let started = results::rfc3339(SystemTime::now());
-    let (say, each) = progress(args.quiet);
+    let (say, _) = progress(args.quiet);
+    let each = Lines { quiet: args.quiet };
     let searches = capacity::preset::run(&plan, &slo, &o, cancel.clone(), &say, &each)
         .map_err(|e| CliError::Failed(anyhow::anyhow!("{e}")))?;
     let mut doc = CapacityFile::new(&plan.name, slo, searches, started);
@@ -347,6 +386,27 @@ pub fn save(doc: &CapacityFile, dir: &std::path::Path) -> Result<(), CliError> {
             .map_err(|e| fail(e.to_string()))?;
     }
     Ok(())
+}
+
+/// What a search of `iolab capacity` prints on stderr as it goes (nothing
+/// with `--quiet`): a line per step, and per level of its sweep.
+#[derive(Debug, Clone, Copy)]
+struct Lines {
+    quiet: bool,
+}
+
+impl capacity::Progress for Lines {
+    fn step(&self, s: &StepRecord) {
+        if !self.quiet {
+            eprintln!("{}", iolab_report::capacity::step_line(s));
+        }
+    }
+
+    fn level(&self, l: &iolab_model::capacity::usl::SweepLevel) {
+        if !self.quiet {
+            eprintln!("{}", iolab_report::usl::level_line(l));
+        }
+    }
 }
 
 /// The lines a search prints on stderr as it goes (none with `--quiet`):

@@ -2,7 +2,9 @@
 //! within an objective ([`Slo`]), found by a ramp and a bisection
 //! ([`search`]), each step measured like a run ([`step`]), and the queueing
 //! model fitted to the curve (`iolab_predict::fit`) with what each
-//! concurrency model would do with the fitted service.
+//! concurrency model would do with the fitted service; with `--sweep N`,
+//! a closed-loop sweep after it and the Universal Scalability Law fitted
+//! beside the queueing fit ([`sweep`]).
 //!
 //! **How long a step lasts.** Just above capacity, at rate (1 + e) x X
 //! (e = the precision), the queue grows by e x X requests a second, so a
@@ -18,16 +20,34 @@ pub mod gate;
 pub mod preset;
 pub mod search;
 pub mod step;
+pub mod sweep;
 pub mod watch;
 
 use std::time::{Duration, Instant};
 
+use iolab_model::capacity::usl::SweepLevel;
 use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
 use search::{Bounds, End, Next, Search};
 pub use step::{judge, Probe};
+pub use sweep::SweepOptions;
+
+/// What a search shows as it goes: each step, and each level of its sweep.
+/// Any `Fn(&StepRecord)` is one that shows no level.
+pub trait Progress {
+    /// A step was measured.
+    fn step(&self, s: &StepRecord);
+    /// A level of the sweep was measured.
+    fn level(&self, _l: &SweepLevel) {}
+}
+
+impl<F: Fn(&StepRecord)> Progress for F {
+    fn step(&self, s: &StepRecord) {
+        self(s)
+    }
+}
 
 /// Fewest requests one step sends (a p99 needs a tail to read).
 pub const MIN_REQUESTS: f64 = 100.0;
@@ -53,6 +73,8 @@ pub struct Options {
     pub max_steps: usize,
     /// Cores the target's host offers (for the fit and the what-ifs).
     pub cores: u32,
+    /// The closed-loop sweep after the search (`--sweep N`), if asked.
+    pub sweep: Option<SweepOptions>,
 }
 
 impl Default for Options {
@@ -65,6 +87,7 @@ impl Default for Options {
             max_step: Duration::from_secs(30),
             max_steps: 30,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            sweep: None,
         }
     }
 }
@@ -122,14 +145,15 @@ pub fn step_rule(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) ->
     )
 }
 
-/// Search one target; `each` sees every step as it is measured.
+/// Search one target (then sweep it, when asked); `each` sees every step
+/// and level as it is measured.
 pub fn run(
     name: &str,
     probe: &Probe,
     slo: &Slo,
     o: &Options,
     notes: Vec<String>,
-    each: &dyn Fn(&StepRecord),
+    each: &dyn Progress,
 ) -> SearchRecord {
     let t0 = Instant::now();
     let unloaded_ms = probe.unloaded_ms().unwrap_or(0.0);
@@ -159,6 +183,16 @@ pub fn run(
             )
         })
         .unwrap_or_default();
+    // The search's time (its fit and what-ifs too); the sweep has its own.
+    let searched_s = t0.elapsed().as_secs_f64();
+    let sweep = o
+        .sweep
+        .filter(|_| !probe.cancel.load(std::sync::atomic::Ordering::Relaxed))
+        .map(|sw| {
+            // What the search's last step left queued drains first.
+            probe.settle(settle_time(unloaded_ms));
+            sweep::run(probe, &sw, fitted.as_ref(), each)
+        });
     SearchRecord {
         name: name.to_string(),
         target: describe(probe),
@@ -175,7 +209,8 @@ pub fn run(
         steps: walk.steps,
         fit: fitted,
         what_if: what,
-        elapsed_s: t0.elapsed().as_secs_f64(),
+        elapsed_s: searched_s,
+        sweep,
     }
 }
 
@@ -200,10 +235,9 @@ fn walk(
     slo: &Slo,
     o: &Options,
     unloaded_ms: f64,
-    each: &dyn Fn(&StepRecord),
+    each: &dyn Progress,
 ) -> Walk {
-    // Long enough for an unloaded service to answer what is still queued.
-    let quick = Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0);
+    let quick = settle_time(unloaded_ms);
     let mut steps: Vec<StepRecord> = Vec::new();
     let mut retries = GENERATOR_RETRIES;
     let (end, failure) = loop {
@@ -219,7 +253,7 @@ fn walk(
             Ok(rec) => rec,
             Err(e) => break (None, Some(e)),
         };
-        each(&rec);
+        each.step(&rec);
         if rec.generator_saturated && retries > 0 {
             // No verdict: kept in the curve, not in the search; the
             // same rate is measured again once the service has drained.
@@ -243,6 +277,11 @@ fn walk(
         end,
         failure,
     }
+}
+
+/// Long enough for an unloaded service to answer what is still queued.
+fn settle_time(unloaded_ms: f64) -> Duration {
+    Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0)
 }
 
 /// The distinct rates measured, lowest first (the what-ifs replay them).

@@ -25,11 +25,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use iolab_model::capacity::{Search, Slo, StepRecord};
+use iolab_model::capacity::{Search, Slo};
 use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
 use iolab_model::request::RequestSet;
 
-use super::{Options, Probe};
+use super::{Options, Probe, Progress};
 use crate::preset::{Overrides, PresetError};
 use crate::services::{self, Addresses, Needs};
 use crate::targets::{foreign, Launch, StartOptions, Target};
@@ -119,6 +119,7 @@ pub fn load(
         max_step: dur("max_step", &sec.max_step, d.max_step)?.mul_f64(f),
         max_steps: sec.max_steps.unwrap_or(d.max_steps),
         cores: d.cores,
+        sweep: None,
     };
     if !(o.start_rps > 0.0 && o.max_rps >= o.start_rps) {
         return Err(bad(
@@ -177,7 +178,7 @@ pub fn run(
     o: &Options,
     cancel: Arc<AtomicBool>,
     say: &dyn Fn(&str),
-    each: &dyn Fn(&StepRecord),
+    each: &dyn Progress,
 ) -> Result<Vec<Search>, String> {
     with_bench(plan, slo, o, cancel, say, each, |bench| {
         let mut out = Vec::new();
@@ -204,7 +205,7 @@ pub struct Bench<'a> {
     /// The objective.
     pub slo: &'a Slo,
     cancel: Arc<AtomicBool>,
-    each: &'a dyn Fn(&StepRecord),
+    each: &'a dyn Progress,
 }
 
 /// Start the backends `plan` needs, hand `f` the bench, stop them.
@@ -214,7 +215,7 @@ pub fn with_bench<R>(
     o: &Options,
     cancel: Arc<AtomicBool>,
     say: &dyn Fn(&str),
-    each: &dyn Fn(&StepRecord),
+    each: &dyn Progress,
     f: impl FnOnce(&Bench) -> R,
 ) -> Result<R, String> {
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)

@@ -43,7 +43,7 @@ pub struct Probe {
 }
 
 impl Probe {
-    fn plan(&self, driver: Driver, interval: Duration) -> AttackPlan {
+    pub(super) fn plan(&self, driver: Driver, interval: Duration) -> AttackPlan {
         AttackPlan {
             connections: self.connections,
             timeout: self.timeout,

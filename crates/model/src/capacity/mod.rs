@@ -5,13 +5,16 @@
 //! One [`Search`] per target: every step measured (the attack and the
 //! target's telemetry, as a run records them), the answer with its bracket,
 //! the noise met on the way, the [`Fit`] of the queueing model to the curve,
-//! and what each concurrency model would do with the fitted service
-//! ([`WhatIf`], simulated by `iolab predict`'s engine).
+//! what each concurrency model would do with the fitted service
+//! ([`WhatIf`], simulated by `iolab predict`'s engine), and with `--sweep`
+//! the Universal Scalability Law fitted to a closed-loop sweep beside it
+//! ([`usl::Sweep`]).
 
 mod binding;
 mod gate;
 mod signals;
 pub mod slo;
+pub mod usl;
 
 use std::collections::BTreeMap;
 
@@ -208,8 +211,11 @@ pub struct Search {
     /// Each model's simulated curve for the fitted service.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub what_if: Vec<WhatIf>,
-    /// Wall time of the search, s.
+    /// Wall time of the search, s (the sweep's is its own).
     pub elapsed_s: f64,
+    /// The closed-loop sweep and its USL fit (`--sweep N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<usl::Sweep>,
 }
 
 /// The `iolab.capacity/1` document.

@@ -16,7 +16,8 @@
 //! a workload's ([`steps::limits`](crate::steps::limits)), each knob's
 //! (`KNOBS[..].max` in [`knob`](crate::knob)), a duration's (a week,
 //! [`parse_duration`](crate::units::parse_duration)), a saved document's
-//! ([`MAX_RUNS_JSON`](crate::runs::MAX_RUNS_JSON)).
+//! ([`MAX_RUNS_JSON`](crate::runs::MAX_RUNS_JSON)). CPU lists and a USL
+//! sweep's bounds have files of their own here (`cpus`, `sweep`).
 
 use std::time::Duration;
 
@@ -380,7 +381,9 @@ pub fn check_batch(spec: &crate::batch::BatchSpec) -> Result<(), (&'static str, 
 }
 
 mod cpus;
+mod sweep;
 #[cfg(test)]
 mod tests;
 
 pub use cpus::*;
+pub use sweep::*;

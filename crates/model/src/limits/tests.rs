@@ -93,3 +93,20 @@ fn thousands_are_grouped() {
     assert_eq!(thousands(1_234_567), "1,234,567");
     assert_eq!(thousands(12), "12");
 }
+
+#[test]
+fn a_sweep_is_bounded() {
+    for ok in [MIN_SWEEP, 32, MAX_SWEEP] {
+        assert!(check_sweep(ok).is_ok(), "{ok}");
+    }
+    for bad in [0, 1, MIN_SWEEP - 1, MAX_SWEEP + 1, u32::MAX] {
+        let e = check_sweep(bad).unwrap_err();
+        assert!(
+            !e.contains('\n') && (e.contains("give at least") || e.contains("at most")),
+            "{e}"
+        );
+    }
+    assert!(check_sweep_step(Duration::from_secs(3)).is_ok());
+    assert!(check_sweep_step(Duration::ZERO).is_err());
+    assert!(check_sweep_step(MAX_SWEEP_STEP + Duration::from_secs(1)).is_err());
+}

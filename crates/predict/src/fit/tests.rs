@@ -241,3 +241,16 @@ fn without_a_pid_the_naming_is_low_and_says_what_would_settle_it() {
     assert!(f.binding.settle.as_deref().unwrap().contains("--pid"));
     assert!(fit(&[step(10.0, false, 1.0, None)], 1.0, 2).is_none());
 }
+
+#[test]
+fn a_fitted_pool_under_a_closed_loop_serves_min_of_clients_and_threads_over_s() {
+    // 10 threads x 50 ms: 5 clients get 100 req/s, 40 clients the pool's 200.
+    let steps: Vec<StepRecord> = [50.0, 100.0, 200.0]
+        .iter()
+        .map(|r| step(*r, true, 50.0, None))
+        .collect();
+    let f = fit(&steps, 200.0, 2).unwrap();
+    let x = |n| crate::whatif::closed_loop_rps(&f, n, Duration::from_secs(1)).unwrap();
+    assert!((x(5) - 100.0).abs() < 3.0, "{}", x(5));
+    assert!((x(40) - 200.0).abs() < 6.0, "{}", x(40));
+}
