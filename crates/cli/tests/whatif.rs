@@ -1,18 +1,23 @@
-//! `iolab whatif` end to end at CI size (time-scale 0.5, one process for
-//! both pairs): A fitted as a black box must be named by the resource its
-//! configuration sets, and each change B predicted from that fit alone must
-//! land within 15% of B's measured capacity. The pairs here need only the
-//! built-in models; the runtime pair (`iolab whatif whatif-jvm-pg-pool`)
-//! needs a JDK, Maven and PostgreSQL and is run on a quiet machine.
+//! `iolab whatif` end to end at CI size (presets/test/whatif-*.toml: short
+//! steps, small rates, a debug build's costs; one process for both pairs):
+//! A fitted as a black box must be named by the resource its configuration
+//! sets, and each change B predicted from that fit alone must land within
+//! 15% of B's measured capacity. The pairs here need only the built-in
+//! models; the runtime pairs (`presets/whatif-{jvm-pg-pool,jvm-pool,
+//! python-prefork,node-loop-blocking,ruby-sequential}.toml`) need their
+//! runtimes installed and are run on a quiet machine (docs/capacity.md).
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
 
-/// The pairs: threads bind (pool(20) -> loop-async), the CPU binds
+/// The pairs: threads bind (pool(4) -> loop-async), the CPU binds
 /// (pool(8) computing on one core -> loop-async, no gain).
-const PAIRS: [&str; 2] = ["whatif-rust-pool", "whatif-cpu"];
+const PAIRS: [&str; 2] = [
+    "presets/test/whatif-rust-pool.toml",
+    "presets/test/whatif-cpu.toml",
+];
 
 /// The largest error a prediction may have, %.
 const MAX_ERROR_PCT: f64 = 15.0;
@@ -30,7 +35,7 @@ fn every_pair_names_a_and_predicts_b_within_15_percent() {
         .current_dir(root())
         .arg("whatif")
         .args(presets)
-        .args(["--scale", "0.5", "--json", "--quiet", "--out"])
+        .args(["--json", "--quiet", "--out"])
         .arg(out_dir.path())
         .output()
         .unwrap();

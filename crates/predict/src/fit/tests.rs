@@ -3,7 +3,8 @@ use std::time::Duration;
 
 use iolab_model::attack::AttackResult;
 use iolab_model::capacity::{
-    Downstream, HotThread, Resource, Signals, Slo, StepRecord, ThreadState, Threads,
+    CpuMethod, CpuSource, Downstream, HotThread, Resource, Signals, Slo, StepRecord, ThreadState,
+    Threads,
 };
 
 use super::*;
@@ -64,6 +65,8 @@ fn cpu_per_request_is_the_slope_not_the_median() {
     let t = f.cpu_per_request_ms.unwrap();
     assert!((t - 1.0).abs() < 1e-6, "{f:?}");
     assert_eq!(f.cpu_method, Some(CpuMethod::Slope));
+    // Not pinned (no core reading): the process's CPU, said so.
+    assert_eq!(f.cpu_source, Some(CpuSource::Process));
     assert!((f.cpu_idle_cores.unwrap() - 0.3).abs() < 1e-6);
     // One rate only: the median, said so.
     let f = fit(&steps[..1], 25.0, 1).unwrap();
