@@ -27,7 +27,7 @@ fn root() -> PathBuf {
 }
 
 #[test]
-#[ignore = "needs a quiet machine (cargo test -p iolab --test whatif -- --ignored): at load 11-14 on 2 cores (2026-11-25, debug build) both A named right, but CPU 0 was 100% busy with builds (cpu_source: process) and the one-threaded B got a third of it: rust-pool B predicted 2158/s, measured 650 (+232%); cpu B predicted 1024/s, measured 71.9 (+1324%)"]
+#[ignore = "needs a quiet machine (cargo test -p iolab --test whatif -- --ignored): at load 11-16 on 2 cores (2026-11-25, debug build) CPU 0 was 100% busy with builds (cpu_source: process) and the one-threaded B got a small share of it; run 1: rust-pool A threads (right), B predicted 2158/s, measured 650 (+232%); cpu A cpu (right), B predicted 1024/s, measured 71.9 (+1324%); run 2: rust-pool B predicted 2049/s, measured 9.8; cpu A named threads (wrong, 288/s), B predicted 1066/s, measured 23.5"]
 fn every_pair_names_a_and_predicts_b_within_15_percent() {
     let presets = PAIRS;
     let out_dir = tempfile::tempdir().unwrap();
