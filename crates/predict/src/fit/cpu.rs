@@ -8,12 +8,12 @@
 //! **Whose CPU.** A target pinned to cores of its own is read from those
 //! cores (`/proc/stat`): its own time and the kernel's interrupt and
 //! softirq work for its packets on them, which `/proc/PID/stat` does not
-//! charge it and which on loopback is a large share of a small request's
-//! cost (a rust pool answering 0.5 ms requests fitted 1.5-2x too cheap
-//! from its process alone). The cores are trusted only when they were not
-//! busy with other work: what they burnt beyond the target's own CPU at no
-//! load (the intercept of that excess against the rate) stays under
-//! [`OTHER_WORK`] of a core. Otherwise, or unpinned, the process tree.
+//! charge it (from the process alone, quiet runs of `iolab whatif`
+//! over-predicted CPU-bound changes by 57% and 60%, docs/capacity.md).
+//! The cores are trusted only when they were not busy with other work:
+//! what they burnt beyond the target's own CPU at no load (the intercept of
+//! that excess against the rate) stays under [`OTHER_WORK`] of a core.
+//! Otherwise, or unpinned, the process tree.
 
 use iolab_model::capacity::{CpuMethod, CpuSource, StepRecord};
 
