@@ -114,6 +114,36 @@ fn gunicorn_like_workers_are_named_and_a_loop_predicts_from_the_slope() {
 }
 
 #[test]
+fn r31_03_gunicorn_under_the_python_runtimes_launchers_is_workers() {
+    // Measured (whatif-python-prefork, loaded machine): 4 sync workers x
+    // 50 ms held 70/s at 53 ms, c = 3.7, in 7 single-threaded processes
+    // (the wrapper script, the launcher, gunicorn's master, 4 workers).
+    let sig = Signals {
+        threads: Some(threads(
+            7.0,
+            7,
+            &[
+                (ThreadState::Sleep, 4.5),
+                (ThreadState::Futex, 1.0),
+                (ThreadState::Poll, 0.2),
+                (ThreadState::Running, 0.2),
+                (ThreadState::Other, 1.1),
+            ],
+        )),
+        ..Signals::default()
+    };
+    let steps = [
+        step(20.0, true, 53.0, Some(0.02)),
+        step(40.0, true, 53.0, Some(0.04)),
+        with(step(70.0, true, 54.0, Some(0.05)), sig),
+        step(77.5, false, 300.0, Some(0.05)),
+    ];
+    let f = fit(&steps, 70.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Workers, "{:?}", f.binding);
+    assert_eq!(f.binding.size, Some(4.0));
+}
+
+#[test]
 fn a_pool_of_connections_binds_and_more_threads_buy_nothing() {
     // Virtual threads waiting for 10 pooled connections, 100 ms each.
     let sig = Signals {
