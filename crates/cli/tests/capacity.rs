@@ -62,6 +62,9 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     let b = &fit["binding"];
     assert_eq!(b["resource"], "threads", "{fit}");
     assert_eq!(fit["cpu_method"], "slope", "{fit}");
+    // A URL with --pid is not pinned: the process's CPU, and no core read.
+    assert_eq!(fit["cpu_source"], "process", "{fit}");
+    assert!(s0["steps"][0].get("core_busy_cores").is_none());
     let c = fit["concurrency"].as_f64().unwrap();
     assert!((c - 10.0).abs() <= 1.5, "concurrency {c}: {fit}");
     assert!(

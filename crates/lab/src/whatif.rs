@@ -244,3 +244,33 @@ fn change_words(b: &RunSpec, knobs: &RuntimeKnobs) -> String {
         format!("{} {}: {}", b.runtime.as_str(), b.model, each.join(", "))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every whatif preset shipped (the embedded ones and the test
+    /// folder's): a pair, with the resource A's configuration sets.
+    #[test]
+    fn every_whatif_preset_is_a_pair_that_names_its_resource() {
+        let test_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/test");
+        let mut names: Vec<String> = crate::preset::EMBEDDED
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| n.starts_with("whatif-"))
+            .collect();
+        for e in std::fs::read_dir(test_dir).unwrap().flatten() {
+            let f = e.file_name().to_string_lossy().into_owned();
+            if f.starts_with("whatif-") && f.ends_with(".toml") {
+                names.push(format!("{test_dir}/{f}"));
+            }
+        }
+        assert!(names.len() >= 9, "{names:?}");
+        for name in &names {
+            let (plan, _, _, expected) =
+                load(name, Overrides::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert!(preset::targets(&plan).len() >= 2, "{name}");
+            assert!(expected.is_some(), "{name}: no [whatif] expect");
+        }
+    }
+}

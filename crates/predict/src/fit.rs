@@ -5,12 +5,10 @@
 //!   met the objective (the service unloaded).
 //! - **Concurrency c at the knee**: Little's law at the capacity X:
 //!   requests held at once = X x S.
-//! - **CPU per request T**: the slope of the target's CPU (cores, from
-//!   `/proc`) against the rate it answered, over the passing steps: what
-//!   one more request costs, without the CPU it burns idle (JIT, GC, a
-//!   metrics thread), which a median of CPU over requests would spread
-//!   over the few requests of the light steps. With fewer than two rates
-//!   apart, the median of CPU over requests.
+//! - **CPU per request T** ([`cpu`]): the slope of the CPU busy (cores)
+//!   against the rate answered, over the passing steps: of the cores the
+//!   target is pinned to when they were its own (the kernel's softirq work
+//!   for its packets included), else of its process tree (`/proc`).
 //! - **The binding resource** ([`crate::binding`]): threads, workers, a
 //!   pool, the CPU, an event loop blocked by its handlers, a downstream.
 //!
@@ -20,7 +18,7 @@
 //! law on the pool; the simulation's `pg` step is its pooled call), R the
 //! rest of S. `crate::whatif` changes one resource of it at a time.
 
-use iolab_model::capacity::{CpuMethod, Fit, Resource, StepRecord};
+use iolab_model::capacity::{Fit, Resource, StepRecord};
 use iolab_model::concurrency::Host;
 use iolab_model::{ModelKind, ModelParams, Step};
 
@@ -45,9 +43,9 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
         .min_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
     let service_ms = lowest.attack.service_ms.p50;
     let concurrency = capacity * service_ms / 1000.0;
-    let cpu = cpu_per_request(&passing);
     let cores = cores.max(1);
-    let cpu_ms = cpu.map(|c| c.0);
+    let cpu = cpu::per_request(&passing, cores);
+    let cpu_ms = cpu.map(|c| c.ms);
     let binding = binding::name(&Knee {
         capacity,
         service_ms,
@@ -61,8 +59,9 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
         service_ms,
         concurrency,
         cpu_per_request_ms: cpu_ms,
-        cpu_method: cpu.map(|c| c.2),
-        cpu_idle_cores: cpu.and_then(|c| c.1),
+        cpu_method: cpu.map(|c| c.method),
+        cpu_source: cpu.map(|c| c.source),
+        cpu_idle_cores: cpu.and_then(|c| c.idle_cores),
         cpu_cores_at_capacity: cpu_ms.map(|c| capacity * c / 1000.0),
         cpu_capacity_rps: cpu_ms
             .filter(|c| *c > 0.0)
@@ -76,49 +75,6 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
     f.steps = net.steps.to_string();
     f.model = net.label();
     Some(f)
-}
-
-/// CPU per request, ms; the idle CPU, cores (the slope's intercept); how.
-fn cpu_per_request(passing: &[&StepRecord]) -> Option<(f64, Option<f64>, CpuMethod)> {
-    let points: Vec<(f64, f64)> = passing
-        .iter()
-        .filter_map(|s| {
-            let answered = (s.attack.requests.ok + s.attack.requests.non_2xx) as f64;
-            let rate = answered / s.attack.elapsed_s.max(1e-3);
-            Some((rate, s.cpu_cores?))
-        })
-        .filter(|(r, c)| r.is_finite() && c.is_finite() && *r > 0.0)
-        .collect();
-    let lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let hi = points.iter().map(|p| p.0).fold(0.0, f64::max);
-    if points.len() >= 2 && hi >= 1.5 * lo {
-        let (slope, intercept) = least_squares(&points);
-        if slope > 0.0 {
-            return Some((slope * 1000.0, Some(intercept), CpuMethod::Slope));
-        }
-    }
-    median(passing.iter().filter_map(|s| s.cpu_per_request_ms))
-        .map(|m| (m, None, CpuMethod::Median))
-}
-
-/// y = a + b x by least squares: (b, a).
-fn least_squares(p: &[(f64, f64)]) -> (f64, f64) {
-    let n = p.len() as f64;
-    let mx = p.iter().map(|q| q.0).sum::<f64>() / n;
-    let my = p.iter().map(|q| q.1).sum::<f64>() / n;
-    let sxy: f64 = p.iter().map(|q| (q.0 - mx) * (q.1 - my)).sum();
-    let sxx: f64 = p.iter().map(|q| (q.0 - mx).powi(2)).sum();
-    let b = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    (b, my - b * mx)
-}
-
-fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
 }
 
 /// The fitted service as the simulation runs it: a model (what holds a
@@ -233,5 +189,6 @@ fn workload(cpu_ms: f64, pool_ms: f64, rest_ms: f64) -> Step {
     iolab_model::steps::parse(&text).unwrap_or(Step::Cpu { terms: 0 })
 }
 
+pub mod cpu;
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,7 @@
 //! charts draw the measured curve beside each model's simulated one.
 
 use iolab_model::capacity::{
-    CapacityFile, CpuMethod, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
+    CapacityFile, CpuMethod, CpuSource, Fit, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
 };
 use serde_json::json;
 
@@ -171,6 +171,21 @@ fn source(s: Source) -> &'static str {
     }
 }
 
+/// ` (slope of the pinned cores' busy time against rate)`: how the CPU per
+/// request was read, and whose.
+pub(crate) fn cpu_how(f: &Fit) -> String {
+    let whose = match f.cpu_source {
+        Some(CpuSource::Cores) => "the pinned cores' busy time",
+        Some(CpuSource::Process) => "the process's CPU",
+        None => "CPU",
+    };
+    match f.cpu_method {
+        Some(CpuMethod::Slope) => format!(" (slope of {whose} against rate)"),
+        Some(CpuMethod::Median) => format!(" (median of {whose} over steps: one rate)"),
+        None => String::new(),
+    }
+}
+
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
 fn findings(s: &Search) -> Vec<String> {
     let mut out = vec![
@@ -190,11 +205,7 @@ fn findings(s: &Search) -> Vec<String> {
             ms(f.service_ms),
             num(f.concurrency, 1),
             opt(f.cpu_per_request_ms, ms),
-            match f.cpu_method {
-                Some(CpuMethod::Slope) => " (slope of CPU against rate)",
-                Some(CpuMethod::Median) => " (median over steps: one rate)",
-                None => "",
-            },
+            cpu_how(f),
             f.model,
             f.steps
         ));

@@ -7,7 +7,7 @@ use iolab_model::whatif::{Pair, WhatIfFile, WHATIF_SCHEMA};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
-use crate::numbers::{num, opt, rate, secs};
+use crate::numbers::{ms, num, opt, rate, secs};
 use crate::{csv, Format, RenderError, Renderers};
 
 /// Render a whatif document in `format` (one of [`Format::plain`]).
@@ -73,6 +73,13 @@ fn details(p: &Pair) -> Vec<String> {
     let mut out = vec![format!("{}: {}", p.name, p.description)];
     if let Some(f) = &p.fitted.fit {
         out.push(format!("  A ({}) {}.", p.fitted.name, f.binding.sentence));
+        out.push(format!(
+            "    fitted: CPU {} per request{}; as {} running {}",
+            opt(f.cpu_per_request_ms, ms),
+            crate::capacity::cpu_how(f),
+            f.model,
+            f.steps
+        ));
         out.extend(f.binding.evidence.iter().map(|e| format!("    {}", e.text)));
         if let Some(s) = &f.binding.settle {
             out.push(format!("    would settle it: {s}"));

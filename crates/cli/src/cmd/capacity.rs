@@ -204,6 +204,7 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
             ConnectionMode::KeepAlive { max }
         },
         gen_cpus: Vec::new(),
+        target_cpus: Vec::new(),
         pid: args.pid,
         metrics: args.metrics.clone().map(|m| (m, series)),
         cancel: cancel_on_signals().map_err(|e| {

@@ -270,6 +270,7 @@ impl Bench<'_> {
             timeout: w.timeout,
             connections: w.connections,
             gen_cpus: self.gen_cpus.clone(),
+            target_cpus: self.target_cpus.clone(),
             pid: started.pid,
             metrics: if black_box { None } else { started.metrics },
             cancel: self.cancel.clone(),

@@ -1,7 +1,8 @@
 //! One step of a capacity search: hold a constant open-loop rate against
 //! the target, measure it as a run is measured (the attack, and the
-//! target's telemetry and CPU from `/proc` when its PID is known, its own
-//! Prometheus series when named), judge it against the objective; and the
+//! target's telemetry and CPU from `/proc` when its PID is known, the busy
+//! time of its cores when it is pinned, its own Prometheus series when
+//! named), judge it against the objective; and the
 //! settle that lets a queue left by a failed step drain before the next.
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
 use crate::telemetry;
+use crate::telemetry::cores;
 use crate::telemetry::procs::tree_cpu_seconds;
 
 /// Where and how one target is loaded.
@@ -32,6 +34,9 @@ pub struct Probe {
     pub connections: ConnectionMode,
     /// CPUs for the generator (empty: not pinned).
     pub gen_cpus: Vec<usize>,
+    /// CPUs the target is pinned to, the generator kept off them (empty:
+    /// not pinned); their busy time is read each step.
+    pub target_cpus: Vec<usize>,
     /// The target's PID, when known.
     pub pid: Option<u32>,
     /// The target's Prometheus endpoint and the series to keep, when named.
@@ -69,14 +74,14 @@ impl Probe {
         let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
         let watch = self.pid.map(super::watch::Watch::start);
         let scraper = self.metrics.clone().map(Scraper::start);
-        let cpu0 = self.pid.and_then(tree_cpu_seconds);
+        let window = CpuWindow::open(self);
         let hooks = Hooks {
             cancel: Some(self.cancel.clone()),
             live: self.live.clone(),
             ..Hooks::default()
         };
         let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
-        let cpu1 = self.pid.and_then(tree_cpu_seconds);
+        let cpu = window.close(self);
         let verdict = judge(slo, &report, 0.0);
         // A late generator excuses a fail only if the fail goes away with every
         // answer's latency forgiven the generator's largest lateness.
@@ -87,7 +92,6 @@ impl Probe {
             .map(|s| s.finish(a.started_unix_ms as f64))
             .unwrap_or_default();
         let answered = a.requests.ok + a.requests.non_2xx;
-        let cpu = cpu0.zip(cpu1).map(|(c0, c1)| (c1 - c0).max(0.0));
         let late = a.generator.saturated;
         let saturated = late && verdict.is_err() && excused;
         Ok(StepRecord {
@@ -111,16 +115,26 @@ impl Probe {
             p50_ms: a.latency_ms.p50,
             p99_ms: a.latency_ms.p99,
             in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
-            cpu_cores: cpu.map(|c| c / a.elapsed_s.max(1e-3)),
+            cpu_cores: cpu.process_s.map(|c| c / cpu.wall_s),
             cpu_per_request_ms: cpu
+                .process_s
                 .filter(|_| answered > 0)
                 .map(|c| c * 1000.0 / answered as f64),
+            core_busy_cores: cpu.cores.map(|c| c.busy_s / cpu.wall_s),
+            core_irq_cores: cpu.cores.map(|c| c.irq_s / cpu.wall_s),
             metrics: scraper.map(Scraper::finish).unwrap_or_default(),
             generator_saturated: saturated,
             signals,
             attack: a,
             telemetry,
         })
+    }
+
+    /// The target's own cores: pinned, and none of them the generator's.
+    fn pinned_cores(&self) -> Option<&[usize]> {
+        let apart = !self.target_cpus.is_empty()
+            && !self.target_cpus.iter().any(|c| self.gen_cpus.contains(c));
+        apart.then_some(self.target_cpus.as_slice())
     }
 
     /// After a failed step: wait until single requests come back within
@@ -166,6 +180,45 @@ impl Probe {
         };
         let r = iolab_loadgen::attack(&plan, &Hooks::default()).ok()?;
         (r.result.requests.ok > 0).then_some(r.result.service_ms.p50)
+    }
+}
+
+/// The target's CPU over one step: its process tree's and its pinned
+/// cores', read together and over the same wall time (not the attack's own
+/// elapsed time, which leaves out its setup: a busy core read 1.05 cores).
+struct CpuWindow {
+    t0: Instant,
+    process_s: Option<f64>,
+    cores: Option<cores::CoreTimes>,
+}
+
+/// What a [`CpuWindow`] read.
+struct CpuUsed {
+    /// Wall time between the reads, s.
+    wall_s: f64,
+    /// CPU seconds of the process tree.
+    process_s: Option<f64>,
+    /// The pinned cores' counters, seconds.
+    cores: Option<cores::CoreTimes>,
+}
+
+impl CpuWindow {
+    fn open(p: &Probe) -> CpuWindow {
+        CpuWindow {
+            process_s: p.pid.and_then(tree_cpu_seconds),
+            cores: p.pinned_cores().and_then(cores::read),
+            t0: Instant::now(),
+        }
+    }
+
+    fn close(self, p: &Probe) -> CpuUsed {
+        let process = p.pid.and_then(tree_cpu_seconds);
+        let cores = p.pinned_cores().and_then(cores::read);
+        CpuUsed {
+            wall_s: self.t0.elapsed().as_secs_f64().max(1e-3),
+            process_s: self.process_s.zip(process).map(|(a, b)| (b - a).max(0.0)),
+            cores: self.cores.zip(cores).map(|(a, b)| b.since(a)),
+        }
     }
 }
 

@@ -5,7 +5,9 @@
 //! cannot starve (a foreign service's own Prometheus endpoint: the series
 //! named for it). What a source could not give is recorded as missing.
 //! Samples carry Unix time, so they are put on the attack's clock afterwards.
+//! [`cores`] reads the busy time of the CPUs a target is pinned to.
 
+pub mod cores;
 pub mod net;
 pub mod procs;
 pub mod tasks;

@@ -76,6 +76,16 @@ pub struct StepRecord {
     /// CPU per answered request, ms; `None` without a PID.
     #[serde(default)]
     pub cpu_per_request_ms: Option<f64>,
+    /// Busy time of the cores the target was pinned to (the generator kept
+    /// off them) during the step, in cores: everyone's user, system,
+    /// interrupt and softirq time from `/proc/stat`, so the kernel's work
+    /// for the target's packets that its own CPU leaves out too; `None`
+    /// when the target was not pinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_busy_cores: Option<f64>,
+    /// Of `core_busy_cores`, the interrupt and softirq time, in cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_irq_cores: Option<f64>,
     /// Peaks of the target's own Prometheus series during the step.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, f64>,
@@ -94,6 +104,19 @@ pub struct StepRecord {
     /// The target's telemetry during the step (empty without a PID).
     #[serde(default)]
     pub telemetry: Telemetry,
+}
+
+/// Whose CPU time the CPU per request was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CpuSource {
+    /// The cores the target was pinned to, from `/proc/stat`: its own time
+    /// and the kernel's interrupt and softirq work on them (its loopback
+    /// packets), which `/proc/PID/stat` does not charge it.
+    Cores,
+    /// The target's process tree (`/proc/PID/stat`): the target was not
+    /// pinned, or its cores were busy with other work.
+    Process,
 }
 
 /// How the CPU per request was read.
@@ -119,6 +142,9 @@ pub struct Fit {
     /// How it was read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_method: Option<CpuMethod>,
+    /// Whose CPU time it was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_source: Option<CpuSource>,
     /// CPU the service burns whatever the rate (the slope's intercept), cores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_idle_cores: Option<f64>,

@@ -18,7 +18,10 @@
 //!    once (c < 1.6), the CPU idle.
 //! 4. **A pool**: the connections to one downstream match c (within 25%):
 //!    every request holds one of them, and there are no more.
-//! 5. **Workers**: single-threaded processes, as many as c.
+//! 5. **Workers**: single-threaded processes, as many as c besides up to
+//!    three supervisors (a wrapper script, a runtime's launcher, the
+//!    server's master: gunicorn under iolab's python runtime runs 7
+//!    processes for 4 workers).
 //! 6. **Threads**: at least c threads.
 //! 7. Otherwise unknown, with the signal that would settle it.
 
@@ -245,7 +248,7 @@ fn workers(k: &Knee) -> Option<Binding> {
     if p < 2.0 || t.threads > 3.0 * p {
         return None;
     }
-    let n_workers = [p, p - 1.0, p - 2.0]
+    let n_workers = [p, p - 1.0, p - 2.0, p - 3.0]
         .into_iter()
         .filter(|w| *w >= 1.0)
         .min_by(|a, b| {

@@ -3,7 +3,8 @@ use std::time::Duration;
 
 use iolab_model::attack::AttackResult;
 use iolab_model::capacity::{
-    Downstream, HotThread, Resource, Signals, Slo, StepRecord, ThreadState, Threads,
+    CpuMethod, CpuSource, Downstream, HotThread, Resource, Signals, Slo, StepRecord, ThreadState,
+    Threads,
 };
 
 use super::*;
@@ -64,6 +65,8 @@ fn cpu_per_request_is_the_slope_not_the_median() {
     let t = f.cpu_per_request_ms.unwrap();
     assert!((t - 1.0).abs() < 1e-6, "{f:?}");
     assert_eq!(f.cpu_method, Some(CpuMethod::Slope));
+    // Not pinned (no core reading): the process's CPU, said so.
+    assert_eq!(f.cpu_source, Some(CpuSource::Process));
     assert!((f.cpu_idle_cores.unwrap() - 0.3).abs() < 1e-6);
     // One rate only: the median, said so.
     let f = fit(&steps[..1], 25.0, 1).unwrap();
@@ -108,6 +111,36 @@ fn gunicorn_like_workers_are_named_and_a_loop_predicts_from_the_slope() {
         .unwrap();
     let cap = one.slo_capacity_rps.unwrap();
     assert!(cap > 900.0 && cap < 1070.0, "{one:?}");
+}
+
+#[test]
+fn r31_03_gunicorn_under_the_python_runtimes_launchers_is_workers() {
+    // Measured (whatif-python-prefork, loaded machine): 4 sync workers x
+    // 50 ms held 70/s at 53 ms, c = 3.7, in 7 single-threaded processes
+    // (the wrapper script, the launcher, gunicorn's master, 4 workers).
+    let sig = Signals {
+        threads: Some(threads(
+            7.0,
+            7,
+            &[
+                (ThreadState::Sleep, 4.5),
+                (ThreadState::Futex, 1.0),
+                (ThreadState::Poll, 0.2),
+                (ThreadState::Running, 0.2),
+                (ThreadState::Other, 1.1),
+            ],
+        )),
+        ..Signals::default()
+    };
+    let steps = [
+        step(20.0, true, 53.0, Some(0.02)),
+        step(40.0, true, 53.0, Some(0.04)),
+        with(step(70.0, true, 54.0, Some(0.05)), sig),
+        step(77.5, false, 300.0, Some(0.05)),
+    ];
+    let f = fit(&steps, 70.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Workers, "{:?}", f.binding);
+    assert_eq!(f.binding.size, Some(4.0));
 }
 
 #[test]
