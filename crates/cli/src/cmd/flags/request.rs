@@ -119,7 +119,9 @@ impl RequestFlags {
         // A grpc:// URL without --call lacks its method, whatever else is
         // asked (`--streams` included): the plan's check names `--call`.
         let scheme = target.split("://").next().unwrap_or_default();
-        let grpc_url = ["grpc", "grpcs"].iter().any(|s| scheme.eq_ignore_ascii_case(s));
+        let grpc_url = ["grpc", "grpcs"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s));
         if !(grpc_url && protocol.grpc.is_none()) {
             protocol.check().map_err(CliError::usage)?;
         }
