@@ -22,6 +22,9 @@ pub struct Check {
 pub struct VerifyReport {
     /// The URL verified.
     pub target: String,
+    /// The HTTP spoken when not HTTP/1.1: `h2c` (`verify --http2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
     /// Checks in the order run.
     pub checks: Vec<Check>,
 }

@@ -30,8 +30,12 @@ fn mark(c: &Check) -> &'static str {
 /// `URL: 7 passed, 1 failed`.
 fn tally(r: &VerifyReport) -> String {
     let failed = r.checks.iter().filter(|c| !c.passed).count();
+    let over = r
+        .protocol
+        .as_ref()
+        .map_or_else(String::new, |p| format!(" (over {p})"));
     format!(
-        "{}: {} passed, {failed} failed",
+        "{}{over}: {} passed, {failed} failed",
         r.target,
         r.checks.len() - failed
     )

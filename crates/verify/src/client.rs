@@ -1,4 +1,4 @@
-//! iolab's one blocking HTTP/1.1 GET: `verify` checks a target with it byte
+//! iolab's one blocking GET, HTTP/1.1 (or h2c, [`h2`], for `verify --http2`): `verify` checks a target with it byte
 //! by byte, and `lab` reads `/health` and `/metrics` with it. One request per
 //! connection (`Connection: close`); `Content-Length`, chunked or
 //! read-to-close bodies.
@@ -17,6 +17,7 @@
 //! `verify` and `attack` cannot read one answer two ways. Deliberately
 //! independent of every server iolab has.
 
+mod h2;
 mod wire;
 
 use std::io::{self, Write};
@@ -68,6 +69,8 @@ pub struct Endpoint {
     pub host: String,
     /// Path prefix without a trailing slash (usually empty).
     pub base: String,
+    /// Speak HTTP/2 with prior knowledge (h2c), not HTTP/1.1.
+    pub http2: bool,
 }
 
 /// One answer.
@@ -145,6 +148,7 @@ impl Endpoint {
             addr,
             host: authority.to_string(),
             base: String::new(),
+            http2: false,
         };
         Ok((target, path))
     }
@@ -156,6 +160,9 @@ impl Endpoint {
 
     /// `GET base+path` within `limits`.
     pub fn get_with(&self, path: &str, limits: &Limits) -> io::Result<HttpResponse> {
+        if self.http2 {
+            return h2::get(self, path, limits);
+        }
         let deadline = Instant::now() + limits.deadline;
         let connect = limits.connect.min(limits.deadline);
         let mut stream = self.connect(connect, limits.cancel.as_deref())?;

@@ -45,6 +45,9 @@ pub struct VerifyOptions {
     /// Once set (Ctrl-C), the answer being read is dropped within 100 ms
     /// and the checks left fail as interrupted.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Ask over HTTP/2 with prior knowledge (h2c): the same checks, each a
+    /// stream of its own connection.
+    pub http2: bool,
 }
 
 /// Default of [`VerifyOptions::deadline`]: the contract's checks take well
@@ -58,6 +61,7 @@ impl Default for VerifyOptions {
             timeout: Duration::from_secs(10),
             deadline: DEFAULT_DEADLINE,
             cancel: None,
+            http2: false,
         }
     }
 }
@@ -142,7 +146,8 @@ pub const REQUIRED_SERIES: [&str; 6] = [
 /// Run every check against the target at `base_url` (blocking, one request
 /// at a time; the target should be otherwise idle).
 pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, VerifyError> {
-    let target = Endpoint::parse(base_url)?;
+    let mut target = Endpoint::parse(base_url)?;
+    target.http2 = opts.http2;
     std::net::TcpStream::connect_timeout(&target.addr, opts.timeout.min(Duration::from_secs(5)))
         .map_err(|e| VerifyError::Unreachable {
             url: base_url.to_string(),
@@ -174,6 +179,7 @@ pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, Veri
     checks.extend(metric_checks(&before, &after, work_sent, sleep_calls));
     Ok(VerifyReport {
         target: base_url.to_string(),
+        protocol: opts.http2.then(|| "h2c".to_string()),
         checks,
     })
 }

@@ -39,6 +39,10 @@ pub struct Args {
     /// Print the report as JSON instead of lines.
     #[arg(long)]
     pub json: bool,
+    /// Ask every check over HTTP/2 with prior knowledge (h2c), as
+    /// `attack --http2` sends to an http:// URL.
+    #[arg(long)]
+    pub http2: bool,
     /// The backends the target uses: each one's own counter must move with
     /// the target's steps (pg_stat_statements, memcached hits, delay-service hits).
     #[command(flatten)]
@@ -68,6 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         timeout,
         deadline,
         cancel: Some(cancel.clone()),
+        http2: args.http2,
     };
     let mut report =
         iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;

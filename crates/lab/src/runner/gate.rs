@@ -57,6 +57,7 @@ impl Ctx<'_> {
             timeout: Duration::from_secs(10),
             deadline: iolab_verify::DEFAULT_DEADLINE,
             cancel: Some(self.opts.cancel.clone()),
+            http2: false,
         };
         let mut r =
             iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;

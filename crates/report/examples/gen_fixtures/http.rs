@@ -84,6 +84,7 @@ pub fn showdown() -> RunsFile {
                 telemetry,
                 verify: Some(VerifyReport {
                     target: "http://127.0.0.1:41234".into(),
+                    protocol: None,
                     checks: vec![Check {
                         name: "work-sleep-takes-its-time".into(),
                         passed: true,
