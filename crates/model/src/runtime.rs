@@ -96,12 +96,25 @@ impl RuntimeKnobs {
         let knobs = crate::knob::KNOBS
             .iter()
             .filter(|k| model.reads(k.name))
-            .map(|k| KnobOrigin {
-                knob: k.name.to_string(),
-                value: params.value(k, cores),
-                set: (k.get)(params).is_some(),
-                setting: format!("iolab serve {}", k.flag()),
-                default: k.default.rule(),
+            .map(|k| {
+                // Only prefork starts a process per core unless told; the
+                // other built-in models run in one (their shapes read
+                // `processes.unwrap_or(1)`), and their sentence says so.
+                let one_process = k.name == "processes" && model != crate::ModelKind::Prefork;
+                KnobOrigin {
+                    knob: k.name.to_string(),
+                    value: match one_process {
+                        true => (k.get)(params).or(Some(1)),
+                        false => params.value(k, cores),
+                    },
+                    set: (k.get)(params).is_some(),
+                    setting: format!("iolab serve {}", k.flag()),
+                    default: if one_process {
+                        "1".to_string()
+                    } else {
+                        k.default.rule()
+                    },
+                }
             })
             .collect();
         RuntimeKnobs {
@@ -163,6 +176,24 @@ impl KnobOrigin {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: the built-in pool's defaults line said `--processes 2, its
+    /// default cores` while its capacity was computed with one process.
+    #[test]
+    fn r35_only_prefork_defaults_to_a_process_per_core() {
+        let none = crate::ModelParams::default();
+        let pool = RuntimeKnobs::built_in(crate::ModelKind::Pool, &none, 2);
+        assert_eq!(
+            pool.phrase("processes").unwrap(),
+            "iolab serve --processes 1, its default"
+        );
+        assert!(!pool.sizing(crate::ModelKind::Pool).contains("processes"));
+        let prefork = RuntimeKnobs::built_in(crate::ModelKind::Prefork, &none, 2);
+        assert_eq!(
+            prefork.phrase("processes").unwrap(),
+            "iolab serve --processes 2, its default cores"
+        );
+    }
 
     #[test]
     fn names_are_folder_names_and_serialize_plainly() {

@@ -51,6 +51,7 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
         service_ms,
         concurrency,
         cpu_ms,
+        cpu_method: cpu.map(|c| c.method),
         cores,
         at,
         over,

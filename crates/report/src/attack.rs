@@ -74,13 +74,7 @@ fn pairs<'a>(items: impl Iterator<Item = (&'a str, u64)>) -> String {
 
 /// The facts, in summary order, from requests to the generator.
 fn facts(r: &AttackResult) -> Vec<Fact> {
-    let (q, l, t, s, g) = (
-        &r.requests,
-        &r.latency_ms,
-        &r.throughput_rps,
-        &r.service_ms,
-        &r.generator,
-    );
+    let (q, l, t, s) = (&r.requests, &r.latency_ms, &r.throughput_rps, &r.service_ms);
     let mut rates = fact(
         "Rate",
         "offered, achieved, goodput",
@@ -97,47 +91,11 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         [s.p50, s.p99, s.max].map(lat).to_vec(),
     );
     service.note = "  (from actual send; latencies count from intended send)".into();
-    let mut generator = fact(
-        "Generator",
-        "cpu, lag p99, lag max, threads",
-        vec![
-            secs(g.cpu_s),
-            ms(g.lag_p99_ms),
-            ms(g.lag_max_ms),
-            count(g.threads as u64),
-        ],
-    );
-    if !g.cpus.is_empty() {
-        generator.note = format!(" (pinned to CPUs {:?})", g.cpus);
-    }
     let codes = r.status_codes.iter().map(|(c, n)| (c.as_str(), *n));
     let errors = r.errors.classes().into_iter().filter(|(_, n)| *n > 0);
     let mut facts: Vec<Fact> = shards(r).into_iter().collect();
-    let mut requests = fact(
-        "Requests",
-        "planned, sent, not_sent",
-        [q.planned, q.sent, q.not_sent].map(count).to_vec(),
-    );
-    let mut notes = Vec::new();
-    if q.retried > 0 {
-        // docs/reliability.md: the one retry, after a kept-alive connection's idle close.
-        notes.push(format!(
-            "{} of sent retried once on a new connection: the kept-alive one closed before any byte",
-            count(q.retried)
-        ));
-    }
-    if q.unclean_tls_close > 0 {
-        // docs/reliability.md: a close-delimited body ended by a TLS close without close_notify.
-        notes.push(format!(
-            "{} answers ended at a TLS close without close_notify: taken as whole, a cut body looks the same",
-            count(q.unclean_tls_close)
-        ));
-    }
-    if !notes.is_empty() {
-        requests.note = format!(" ({})", notes.join("; "));
-    }
     facts.extend([
-        requests,
+        requests(q),
         fact(
             "Answers",
             "ok, non_2xx, errors",
@@ -162,8 +120,55 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
         fact("Error Set", "class:count", vec![pairs(errors)]),
     ]);
     facts.extend(codes_by_class(r));
-    facts.push(generator);
+    facts.push(generator(&r.generator));
     facts
+}
+
+/// Planned, sent and not sent, with a note of the retries and unclean TLS
+/// closes when there were any.
+fn requests(q: &iolab_model::attack::RequestCounts) -> Fact {
+    let mut requests = fact(
+        "Requests",
+        "planned, sent, not_sent",
+        [q.planned, q.sent, q.not_sent].map(count).to_vec(),
+    );
+    let mut notes = Vec::new();
+    if q.retried > 0 {
+        // docs/reliability.md: the one retry, after a kept-alive connection's idle close.
+        notes.push(format!(
+            "{} of sent retried once on a new connection: the kept-alive one closed before any byte",
+            count(q.retried)
+        ));
+    }
+    if q.unclean_tls_close > 0 {
+        // docs/reliability.md: a close-delimited body ended by a TLS close without close_notify.
+        notes.push(format!(
+            "{} answers ended at a TLS close without close_notify: taken as whole, a cut body looks the same",
+            count(q.unclean_tls_close)
+        ));
+    }
+    if !notes.is_empty() {
+        requests.note = format!(" ({})", notes.join("; "));
+    }
+    requests
+}
+
+/// The generator's own cost and lateness, and the CPUs it was pinned to.
+fn generator(g: &iolab_model::generator::GeneratorStats) -> Fact {
+    let mut generator = fact(
+        "Generator",
+        "cpu, lag p99, lag max, threads",
+        vec![
+            secs(g.cpu_s),
+            ms(g.lag_p99_ms),
+            ms(g.lag_max_ms),
+            count(g.threads as u64),
+        ],
+    );
+    if !g.cpus.is_empty() {
+        generator.note = format!(" (pinned to CPUs {:?})", g.cpus);
+    }
+    generator
 }
 
 /// The coded classes again by code (`grpc_status:UNAVAILABLE:12`,

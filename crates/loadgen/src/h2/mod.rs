@@ -63,50 +63,61 @@ const PREFLIGHT_WAIT: Duration = Duration::from_secs(5);
 /// A server that cannot be reached, or answers slowly, is left to the run,
 /// which counts that as data.
 pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, target: &Endpoint) -> Result<(), String> {
-    let host = &target.host;
-    // The way out: drop --http2, except for gRPC, which is HTTP/2 only.
-    let fix = match target.grpc {
-        true => "check the port: gRPC speaks HTTP/2",
-        false => "drop --http2 to measure it over HTTP/1.1",
-    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
-    rt.block_on(async {
-        let Ok(Ok(stream)) =
-            tokio::time::timeout(PREFLIGHT_WAIT, crate::http::open_stream_io(addr, None, tls)).await
-        else {
-            return Ok(());
-        };
-        if let Stream::Tls(s) = &stream {
-            let alpn = s.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
-            if alpn.as_deref() != Some(b"h2") {
-                let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
-                return Err(format!(
-                    "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
-                ));
-            }
+    rt.block_on(speaks_http2(addr, tls, target))
+}
+
+/// The way out of a refusal: drop --http2, except for gRPC, which is
+/// HTTP/2 only.
+fn fix(target: &Endpoint) -> &'static str {
+    match target.grpc {
+        true => "check the port: gRPC speaks HTTP/2",
+        false => "drop --http2 to measure it over HTTP/1.1",
+    }
+}
+
+/// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a PING.
+async fn speaks_http2(
+    addr: SocketAddr,
+    tls: Option<&Tls>,
+    target: &Endpoint,
+) -> Result<(), String> {
+    let (host, fix) = (&target.host, fix(target));
+    let Ok(Ok(stream)) =
+        tokio::time::timeout(PREFLIGHT_WAIT, crate::http::open_stream_io(addr, None, tls)).await
+    else {
+        return Ok(());
+    };
+    if let Stream::Tls(s) = &stream {
+        let alpn = s.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+        if alpn.as_deref() != Some(b"h2") {
+            let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
+            return Err(format!(
+                "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
+            ));
         }
-        let prior = tls.is_none();
-        let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {
-            return Ok(());
-        };
-        let Some(mut pings) = conn.ping_pong() else {
-            return Ok(());
-        };
-        let driver = tokio::spawn(conn);
-        let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
-        driver.abort();
-        match pong {
-            Ok(Ok(_)) | Err(_) => Ok(()),
-            Ok(Err(_)) if prior => Err(format!(
-                "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
-                if target.grpc { "grpcs://" } else { "https://" }
-            )),
-            Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
-        }
-    })
+    }
+    let prior = tls.is_none();
+    let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {
+        return Ok(());
+    };
+    let Some(mut pings) = conn.ping_pong() else {
+        return Ok(());
+    };
+    let driver = tokio::spawn(conn);
+    let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
+    driver.abort();
+    match pong {
+        Ok(Ok(_)) | Err(_) => Ok(()),
+        Ok(Err(_)) if prior => Err(format!(
+            "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
+            if target.grpc { "grpcs://" } else { "https://" }
+        )),
+        Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
+    }
 }
 
 /// The whole answer to one request made on a connection of its own.

@@ -125,8 +125,19 @@ pub enum CpuSource {
 pub enum CpuMethod {
     /// The slope of CPU against the rate answered, over the passing steps.
     Slope,
-    /// The median of CPU over requests (fewer than two rates apart).
+    /// The median of CPU over requests (fewer than two rates apart, or a
+    /// slope that did not rise).
     Median,
+}
+
+impl CpuMethod {
+    /// How a sentence says it was read.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            CpuMethod::Slope => "the slope of CPU against rate",
+            CpuMethod::Median => "the median over the steps: CPU did not rise with the rate",
+        }
+    }
 }
 
 /// The queueing model read from the curve: the service as a network of

@@ -43,8 +43,10 @@ pub struct Knee<'a> {
     pub service_ms: f64,
     /// c = X x S.
     pub concurrency: f64,
-    /// CPU per request, ms (the slope), when measured.
+    /// CPU per request, ms, when measured.
     pub cpu_ms: Option<f64>,
+    /// How `cpu_ms` was read (its sentence says so).
+    pub cpu_method: Option<iolab_model::capacity::CpuMethod>,
     /// Cores the target may use.
     pub cores: u32,
     /// The highest rate that passed.
@@ -60,6 +62,13 @@ impl Knee<'_> {
 
     fn threads(&self) -> Option<&Threads> {
         self.signals()?.threads.as_ref()
+    }
+
+    /// How the CPU per request was read, as a sentence says it.
+    fn cpu_how(&self) -> &'static str {
+        self.cpu_method
+            .unwrap_or(iolab_model::capacity::CpuMethod::Slope)
+            .phrase()
     }
 
     /// CPU busy at capacity, cores.
@@ -157,9 +166,10 @@ fn cpu(k: &Knee) -> Option<Binding> {
             Resource::Cpu,
             Some(f64::from(cores)),
             format!(
-                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s ({} of CPU per request, the slope of CPU against rate); more threads would not help, more cores (processes) would",
+                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s ({} of CPU per request, {}); more threads would not help, more cores (processes) would",
                 n(k.capacity),
-                ms(t)
+                ms(t),
+                k.cpu_how()
             ),
         );
         let waiting = k.threads().and_then(|t| t.cpu_wait).unwrap_or(0.0);
