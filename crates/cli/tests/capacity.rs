@@ -67,7 +67,7 @@ fn finds_a_pools_capacity_and_names_its_threads() {
     let method = fit["cpu_method"].as_str().expect("a CPU method");
     let phrase = match method {
         "slope" => "(the slope of CPU against rate)",
-        "median" => "(the median over the steps: CPU did not rise with the rate)",
+        "median" => "(the median over the steps: no rising slope of CPU against rate to read)",
         other => panic!("cpu_method {other}"),
     };
     let cpu_line = b["evidence"]

@@ -127,7 +127,12 @@ fn a_sweep_fits_the_usl_and_checks_both_fits_at_twice_n() {
         (f(&t["margin_points"]) - (ue.abs() - qe.abs()).abs()).abs() < 1e-9,
         "{t}"
     );
-    let closer = if (ue.abs() - qe.abs()).abs() < 0.05 {
+    // The measurement's noise: 2·√ok answers over the level's window.
+    let ok = m * f(&t["measured"]["duration_s"]);
+    let noise = (200.0 / ok.sqrt()).min(100.0);
+    assert!((f(&t["noise_pct"]) - noise).abs() < 1e-9, "{t}");
+    let within = ((u + q) / 2.0 - m).abs() <= m * noise / 100.0;
+    let closer = if within || (ue.abs() - qe.abs()).abs() < 0.05 {
         "tie"
     } else if ue.abs() < qe.abs() {
         "usl"

@@ -7,7 +7,7 @@
 //! charts draw the measured curve beside each model's simulated one.
 
 use iolab_model::capacity::{
-    CapacityFile, CpuMethod, CpuSource, Fit, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
+    CapacityFile, CpuSource, Fit, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
 };
 use serde_json::json;
 
@@ -117,6 +117,16 @@ pub fn what_if(search: &Search) -> Grid {
     g
 }
 
+/// The what-ifs predicted far above the capacity measured, in a sentence.
+pub fn extrapolated(s: &Search) -> Option<String> {
+    let predicted = s.what_if.iter().filter(|w| !w.fitted);
+    let found = crate::beyond::beyond(
+        s.capacity_rps,
+        predicted.map(|w| (w.change.as_str(), w.slo_capacity_rps)),
+    );
+    crate::beyond::line(s.capacity_rps, &found)
+}
+
 /// The answer in one line.
 pub fn answer(s: &Search) -> String {
     match (s.capacity_rps, s.failed_rps) {
@@ -171,19 +181,17 @@ fn source(s: Source) -> &'static str {
     }
 }
 
-/// ` (slope of the pinned cores' busy time against rate)`: how the CPU per
-/// request was read, and whose.
+/// ` (the slope of CPU against rate; the pinned cores' busy time)`: how
+/// the CPU per request was read, and whose.
 pub(crate) fn cpu_how(f: &Fit) -> String {
     let whose = match f.cpu_source {
-        Some(CpuSource::Cores) => "the pinned cores' busy time",
-        Some(CpuSource::Process) => "the process's CPU",
-        None => "CPU",
+        Some(CpuSource::Cores) => "; the pinned cores' busy time",
+        Some(CpuSource::Process) => "; the process's CPU",
+        None => "",
     };
-    match f.cpu_method {
-        Some(CpuMethod::Slope) => format!(" (slope of {whose} against rate)"),
-        Some(CpuMethod::Median) => format!(" (median of {whose} over steps: one rate)"),
-        None => String::new(),
-    }
+    // The method's words are the model's, as the fit's evidence says them.
+    f.cpu_method
+        .map_or(String::new(), |m| format!(" ({}{whose})", m.phrase()))
 }
 
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
@@ -248,6 +256,7 @@ pub fn text(doc: &CapacityFile) -> String {
             lines.push(String::new());
             lines.push("what each change would buy (the fitted service simulated):".into());
             lines.extend(what_if(s).text());
+            lines.extend(extrapolated(s));
         }
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
@@ -277,6 +286,11 @@ pub fn markdown(doc: &CapacityFile) -> String {
             lines.push("What each change would buy (the fitted service simulated):".into());
             lines.push(String::new());
             lines.extend(what_if(s).markdown());
+            lines.extend(
+                extrapolated(s)
+                    .iter()
+                    .map(|l| format!("\n{}", grid::cell(l))),
+            );
         }
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
@@ -442,6 +456,7 @@ pub fn html(doc: &CapacityFile) -> String {
         lines.extend(findings(s));
         lines.push(String::new());
         lines.extend(what_if(s).text());
+        lines.extend(extrapolated(s));
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
             lines.extend(crate::usl::section(sw));

@@ -14,6 +14,7 @@
 
 pub mod attack;
 pub mod batch;
+pub mod beyond;
 pub mod capacity;
 mod csv;
 mod document;

@@ -174,7 +174,13 @@ pub fn check_line(t: &TwiceCheck) -> String {
             let verdict = match c {
                 Closer::Usl => format!("the USL was closer, by {} points", num(m, 1)),
                 Closer::Queueing => format!("the queueing fit was closer, by {} points", num(m, 1)),
-                Closer::Tie => "a tie".into(),
+                Closer::Tie => match t.noise_pct {
+                    Some(n) => format!(
+                        "a tie: either could be closer within the measurement's noise (±{}%)",
+                        num(n, 1)
+                    ),
+                    None => "a tie".into(),
+                },
             };
             format!(
                 "{head}, the queueing fit {}/s ({}): {verdict}",

@@ -84,6 +84,12 @@ fn details(p: &Pair) -> Vec<String> {
         if let Some(s) = &f.binding.settle {
             out.push(format!("    would settle it: {s}"));
         }
+        let predicted = p
+            .changes
+            .iter()
+            .map(|c| (c.name.as_str(), c.predicted.slo_capacity_rps));
+        let found = crate::beyond::beyond(p.fitted.capacity_rps, predicted);
+        out.extend(crate::beyond::line(p.fitted.capacity_rps, &found).map(|l| format!("  {l}")));
     } else {
         out.push(format!(
             "  A ({}): no fit ({})",

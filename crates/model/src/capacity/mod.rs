@@ -135,7 +135,9 @@ impl CpuMethod {
     pub fn phrase(self) -> &'static str {
         match self {
             CpuMethod::Slope => "the slope of CPU against rate",
-            CpuMethod::Median => "the median over the steps: CPU did not rise with the rate",
+            CpuMethod::Median => {
+                "the median over the steps: no rising slope of CPU against rate to read"
+            }
         }
     }
 }

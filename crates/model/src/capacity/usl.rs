@@ -19,6 +19,17 @@ pub const SWEEP_LEVELS: u32 = 8;
 /// the same at one decimal.
 pub const TIE_POINTS: f64 = 0.05;
 
+/// The noise of a throughput held `duration_s`, % of it: 2·√ok requests
+/// over the window ([`crate::noise`]'s count rule), at most 100%.
+pub fn throughput_noise_pct(rps: f64, duration_s: f64) -> f64 {
+    let ok = rps * duration_s;
+    if ok >= 1.0 {
+        (200.0 / ok.sqrt()).min(100.0)
+    } else {
+        100.0
+    }
+}
+
 /// The client counts a sweep up to `max` measures, lowest first: every
 /// count when `max` <= [`SWEEP_LEVELS`], else [`SWEEP_LEVELS`] counts
 /// spaced geometrically from 1 to `max` (each at least one above the last),
@@ -125,7 +136,9 @@ pub enum Closer {
     Usl,
     /// The queueing fit.
     Queueing,
-    /// Within [`TIE_POINTS`] of each other.
+    /// Either could be closer within the measurement's noise: the two
+    /// predictions' midpoint lies in the measured throughput's noise band
+    /// (or their errors are within [`TIE_POINTS`]).
     Tie,
 }
 
@@ -153,6 +166,10 @@ pub struct TwiceCheck {
     /// |the other's error| - |the closer one's|, percentage points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_points: Option<f64>,
+    /// The measured throughput's noise, ± % of it
+    /// ([`throughput_noise_pct`]); `None` in documents written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_pct: Option<f64>,
 }
 
 impl TwiceCheck {
@@ -160,13 +177,19 @@ impl TwiceCheck {
     /// errors from the unrounded values).
     pub fn of(measured: SweepLevel, usl_rps: f64, queueing_rps: Option<f64>) -> TwiceCheck {
         let x = measured.throughput_rps;
+        let noise_pct = throughput_noise_pct(x, measured.duration_s);
         let error = |p: f64| (p - x) / x * 100.0;
         let usl_error_pct = error(usl_rps);
         let queueing_error_pct = queueing_rps.map(error);
-        let (closer, margin_points) = match queueing_error_pct {
-            Some(q) => {
+        let (closer, margin_points) = match (queueing_rps, queueing_error_pct) {
+            (Some(q_rps), Some(q)) => {
                 let (u, q) = (usl_error_pct.abs(), q.abs());
-                let closer = if (u - q).abs() < TIE_POINTS {
+                // The verdict must hold wherever in its noise band the
+                // measurement really is: the closer prediction changes
+                // where the measurement crosses the two's midpoint.
+                let midpoint = (usl_rps + q_rps) / 2.0;
+                let within = (midpoint - x).abs() <= x * noise_pct / 100.0;
+                let closer = if within || (u - q).abs() < TIE_POINTS {
                     Closer::Tie
                 } else if u < q {
                     Closer::Usl
@@ -175,7 +198,7 @@ impl TwiceCheck {
                 };
                 (Some(closer), Some((u - q).abs()))
             }
-            None => (None, None),
+            _ => (None, None),
         };
         TwiceCheck {
             concurrency: measured.concurrency,
@@ -186,6 +209,7 @@ impl TwiceCheck {
             queueing_error_pct,
             closer,
             margin_points,
+            noise_pct: Some(noise_pct),
         }
     }
 }
@@ -232,8 +256,10 @@ mod tests {
 
     #[test]
     fn the_check_names_the_closer_prediction_from_unrounded_errors() {
+        // 200/s for 100 s: 20,000 answers, ±1.41% (±2.8/s).
         let m = SweepLevel {
             concurrency: 12,
+            duration_s: 100.0,
             throughput_rps: 200.0,
             ..SweepLevel::default()
         };
@@ -247,7 +273,31 @@ mod tests {
         assert_eq!(c.closer, Some(Closer::Usl));
         let c = TwiceCheck::of(m.clone(), 190.0, Some(210.0));
         assert_eq!(c.closer, Some(Closer::Tie));
-        let c = TwiceCheck::of(m, 190.0, None);
+        let c = TwiceCheck::of(m.clone(), 190.0, None);
         assert_eq!((c.closer, c.margin_points), (None, None));
+        assert!((c.noise_pct.unwrap() - 200.0 / 20_000f64.sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_verdict_within_the_measurements_noise_is_a_tie() {
+        // USL -0.5%, queueing +2%: the midpoint 201.5 is 1.5/s above 200.
+        let at = |duration_s: f64| SweepLevel {
+            concurrency: 64,
+            duration_s,
+            throughput_rps: 200.0,
+            ..SweepLevel::default()
+        };
+        // 5 s: 1,000 answers, ±6.3% (±12.6/s): either could be closer.
+        let c = TwiceCheck::of(at(5.0), 199.0, Some(204.0));
+        assert_eq!(c.closer, Some(Closer::Tie), "{c:?}");
+        assert!((c.margin_points.unwrap() - 1.5).abs() < 1e-9);
+        // 10,000 s: 2,000,000 answers, ±0.14% (±0.28/s): the USL.
+        let c = TwiceCheck::of(at(10_000.0), 199.0, Some(204.0));
+        assert_eq!(c.closer, Some(Closer::Usl), "{c:?}");
+        // Both on one side: still a tie when the band reaches the midpoint.
+        let c = TwiceCheck::of(at(5.0), 205.0, Some(215.0));
+        assert_eq!(c.closer, Some(Closer::Tie), "{c:?}");
+        // Nothing answered: the noise is the whole figure.
+        assert_eq!(throughput_noise_pct(0.0, 5.0), 100.0);
     }
 }

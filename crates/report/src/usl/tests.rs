@@ -40,7 +40,11 @@ fn sweep(kappa: Estimate, queueing: Option<f64>) -> Sweep {
         r_squared: 0.9987,
         levels: 6,
     };
-    let measured = level(12, 150.0, x(12), queueing);
+    // Held 60 s: 9,000 answers, ±2.1%, so the check's verdict stands.
+    let measured = SweepLevel {
+        duration_s: 60.0,
+        ..level(12, 150.0, x(12), queueing)
+    };
     Sweep {
         max_concurrency: 6,
         step_s: 1.0,
@@ -97,6 +101,27 @@ fn the_check_sentence_carries_the_errors_of_its_numbers() {
     let grid = levels(&s).text().join("\n");
     assert_eq!(levels(&s).rows.len(), 7, "{grid}");
     assert!(chart("t", &s).unwrap().contains("<svg"));
+}
+
+#[test]
+fn a_check_within_the_measurements_noise_says_tie_with_its_band() {
+    let mut s = sweep(est(0.004, 0.001), Some(160.0));
+    // Held 1 s: 150 answers, ±2·√150 = ±16.3% (±24.5/s); the midpoint of
+    // the two predictions is nearer 150 than that.
+    let measured = level(12, 150.0, 0.0, None);
+    let usl_rps = s.fit.as_ref().unwrap().throughput(12.0);
+    assert!(((usl_rps + 160.0) / 2.0 - 150.0).abs() < 150.0 * 200.0 / 150f64.sqrt() / 100.0);
+    s.twice = Some(TwiceCheck::of(measured, usl_rps, Some(160.0)));
+    let text = lines(&s).join("\n");
+    let band = 200.0 / 150f64.sqrt();
+    assert!(
+        text.contains(&format!(
+            "a tie: either could be closer within the measurement's noise (±{}%)",
+            num(band, 1)
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("was closer"), "{text}");
 }
 
 #[test]
