@@ -13,11 +13,6 @@ fn iolab() -> Command {
     Command::new(env!("CARGO_BIN_EXE_iolab"))
 }
 
-fn schema() -> serde_json::Value {
-    let text = include_str!("../../../schema/capacity.schema.json");
-    serde_json::from_str(text).unwrap()
-}
-
 #[test]
 fn finds_a_pools_capacity_and_names_its_threads() {
     // pool(10) at sleep:50: 10 / 0.05 s = 200 req/s (the showdown's pool(20)
@@ -44,12 +39,7 @@ fn finds_a_pools_capacity_and_names_its_threads() {
         .output()
         .unwrap();
     let doc = common::json_ok(&out);
-    let errors: Vec<String> = jsonschema::validator_for(&schema())
-        .unwrap()
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    common::assert_capacity_schema(&doc);
     let cap = doc["capacity_rps"].as_f64().expect("a capacity");
     assert!(
         (cap - 200.0).abs() <= 30.0,

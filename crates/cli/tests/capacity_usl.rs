@@ -40,10 +40,6 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-fn schema() -> Value {
-    serde_json::from_str(include_str!("../../../schema/capacity.schema.json")).unwrap()
-}
-
 #[test]
 fn a_sweep_fits_the_usl_and_checks_both_fits_at_twice_n() {
     let dir = tempfile::tempdir().unwrap();
@@ -66,12 +62,7 @@ fn a_sweep_fits_the_usl_and_checks_both_fits_at_twice_n() {
         .output()
         .unwrap();
     let doc = common::json_ok(&out);
-    let errors: Vec<String> = jsonschema::validator_for(&schema())
-        .unwrap()
-        .iter_errors(&doc)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    common::assert_capacity_schema(&doc);
     let s0 = &doc["searches"][0];
     let sweep = &s0["sweep"];
     assert!(

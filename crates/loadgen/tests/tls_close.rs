@@ -20,26 +20,11 @@ enum End {
     Unclean,
 }
 
-fn config() -> Arc<rustls::ServerConfig> {
-    let key = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
-        .expect("rcgen makes a certificate");
-    let cert = key.cert.der().clone();
-    let private = rustls::pki_types::PrivateKeyDer::Pkcs8(key.key_pair.serialize_der().into());
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], private)
-        .expect("a valid key pair");
-    Arc::new(config)
-}
-
 /// A server answering `answer` once per connection, then ending it by `end`.
 fn spawn(answer: &'static [u8], end: End) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    let config = config();
+    let config = common::echo::tls_config();
     std::thread::spawn(move || {
         for tcp in listener.incoming().flatten() {
             let config = config.clone();

@@ -22,6 +22,19 @@ pub fn json_ok(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
 }
 
+/// Fail the test unless `doc` matches the committed `iolab.capacity/1`
+/// schema, naming every mismatch and where.
+pub fn assert_capacity_schema(doc: &serde_json::Value) {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../schema/capacity.schema.json")).unwrap();
+    let errors: Vec<String> = jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 /// GET over a raw socket (`Connection: close`, 20 s read timeout): status
 /// line and body.
 pub fn get(url: &str, path: &str) -> std::io::Result<(String, String)> {

@@ -48,6 +48,12 @@ impl Echo {
 
 /// A self-signed certificate for localhost / 127.0.0.1, made now.
 fn acceptor() -> tokio_rustls::TlsAcceptor {
+    tokio_rustls::TlsAcceptor::from(tls_config())
+}
+
+/// A rustls server configuration with a self-signed certificate for
+/// localhost / 127.0.0.1, made now.
+pub fn tls_config() -> Arc<rustls::ServerConfig> {
     let key = rcgen::generate_simple_self_signed(vec!["localhost".into(), "127.0.0.1".into()])
         .expect("rcgen makes a certificate");
     let cert = key.cert.der().clone();
@@ -59,7 +65,7 @@ fn acceptor() -> tokio_rustls::TlsAcceptor {
         .with_no_client_auth()
         .with_single_cert(vec![cert], private)
         .expect("a valid key pair");
-    tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    Arc::new(config)
 }
 
 /// Start the server on a free port, TLS when `tls`.
