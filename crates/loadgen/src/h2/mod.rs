@@ -79,6 +79,22 @@ fn fix(target: &Endpoint) -> &'static str {
     }
 }
 
+/// Over TLS, the one-line refusal when the server chose by ALPN anything
+/// but h2.
+fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
+    let Stream::Tls(s) = stream else {
+        return None;
+    };
+    let alpn = s.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
+    if alpn.as_deref() == Some(b"h2") {
+        return None;
+    }
+    let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
+    Some(format!(
+        "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
+    ))
+}
+
 /// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a PING.
 async fn speaks_http2(
     addr: SocketAddr,
@@ -91,14 +107,8 @@ async fn speaks_http2(
     else {
         return Ok(());
     };
-    if let Stream::Tls(s) = &stream {
-        let alpn = s.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
-        if alpn.as_deref() != Some(b"h2") {
-            let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
-            return Err(format!(
-                "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
-            ));
-        }
+    if let Some(refused) = alpn_refusal(&stream, host, fix) {
+        return Err(refused);
     }
     let prior = tls.is_none();
     let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {

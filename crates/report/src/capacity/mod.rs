@@ -14,9 +14,10 @@ use serde_json::json;
 use crate::grid::{self, Grid};
 use crate::numbers::{ms, num, opt, percent, rate, secs};
 use crate::svg::esc;
-use crate::svg::line::{Axis, LineChart, Point, Series};
-use crate::svg::scale::Kind;
 use crate::{csv, json as to_json, Format, RenderError};
+
+mod charts;
+pub use charts::charts;
 
 /// Render a capacity document in any format.
 pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError> {
@@ -334,111 +335,6 @@ pub fn csv_steps(doc: &CapacityFile) -> String {
             ]
         },
     )
-}
-
-/// A chart of one figure against the offered rate: the measured steps
-/// (solid), each model's simulation (dashed).
-fn chart(
-    s: &Search,
-    title: &str,
-    y: Axis,
-    measured: fn(&StepRecord) -> f64,
-    sim: fn(&iolab_model::capacity::WhatIfPoint) -> f64,
-) -> String {
-    let mut steps: Vec<&StepRecord> = s.steps.iter().collect();
-    steps.sort_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
-    let mut series = vec![Series {
-        name: format!("{} (measured)", s.name),
-        colour: 0,
-        points: steps
-            .iter()
-            .map(|st| Point {
-                x: st.rate_rps,
-                y: measured(st),
-                tip: step_line(st),
-            })
-            .collect(),
-        dashed: false,
-        markers: true,
-    }];
-    for (i, w) in s.what_if.iter().enumerate() {
-        series.push(Series {
-            name: format!("{} ({})", w.change, w.label),
-            colour: i + 1,
-            points: w
-                .points
-                .iter()
-                .map(|p| Point {
-                    x: p.rate_rps,
-                    y: sim(p),
-                    tip: format!("{} at {}/s", w.label, rate(p.rate_rps)),
-                })
-                .collect(),
-            dashed: true,
-            markers: true,
-        });
-        // A solid, empty twin puts the model's name in the legend.
-        series.push(Series {
-            name: format!("{} ({})", w.change, w.label),
-            colour: i + 1,
-            points: Vec::new(),
-            dashed: false,
-            markers: false,
-        });
-    }
-    LineChart {
-        title: title.into(),
-        x: Axis::new(Kind::Log, "offered rate (req/s)"),
-        y,
-        series,
-        width: 560.0,
-        height: 260.0,
-    }
-    .render()
-    .0
-}
-
-/// The two charts of one search, as (file-name-safe id, `<svg>`): drawn in
-/// the HTML page, and by `iolab report --png`.
-pub fn charts(s: &Search) -> Vec<(String, String)> {
-    let slug: String = s
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let sweep = s.sweep.as_ref().and_then(|sw| {
-        crate::usl::chart(&s.name, sw).map(|svg| (format!("{slug}-throughput-vs-clients"), svg))
-    });
-    let mut out = vec![
-        (
-            format!("{slug}-p99-vs-rate"),
-            chart(
-                s,
-                "p99 latency vs offered rate",
-                Axis::new(Kind::Log, "p99 (ms)"),
-                |st| st.p99_ms.max(0.01),
-                |p| p.p99_ms.max(0.01),
-            ),
-        ),
-        (
-            format!("{slug}-success-vs-rate"),
-            chart(
-                s,
-                "success vs offered rate",
-                Axis::new(Kind::Linear, "success (%)").fixed(0.0, 100.0),
-                |st| st.success_ratio * 100.0,
-                |p| p.success_ratio * 100.0,
-            ),
-        ),
-    ];
-    out.extend(sweep);
-    out
 }
 
 /// The HTML page: the text report and two charts per search.
