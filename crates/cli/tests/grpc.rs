@@ -1,6 +1,7 @@
 //! `iolab attack grpc://... --call` end to end against a real grpcio
 //! server: the flags become a gRPC call, the JSON result counts calls by
 //! status, and each bad call is one `error:` line, exit 2, before any load.
+//! `iolab capacity` searches a gRPC service as it does a URL.
 
 mod common;
 #[path = "../../loadgen/tests/common/grpcio.rs"]
@@ -185,4 +186,63 @@ fn streams_without_call_on_a_grpc_url_names_call_not_http2() {
     assert!(err.contains("--call"), "{err}");
     assert!(!err.contains("--http2"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// `iolab capacity` takes a gRPC target as it takes a URL: grpcio with 4
+/// worker threads, each call holding one for 50 ms, serves 4 / 0.05 s =
+/// 80 calls/s; past that, calls queue for a worker and p99 grows.
+#[test]
+fn capacity_of_a_grpc_service_is_its_workers_over_the_call_time() {
+    let Some(s) = Grpcio::start(&["--workers", "4"]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(&[
+        "capacity",
+        &s.url(),
+        "--call",
+        "iolab.test.Greeter/SayHello",
+        "--data",
+        r#"{"name":"x","delay_ms":50}"#,
+        "--slo",
+        "p99<150ms,success>=99%",
+        "--precision",
+        "10%",
+        "--start",
+        "20",
+        "--max-step",
+        "2s",
+        "--pid",
+        &s.pid().to_string(),
+        "--json",
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    let cap = doc["capacity_rps"].as_f64().expect("a capacity");
+    let steps = doc["searches"][0]["steps"].as_array().unwrap();
+    eprintln!(
+        "grpcio, 4 workers x 50 ms: capacity {cap} calls/s in {} steps, fit: {}",
+        steps.len(),
+        doc["searches"][0]["fit"]["binding"]["sentence"]
+    );
+    assert!(
+        (cap - 80.0).abs() <= 0.3 * 80.0,
+        "capacity {cap} calls/s vs 4 workers / 50 ms = 80"
+    );
+    assert!(steps.len() >= 3, "{} steps", steps.len());
+    for st in steps {
+        let a = &st["attack"];
+        assert_eq!(
+            a["protocol"]["grpc_method"], "iolab.test.Greeter/SayHello",
+            "every step calls the method: {a}"
+        );
+        if st["passed"] == true {
+            // A passing step's calls were answered OK: none failed by status.
+            assert!(a["requests"]["ok"].as_u64().unwrap() > 0, "{a}");
+            assert_eq!(a["errors"]["grpc_status"].as_u64().unwrap_or(0), 0, "{a}");
+        }
+    }
 }

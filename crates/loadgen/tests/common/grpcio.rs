@@ -66,6 +66,11 @@ impl Grpcio {
         Some(Grpcio { child, port })
     }
 
+    /// The server's process ID (the Python process itself).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// `grpc://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("grpc://127.0.0.1:{}", self.port)
