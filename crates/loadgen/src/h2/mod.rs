@@ -79,6 +79,17 @@ fn fix(target: &Endpoint) -> &'static str {
     }
 }
 
+/// The whole answer to one request made on a connection of its own.
+#[derive(Debug, Clone)]
+pub struct CallAnswer {
+    /// HTTP status.
+    pub status: u16,
+    /// The body, whole.
+    pub body: Vec<u8>,
+    /// `grpc-status`, from the trailers or a trailers-only head.
+    pub grpc_status: Option<u32>,
+}
+
 /// Over TLS, the one-line refusal when the server chose by ALPN anything
 /// but h2.
 fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
@@ -128,17 +139,6 @@ async fn speaks_http2(
         )),
         Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
     }
-}
-
-/// The whole answer to one request made on a connection of its own.
-#[derive(Debug, Clone)]
-pub struct CallAnswer {
-    /// HTTP status.
-    pub status: u16,
-    /// The body, whole.
-    pub body: Vec<u8>,
-    /// `grpc-status`, from the trailers or a trailers-only head.
-    pub grpc_status: Option<u32>,
 }
 
 /// Make one request on a new HTTP/2 connection and read all of its answer
