@@ -46,14 +46,20 @@ fn half_range(values: impl Iterator<Item = f64>) -> f64 {
     (hi - lo) / 2.0
 }
 
+/// The count rule: a rate of `ok` events over its window is uncertain by
+/// 2·√ok events over that window, ±2·rate/√ok (`ok` above 0).
+pub fn count_noise(rate: f64, ok: f64) -> f64 {
+    // window = ok / rate, so 2·√ok / window = 2·rate / √ok.
+    2.0 * rate / ok.sqrt()
+}
+
 /// Goodput (req/s) with its noise: 2·√ok requests over the goodput's
 /// window, or half the repetitions' range when that is larger.
 pub fn goodput(a: &AttackResult, reps: &[AttackResult]) -> Figure {
     let g = a.throughput_rps.goodput;
     let ok = a.requests.ok as f64;
     let count = if ok > 0.0 && g > 0.0 {
-        // window = ok / goodput, so 2·√ok / window = 2·goodput / √ok.
-        2.0 * g / ok.sqrt()
+        count_noise(g, ok)
     } else {
         let window = a.driver.duration_s.unwrap_or(a.elapsed_s);
         if window > 0.0 {

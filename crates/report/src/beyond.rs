@@ -26,7 +26,7 @@ pub struct Beyond {
 
 /// The predictions among `predicted` (change, capacity) above [`FACTOR`]
 /// times `measured_rps`, the highest rate the service passed.
-pub fn beyond<'a>(
+fn beyond<'a>(
     measured_rps: Option<f64>,
     predicted: impl Iterator<Item = (&'a str, Option<f64>)>,
 ) -> Vec<Beyond> {
@@ -45,9 +45,15 @@ pub fn beyond<'a>(
         .collect()
 }
 
-/// One sentence naming the extrapolations, or `None` when there are none.
-pub fn line(measured_rps: Option<f64>, found: &[Beyond]) -> Option<String> {
+/// One sentence naming the predictions among `predicted` (change,
+/// capacity) that are extrapolations from `measured_rps`, the highest rate
+/// the service passed; `None` when there are none.
+pub fn line<'a>(
+    measured_rps: Option<f64>,
+    predicted: impl Iterator<Item = (&'a str, Option<f64>)>,
+) -> Option<String> {
     let m = measured_rps?;
+    let found = beyond(measured_rps, predicted);
     if found.is_empty() {
         return None;
     }
@@ -87,7 +93,7 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].change, "virtual threads");
         assert!((found[0].times - 1_939.0 / 525.0).abs() < 1e-12);
-        let text = line(Some(525.0), &found).unwrap();
+        let text = line(Some(525.0), predicted.iter().map(|(c, p)| (*c, *p))).unwrap();
         // 1,939 / 525 = 3.69: one decimal.
         assert!(text.starts_with("extrapolated: virtual threads 1,939/s (3.7x) predicted above 2x the highest rate measured to pass (525/s)"), "{text}");
         assert!(text.ends_with("relying on it"), "{text}");
@@ -98,7 +104,8 @@ mod tests {
         let p = [("loop", Some(10_000.0))];
         assert!(beyond(None, p.iter().map(|(c, p)| (*c, *p))).is_empty());
         assert!(beyond(Some(0.0), p.iter().map(|(c, p)| (*c, *p))).is_empty());
-        assert_eq!(line(Some(525.0), &[]), None);
+        assert_eq!(line(Some(525.0), [("x2", Some(1_050.0))].into_iter()), None);
+        assert_eq!(line(None, p.iter().map(|(c, p)| (*c, *p))), None);
         assert!(beyond(Some(5_000.0), p.iter().map(|(c, p)| (*c, *p))).is_empty());
     }
 }

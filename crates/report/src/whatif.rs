@@ -88,8 +88,7 @@ fn details(p: &Pair) -> Vec<String> {
             .changes
             .iter()
             .map(|c| (c.name.as_str(), c.predicted.slo_capacity_rps));
-        let found = crate::beyond::beyond(p.fitted.capacity_rps, predicted);
-        out.extend(crate::beyond::line(p.fitted.capacity_rps, &found).map(|l| format!("  {l}")));
+        out.extend(crate::beyond::line(p.fitted.capacity_rps, predicted).map(|l| format!("  {l}")));
     } else {
         out.push(format!(
             "  A ({}): no fit ({})",

@@ -19,12 +19,12 @@ pub const SWEEP_LEVELS: u32 = 8;
 /// the same at one decimal.
 pub const TIE_POINTS: f64 = 0.05;
 
-/// The noise of a throughput held `duration_s`, % of it: 2·√ok requests
-/// over the window ([`crate::noise`]'s count rule), at most 100%.
+/// The noise of a throughput held `duration_s`, % of it: the lab's count
+/// rule ([`crate::noise::count_noise`]), at most 100%.
 pub fn throughput_noise_pct(rps: f64, duration_s: f64) -> f64 {
     let ok = rps * duration_s;
     if ok >= 1.0 {
-        (200.0 / ok.sqrt()).min(100.0)
+        (crate::noise::count_noise(rps, ok) / rps * 100.0).min(100.0)
     } else {
         100.0
     }
@@ -181,9 +181,9 @@ impl TwiceCheck {
         let error = |p: f64| (p - x) / x * 100.0;
         let usl_error_pct = error(usl_rps);
         let queueing_error_pct = queueing_rps.map(error);
-        let (closer, margin_points) = match (queueing_rps, queueing_error_pct) {
-            (Some(q_rps), Some(q)) => {
-                let (u, q) = (usl_error_pct.abs(), q.abs());
+        let (closer, margin_points) = match queueing_rps {
+            Some(q_rps) => {
+                let (u, q) = (usl_error_pct.abs(), error(q_rps).abs());
                 // The verdict must hold wherever in its noise band the
                 // measurement really is: the closer prediction changes
                 // where the measurement crosses the two's midpoint.
@@ -198,7 +198,7 @@ impl TwiceCheck {
                 };
                 (Some(closer), Some((u - q).abs()))
             }
-            _ => (None, None),
+            None => (None, None),
         };
         TwiceCheck {
             concurrency: measured.concurrency,

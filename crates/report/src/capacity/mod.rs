@@ -121,11 +121,10 @@ pub fn what_if(search: &Search) -> Grid {
 /// The what-ifs predicted far above the capacity measured, in a sentence.
 pub fn extrapolated(s: &Search) -> Option<String> {
     let predicted = s.what_if.iter().filter(|w| !w.fitted);
-    let found = crate::beyond::beyond(
+    crate::beyond::line(
         s.capacity_rps,
         predicted.map(|w| (w.change.as_str(), w.slo_capacity_rps)),
-    );
-    crate::beyond::line(s.capacity_rps, &found)
+    )
 }
 
 /// The answer in one line.
