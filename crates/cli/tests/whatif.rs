@@ -27,7 +27,7 @@ fn root() -> PathBuf {
 }
 
 #[test]
-#[ignore = "the fitted CPU per request is too noisy at CI size to hold 15%: on the quiet machine (2026-11-25 10:40, debug build, nothing else running, cpu_source cores) rust-pool A was named threads in 4 of 4 runs but B was predicted 300, 658, 169, 208 against 313, 313, 313, 288 measured (-3.9% to +111%); cpu A named cpu, B predicted 259 vs 188 (+38%). Run: cargo test -p iolab --test whatif -- --ignored"]
+#[ignore = "not yet within 15% at CI size: the last CI-size runs (2026-11-25, debug build, before B's cost was calibrated and before the search's own threads were kept off the target's core) predicted rust-pool's B -3.9% to +111% and cpu's +38%; the quiet release runs since (docs/capacity.md) hold 15% for the CPU, gunicorn and PostgreSQL pairs, not yet for rust-pool (-19.5%) and the JVM pair. Run: cargo test -p iolab --test whatif -- --ignored"]
 fn every_pair_names_a_and_predicts_b_within_15_percent() {
     let presets = PAIRS;
     let out_dir = tempfile::tempdir().unwrap();
@@ -87,6 +87,12 @@ fn every_pair_names_a_and_predicts_b_within_15_percent() {
             if let (Some(p), Some(m), Some(e)) = (predicted, measured, error) {
                 assert!((e - (p - m) / m * 100.0).abs() < 1e-6, "{name}: {c}");
             }
+            // B's cost was calibrated on the lab's copies of A's and B's
+            // runtimes, each at least once.
+            let k = &c["calibration"];
+            assert!(k["a_runtime_ms"].as_f64().is_some(), "{name}: {c}");
+            let tried = k["b_runtime"].as_array().unwrap();
+            assert!(!tried.is_empty() && tried.len() <= 5, "{name}: {k}");
             match error {
                 Some(e) if e.abs() <= MAX_ERROR_PCT => {}
                 _ => wrong.push(format!(

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::capacity::{Resource, Search, Slo, WhatIf};
+use crate::capacity::{CpuSource, Resource, Search, Slo, WhatIf};
 
 /// The schema tag of [`WhatIfFile`].
 pub const WHATIF_SCHEMA: &str = "iolab.whatif/1";
@@ -26,6 +26,115 @@ pub struct Counterfactual {
     /// (predicted - measured) / measured capacity, %; `None` when either
     /// is missing.
     pub error_pct: Option<f64>,
+    /// What a request costs under B's runtime, measured before B was: the
+    /// CPU per request `predicted` was simulated with. `None`: not
+    /// calibrated (`--uncalibrated`, a foreign A or B, no CPU reading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+}
+
+/// The CPU a request costs under B's runtime, from the lab's own copies of
+/// A's and B's runtime and model serving only the fitted wait
+/// (`iolab_lab::whatif::calibrate`): A's copy at A's highest passing rate
+/// (A's cost less its copy's is the handler's own work, which B keeps),
+/// B's copy at the rate B is predicted to hold (what B's runtime adds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calibration {
+    /// The work A's copy served in place of the handler, e.g. `sleep:52.3`
+    /// (the fitted service time, waited).
+    pub wait: String,
+    /// Whose CPU was read: the source A's fit used.
+    pub source: CpuSource,
+    /// A's highest passing rate, req/s.
+    pub a_rate_rps: f64,
+    /// A's CPU per answered request at that rate, ms (the least of its
+    /// steps there: other work on the core only ever adds to a reading).
+    pub a_ms: f64,
+    /// A's runtime and model serving only the wait at that rate, ms (the
+    /// lesser of two steady holds).
+    pub a_runtime_ms: f64,
+    /// The larger spread of two readings at that rate, A's own (its
+    /// search's confirmed answer) or its copy's, ms: how far the handler's
+    /// work can be trusted.
+    pub noise_ms: f64,
+    /// What B's copy served (the fitted wait, as A's did).
+    pub b_work: String,
+    /// B's runtime and model serving `b_work`, at each rate tried: the
+    /// uncalibrated prediction first, then each calibrated one while the
+    /// prediction moved by more than [`SETTLED`].
+    pub b_runtime: Vec<RateCost>,
+    /// The prediction before calibration (A's CPU per request as read), req/s.
+    pub uncalibrated_rps: Option<f64>,
+    /// B predicted with its cost higher by the noise, req/s: the low end
+    /// of the prediction.
+    pub lower_rps: Option<f64>,
+}
+
+/// A calibrated prediction is final once it moves less than this share.
+pub const SETTLED: f64 = 0.1;
+
+/// A runtime's CPU per request at one rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RateCost {
+    /// The rate held, req/s.
+    pub rate_rps: f64,
+    /// CPU per answered request, ms; `None` when nothing was answered.
+    pub ms: Option<f64>,
+    /// The copy met the objective at that rate. When it did not, its cost
+    /// there is not read (a collapsing server's CPU over its few answers)
+    /// and B, which does the copy's work and more, is held to below it.
+    pub met: bool,
+}
+
+impl Calibration {
+    /// The handler's own work, ms: A's cost less its runtime's, at least 0.
+    pub fn handler_ms(&self) -> f64 {
+        (self.a_ms - self.a_runtime_ms).max(0.0)
+    }
+
+    /// The handler's work is no larger than the noise of reading it.
+    pub fn within_noise(&self) -> bool {
+        self.handler_ms() <= self.noise_ms
+    }
+
+    /// What B's runtime adds, ms: its copy's cost at the last rate it met
+    /// the objective at.
+    pub fn b_runtime_ms(&self) -> Option<f64> {
+        self.b_runtime
+            .iter()
+            .rev()
+            .filter(|r| r.met)
+            .find_map(|r| r.ms)
+    }
+
+    /// The CPU per request B is simulated with, ms: the handler's work
+    /// plus B's runtime's.
+    pub fn b_ms(&self) -> Option<f64> {
+        Some(self.handler_ms() + self.b_runtime_ms()?)
+    }
+
+    /// The lowest rate B's runtime serving only the wait failed the
+    /// objective at.
+    pub fn ceiling_rps(&self) -> Option<f64> {
+        ceiling(&self.b_runtime)
+    }
+
+    /// The highest rate B's copy met below the lowest it failed (half that
+    /// rate when it met none); `None` when it failed none.
+    pub fn held_rps(&self) -> Option<f64> {
+        let c = self.ceiling_rps()?;
+        Some(held_below(&self.b_runtime, c))
+    }
+
+    /// What B's copy holds: the middle of the bracket of the rates it met
+    /// and failed (where it would have been measured next); `None` when it
+    /// failed none. B's prediction is at most this. (The highest rate met
+    /// was 15% under a rust loop's measured capacity with a bracket 14%
+    /// wide: a search narrows to its precision, the calibration to 10%.)
+    pub fn copy_capacity_rps(&self) -> Option<f64> {
+        let c = self.ceiling_rps()?;
+        Some(next_rate(&self.b_runtime, c))
+    }
 }
 
 /// A service, fitted, and the changes made to it.
@@ -67,5 +176,98 @@ impl Counterfactual {
     pub fn error(predicted: Option<f64>, measured: Option<f64>) -> Option<f64> {
         let (p, m) = (predicted?, measured?);
         (m > 0.0).then(|| (p - m) / m * 100.0)
+    }
+}
+
+/// The lowest rate among `tried` the copy failed the objective at.
+pub fn ceiling(tried: &[RateCost]) -> Option<f64> {
+    tried
+        .iter()
+        .filter(|r| !r.met)
+        .map(|r| r.rate_rps)
+        .reduce(f64::min)
+}
+
+/// The rate to measure B's copy at next, given the prediction `next` from
+/// its latest cost: `next`, or, at or above a rate the copy failed at, the
+/// midpoint between it and the highest rate the copy met below it; half
+/// the failed rate while it has met none (an uncalibrated prediction can
+/// be far off: a rust loop's was 99,535/s against 15,000/s).
+pub fn next_rate(tried: &[RateCost], next: f64) -> f64 {
+    let Some(c) = ceiling(tried) else {
+        return next;
+    };
+    if next < c {
+        return next;
+    }
+    match met_below(tried, c) {
+        Some(held) => (held + c) / 2.0,
+        None => c / 2.0,
+    }
+}
+
+/// The highest rate among `tried` the copy met below `c`.
+fn met_below(tried: &[RateCost], c: f64) -> Option<f64> {
+    tried
+        .iter()
+        .filter(|r| r.met && r.rate_rps < c)
+        .map(|r| r.rate_rps)
+        .reduce(f64::max)
+}
+
+/// The highest rate among `tried` the copy met below `c`, at least `c / 2`.
+fn held_below(tried: &[RateCost], c: f64) -> f64 {
+    met_below(tried, c).unwrap_or(c / 2.0).max(c / 2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cost(rate_rps: f64, ms: f64, met: bool) -> RateCost {
+        RateCost {
+            rate_rps,
+            ms: Some(ms),
+            met,
+        }
+    }
+
+    #[test]
+    fn a_copy_that_fails_caps_the_prediction_and_is_bisected_below() {
+        // Virtual threads' copy met 2,274/s and failed 2,657/s, reading
+        // 2.7 ms a request over its few answers there.
+        let tried = [
+            cost(1220.0, 0.143, true),
+            cost(2274.0, 0.400, true),
+            cost(2657.0, 2.705, false),
+        ];
+        assert_eq!(ceiling(&tried), Some(2657.0));
+        // A prediction above the failure: between it and 2,274.
+        assert_eq!(next_rate(&tried, 3000.0), (2274.0 + 2657.0) / 2.0);
+        // Below it: taken as it is.
+        assert_eq!(next_rate(&tried, 2400.0), 2400.0);
+        assert_eq!(next_rate(&tried[..2], 9000.0), 9000.0);
+        let k = Calibration {
+            wait: "sleep:401".into(),
+            b_work: "sleep:400.8".into(),
+            source: CpuSource::Cores,
+            a_rate_rps: 525.0,
+            a_ms: 0.197,
+            a_runtime_ms: 0.191,
+            noise_ms: 0.019,
+            b_runtime: tried.to_vec(),
+            uncalibrated_rps: None,
+            lower_rps: None,
+        };
+        // It met 2,274/s and failed 2,657/s: it holds about the middle.
+        assert_eq!(k.held_rps(), Some(2274.0));
+        assert_eq!(k.copy_capacity_rps(), Some((2274.0 + 2657.0) / 2.0));
+        // The failed round's 2.7 ms is not B's runtime's; the last met one is.
+        assert_eq!(k.b_runtime_ms(), Some(0.4));
+        assert!((k.b_ms().unwrap() - (0.197 - 0.191 + 0.4)).abs() < 1e-12);
+        // Failing with nothing met: half of it, until a rate is met.
+        assert_eq!(next_rate(&[cost(1000.0, 1.0, false)], 5000.0), 500.0);
+        let down = [cost(1000.0, 1.0, false), cost(500.0, 1.0, false)];
+        assert_eq!(next_rate(&down, 1000.0), 250.0);
     }
 }

@@ -141,13 +141,21 @@ pub fn knobs(pairs: &[(&str, u64)]) -> ModelParams {
 
 /// The network a fit stands for (the same for the same fit).
 pub fn network(f: &Fit) -> Network {
+    costing(f, f.cpu_per_request_ms.unwrap_or(0.0))
+}
+
+/// The network a fit stands for, each request costing `cpu_ms` of CPU
+/// instead of the fitted CPU (a calibrated change): the waits are the
+/// fit's, S less the fitted CPU.
+pub fn costing(f: &Fit, cpu_ms: f64) -> Network {
     let b = &f.binding;
     let size = b.size.unwrap_or(f.concurrency).round().max(1.0) as u64;
-    let cpu_ms = f.cpu_per_request_ms.unwrap_or(0.0).min(f.service_ms);
+    let fitted_cpu = f.cpu_per_request_ms.unwrap_or(0.0).min(f.service_ms);
     let pool_ms = match b.resource {
-        Resource::Pool => b.hold_ms.min(f.service_ms - cpu_ms).max(0.0),
+        Resource::Pool => b.hold_ms.min(f.service_ms - fitted_cpu).max(0.0),
         _ => 0.0,
     };
+    let wait_ms = f.service_ms - fitted_cpu - pool_ms;
     let (model, params) = match b.resource {
         Resource::Threads | Resource::Downstream | Resource::Unknown => {
             (ModelKind::Pool, knobs(&[("threads", size)]))
@@ -163,7 +171,7 @@ pub fn network(f: &Fit) -> Network {
     Network {
         model,
         params,
-        steps: workload(cpu_ms, pool_ms, f.service_ms - cpu_ms - pool_ms),
+        steps: workload(cpu_ms.max(0.0), pool_ms, wait_ms),
         cores: f.cores,
         gil: false,
     }

@@ -3,7 +3,7 @@
 //! change's predicted capacity beside the measured one and the error; as
 //! text, Markdown, the document as JSON, and CSV (one record per change).
 
-use iolab_model::whatif::{Pair, WhatIfFile, WHATIF_SCHEMA};
+use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
@@ -84,11 +84,16 @@ fn details(p: &Pair) -> Vec<String> {
         if let Some(s) = &f.binding.settle {
             out.push(format!("    would settle it: {s}"));
         }
+        // A calibrated prediction's cost was read near its own rate.
         let predicted = p
             .changes
             .iter()
+            .filter(|c| !read_near(c))
             .map(|c| (c.name.as_str(), c.predicted.slo_capacity_rps));
         out.extend(crate::beyond::line(p.fitted.capacity_rps, predicted).map(|l| format!("  {l}")));
+        for c in &p.changes {
+            out.extend(c.calibration.as_ref().map(|k| calibrated(&c.name, k)));
+        }
     } else {
         out.push(format!(
             "  A ({}): no fit ({})",
@@ -110,6 +115,63 @@ fn details(p: &Pair) -> Vec<String> {
             .collect::<String>()
     ));
     out
+}
+
+/// B's cost was calibrated at a rate within [`crate::beyond::FACTOR`] of
+/// the capacity predicted with it: not an extrapolation of A's cost.
+fn read_near(c: &Counterfactual) -> bool {
+    let last = c.calibration.as_ref().and_then(|k| k.b_runtime.last());
+    match (last, c.predicted.slo_capacity_rps) {
+        (Some(r), Some(p)) => p <= crate::beyond::FACTOR * r.rate_rps,
+        _ => false,
+    }
+}
+
+/// How B's cost per request was calibrated, in one sentence from its
+/// numbers.
+pub fn calibrated(b: &str, k: &Calibration) -> String {
+    let tried: Vec<String> = k
+        .b_runtime
+        .iter()
+        .map(|r| {
+            format!(
+                "{} ms at {}/s{}",
+                opt(r.ms, cost),
+                rate(r.rate_rps),
+                if r.met { "" } else { " (the objective failed)" }
+            )
+        })
+        .collect();
+    let ceiling = match (k.ceiling_rps(), k.held_rps(), k.copy_capacity_rps()) {
+        (Some(failed), Some(held), Some(holds)) => format!(
+            "; it failed the objective at {}/s and met it at {}/s, so B, doing that and more, is predicted at most {}/s, between them",
+            rate(failed),
+            rate(held),
+            rate(holds)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "  calibrated {b}: A cost {} ms a request at {}/s, its runtime serving {} alone {} ms, so the handler's own work is {} ms (±{} ms{}); B's runtime serving {}: {}{ceiling}; B simulated at {} ms a request (uncalibrated: {}/s); {} ms higher: {}/s",
+        cost(k.a_ms),
+        rate(k.a_rate_rps),
+        k.wait,
+        cost(k.a_runtime_ms),
+        cost(k.handler_ms()),
+        cost(k.noise_ms),
+        if k.within_noise() { ", within the noise" } else { "" },
+        k.b_work,
+        tried.join(", then "),
+        opt(k.b_ms(), cost),
+        opt(k.uncalibrated_rps, rate),
+        cost(k.noise_ms),
+        opt(k.lower_rps, rate),
+    )
+}
+
+/// A cost per request, ms, to the microsecond.
+fn cost(ms: f64) -> String {
+    format!("{ms:.3}")
 }
 
 /// Terminal text.
@@ -200,4 +262,65 @@ pub fn csv_rows(doc: &WhatIfFile) -> String {
             ("error_pct", json!(r.6)),
         ]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use iolab_model::capacity::CpuSource;
+    use iolab_model::whatif::RateCost;
+
+    use super::*;
+
+    fn cost_at(rate_rps: f64, ms: f64, met: bool) -> RateCost {
+        RateCost {
+            rate_rps,
+            ms: Some(ms),
+            met,
+        }
+    }
+
+    #[test]
+    fn the_calibration_sentence_is_made_from_its_numbers() {
+        let k = Calibration {
+            wait: "sleep:100.2".into(),
+            b_work: "sleep:100.2".into(),
+            source: CpuSource::Cores,
+            a_rate_rps: 206.25,
+            a_ms: 0.5301,
+            a_runtime_ms: 0.4702,
+            b_runtime: vec![cost_at(1972.0, 0.081, true), cost_at(7000.0, 0.0493, true)],
+            uncalibrated_rps: Some(1972.0),
+            noise_ms: 0.02,
+            lower_rps: Some(5400.0),
+        };
+        let line = calibrated("rust-loop-async", &k);
+        // handler = A's cost less its copy's.
+        let handler = k.a_ms - k.a_runtime_ms;
+        let has = |s: &str| assert!(line.contains(s), "{s:?} not in {line}");
+        has(&format!(
+            "handler's own work is {handler:.3} ms (±0.020 ms);"
+        ));
+        // B's cost: the handler's work and its runtime's at the last rate met.
+        has("serving sleep:100.2: 0.081 ms at 1,972/s, then 0.049 ms at 7,000/s;");
+        let b = handler + 0.0493;
+        has(&format!(
+            "simulated at {b:.3} ms a request (uncalibrated: 1,972/s); 0.020 ms higher: 5,400/s"
+        ));
+        has("A cost 0.530 ms a request at 206/s");
+        assert!(!line.contains("failed"), "{line}");
+        // A copy dearer than A itself leaves no handler work, never less.
+        let dear = Calibration {
+            a_runtime_ms: 0.6,
+            ..k.clone()
+        };
+        assert_eq!(dear.handler_ms(), 0.0);
+        assert!(calibrated("b", &dear).contains("(±0.020 ms, within the noise)"));
+        // A rate the copy failed at is said, and caps B.
+        let mut capped = k;
+        capped.b_runtime.push(cost_at(9000.0, 0.4, false));
+        let line = calibrated("b", &capped);
+        assert!(line.contains("0.400 ms at 9,000/s (the objective failed); it failed the objective at 9,000/s and met it at 7,000/s, so B, doing that and more, is predicted at most 8,000/s, between them"), "{line}");
+        // The failed round's cost is not B's runtime's: the last met one is.
+        assert!(line.contains(&format!("simulated at {b:.3} ms")), "{line}");
+    }
 }

@@ -1,6 +1,7 @@
 //! `iolab whatif PRESET...`: verified counterfactuals. Each preset's first
 //! target is fitted as a black box, each other target predicted from that
-//! fit and then measured (`iolab_lab::whatif`); the `iolab.whatif/1`
+//! fit (B's cost per request calibrated first, unless `--uncalibrated`)
+//! and then measured (`iolab_lab::whatif`); the `iolab.whatif/1`
 //! document is printed (text or `--json`) and saved in a results folder.
 
 use std::path::PathBuf;
@@ -32,6 +33,10 @@ pub struct Args {
     /// Results folder [default: results/whatif-<UTC time>/].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Predict each change from A's CPU per request as read, without
+    /// calibrating what a request costs under B's runtime first.
+    #[arg(long)]
+    pub uncalibrated: bool,
     /// Print the iolab.whatif/1 document instead of the text report.
     #[arg(long)]
     pub json: bool,
@@ -56,13 +61,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         scale: args.scale,
         ..Overrides::default()
     };
-    let doc =
-        iolab_lab::whatif::run(&args.presets, over, cancel.clone(), &say, &each).map_err(|e| {
-            match e {
-                WhatIfError::Input(m) => CliError::usage(m),
-                WhatIfError::Failed(m) => CliError::Failed(anyhow::anyhow!("{m}")),
-            }
-        })?;
+    let doc = iolab_lab::whatif::run(
+        &args.presets,
+        over,
+        !args.uncalibrated,
+        cancel.clone(),
+        &say,
+        &each,
+    )
+    .map_err(|e| match e {
+        WhatIfError::Input(m) => CliError::usage(m),
+        WhatIfError::Failed(m) => CliError::Failed(anyhow::anyhow!("{m}")),
+    })?;
     let dir = args
         .out
         .clone()

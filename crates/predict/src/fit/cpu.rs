@@ -48,6 +48,18 @@ pub fn per_request(passing: &[&StepRecord], cores: u32) -> Option<Cpu> {
     read(passing, CpuSource::Process)
 }
 
+/// CPU per answered request of one step from `source`, ms: what a
+/// calibration run (one rate, after a warm-up) cost, and A's cost at the
+/// rate it is compared at. `None` without that reading or an answer.
+pub fn at(s: &StepRecord, source: CpuSource) -> Option<f64> {
+    let busy = match source {
+        CpuSource::Cores => s.core_busy_cores,
+        CpuSource::Process => s.cpu_cores,
+    }?;
+    let r = answered_rps(s);
+    (r > 0.0 && busy.is_finite()).then(|| busy * 1000.0 / r)
+}
+
 /// The rate a step answered, req/s.
 fn answered_rps(s: &StepRecord) -> f64 {
     let answered = (s.attack.requests.ok + s.attack.requests.non_2xx) as f64;
@@ -191,6 +203,18 @@ mod tests {
         let mut mixed = steps(Some(0.01));
         mixed[2].core_busy_cores = None;
         assert_eq!(cpu(&mixed).source, CpuSource::Process);
+    }
+
+    #[test]
+    fn one_step_costs_its_sources_busy_time_over_its_answers() {
+        let s = step(1000.0, 0.32, Some(0.52));
+        assert!((at(&s, CpuSource::Cores).unwrap() - 0.52).abs() < 1e-9);
+        assert!((at(&s, CpuSource::Process).unwrap() - 0.32).abs() < 1e-9);
+        let unpinned = step(1000.0, 0.32, None);
+        assert_eq!(at(&unpinned, CpuSource::Cores), None);
+        let mut silent = step(1000.0, 0.32, Some(0.52));
+        silent.attack.requests.ok = 0;
+        assert_eq!(at(&silent, CpuSource::Cores), None);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! from its model or its own series) and fitted; each B is predicted from
 //! that fit alone (the fitted network on B's model with B's runtime's own
 //! defaults, searched under the same objective on the simulation), then
-//! started and searched itself: predicted against measured.
+//! started and searched itself: predicted against measured. Before B is
+//! measured, what a request costs under B's runtime is calibrated
+//! ([`calibrate`]) and B predicted with that cost.
 //!
 //! ```toml
 //! [whatif]
@@ -18,17 +20,22 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use iolab_model::capacity::{Fit, Slo, WhatIf};
 use iolab_model::capacity::{Resource, Search, StepRecord};
 use iolab_model::experiment::RunSpec;
+use iolab_model::runtime::Runtime;
 use iolab_model::runtime::RuntimeKnobs;
 use iolab_model::whatif::{Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
-use iolab_predict::fit::network;
+use iolab_model::{ModelKind, ModelParams};
+use iolab_predict::fit::costing;
 use iolab_predict::whatif::{simulate, Change, Replay};
 
 use crate::capacity::preset::{self, Bench};
 use crate::capacity::step_length;
 use crate::preset::{Overrides, PresetError};
 use crate::targets::Defaults;
+
+pub mod calibrate;
 
 /// The `[whatif]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -59,6 +66,7 @@ pub enum WhatIfError {
 pub fn run(
     names: &[String],
     over: Overrides,
+    calibrated: bool,
     cancel: Arc<AtomicBool>,
     say: &dyn Fn(&str),
     each: &dyn Fn(&StepRecord),
@@ -79,10 +87,13 @@ pub fn run(
         let pair = preset::with_bench(plan, slo, o, cancel.clone(), say, &each, |bench| {
             pair(
                 bench,
-                &plan.name,
-                &plan.description,
+                Named {
+                    name: &plan.name,
+                    description: &plan.description,
+                    expected: *expected,
+                    calibrated,
+                },
                 &targets,
-                *expected,
                 say,
             )
         })
@@ -128,15 +139,18 @@ fn load(name: &str, over: Overrides) -> Result<Loaded, PresetError> {
     Ok((plan, slo, o, sec.expect))
 }
 
-/// A, fitted; each B predicted, then measured.
-fn pair(
-    bench: &Bench,
-    name: &str,
-    description: &str,
-    targets: &[&RunSpec],
+/// A pair's preset: its name, what it says, the resource A's
+/// configuration sets, and whether B's cost is calibrated.
+struct Named<'a> {
+    name: &'a str,
+    description: &'a str,
     expected: Option<Resource>,
-    say: &dyn Fn(&str),
-) -> Result<Pair, String> {
+    calibrated: bool,
+}
+
+/// A, fitted; each B predicted (calibrated when asked), then measured.
+fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
+    let name = n.name;
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
     let fitted = bench.search(a, true)?;
@@ -146,77 +160,133 @@ fn pair(
         if bench.cancelled() {
             break;
         }
-        let Some(predicted) = predict(bench, &fitted, b)? else {
+        let Some(predictor) = Predictor::of(bench, &fitted, b) else {
             say(&format!(
                 "whatif {name}: {} has no fit to predict from",
                 a.name
             ));
             break;
         };
+        let calibration = match (n.calibrated, &fitted.fit) {
+            (true, Some(fit)) => {
+                let p = calibrate::Pair {
+                    a: &fitted,
+                    fit,
+                    a_spec: a,
+                    b_spec: b,
+                };
+                let at = |ms: f64| predictor.at(ms).slo_capacity_rps;
+                calibrate::run(bench, &p, &at, say)?
+            }
+            _ => None,
+        };
+        let cost = calibration
+            .as_ref()
+            .and_then(|c| c.b_ms())
+            .or(predictor.fit.cpu_per_request_ms)
+            .unwrap_or(0.0);
+        let mut predicted = predictor.at(cost);
+        // B does its copy's work and more: not above what the copy held.
+        if let Some(c) = calibration.as_ref().and_then(|k| k.copy_capacity_rps()) {
+            predicted.slo_capacity_rps = predicted.slo_capacity_rps.map(|p| p.min(c));
+        }
         say(&format!(
             "whatif {name}: {} predicted at {} req/s; measuring it",
             b.name,
             predicted
-                .0
                 .slo_capacity_rps
                 .map_or("-".into(), |c| format!("{c:.0}"))
         ));
         let measured = bench.search(b, true)?;
         changes.push(Counterfactual {
             name: b.name.clone(),
-            change: predicted.1,
-            error_pct: Counterfactual::error(predicted.0.slo_capacity_rps, measured.capacity_rps),
-            predicted: predicted.0,
+            change: predictor.words.clone(),
+            error_pct: Counterfactual::error(predicted.slo_capacity_rps, measured.capacity_rps),
+            predicted,
             measured,
+            calibration,
         });
     }
     Ok(Pair {
         name: name.to_string(),
-        description: description.to_string(),
+        description: n.description.to_string(),
         slo: bench.slo.clone(),
-        expected,
-        named_right: expected.zip(named).map(|(e, n)| e == n),
+        expected: n.expected,
+        named_right: n.expected.zip(named).map(|(e, n)| e == n),
         fitted,
         changes,
     })
 }
 
 /// B as the fit of A predicts it: the fitted network on B's model with its
-/// runtime's defaults on the target's cores, searched under the objective;
-/// and the change in words.
-fn predict(
-    bench: &Bench,
-    a: &Search,
-    b: &RunSpec,
-) -> Result<Option<(iolab_model::capacity::WhatIf, String)>, String> {
-    let (Some(fit), Some(capacity)) = (a.fit.as_ref(), a.capacity_rps) else {
-        return Ok(None);
-    };
-    let cores = bench.options.cores;
-    let defaults = Defaults::of(b);
-    let params = defaults.effective(b, cores);
-    let net = network(fit)
-        .on(b.model, params, cores)
-        .with_gil(defaults.host(cores).gil);
-    let words = change_words(b, &defaults.knobs(b, cores));
-    let timeout = match &b.work {
-        iolab_model::experiment::Work::Http(w) => w.timeout,
-        _ => return Ok(None),
-    };
-    let rates: Vec<f64> = a.steps.iter().map(|s| s.rate_rps).collect();
-    let replay = Replay {
-        rates: &rates,
-        step: step_length(bench.slo, timeout, fit.service_ms, &bench.options, capacity),
-        timeout,
-        slo: bench.slo,
-    };
-    let change = Change {
-        change: words.clone(),
-        network: net,
-        fitted: false,
-        runtime: b.runtime.clone(),
-    };
-    Ok(Some((simulate(&change, &replay), words)))
+/// runtime's defaults on the target's cores, searched under the objective
+/// on the simulation at A's measured rates, for a given CPU per request.
+struct Predictor<'a> {
+    fit: &'a Fit,
+    model: ModelKind,
+    params: ModelParams,
+    cores: u32,
+    gil: bool,
+    runtime: Runtime,
+    /// The change in words.
+    words: String,
+    rates: Vec<f64>,
+    step: std::time::Duration,
+    timeout: std::time::Duration,
+    slo: &'a Slo,
+}
+
+impl<'a> Predictor<'a> {
+    /// `None` without a fit, a capacity, or HTTP work.
+    fn of(bench: &'a Bench, a: &'a Search, b: &RunSpec) -> Option<Predictor<'a>> {
+        let (fit, capacity) = (a.fit.as_ref()?, a.capacity_rps?);
+        let iolab_model::experiment::Work::Http(w) = &b.work else {
+            return None;
+        };
+        let cores = bench.options.cores;
+        let defaults = Defaults::of(b);
+        Some(Predictor {
+            fit,
+            model: b.model,
+            params: defaults.effective(b, cores),
+            cores,
+            gil: defaults.host(cores).gil,
+            runtime: b.runtime.clone(),
+            words: change_words(b, &defaults.knobs(b, cores)),
+            rates: a.steps.iter().map(|s| s.rate_rps).collect(),
+            step: step_length(
+                bench.slo,
+                w.timeout,
+                fit.service_ms,
+                &bench.options,
+                capacity,
+            ),
+            timeout: w.timeout,
+            slo: bench.slo,
+        })
+    }
+
+    /// B simulated with each request costing `cpu_ms` of CPU.
+    fn at(&self, cpu_ms: f64) -> WhatIf {
+        let net = costing(self.fit, cpu_ms)
+            .on(self.model, self.params.clone(), self.cores)
+            .with_gil(self.gil);
+        let change = Change {
+            change: self.words.clone(),
+            network: net,
+            fitted: false,
+            runtime: self.runtime.clone(),
+        };
+        simulate(
+            &change,
+            &Replay {
+                rates: &self.rates,
+                step: self.step,
+                timeout: self.timeout,
+                slo: self.slo,
+            },
+        )
+    }
 }
 
 /// `jvm loop-async: spring.netty loops 4 (max(cores, 4), its default)`:
