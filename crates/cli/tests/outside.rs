@@ -22,14 +22,28 @@ impl Away {
         self.dir.path().join("cache")
     }
 
+    /// Run the copied binary. Its copy was written while another test of
+    /// this binary may fork: a child forked in that moment holds the
+    /// written file open until it execs, and the kernel refuses to run a
+    /// file open for writing (ETXTBSY, "Text file busy": CI failed on it
+    /// once). So a refusal of that kind is retried, a bounded few times.
     fn iolab(&self, args: &[&str]) -> Output {
-        Command::new(self.dir.path().join("iolab"))
-            .args(args)
-            .current_dir(self.dir.path())
-            .env("IOLAB_CACHE", self.cache())
-            .env_remove("IOLAB_ROOT")
-            .output()
-            .unwrap()
+        let mut tries = 0;
+        loop {
+            let out = Command::new(self.dir.path().join("iolab"))
+                .args(args)
+                .current_dir(self.dir.path())
+                .env("IOLAB_CACHE", self.cache())
+                .env_remove("IOLAB_ROOT")
+                .output();
+            match out {
+                Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => return other.unwrap(),
+            }
+        }
     }
 }
 

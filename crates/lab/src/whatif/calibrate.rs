@@ -88,7 +88,9 @@ pub fn run(
     let Some(source) = p.fit.cpu_source else {
         return Ok(None);
     };
-    let Some(copy_a) = copy(p.a_spec, wait(p.fit.service_ms)) else {
+    let wait = wait(p.fit.service_ms);
+    let (Some(copy_a), Some(copy_b)) = (copy(p.a_spec, wait.clone()), copy(p.b_spec, wait.clone()))
+    else {
         return Ok(None);
     };
     let uncalibrated = p.fit.cpu_per_request_ms.and_then(predict);
@@ -96,7 +98,6 @@ pub fn run(
         return Ok(None);
     };
     let hold = Duration::from_secs_f64(top.duration_s).max(MIN_HOLD);
-    let wait = wait(p.fit.service_ms);
     let a_rate = top.rate_rps;
     let Some(a) = a_costs(&p.a.steps, a_rate, source) else {
         return Ok(None);
@@ -113,7 +114,7 @@ pub fn run(
     };
     let mut k = Calibration {
         wait: wait.to_string(),
-        b_work: String::new(),
+        b_work: wait.to_string(),
         source,
         a_rate_rps: a_rate,
         a_ms: a.0,
@@ -127,41 +128,19 @@ pub fn run(
         "whatif: {} costs {:.3} ms a request at {a_rate:.0}/s, its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
         p.a_spec.name, k.a_ms, k.a_runtime_ms, k.noise_ms
     ));
-    let max_rps = bench.options.max_rps;
     let handler_ms = k.handler_ms();
-    let work = wait.clone();
-    k.b_work = work.to_string();
-    let Some(copy_b) = copy(p.b_spec, work.clone()) else {
-        return Ok(None);
+    let said = |rate: f64, cost: &RateCost, predicted: Option<f64>| {
+        say(&format!(
+            "whatif: {}'s runtime serving {wait} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
+            p.b_spec.name,
+            cost.ms.map_or("-".into(), |m| format!("{m:.3}")),
+            if cost.met { "" } else { ", the objective failed" },
+            predicted.map_or("-".into(), |n| format!("{n:.0}"))
+        ))
     };
     k.b_runtime = bench.with_probe(&copy_b, true, |probe, _| {
-        let runs = Holds::on(bench, probe, hold, source);
-        let mut rate = first.min(max_rps);
-        runs.settled(rate, 0.0)?;
-        let mut tried: Vec<RateCost> = Vec::new();
-        for _ in 0..ROUNDS {
-            let cost = runs.cost(rate)?;
-            tried.push(cost);
-            let met = tried.iter().rev().filter(|r| r.met).find_map(|r| r.ms);
-            let predicted = met.and_then(|ms| predict(handler_ms + ms));
-            // Failed with nothing met yet: below it, by the bracket's rule.
-            let next = predicted.or((!cost.met).then_some(rate));
-            say(&format!(
-                "whatif: {}'s runtime serving {work} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
-                p.b_spec.name,
-                cost.ms.map_or("-".into(), |m| format!("{m:.3}")),
-                if cost.met { "" } else { ", the objective failed" },
-                predicted.map_or("-".into(), |n| format!("{n:.0}"))
-            ));
-            let Some(next) = next.map(|n| next_rate(&tried, n).min(max_rps)) else {
-                break;
-            };
-            if (next - rate).abs() <= SETTLED * rate || bench.cancelled() {
-                break;
-            }
-            rate = next;
-        }
-        Ok::<_, String>(tried)
+        let b = |ms: f64| predict(handler_ms + ms);
+        Holds::on(bench, probe, hold, source).rounds(first, &b, &said)
     })??;
     // Held, as the prediction is, to what B's copy holds.
     let cap = k.copy_capacity_rps().unwrap_or(f64::INFINITY);
@@ -258,6 +237,38 @@ impl<'a> Holds<'a> {
             last = now;
         }
         Ok(last.zip(self.cost(rate)?.ms).map(|(a, b)| [a, b]))
+    }
+
+    /// B's copy from `first`: each rate's cost, then B predicted with it
+    /// (`predict`), and the next rate, until the prediction settles, the
+    /// copy is bracketed, or [`ROUNDS`] rates were held; `said` hears each.
+    fn rounds(
+        &self,
+        first: f64,
+        predict: &dyn Fn(f64) -> Option<f64>,
+        said: &dyn Fn(f64, &RateCost, Option<f64>),
+    ) -> Result<Vec<RateCost>, String> {
+        let max_rps = self.bench.options.max_rps;
+        let mut rate = first.min(max_rps);
+        self.settled(rate, 0.0)?;
+        let mut tried: Vec<RateCost> = Vec::new();
+        for _ in 0..ROUNDS {
+            let cost = self.cost(rate)?;
+            tried.push(cost);
+            let met = tried.iter().rev().filter(|r| r.met).find_map(|r| r.ms);
+            let predicted = met.and_then(predict);
+            said(rate, &cost, predicted);
+            // Failed with nothing met yet: below it, by the bracket's rule.
+            let Some(next) = predicted.or((!cost.met).then_some(rate)) else {
+                break;
+            };
+            let next = next_rate(&tried, next).min(max_rps);
+            if (next - rate).abs() <= SETTLED * rate || self.bench.cancelled() {
+                break;
+            }
+            rate = next;
+        }
+        Ok(tried)
     }
 
     /// Hold `rate` and read the CPU per answered request.
