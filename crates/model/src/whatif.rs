@@ -40,8 +40,8 @@ pub struct Counterfactual {
 /// B's copy at the rate B is predicted to hold (what B's runtime adds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Calibration {
-    /// The work A's copy served in place of the handler, e.g. `sleep:52.3`
-    /// (the fitted service time, waited).
+    /// The work both copies served in place of the handler, e.g.
+    /// `sleep:52.3` (the fitted service time, waited).
     pub wait: String,
     /// Whose CPU was read: the source A's fit used.
     pub source: CpuSource,
@@ -57,9 +57,7 @@ pub struct Calibration {
     /// search's confirmed answer) or its copy's, ms: how far the handler's
     /// work can be trusted.
     pub noise_ms: f64,
-    /// What B's copy served (the fitted wait, as A's did).
-    pub b_work: String,
-    /// B's runtime and model serving `b_work`, at each rate tried: the
+    /// B's runtime and model serving the same wait, at each rate tried: the
     /// uncalibrated prediction first, then each calibrated one while the
     /// prediction moved by more than [`SETTLED`].
     pub b_runtime: Vec<RateCost>,
@@ -249,7 +247,6 @@ mod tests {
         assert_eq!(next_rate(&tried[..2], 9000.0), 9000.0);
         let k = Calibration {
             wait: "sleep:401".into(),
-            b_work: "sleep:400.8".into(),
             source: CpuSource::Cores,
             a_rate_rps: 525.0,
             a_ms: 0.197,

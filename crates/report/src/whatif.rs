@@ -160,7 +160,7 @@ pub fn calibrated(b: &str, k: &Calibration) -> String {
         cost(k.handler_ms()),
         cost(k.noise_ms),
         if k.within_noise() { ", within the noise" } else { "" },
-        k.b_work,
+        k.wait,
         tried.join(", then "),
         opt(k.b_ms(), cost),
         opt(k.uncalibrated_rps, rate),
@@ -283,7 +283,6 @@ mod tests {
     fn the_calibration_sentence_is_made_from_its_numbers() {
         let k = Calibration {
             wait: "sleep:100.2".into(),
-            b_work: "sleep:100.2".into(),
             source: CpuSource::Cores,
             a_rate_rps: 206.25,
             a_ms: 0.5301,

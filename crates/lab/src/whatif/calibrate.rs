@@ -114,7 +114,6 @@ pub fn run(
     };
     let mut k = Calibration {
         wait: wait.to_string(),
-        b_work: wait.to_string(),
         source,
         a_rate_rps: a_rate,
         a_ms: a.0,

@@ -52,12 +52,17 @@ pub fn per_request(passing: &[&StepRecord], cores: u32) -> Option<Cpu> {
 /// calibration run (one rate, after a warm-up) cost, and A's cost at the
 /// rate it is compared at. `None` without that reading or an answer.
 pub fn at(s: &StepRecord, source: CpuSource) -> Option<f64> {
-    let busy = match source {
-        CpuSource::Cores => s.core_busy_cores,
-        CpuSource::Process => s.cpu_cores,
-    }?;
+    let busy = busy(s, source)?;
     let r = answered_rps(s);
     (r > 0.0 && busy.is_finite()).then(|| busy * 1000.0 / r)
+}
+
+/// A step's busy time from `source`, cores.
+fn busy(s: &StepRecord, source: CpuSource) -> Option<f64> {
+    match source {
+        CpuSource::Cores => s.core_busy_cores,
+        CpuSource::Process => s.cpu_cores,
+    }
 }
 
 /// The rate a step answered, req/s.
@@ -92,13 +97,9 @@ fn apart(points: &[(f64, f64)]) -> bool {
 
 /// The slope (or the median) from one source.
 fn read(passing: &[&StepRecord], source: CpuSource) -> Option<Cpu> {
-    let busy = |s: &StepRecord| match source {
-        CpuSource::Cores => s.core_busy_cores,
-        CpuSource::Process => s.cpu_cores,
-    };
     let points: Vec<(f64, f64)> = passing
         .iter()
-        .filter_map(|s| Some((answered_rps(s), busy(s)?)))
+        .filter_map(|s| Some((answered_rps(s), busy(s, source)?)))
         .filter(|(r, c)| r.is_finite() && c.is_finite() && *r > 0.0)
         .collect();
     if apart(&points) {
