@@ -347,3 +347,58 @@ fn attack_sends_a_targets_file_in_turn() {
         .unwrap()
         .ends_with("/work?steps=sleep:1"));
 }
+
+/// A capacity preset's runtime targets are built before the first starts:
+/// `iolab whatif whatif-node-loop-blocking` on a checkout without
+/// `node_modules` said only "exited before printing its URL" (the runtime's
+/// `build` was run by `iolab run` and `iolab serve`, not by capacity
+/// presets). Here the build is refused (no installs while the tests run),
+/// which shows it was tried, and says so.
+#[test]
+fn r31_06_a_capacity_preset_builds_its_runtimes_before_it_starts_them() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = tempfile::tempdir().unwrap();
+    let runtimes = root.path().join("runtimes");
+    std::fs::create_dir_all(runtimes.join("lib")).unwrap();
+    std::fs::copy(repo.join("runtimes/README.md"), runtimes.join("README.md")).unwrap();
+    std::fs::copy(
+        repo.join("runtimes/lib/install.sh"),
+        runtimes.join("lib/install.sh"),
+    )
+    .unwrap();
+    // The node folder as a fresh checkout has it: no node_modules.
+    copy_tree(&repo.join("runtimes/node"), &runtimes.join("node"));
+    let preset = root.path().join("node.toml");
+    std::fs::write(
+        &preset,
+        "name = \"node\"\ndescription = \"d\"\n[capacity]\nslo = \"p99<100ms\"\n[load]\nsteps = \"sleep:10\"\nrate = 10\nduration = \"1s\"\n[[targets]]\nmodel = \"loop-blocking\"\nruntime = \"node\"\n",
+    )
+    .unwrap();
+    let out = iolab()
+        .env("IOLAB_ROOT", root.path())
+        .env("IOLAB_NO_INSTALL", "1")
+        .args(["capacity", "--quiet", "--out"])
+        .arg(root.path().join("out"))
+        .arg(&preset)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("building runtime node failed"), "{err}");
+    assert!(!err.contains("exited before printing its URL"), "{err}");
+}
+
+/// `from` copied to `to`, without `node_modules` (what a build makes).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if e.file_name() == "node_modules" {
+            continue;
+        } else if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! What every end-to-end test of the binary shares.
 #![allow(dead_code)] // each test binary uses a different part of this
 
+pub mod whatif;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::Output;

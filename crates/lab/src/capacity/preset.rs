@@ -218,6 +218,9 @@ pub fn with_bench<R>(
     each: &dyn Progress,
     f: impl FnOnce(&Bench) -> R,
 ) -> Result<R, String> {
+    // Every runtime the targets use, built once before the first starts (a
+    // Node target on a fresh checkout exited before its URL: r31_06).
+    crate::targets::runtime::prepare(plan)?;
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)
         .map_err(|e| format!("{e:?}"))?;
     let (target_cpus, gen_cpus) = crate::environment::pinning(true);

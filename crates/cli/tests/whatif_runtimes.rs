@@ -1,0 +1,27 @@
+//! `iolab whatif` end to end at CI size on the runtime pairs
+//! (presets/test/whatif-{python-prefork,node-loop-blocking,ruby-sequential,
+//! jvm-pg-pool}.toml: the full presets' pairs with short steps, and rates a
+//! debug build's generator keeps up with), with the same assertions as the
+//! built-in pairs (`common::whatif`): A named by the resource its
+//! configuration sets, each B near its measured capacity
+//! (the goal, 15%, and the noise of a CI-size measurement). The
+//! runtimes are built and PostgreSQL started by the test command's install
+//! step and services (scripts/test); without them this fails, naming what
+//! is missing.
+
+mod common;
+
+/// gunicorn (workers) -> uvicorn; Node's blocked loop -> offload to 4
+/// worker_threads; Thin blocking on its reactor -> async on EventMachine;
+/// Spring limited by HikariCP's 10 connections -> WebFlux + R2DBC (no gain).
+const PAIRS: [&str; 4] = [
+    "presets/test/whatif-python-prefork.toml",
+    "presets/test/whatif-node-loop-blocking.toml",
+    "presets/test/whatif-ruby-sequential.toml",
+    "presets/test/whatif-jvm-pg-pool.toml",
+];
+
+#[test]
+fn every_runtime_pair_names_a_and_predicts_b_within_the_goal_and_the_noise() {
+    common::whatif::check_pairs(&PAIRS);
+}
