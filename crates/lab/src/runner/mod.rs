@@ -160,6 +160,13 @@ pub fn run_keeping(
             source: std::io::Error::other(m),
         },
     })?;
+    // The lab's own threads (sampler, telemetry) on the generator's CPUs,
+    // off the target's, as a capacity bench keeps them (r31_04); backends
+    // started above keep their own.
+    let _kept = match (env.pinning.get("target"), env.pinning.get("generator")) {
+        (Some(t), Some(g)) if !t.is_empty() => environment::keep_to(g),
+        _ => None,
+    };
     let mut file = RunsFile {
         schema: RUNS_SCHEMA.to_string(),
         plan: plan.clone(),

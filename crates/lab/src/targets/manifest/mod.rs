@@ -2,7 +2,14 @@
 //! `runtimes/README.md`): how to build and start the runtime's targets, the
 //! models it serves with the knobs each reads, its own defaults, the
 //! backends it can call and its options. The lab reads nothing else of a
-//! runtime, so adding one adds a folder, not code.
+//! runtime, so adding one adds a folder, not code. Where the runtime
+//! folders are is [`root`]; what a runtime's defaults make of a model's
+//! knobs, [`knobs`].
+
+mod knobs;
+mod root;
+
+pub use root::{available, find_root};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,13 +17,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use iolab_model::concurrency::Host;
-use iolab_model::runtime::{KnobOrigin, RuntimeKnobs};
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
 /// The file that marks a checkout's runtime folders.
-const MARKER: &str = "runtimes/README.md";
 /// Longest manifest read (a manifest is a few dozen lines).
 const MAX_MANIFEST: u64 = 64 * 1024;
 
@@ -145,48 +149,6 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RuntimeKind
     Ok(kinds)
 }
 
-/// The checkout holding `runtimes/`: `IOLAB_ROOT` if set, else the first
-/// folder above the current one, then above this executable, that holds it,
-/// else the runtime folders built into the binary, unpacked into a cache
-/// ([`super::embedded`]), said on stderr.
-pub fn find_root() -> Result<PathBuf, String> {
-    if let Some(root) = std::env::var_os("IOLAB_ROOT") {
-        let root = PathBuf::from(root);
-        if root.join(MARKER).is_file() {
-            return Ok(root);
-        }
-        return Err(format!(
-            "IOLAB_ROOT={} holds no {MARKER}: point it at the iolab repository",
-            root.display()
-        ));
-    }
-    let starts = [
-        std::env::current_dir().ok(),
-        std::env::current_exe()
-            .ok()
-            .and_then(|p| p.canonicalize().ok()),
-    ];
-    starts
-        .iter()
-        .flatten()
-        .flat_map(|start| start.ancestors())
-        .find(|dir| dir.join(MARKER).is_file())
-        .map_or_else(super::embedded::root, |d| Ok(d.to_path_buf()))
-}
-
-/// The names of the runtime folders there are (`jvm`, `node`, ...).
-pub fn available(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root.join("runtimes"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter(|e| e.path().join("runtime.toml").is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
-    names
-}
-
 impl Manifest {
     /// Read the manifest of `runtime` from the checkout.
     pub fn load(runtime: &Runtime) -> Result<Manifest, String> {
@@ -308,66 +270,6 @@ impl Manifest {
         ))
     }
 
-    /// `params` with the runtime's defaults for `model` on `cores` cores
-    /// filled in where unset.
-    pub fn effective(&self, model: ModelKind, params: &ModelParams, cores: u32) -> ModelParams {
-        let mut p = params.clone();
-        if let Some(entry) = self.models.get(model.as_str()) {
-            for (name, v) in &entry.defaults {
-                if let Some(k) = iolab_model::knob::knob(name) {
-                    if (k.get)(&p).is_none() {
-                        (k.set)(&mut p, Some(v.value(cores)));
-                    }
-                }
-            }
-        }
-        p
-    }
-
-    /// The knobs of `model` with `params` on `cores` cores as this runtime
-    /// has them: every knob the model reads here or the runtime defaults,
-    /// its value, whether it was set, what the runtime calls it (a knob it
-    /// names nowhere is its launcher's flag) and the rule of its default (the
-    /// manifest's, else iolab's knob table).
-    pub fn knobs(&self, model: ModelKind, params: &ModelParams, cores: u32) -> RuntimeKnobs {
-        let empty = ModelEntry::default();
-        let entry = self.models.get(model.as_str()).unwrap_or(&empty);
-        let effective = self.effective(model, params, cores);
-        let knobs = iolab_model::KNOBS
-            .iter()
-            .filter(|k| {
-                entry.knobs.iter().any(|n| n == k.name) || entry.defaults.contains_key(k.name)
-            })
-            .map(|k| KnobOrigin {
-                knob: k.name.to_string(),
-                value: effective.value(k, cores),
-                set: (k.get)(params).is_some(),
-                setting: entry
-                    .settings
-                    .get(k.name)
-                    .or_else(|| self.settings.get(k.name))
-                    .cloned()
-                    .unwrap_or_else(|| format!("{} {}", self.name, k.flag())),
-                default: entry
-                    .defaults
-                    .get(k.name)
-                    .map_or_else(|| k.default.rule(), super::expr::Default::rule),
-            })
-            .collect();
-        RuntimeKnobs {
-            runtime: Runtime::named(&self.name).unwrap_or_default(),
-            knobs,
-        }
-    }
-
-    /// The host a model of this runtime runs on.
-    pub fn host(&self, cores: u32) -> Host {
-        Host {
-            cores,
-            gil: self.gil,
-        }
-    }
-
     /// Longest wait for a target to start.
     pub fn start_timeout(&self) -> Duration {
         Duration::from_secs(self.start_timeout_s.max(1))
@@ -419,85 +321,4 @@ fn one_line(e: &toml::de::Error) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_runtime_folder_has_a_valid_manifest() {
-        let root = find_root().unwrap();
-        let names = available(&root);
-        assert!(names.contains(&"jvm".to_string()), "{names:?}");
-        for name in names {
-            let m = Manifest::load_from(&root, &Runtime::named(&name).unwrap())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(m.name, name);
-            assert!(!m.models.is_empty(), "{name}");
-            for (model, entry) in &m.models {
-                let kind: ModelKind = model.parse().unwrap();
-                let p = m.effective(kind, &ModelParams::default(), 2);
-                for k in entry.defaults.keys() {
-                    let def = iolab_model::knob::knob(k).unwrap();
-                    assert!((def.get)(&p).is_some_and(|v| v >= 1), "{name} {model} {k}");
-                }
-                // Every knob it reads or defaults is named, valued and unset.
-                let named = m.knobs(kind, &ModelParams::default(), 2);
-                for k in entry.knobs.iter().chain(entry.defaults.keys()) {
-                    let o = named.get(k).unwrap_or_else(|| panic!("{name} {model} {k}"));
-                    assert!(!o.set && !o.setting.is_empty() && !o.default.is_empty());
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn kind_is_one_name_or_a_list() {
-        let root = find_root().unwrap();
-        let go = Manifest::load_from(&root, &Runtime::named("go").unwrap()).unwrap();
-        assert!(go.runs(RuntimeKind::Http) && go.runs(RuntimeKind::Batch));
-        let scala = Manifest::load_from(&root, &Runtime::named("scala").unwrap()).unwrap();
-        assert!(!scala.runs(RuntimeKind::Http) && scala.runs(RuntimeKind::Batch));
-        let text = "name = 'x'\nabout = 'x'\nstart = ['./s']\nbackends = []\n[models]\n";
-        let plain: Manifest = toml::from_str(text).unwrap();
-        assert_eq!(plain.kinds, vec![RuntimeKind::Http]);
-        let e = toml::from_str::<Manifest>(&format!("kind = []\n{text}")).unwrap_err();
-        assert!(e.to_string().contains("name what it runs"), "{e}");
-    }
-
-    #[test]
-    fn a_knob_or_option_the_runtime_lacks_is_named() {
-        let m = Manifest::load(&Runtime::named("jvm").unwrap()).unwrap();
-        let p = ModelParams {
-            threads: Some(2),
-            ..Default::default()
-        };
-        let e = m.check(ModelKind::LoopAsync, &p, &[]).unwrap_err();
-        assert!(
-            e.starts_with("threads does not apply to jvm model 'loop-async'"),
-            "{e}"
-        );
-        let e = m
-            .check(ModelKind::ThreadPerRequest, &ModelParams::default(), &[])
-            .unwrap_err();
-        assert!(e.contains("has no jvm target"), "{e}");
-        let e = m
-            .check(
-                ModelKind::LoopAsync,
-                &ModelParams::default(),
-                &["synchronized".into()],
-            )
-            .unwrap_err();
-        assert!(
-            e.contains("synchronized does not apply") && e.contains("virtual"),
-            "{e}"
-        );
-        assert!(m
-            .check(
-                ModelKind::Virtual,
-                &ModelParams::default(),
-                &["synchronized".into()]
-            )
-            .is_ok());
-        let e = m.check_backend(BackendKind::Mc).map(|_| ());
-        assert!(e.is_ok());
-    }
-}
+mod tests;
