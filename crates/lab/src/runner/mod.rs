@@ -160,8 +160,6 @@ pub fn run_keeping(
             source: std::io::Error::other(m),
         },
     })?;
-    // Backends started above keep their own CPUs.
-    let _kept = lab_threads_off_the_target(&env);
     let mut file = RunsFile {
         schema: RUNS_SCHEMA.to_string(),
         plan: plan.clone(),
@@ -208,15 +206,6 @@ pub fn run_keeping(
     backends.stop();
     observer.experiment_finished(&file);
     Ok(Ran { file, unsaved })
-}
-
-/// The lab's own threads (sampler, telemetry) on the generator's CPUs, off
-/// the target's, as a capacity bench keeps them (r31_04), until dropped.
-fn lab_threads_off_the_target(env: &Environment) -> Option<environment::KeptTo> {
-    match (env.pinning.get("target"), env.pinning.get("generator")) {
-        (Some(t), Some(g)) if !t.is_empty() => environment::keep_to(g),
-        _ => None,
-    }
 }
 
 fn save(dir: &Path, file: &RunsFile) -> Result<(), LabError> {
