@@ -356,7 +356,7 @@ fn attack_sends_a_targets_file_in_turn() {
 /// which shows it was tried, and says so.
 #[test]
 fn r31_06_a_capacity_preset_builds_its_runtimes_before_it_starts_them() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = common::root();
     let root = tempfile::tempdir().unwrap();
     let runtimes = root.path().join("runtimes");
     std::fs::create_dir_all(runtimes.join("lib")).unwrap();

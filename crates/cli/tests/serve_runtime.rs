@@ -4,19 +4,14 @@
 
 mod common;
 
-use common::get;
+use common::{get, root};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command as AssertCommand;
 use predicates::str::contains;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn usage_error(args: &[&str], env: Option<(&str, &str)>, needle: &str) {
     let mut cmd = AssertCommand::new(env!("CARGO_BIN_EXE_iolab"));

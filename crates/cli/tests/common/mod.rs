@@ -8,6 +8,11 @@ use std::net::TcpStream;
 use std::process::Output;
 use std::time::Duration;
 
+/// The repository's root (presets, runtimes, docs are read from it).
+pub fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
 /// Fail the test with the command's stderr unless it exited 0.
 pub fn assert_ok(out: &Output) {
     assert!(

@@ -19,7 +19,6 @@
 //!   fails by that noise, not by the prediction; the quiet full-size runs
 //!   (docs/capacity.md) are held to the goal itself.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::Value;
@@ -30,10 +29,6 @@ pub const GOAL_PCT: f64 = 15.0;
 /// How far one B's capacity measured at CI size moved between quiet runs, %
 /// (the module's header has the runs).
 pub const CI_NOISE_PCT: f64 = 10.0;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// How far `predicted` is from the measured bracket `[low, high]`, % of the
 /// nearer end (0 inside it; `high` absent when nothing failed).
@@ -52,7 +47,7 @@ pub fn bracket_error_pct(predicted: f64, low: f64, high: Option<f64>) -> f64 {
 pub fn check_pairs(presets: &[&str]) {
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .current_dir(root())
+        .current_dir(super::root())
         .arg("whatif")
         .args(presets)
         .args(["--json", "--quiet", "--out"])
