@@ -22,7 +22,6 @@ const PAIRS: [&str; 4] = [
 ];
 
 #[test]
-#[ignore = "flaky in CI: in 1 of 2 clean-clone CI runs (ci11, 2026-11-27 09:30) gunicorn's copy serving sleep:23.2 alone at 175/s read 1.373 ms a request, where 4 quiet runs read 0.22-0.56, so the handler read 1.04 ms (about 2.2) and uvicorn was predicted 884/s against 400-425 measured (+108% from the bracket); the rust-pool pair failed CI the same way (A's copy read high). Node, Ruby and the PostgreSQL pair were within 5% there. Run: cargo test -p iolab --test whatif_runtimes -- --ignored"]
 fn every_runtime_pair_names_a_and_predicts_b_within_the_goal_and_the_noise() {
     common::whatif::check_pairs(&PAIRS);
 }

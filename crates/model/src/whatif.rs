@@ -43,7 +43,13 @@ pub struct Calibration {
     /// The work both copies served in place of the handler, e.g.
     /// `sleep:52.3` (the fitted service time, waited).
     pub wait: String,
-    /// Whose CPU was read: the source A's fit used.
+    /// Whose CPU A and both copies were read from: the process trees (their
+    /// CPU-time clocks) when A's steps have them, else the source A's fit
+    /// used. The pinned cores also carry other work (at 100 req/s a Rust
+    /// copy's core read 0.25-0.78 ms a request over five holds, its process
+    /// 0.098 every time), and their busy time is counted in ticks, which
+    /// missed most of a loop's bursts (0.096 of a core at 3,200/s where
+    /// the loop's own clock read 0.23).
     pub source: CpuSource,
     /// A's highest passing rate, req/s.
     pub a_rate_rps: f64,
@@ -53,6 +59,11 @@ pub struct Calibration {
     /// A's runtime and model serving only the wait at that rate, ms (the
     /// lesser of two steady holds).
     pub a_runtime_ms: f64,
+    /// Every measured hold of A's copy at that rate, in order (after its
+    /// warm-up): how steady it was and how much of the cores' time was
+    /// the copy's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a_runtime: Vec<RateCost>,
     /// The larger spread of two readings at that rate, A's own (its
     /// search's confirmed answer) or its copy's, ms: how far the handler's
     /// work can be trusted.
@@ -78,6 +89,11 @@ pub struct RateCost {
     pub rate_rps: f64,
     /// CPU per answered request, ms; `None` when nothing was answered.
     pub ms: Option<f64>,
+    /// The pinned cores' busy time per answered request beside it, ms,
+    /// when `ms` was read from the process tree: what the cores burnt
+    /// beyond it was the kernel's and other work (or ticks it missed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_ms: Option<f64>,
     /// The copy met the objective at that rate. When it did not, its cost
     /// there is not read (a collapsing server's CPU over its few answers)
     /// and B, which does the copy's work and more, is held to below it.
@@ -226,6 +242,7 @@ mod tests {
         RateCost {
             rate_rps,
             ms: Some(ms),
+            cores_ms: None,
             met,
         }
     }
@@ -251,6 +268,7 @@ mod tests {
             a_rate_rps: 525.0,
             a_ms: 0.197,
             a_runtime_ms: 0.191,
+            a_runtime: Vec::new(),
             noise_ms: 0.019,
             b_runtime: tried.to_vec(),
             uncalibrated_rps: None,

@@ -3,6 +3,7 @@
 //! change's predicted capacity beside the measured one and the error; as
 //! text, Markdown, the document as JSON, and CSV (one record per change).
 
+use iolab_model::capacity::CpuSource;
 use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
 use serde_json::json;
 
@@ -152,9 +153,13 @@ pub fn calibrated(b: &str, k: &Calibration) -> String {
         _ => String::new(),
     };
     format!(
-        "  calibrated {b}: A cost {} ms a request at {}/s, its runtime serving {} alone {} ms, so the handler's own work is {} ms (±{} ms{}); B's runtime serving {}: {}{ceiling}; B simulated at {} ms a request (uncalibrated: {}/s); {} ms higher: {}/s",
+        "  calibrated {b}: A cost {} ms a request at {}/s ({}), its runtime serving {} alone {} ms, so the handler's own work is {} ms (±{} ms{}); B's runtime serving {}: {}{ceiling}; B simulated at {} ms a request (uncalibrated: {}/s); {} ms higher: {}/s",
         cost(k.a_ms),
         rate(k.a_rate_rps),
+        match k.source {
+            CpuSource::Process => "the process trees' CPU, as the copies'",
+            CpuSource::Cores => "the pinned cores' busy time, as the copies'",
+        },
         k.wait,
         cost(k.a_runtime_ms),
         cost(k.handler_ms()),
@@ -275,8 +280,13 @@ mod tests {
         RateCost {
             rate_rps,
             ms: Some(ms),
+            cores_ms: None,
             met,
         }
+    }
+
+    fn has_in(line: &str, s: &str) {
+        assert!(line.contains(s), "{s:?} not in {line}");
     }
 
     #[test]
@@ -287,6 +297,7 @@ mod tests {
             a_rate_rps: 206.25,
             a_ms: 0.5301,
             a_runtime_ms: 0.4702,
+            a_runtime: Vec::new(),
             b_runtime: vec![cost_at(1972.0, 0.081, true), cost_at(7000.0, 0.0493, true)],
             uncalibrated_rps: Some(1972.0),
             noise_ms: 0.02,
@@ -305,8 +316,18 @@ mod tests {
         has(&format!(
             "simulated at {b:.3} ms a request (uncalibrated: 1,972/s); 0.020 ms higher: 5,400/s"
         ));
-        has("A cost 0.530 ms a request at 206/s");
+        has("A cost 0.530 ms a request at 206/s (the pinned cores' busy time, as the copies'), its runtime");
         assert!(!line.contains("failed"), "{line}");
+        // Read from the processes: said so.
+        let from_processes = Calibration {
+            source: CpuSource::Process,
+            ..k.clone()
+        };
+        let line = calibrated("b", &from_processes);
+        has_in(
+            &line,
+            "at 206/s (the process trees' CPU, as the copies'), its runtime",
+        );
         // A copy dearer than A itself leaves no handler work, never less.
         let dear = Calibration {
             a_runtime_ms: 0.6,

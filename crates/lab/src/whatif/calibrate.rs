@@ -25,29 +25,39 @@
 //! with, and a quiet `whatif-cpu` copy serving the fitted request that way
 //! read 20% high).
 //!
+//! A and both copies are read from their process trees' CPU-time clocks
+//! when A's steps have them (`Calibration::source` says why): the pinned
+//! cores carry other work, and count their busy time in ticks (from the
+//! cores, CI runs read a copy at 2-3 times its quiet cost and over-predicted
+//! B by 65% and 108%).
+//! A's copy is measured once per pair ([`a_side`]), for every B
+//! ([`b_side`]).
+//!
 //! A's cost and its copy's are each read twice at that rate (A's search
 //! confirms its answer; the copy's two steady holds): the larger spread is
 //! the handler's noise, and B is also predicted with its cost that much
 //! higher (`lower_rps`).
 //!
-//! Each copy holds its first rate until two holds in a row cost the same
-//! within [`STEADY`] (a JIT compiles, pools fill: a Spring copy cost 2.0 ms
-//! a request in its first seconds, A 0.20 ms after its search), each hold
+//! Each copy first serves as many requests as A had answered when its cost
+//! was read, at half the rate it is then held at (within [`WARM_UP`] and
+//! [`MAX_WARM_UP`]: a JIT compiles by count), then holds its first rate until two holds in a row cost the
+//! same within [`STEADY`] (a JIT compiles, pools fill: a Spring copy cost
+//! 2.0 ms a request in its first seconds, A 0.20 ms after its search), each hold
 //! as long as A's step there lasted, at least [`MIN_HOLD`]. Neither A nor
 //! B is loaded here: A's fit stays a black box's, and B is measured after,
 //! by its own search.
 
 use std::time::Duration;
 
-use iolab_model::capacity::{CpuSource, Fit, Search, SearchStage, StepRecord};
+use iolab_model::capacity::{CpuSource, Search, StepRecord};
 use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::steps::BackendKind;
-use iolab_model::whatif::{next_rate, Calibration, RateCost, SETTLED};
+use iolab_model::whatif::{Calibration, RateCost};
 use iolab_model::Step;
 use iolab_predict::fit::cpu;
 
+use super::holds::Holds;
 use crate::capacity::preset::Bench;
-use crate::capacity::Probe;
 
 /// Most rates B's copy is measured at (each after the last prediction).
 pub const ROUNDS: usize = 5;
@@ -64,74 +74,106 @@ pub const WARM_HOLDS: usize = 10;
 /// Shortest measured hold.
 pub const MIN_HOLD: Duration = Duration::from_secs(2);
 
-/// A pair's two targets and A's search.
-pub struct Pair<'a> {
-    /// A's search and its fit.
-    pub a: &'a Search,
-    /// A's fit.
-    pub fit: &'a Fit,
-    /// A as the preset starts it.
-    pub a_spec: &'a RunSpec,
-    /// B as the preset starts it.
-    pub b_spec: &'a RunSpec,
+/// Longest a copy warms before it is measured.
+pub const MAX_WARM_UP: Duration = Duration::from_secs(60);
+
+/// A's side of a pair's calibration: its copy, measured once for every B.
+pub struct ASide {
+    /// The calibration so far (B's side empty).
+    k: Calibration,
+    /// What the copies serve in place of the handler.
+    wait: Step,
+    /// How long each measured hold lasts (A's step there).
+    hold: Duration,
+    /// Requests a copy serves before it is measured: as many as A had
+    /// answered when its cost was read.
+    warm_requests: f64,
+    /// A's CPU per request as the fit read it, ms.
+    fitted_ms: Option<f64>,
 }
 
-/// Calibrate B's cost; `predict` gives B's capacity (req/s) for a CPU per
-/// request (ms). `None` when it cannot be: a foreign A or B (the lab has no
-/// copy of it), no CPU reading, no prediction to start from.
-pub fn run(
+/// Measure A's copy at A's highest passing rate: the handler's work. `None`
+/// when it cannot be: a foreign A (the lab has no copy of it), no CPU
+/// reading, a copy that answered nothing.
+pub fn a_side(
     bench: &Bench,
-    p: &Pair,
-    predict: &dyn Fn(f64) -> Option<f64>,
+    a: &Search,
+    a_spec: &RunSpec,
     say: &dyn Fn(&str),
-) -> Result<Option<Calibration>, String> {
-    let Some(source) = p.fit.cpu_source else {
+) -> Result<Option<ASide>, String> {
+    let Some((fit, source)) = a.fit.as_ref().and_then(|f| Some((f, f.cpu_source?))) else {
         return Ok(None);
     };
-    let wait = wait(p.fit.service_ms);
-    let (Some(copy_a), Some(copy_b)) = (copy(p.a_spec, wait.clone()), copy(p.b_spec, wait.clone()))
-    else {
-        return Ok(None);
-    };
-    let uncalibrated = p.fit.cpu_per_request_ms.and_then(predict);
-    let (Some(first), Some(top)) = (uncalibrated, top(&p.a.steps, source)) else {
+    let wait = wait(fit.service_ms);
+    let (Some(copy_a), Some(top)) = (copy(a_spec, wait.clone()), top(&a.steps, source)) else {
         return Ok(None);
     };
     let hold = Duration::from_secs_f64(top.duration_s).max(MIN_HOLD);
     let a_rate = top.rate_rps;
-    let Some(a) = a_costs(&p.a.steps, a_rate, source) else {
+    let source = calibration_source(&a.steps, a_rate, source);
+    let Some(cost) = a_costs(&a.steps, a_rate, source) else {
         return Ok(None);
     };
-    let copy_costs = bench.with_probe(&copy_a, true, |probe, _| {
-        Holds::on(bench, probe, hold, source).settled(a_rate, a.0)
+    let warm_requests = answered_before(&a.steps, a_rate);
+    let holds = bench.with_probe(&copy_a, true, |probe, _| {
+        Holds::on(bench, probe, hold, source).settled(a_rate, warm_requests, cost.0)
     })??;
-    let Some([c1, c2]) = copy_costs else {
+    let Some([c1, c2]) = last_two(&holds) else {
         say(&format!(
             "whatif: {}'s copy answered nothing at {a_rate:.0}/s: not calibrated",
-            p.a_spec.name
+            a_spec.name
         ));
         return Ok(None);
     };
-    let mut k = Calibration {
+    let k = Calibration {
         wait: wait.to_string(),
         source,
         a_rate_rps: a_rate,
-        a_ms: a.0,
+        a_ms: cost.0,
         a_runtime_ms: c1.min(c2),
-        noise_ms: a.1.max((c1 - c2).abs()),
+        a_runtime: holds,
+        noise_ms: cost.1.max((c1 - c2).abs()),
         b_runtime: Vec::new(),
-        uncalibrated_rps: uncalibrated,
+        uncalibrated_rps: None,
         lower_rps: None,
     };
     say(&format!(
         "whatif: {} costs {:.3} ms a request at {a_rate:.0}/s, its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
-        p.a_spec.name, k.a_ms, k.a_runtime_ms, k.noise_ms
+        a_spec.name, k.a_ms, k.a_runtime_ms, k.noise_ms
     ));
+    Ok(Some(ASide {
+        k,
+        wait,
+        hold,
+        warm_requests,
+        fitted_ms: fit.cpu_per_request_ms,
+    }))
+}
+
+/// Calibrate B's cost from A's side; `predict` gives B's capacity (req/s)
+/// for a CPU per request (ms). `None` when it cannot be: a foreign B, no
+/// prediction to start from.
+pub fn b_side(
+    bench: &Bench,
+    side: &ASide,
+    b_spec: &RunSpec,
+    predict: &dyn Fn(f64) -> Option<f64>,
+    say: &dyn Fn(&str),
+) -> Result<Option<Calibration>, String> {
+    let uncalibrated = side.fitted_ms.and_then(predict);
+    let (Some(copy_b), Some(first)) = (copy(b_spec, side.wait.clone()), uncalibrated) else {
+        return Ok(None);
+    };
+    let mut k = Calibration {
+        uncalibrated_rps: uncalibrated,
+        ..side.k.clone()
+    };
     let handler_ms = k.handler_ms();
     let said = |rate: f64, cost: &RateCost, predicted: Option<f64>| {
         say(&format!(
-            "whatif: {}'s runtime serving {wait} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
-            p.b_spec.name,
+            "whatif: {}'s runtime serving {} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
+            b_spec.name,
+            side.wait,
             cost.ms.map_or("-".into(), |m| format!("{m:.3}")),
             if cost.met { "" } else { ", the objective failed" },
             predicted.map_or("-".into(), |n| format!("{n:.0}"))
@@ -139,7 +181,8 @@ pub fn run(
     };
     k.b_runtime = bench.with_probe(&copy_b, true, |probe, _| {
         let b = |ms: f64| predict(handler_ms + ms);
-        Holds::on(bench, probe, hold, source).rounds(first, &b, &said)
+        let holds = Holds::on(bench, probe, side.hold, k.source);
+        holds.rounds(first, side.warm_requests, &b, &said)
     })??;
     // Held, as the prediction is, to what B's copy holds.
     let cap = k.copy_capacity_rps().unwrap_or(f64::INFINITY);
@@ -148,6 +191,29 @@ pub fn run(
         .and_then(|b| predict(k.noise_ms + b))
         .map(|l| l.min(cap));
     Ok(Some(k))
+}
+
+/// Requests A answered in its search before its last passing step at
+/// `rate` (where its cost was read): a copy serves as many first. A JIT
+/// compiles by count, in stages: a Spring copy warmed 2 s at 106/s cost
+/// 3.1 ms a request for two holds in a row (steady, by the rule), then fell
+/// to 0.9 over the next eight, where A had cost 1.25 after its search.
+fn answered_before(steps: &[StepRecord], rate: f64) -> f64 {
+    let last = steps
+        .iter()
+        .rposition(|s| s.passed && s.rate_rps == rate)
+        .unwrap_or(0);
+    steps[..last]
+        .iter()
+        .map(|s| (s.attack.requests.ok + s.attack.requests.non_2xx) as f64)
+        .sum()
+}
+
+/// How long a copy serving `rate` warms to answer `requests`, within
+/// [`WARM_UP`] and [`MAX_WARM_UP`].
+pub fn warm_up(requests: f64, rate: f64) -> Duration {
+    let s = requests / rate.max(1e-3);
+    Duration::from_secs_f64(s.clamp(WARM_UP.as_secs_f64(), MAX_WARM_UP.as_secs_f64()))
 }
 
 /// A's highest passing step with a reading from `source`.
@@ -170,6 +236,27 @@ fn a_costs(steps: &[StepRecord], rate: f64, source: CpuSource) -> Option<(f64, f
     let lo = costs.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = costs.iter().copied().fold(0.0, f64::max);
     (!costs.is_empty()).then_some((lo, hi - lo))
+}
+
+/// The last two holds' costs; `None` when either has none.
+fn last_two(holds: &[RateCost]) -> Option<[f64; 2]> {
+    match holds {
+        [.., a, b] => Some([a.ms?, b.ms?]),
+        _ => None,
+    }
+}
+
+/// Whose CPU the calibration reads (`Calibration::source` says why): the
+/// process trees when A's steps at `rate` have their reading, else the
+/// fit's `source`.
+fn calibration_source(steps: &[StepRecord], rate: f64, source: CpuSource) -> CpuSource {
+    let process = CpuSource::Process;
+    let mut at_rate = steps.iter().filter(|s| s.passed && s.rate_rps == rate);
+    if at_rate.all(|s| cpu::at(s, process).is_some()) {
+        process
+    } else {
+        source
+    }
 }
 
 /// The fitted service time, waited: what a copy serves instead of the
@@ -197,92 +284,6 @@ fn copy(spec: &RunSpec, steps: Step) -> Option<RunSpec> {
         work: Work::Http(w),
         ..spec.clone()
     })
-}
-
-/// Rates held against one copy.
-struct Holds<'a> {
-    bench: &'a Bench<'a>,
-    probe: &'a Probe,
-    hold: Duration,
-    source: CpuSource,
-}
-
-impl<'a> Holds<'a> {
-    fn on(bench: &'a Bench<'a>, probe: &'a Probe, hold: Duration, source: CpuSource) -> Self {
-        Holds {
-            bench,
-            probe,
-            hold,
-            source,
-        }
-    }
-
-    /// Hold `rate` until two holds in a row cost within [`STEADY`] of each
-    /// other, or of `scale` ms when larger (a JIT has compiled, pools are
-    /// full), at most [`WARM_HOLDS`] holds: the last two costs (their spread
-    /// then says how steady they were); `None` if a hold answered nothing.
-    fn settled(&self, rate: f64, scale: f64) -> Result<Option<[f64; 2]>, String> {
-        self.step(rate, WARM_UP)?;
-        let mut last = self.cost(rate)?.ms;
-        for _ in 1..WARM_HOLDS {
-            let now = self.cost(rate)?.ms;
-            let (Some(a), Some(b)) = (last, now) else {
-                return Ok(None);
-            };
-            let done = (a - b).abs() <= STEADY * b.max(scale);
-            if done || self.bench.cancelled() {
-                return Ok(Some([a, b]));
-            }
-            last = now;
-        }
-        Ok(last.zip(self.cost(rate)?.ms).map(|(a, b)| [a, b]))
-    }
-
-    /// B's copy from `first`: each rate's cost, then B predicted with it
-    /// (`predict`), and the next rate, until the prediction settles, the
-    /// copy is bracketed, or [`ROUNDS`] rates were held; `said` hears each.
-    fn rounds(
-        &self,
-        first: f64,
-        predict: &dyn Fn(f64) -> Option<f64>,
-        said: &dyn Fn(f64, &RateCost, Option<f64>),
-    ) -> Result<Vec<RateCost>, String> {
-        let max_rps = self.bench.options.max_rps;
-        let mut rate = first.min(max_rps);
-        self.settled(rate, 0.0)?;
-        let mut tried: Vec<RateCost> = Vec::new();
-        for _ in 0..ROUNDS {
-            let cost = self.cost(rate)?;
-            tried.push(cost);
-            let met = tried.iter().rev().filter(|r| r.met).find_map(|r| r.ms);
-            let predicted = met.and_then(predict);
-            said(rate, &cost, predicted);
-            // Failed with nothing met yet: below it, by the bracket's rule.
-            let Some(next) = predicted.or((!cost.met).then_some(rate)) else {
-                break;
-            };
-            let next = next_rate(&tried, next).min(max_rps);
-            if (next - rate).abs() <= SETTLED * rate || self.bench.cancelled() {
-                break;
-            }
-            rate = next;
-        }
-        Ok(tried)
-    }
-
-    /// Hold `rate` and read the CPU per answered request.
-    fn cost(&self, rate: f64) -> Result<RateCost, String> {
-        let s = self.step(rate, self.hold)?;
-        Ok(RateCost {
-            rate_rps: rate,
-            ms: cpu::at(&s, self.source),
-            met: s.passed,
-        })
-    }
-
-    fn step(&self, rate: f64, d: Duration) -> Result<StepRecord, String> {
-        self.probe.step(self.bench.slo, rate, d, SearchStage::Ramp)
-    }
 }
 
 #[cfg(test)]
@@ -321,6 +322,49 @@ mod tests {
         // Without the source's reading there is nothing to read.
         assert!(top(&a, CpuSource::Process).is_none());
         assert!(a_costs(&a, 200.0, CpuSource::Process).is_none());
+    }
+
+    #[test]
+    fn r31_08_a_copy_serves_as_many_requests_as_a_had_before_it_is_read() {
+        // A Spring copy warmed 2 s at 106/s read 3.1 ms twice in a row (a
+        // JIT's plateau), where A, read after its search, cost 1.25.
+        let a = vec![
+            step(50.0, true, 0.1),
+            step(100.0, true, 0.1),
+            step(200.0, false, 0.1),
+            step(100.0, true, 0.1),
+        ];
+        // Each step answered its rate over 1 s: 350 before the last at 100/s.
+        assert_eq!(answered_before(&a, 100.0), 350.0);
+        assert_eq!(warm_up(350.0, 100.0), Duration::from_secs_f64(3.5));
+        // Within the shortest and the longest warm-up.
+        assert_eq!(warm_up(10.0, 100.0), WARM_UP);
+        assert_eq!(warm_up(1e9, 100.0), MAX_WARM_UP);
+    }
+
+    #[test]
+    fn r31_07_a_copy_read_from_a_busy_core_does_not_shrink_the_handler() {
+        // ci10: a pool(4) copy read 0.892 ms a request from its core at
+        // 93.8/s (quiet: 0.26-0.53) while its process read about 0.1: the
+        // calibration reads the processes when A's steps have them.
+        let mut a = vec![step(100.0, true, 0.25), step(100.0, true, 0.24)];
+        for s in &mut a {
+            s.cpu_cores = Some(0.20);
+        }
+        let cores = CpuSource::Cores;
+        assert_eq!(calibration_source(&a, 100.0, cores), CpuSource::Process);
+        assert_eq!(a_costs(&a, 100.0, CpuSource::Process), Some((2.0, 0.0)));
+        let hold = |ms: f64| RateCost {
+            rate_rps: 100.0,
+            ms: Some(ms),
+            cores_ms: Some(0.9),
+            met: true,
+        };
+        assert_eq!(last_two(&[hold(0.098), hold(0.147)]), Some([0.098, 0.147]));
+        assert_eq!(last_two(&[hold(0.098)]), None);
+        // Without the process's reading at that rate, the fit's own source.
+        a[1].cpu_cores = None;
+        assert_eq!(calibration_source(&a, 100.0, cores), cores);
     }
 
     #[test]

@@ -36,6 +36,7 @@ use crate::preset::{Overrides, PresetError};
 use crate::targets::Defaults;
 
 pub mod calibrate;
+mod holds;
 
 /// The `[whatif]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -155,6 +156,12 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
     let fitted = bench.search(a, true)?;
     let named = fitted.fit.as_ref().map(|f| f.binding.resource);
+    // A's copy once, for every B.
+    let side = if n.calibrated {
+        calibrate::a_side(bench, &fitted, a, say)?
+    } else {
+        None
+    };
     let mut changes = Vec::new();
     for b in bs {
         if bench.cancelled() {
@@ -167,18 +174,12 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
             ));
             break;
         };
-        let calibration = match (n.calibrated, &fitted.fit) {
-            (true, Some(fit)) => {
-                let p = calibrate::Pair {
-                    a: &fitted,
-                    fit,
-                    a_spec: a,
-                    b_spec: b,
-                };
+        let calibration = match &side {
+            Some(side) => {
                 let at = |ms: f64| predictor.at(ms).slo_capacity_rps;
-                calibrate::run(bench, &p, &at, say)?
+                calibrate::b_side(bench, side, b, &at, say)?
             }
-            _ => None,
+            None => None,
         };
         let cost = calibration
             .as_ref()
