@@ -29,8 +29,7 @@
 //! when A's steps have them (`Calibration::source` says why): the pinned
 //! cores carry other work, and count their busy time in ticks (from the
 //! cores, CI runs read a copy at 2-3 times its quiet cost and over-predicted
-//! B by 65% and 108%).
-//! A's copy is measured once per pair ([`a_side`]), for every B
+//! B by 65% and 108%). A's copy is measured once per pair ([`a_side`]), for every B
 //! ([`b_side`]).
 //!
 //! A's cost and its copy's are each read twice at that rate (A's search
@@ -40,10 +39,11 @@
 //!
 //! Each copy first serves as many requests as A had answered when its cost
 //! was read, at half the rate it is then held at (within [`WARM_UP`] and
-//! [`MAX_WARM_UP`]: a JIT compiles by count), then holds its first rate until two holds in a row cost the
-//! same within [`STEADY`] (a JIT compiles, pools fill: a Spring copy cost
-//! 2.0 ms a request in its first seconds, A 0.20 ms after its search), each hold
-//! as long as A's step there lasted, at least [`MIN_HOLD`]. Neither A nor
+//! [`MAX_WARM_UP`]: a JIT compiles by count), then holds its first rate
+//! until two holds in a row cost the same within [`STEADY`] (a JIT
+//! compiles, pools fill: a Spring copy cost 2.0 ms a request in its first
+//! seconds, A 0.20 ms after its search), each hold as long as A's step
+//! there lasted, at least [`MIN_HOLD`]. Neither A nor
 //! B is loaded here: A's fit stays a black box's, and B is measured after,
 //! by its own search.
 
