@@ -134,6 +134,13 @@ pub struct RequestCounts {
     pub unclean_tls_close: u64,
 }
 
+impl RequestCounts {
+    /// Answered within the timeout, 2xx or not: what a server did serve.
+    pub fn answered(&self) -> u64 {
+        self.ok.saturating_add(self.non_2xx)
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -418,7 +425,7 @@ impl AttackResult {
         }
         self.errors.check_codes()?;
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
-        let answers = r.ok.saturating_add(r.non_2xx);
+        let answers = r.answered();
         if by_status != answers {
             return Err(format!(
                 "status codes add to {by_status}, not ok + non_2xx = {answers}"

@@ -107,7 +107,7 @@ fn at_percentile(a: &AttackResult, q: f64) -> Option<f64> {
 /// range when that is larger. Without a spectrum, half of p90..max.
 pub fn p99(a: &AttackResult, reps: &[AttackResult]) -> Figure {
     let l = &a.latency_ms;
-    let n = (a.requests.ok + a.requests.non_2xx).max(1) as f64;
+    let n = a.requests.answered().max(1) as f64;
     let band = 100.0 * 2.0 * (0.99 * 0.01 / n).sqrt();
     let rank = match (at_percentile(a, 99.0 - band), at_percentile(a, 99.0 + band)) {
         (Some(lo), Some(hi)) => (hi - lo).max(0.0) / 2.0,

@@ -52,6 +52,7 @@ pub fn fit(steps: &[StepRecord], capacity: f64, cores: u32) -> Option<Fit> {
         concurrency,
         cpu_ms,
         cpu_method: cpu.map(|c| c.method),
+        busy_at: cpu.and_then(|c| cpu::busy(at, c.source)),
         cores,
         at,
         over,

@@ -83,7 +83,7 @@ fn facts(r: &AttackResult) -> Vec<Fact> {
     rates.note = " req/s".into();
     // Latencies are of answers: with none, there is no latency to print,
     // and `0s` would read as an instant answer.
-    let answered = q.ok + q.non_2xx > 0;
+    let answered = q.answered() > 0;
     let lat = |v: f64| if answered { ms(v) } else { "-".to_string() };
     let mut service = fact(
         "Service time",

@@ -19,8 +19,10 @@
 pub mod gate;
 pub mod preset;
 pub mod search;
+mod start;
 pub mod step;
 pub mod sweep;
+pub mod warm;
 pub mod watch;
 
 use std::time::{Duration, Instant};

@@ -18,7 +18,7 @@
 //! ```
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,13 +26,14 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use iolab_model::capacity::{Search, Slo};
-use iolab_model::experiment::{ExperimentPlan, HttpWork, RunSpec, Work};
-use iolab_model::request::RequestSet;
+use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 
+use super::start::start;
+use super::warm::Warm;
 use super::{Options, Probe, Progress};
 use crate::preset::{Overrides, PresetError};
 use crate::services::{self, Addresses, Needs};
-use crate::targets::{foreign, Launch, StartOptions, Target};
+use crate::targets::StartOptions;
 
 /// The `[capacity]` table.
 #[derive(Debug, Clone, Deserialize)]
@@ -261,9 +262,30 @@ impl Bench<'_> {
     /// Start `spec`'s target, search it, stop it. A black box is searched
     /// without its own series: the load, `/proc` and the kernel only.
     pub fn search(&self, spec: &RunSpec, black_box: bool) -> Result<Search, String> {
-        self.with_probe(spec, black_box, |probe, notes| {
-            super::run(&spec.name, probe, self.slo, &self.options, notes, self.each)
-        })
+        self.search_warmed(spec, black_box, None)
+    }
+
+    /// [`Bench::search`], the target first sent `warm` (said in the
+    /// search's notes).
+    pub fn search_warmed(
+        &self,
+        spec: &RunSpec,
+        black_box: bool,
+        warm: Option<Warm>,
+    ) -> Result<Search, String> {
+        self.with_probe(spec, black_box, |probe, mut notes| {
+            if let Some(w) = warm {
+                notes.push(w.before_search(probe, self.slo)?);
+            }
+            Ok(super::run(
+                &spec.name,
+                probe,
+                self.slo,
+                &self.options,
+                notes,
+                self.each,
+            ))
+        })?
     }
 
     /// Start `spec`'s target, hand `f` the probe that loads it (and the
@@ -304,67 +326,6 @@ impl Bench<'_> {
         }
         Ok(out)
     }
-}
-
-/// Longest a target may take to start.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// A target started for its search: what to send it, what to watch.
-struct Started {
-    /// The URL attacked (the first request's).
-    url: String,
-    /// A foreign target's own requests (empty for a built-in one).
-    request: RequestSet,
-    pid: Option<u32>,
-    /// Its Prometheus endpoint and the series to keep.
-    metrics: Option<(String, Vec<String>)>,
-    /// The process iolab started, stopped after the search.
-    target: Option<Target>,
-    /// Said in the search's record.
-    notes: Vec<String>,
-}
-
-/// Start a run's target: a foreign one (its URL, or its command) with its
-/// own request, else a built-in one sent `/work` with the run's steps.
-fn start(
-    spec: &RunSpec,
-    w: &HttpWork,
-    exe: &Path,
-    opts: &StartOptions,
-    cancel: &AtomicBool,
-) -> Result<Started, String> {
-    if let Some(f) = &w.foreign {
-        let r = foreign::start(spec, f, w.command.as_deref(), opts, START_TIMEOUT, cancel)
-            .map_err(|e| format!("{}: {e}", spec.name))?;
-        return Ok(Started {
-            url: r.url(f),
-            request: r.requests(f),
-            pid: r.pid,
-            metrics: r.metrics(f),
-            notes: vec![foreign::CONTRACT_SKIPPED.to_string()],
-            target: r.target,
-        });
-    }
-    let launch = Launch::of(spec)?;
-    let cmd = launch.command(spec, opts, exe)?;
-    let t = Target::start(&cmd, launch.start_timeout(START_TIMEOUT), cancel)
-        .map_err(|e| format!("{}: {e}", spec.name))?;
-    // iolab's own gauges, from the metrics listener when it has one.
-    let metrics_base = t.metrics_url.clone().unwrap_or_else(|| t.url.clone());
-    Ok(Started {
-        url: format!("{}/work?steps={}{}", t.url, w.steps, w.body.query_suffix()),
-        request: RequestSet::default(),
-        pid: Some(t.pid()),
-        metrics: Some((
-            format!("{metrics_base}/metrics"),
-            vec![
-                "iolab_requests_in_flight".to_string(),
-                "iolab_requests_queued".to_string(),
-            ],
-        )),
-        target: Some(t),
-        notes: Vec::new(),
-    })
 }
 
 #[cfg(test)]

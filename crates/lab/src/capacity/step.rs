@@ -91,7 +91,7 @@ impl Probe {
         let telemetry = sampler
             .map(|s| s.finish(a.started_unix_ms as f64))
             .unwrap_or_default();
-        let answered = a.requests.ok + a.requests.non_2xx;
+        let answered = a.requests.answered();
         let late = a.generator.saturated;
         let saturated = late && verdict.is_err() && excused;
         Ok(StepRecord {

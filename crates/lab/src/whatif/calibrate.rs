@@ -37,15 +37,16 @@
 //! the handler's noise, and B is also predicted with its cost that much
 //! higher (`lower_rps`).
 //!
-//! Each copy first serves as many requests as A had answered when its cost
-//! was read, at half the rate it is then held at (within [`WARM_UP`] and
-//! [`MAX_WARM_UP`]: a JIT compiles by count), then holds its first rate
-//! until two holds in a row cost the same within [`STEADY`] (a JIT
-//! compiles, pools fill: a Spring copy cost 2.0 ms a request in its first
-//! seconds, A 0.20 ms after its search), each hold as long as A's step
-//! there lasted, at least [`MIN_HOLD`]. Neither A nor
-//! B is loaded here: A's fit stays a black box's, and B is measured after,
-//! by its own search.
+//! Each copy is first warmed as A was when its cost was read
+//! ([`Warm`](crate::capacity::warm::Warm): as many requests as A had
+//! answered, at half the rate the copy is then held at), then holds its
+//! first rate until two holds in a row cost the same within
+//! [`STEADY`](crate::capacity::warm::STEADY) (pools fill, a JIT's later
+//! stages: a Spring copy cost 2.0 ms a request in its first seconds, A
+//! 0.20 ms after its search), each hold as long as A's step there lasted,
+//! at least [`MIN_HOLD`]. Neither A nor B is loaded here: A's fit stays a
+//! black box's, and B is measured after, by its own search (warmed first:
+//! `warm_b` in the module above).
 
 use std::time::Duration;
 
@@ -62,20 +63,11 @@ use crate::capacity::preset::Bench;
 /// Most rates B's copy is measured at (each after the last prediction).
 pub const ROUNDS: usize = 5;
 
-/// How long a copy holds its first rate before it is measured.
-pub const WARM_UP: Duration = Duration::from_secs(2);
-
-/// Two holds in a row within this share of each other are steady.
-pub const STEADY: f64 = 0.1;
-
 /// Most holds before a copy's cost is called steady or given up.
 pub const WARM_HOLDS: usize = 10;
 
 /// Shortest measured hold.
 pub const MIN_HOLD: Duration = Duration::from_secs(2);
-
-/// Longest a copy warms before it is measured.
-pub const MAX_WARM_UP: Duration = Duration::from_secs(60);
 
 /// A's side of a pair's calibration: its copy, measured once for every B.
 pub struct ASide {
@@ -198,22 +190,15 @@ pub fn b_side(
 /// compiles by count, in stages: a Spring copy warmed 2 s at 106/s cost
 /// 3.1 ms a request for two holds in a row (steady, by the rule), then fell
 /// to 0.9 over the next eight, where A had cost 1.25 after its search.
-fn answered_before(steps: &[StepRecord], rate: f64) -> f64 {
+pub fn answered_before(steps: &[StepRecord], rate: f64) -> f64 {
     let last = steps
         .iter()
         .rposition(|s| s.passed && s.rate_rps == rate)
         .unwrap_or(0);
     steps[..last]
         .iter()
-        .map(|s| (s.attack.requests.ok + s.attack.requests.non_2xx) as f64)
+        .map(|s| s.attack.requests.answered() as f64)
         .sum()
-}
-
-/// How long a copy serving `rate` warms to answer `requests`, within
-/// [`WARM_UP`] and [`MAX_WARM_UP`].
-pub fn warm_up(requests: f64, rate: f64) -> Duration {
-    let s = requests / rate.max(1e-3);
-    Duration::from_secs_f64(s.clamp(WARM_UP.as_secs_f64(), MAX_WARM_UP.as_secs_f64()))
 }
 
 /// A's highest passing step with a reading from `source`.
@@ -336,10 +321,6 @@ mod tests {
         ];
         // Each step answered its rate over 1 s: 350 before the last at 100/s.
         assert_eq!(answered_before(&a, 100.0), 350.0);
-        assert_eq!(warm_up(350.0, 100.0), Duration::from_secs_f64(3.5));
-        // Within the shortest and the longest warm-up.
-        assert_eq!(warm_up(10.0, 100.0), WARM_UP);
-        assert_eq!(warm_up(1e9, 100.0), MAX_WARM_UP);
     }
 
     #[test]

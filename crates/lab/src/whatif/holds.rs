@@ -8,8 +8,9 @@ use iolab_model::capacity::{CpuSource, SearchStage, StepRecord};
 use iolab_model::whatif::{next_rate, RateCost, SETTLED};
 use iolab_predict::fit::cpu;
 
-use super::calibrate::{warm_up, ROUNDS, STEADY, WARM_HOLDS};
+use super::calibrate::{ROUNDS, WARM_HOLDS};
 use crate::capacity::preset::Bench;
+use crate::capacity::warm::{Warm, STEADY};
 use crate::capacity::Probe;
 
 /// Rates held against one copy.
@@ -44,8 +45,11 @@ impl<'a> Holds<'a> {
         warm_requests: f64,
         scale: f64,
     ) -> Result<Vec<RateCost>, String> {
-        let half = rate / 2.0;
-        self.step(half, warm_up(warm_requests, half))?;
+        let warm = Warm {
+            requests: warm_requests,
+            rate: rate / 2.0,
+        };
+        warm.serve(self.probe, self.bench.slo)?;
         let mut holds = vec![self.cost(rate)?];
         while holds.len() < WARM_HOLDS && !self.bench.cancelled() {
             let now = self.cost(rate)?;

@@ -32,6 +32,7 @@ use iolab_predict::whatif::{simulate, Change, Replay};
 
 use crate::capacity::preset::{self, Bench};
 use crate::capacity::step_length;
+use crate::capacity::warm::Warm;
 use crate::preset::{Overrides, PresetError};
 use crate::targets::Defaults;
 
@@ -198,7 +199,16 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
                 .slo_capacity_rps
                 .map_or("-".into(), |c| format!("{c:.0}"))
         ));
-        let measured = bench.search(b, true)?;
+        let measured = bench.search_warmed(
+            b,
+            true,
+            Some(warm_b(
+                &fitted,
+                b,
+                predicted.slo_capacity_rps,
+                &bench.options,
+            )),
+        )?;
         changes.push(Counterfactual {
             name: b.name.clone(),
             change: predictor.words.clone(),
@@ -217,6 +227,37 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
         fitted,
         changes,
     })
+}
+
+/// B's warm-up before its search: as many requests as A had answered when
+/// its capacity was read (A's search had warmed it, B's would otherwise
+/// warm B as it measured: a Spring target failed 500/s, then passed 475/s
+/// at half the CPU a request), and at least as many as B's runtime's
+/// launcher sends itself (`warmup` in its runtime.toml: what a fresh one
+/// needs, sent there as `sleep:1`, not as the measured request), at half
+/// B's predicted capacity (A's, with no prediction).
+fn warm_b(a: &Search, b: &RunSpec, predicted: Option<f64>, o: &crate::capacity::Options) -> Warm {
+    let mut w = warm_after(&a.steps, a.capacity_rps, predicted, o);
+    let own = crate::targets::Manifest::load(&b.runtime).map_or(0, |m| m.warmup);
+    if !b.runtime.is_rust() {
+        w.requests = w.requests.max(f64::from(own));
+    }
+    w
+}
+
+/// [`warm_b`] from A's steps and capacity.
+fn warm_after(
+    steps: &[StepRecord],
+    capacity: Option<f64>,
+    predicted: Option<f64>,
+    o: &crate::capacity::Options,
+) -> Warm {
+    let capacity = capacity.unwrap_or(o.start_rps);
+    let rate = predicted.unwrap_or(capacity) / 2.0;
+    Warm {
+        requests: calibrate::answered_before(steps, capacity),
+        rate: rate.clamp(1.0, o.max_rps),
+    }
 }
 
 /// B as the fit of A predicts it: the fitted network on B's model with its
@@ -319,6 +360,37 @@ fn change_words(b: &RunSpec, knobs: &RuntimeKnobs) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Spring target searched fresh at CI size failed 500/s costing
+    /// 1.84 ms a request, then passed 475/s at 1.02 in the same search (its
+    /// JIT compiling as it was measured), where A had been read after its
+    /// whole search. B is first sent as many requests as A had answered
+    /// when its capacity was read, at half B's predicted capacity.
+    #[test]
+    fn r31_10_b_is_warmed_as_a_was_before_its_search() {
+        let step = |rate: f64, passed: bool| {
+            let mut s = StepRecord {
+                rate_rps: rate,
+                passed,
+                ..StepRecord::default()
+            };
+            s.attack.requests.ok = (rate * 2.0) as u64;
+            s
+        };
+        let a = [
+            step(50.0, true),
+            step(200.0, false),
+            step(100.0, true),
+            step(100.0, true),
+        ];
+        let o = crate::capacity::Options::default();
+        // 100 + 400 + 200 answered before the last step at 100/s.
+        let w = warm_after(&a, Some(100.0), Some(500.0), &o);
+        assert_eq!((w.requests, w.rate), (700.0, 250.0));
+        assert_eq!(w.length(), std::time::Duration::from_secs_f64(2.8));
+        // No prediction: half A's capacity.
+        assert_eq!(warm_after(&a, Some(100.0), None, &o).rate, 50.0);
+    }
 
     /// Every whatif preset shipped (the embedded ones and the test
     /// folder's): a pair, with the resource A's configuration sets.

@@ -81,11 +81,12 @@ fn threads(k: &Knee) -> Vec<Evidence> {
         out.push(item(
             Source::Proc,
             format!(
-                "CPU {} per request ({}): {b:.2} of {} cores busy at {}/s",
+                "CPU {} per request ({}): {b:.2} of {} cores busy at {}/s{}",
                 ms(t),
                 k.cpu_how(),
                 k.allowed(),
-                n(k.capacity)
+                n(k.capacity),
+                k.busy_how()
             ),
         ));
     }

@@ -9,7 +9,8 @@
 //!    Tomcat, Jetty), or an event-loop lag series that grew tenfold: named
 //!    by the service itself.
 //! 2. **CPU**: the CPU busy at capacity (capacity x CPU per request, the
-//!    slope of CPU against rate) is at least 80% of the cores it may use,
+//!    slope of CPU against rate; with no slope, the knee's step's own) is
+//!    at least 80% of the cores it may use,
 //!    or one thread ran at least 80% of a core and did most of the work
 //!    (an event loop's or an interpreter lock's core); threads on a CPU or
 //!    waiting for one (state R) count as busy, so a starved target's low
@@ -30,7 +31,7 @@ mod prometheus;
 
 use evidence::evidence;
 use iolab_model::capacity::{
-    Binding, Confidence, Resource, Signals, StepRecord, ThreadState, Threads,
+    Binding, Confidence, CpuMethod, Resource, Signals, StepRecord, ThreadState, Threads,
 };
 use prometheus::prometheus;
 
@@ -47,6 +48,9 @@ pub struct Knee<'a> {
     pub cpu_ms: Option<f64>,
     /// How `cpu_ms` was read (its sentence says so).
     pub cpu_method: Option<iolab_model::capacity::CpuMethod>,
+    /// CPU busy over the step at the knee, cores, from the source `cpu_ms`
+    /// was read from.
+    pub busy_at: Option<f64>,
     /// Cores the target may use.
     pub cores: u32,
     /// The highest rate that passed.
@@ -71,9 +75,25 @@ impl Knee<'_> {
             .phrase()
     }
 
-    /// CPU busy at capacity, cores.
+    /// CPU busy at capacity, cores: capacity x the slope; with no slope,
+    /// what the knee's step measured. A median over the steps spreads the
+    /// CPU burnt whatever the rate over the light steps' few requests: a
+    /// Spring pool of 10 threads, its JIT compiling through its search,
+    /// read 11 ms a request by the median, so 1.17 cores "busy" at its
+    /// 106/s, where its steps there cost 1.5-1.8 ms (0.2 of a core).
     fn busy(&self) -> Option<f64> {
-        self.cpu_ms.map(|t| self.capacity * t / 1000.0)
+        match self.cpu_method {
+            Some(CpuMethod::Median) if self.busy_at.is_some() => self.busy_at,
+            _ => self.cpu_ms.map(|t| self.capacity * t / 1000.0),
+        }
+    }
+
+    /// How [`Knee::busy`] was read, as a sentence says it after the rate.
+    fn busy_how(&self) -> &'static str {
+        match self.cpu_method {
+            Some(CpuMethod::Median) if self.busy_at.is_some() => " (measured there)",
+            _ => "",
+        }
     }
 
     /// Cores the target may use (its affinity, else the host's).
@@ -166,8 +186,9 @@ fn cpu(k: &Knee) -> Option<Binding> {
             Resource::Cpu,
             Some(f64::from(cores)),
             format!(
-                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s ({} of CPU per request, {}); more threads would not help, more cores (processes) would",
+                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s{} ({} of CPU per request, {}); more threads would not help, more cores (processes) would",
                 n(k.capacity),
+                k.busy_how(),
                 ms(t),
                 k.cpu_how()
             ),

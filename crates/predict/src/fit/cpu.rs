@@ -58,7 +58,7 @@ pub fn at(s: &StepRecord, source: CpuSource) -> Option<f64> {
 }
 
 /// A step's busy time from `source`, cores.
-fn busy(s: &StepRecord, source: CpuSource) -> Option<f64> {
+pub fn busy(s: &StepRecord, source: CpuSource) -> Option<f64> {
     match source {
         CpuSource::Cores => s.core_busy_cores,
         CpuSource::Process => s.cpu_cores,
@@ -67,7 +67,7 @@ fn busy(s: &StepRecord, source: CpuSource) -> Option<f64> {
 
 /// The rate a step answered, req/s.
 fn answered_rps(s: &StepRecord) -> f64 {
-    let answered = (s.attack.requests.ok + s.attack.requests.non_2xx) as f64;
+    let answered = s.attack.requests.answered() as f64;
     answered / s.attack.elapsed_s.max(1e-3)
 }
 

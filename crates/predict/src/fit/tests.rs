@@ -333,3 +333,55 @@ fn r31_05_a_simulated_capacity_is_never_above_the_closed_form() {
     assert!(cap <= bound, "{cap} above {bound}");
     assert!(cap >= 0.9 * bound, "{cap} against {bound}");
 }
+
+#[test]
+fn r31_11_a_jit_burning_through_the_light_steps_is_not_the_cpu_binding() {
+    // pt1 (CI size): Spring MVC on 10 Tomcat threads x 105 ms, its JIT
+    // compiling through the first steps, was named "limited by CPU: 1.17 of
+    // 1 cores busy at 106/s (11 ms of CPU per request, the median over the
+    // steps)"; at 106/s its steps cost 1.7-1.9 ms a request.
+    let sig = Signals {
+        threads: Some(threads(30.0, 1, &[(ThreadState::Futex, 29.0)])),
+        ..Signals::default()
+    };
+    let steps: Vec<StepRecord> = [
+        (50.0, true, 0.55),
+        (100.0, true, 1.1),
+        (200.0, false, 1.0),
+        (113.0, false, 0.3),
+        (106.0, true, 0.2),
+        (106.0, true, 0.18),
+    ]
+    .iter()
+    .map(|&(r, passed, cpu)| with(step(r, passed, 105.0, Some(cpu)), sig.clone()))
+    .collect();
+    let f = fit(&steps, 106.0, 1).unwrap();
+    // No rising slope: the median, 11 ms, stays the CPU per request...
+    assert_eq!(f.cpu_method, Some(CpuMethod::Median));
+    assert!((f.cpu_per_request_ms.unwrap() - 11.0).abs() < 1e-6, "{f:?}");
+    // ...but the knee's own step says how busy the CPU was there.
+    assert_eq!(f.binding.resource, Resource::Threads, "{:?}", f.binding);
+    let cpu_line = f
+        .binding
+        .evidence
+        .iter()
+        .find(|e| e.text.starts_with("CPU "))
+        .unwrap();
+    assert!(
+        cpu_line
+            .text
+            .ends_with("0.18 of 1 cores busy at 106/s (measured there)"),
+        "{}",
+        cpu_line.text
+    );
+    // With every step as busy as the knee's, the CPU binds.
+    let busy: Vec<StepRecord> = steps
+        .iter()
+        .map(|s| {
+            let cores = s.rate_rps * 0.009;
+            step(s.rate_rps, s.passed, 105.0, Some(cores))
+        })
+        .collect();
+    let f = fit(&busy, 106.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Cpu, "{:?}", f.binding);
+}
