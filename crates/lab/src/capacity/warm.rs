@@ -77,9 +77,7 @@ impl Warm {
         }
         Ok(steps)
     }
-}
 
-impl Warm {
     /// Warm a target before its search ([`Warm::until_steady`], its CPU
     /// read from its process tree when its PID is known): what was done, in
     /// a sentence for the search's notes.

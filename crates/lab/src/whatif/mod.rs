@@ -238,8 +238,9 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
 /// B's predicted capacity (A's, with no prediction).
 fn warm_b(a: &Search, b: &RunSpec, predicted: Option<f64>, o: &crate::capacity::Options) -> Warm {
     let mut w = warm_after(&a.steps, a.capacity_rps, predicted, o);
-    let own = crate::targets::Manifest::load(&b.runtime).map_or(0, |m| m.warmup);
+    // The Rust targets are iolab's own, with no launcher and no manifest.
     if !b.runtime.is_rust() {
+        let own = crate::targets::Manifest::load(&b.runtime).map_or(0, |m| m.warmup);
         w.requests = w.requests.max(f64::from(own));
     }
     w

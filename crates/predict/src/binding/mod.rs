@@ -82,17 +82,23 @@ impl Knee<'_> {
     /// read 11 ms a request by the median, so 1.17 cores "busy" at its
     /// 106/s, where its steps there cost 1.5-1.8 ms (0.2 of a core).
     fn busy(&self) -> Option<f64> {
-        match self.cpu_method {
-            Some(CpuMethod::Median) if self.busy_at.is_some() => self.busy_at,
-            _ => self.cpu_ms.map(|t| self.capacity * t / 1000.0),
-        }
+        self.busy_measured()
+            .or_else(|| self.cpu_ms.map(|t| self.capacity * t / 1000.0))
+    }
+
+    /// The knee's step's own busy, when [`Knee::busy`] is read from it.
+    fn busy_measured(&self) -> Option<f64> {
+        (self.cpu_method == Some(CpuMethod::Median))
+            .then_some(self.busy_at)
+            .flatten()
     }
 
     /// How [`Knee::busy`] was read, as a sentence says it after the rate.
     fn busy_how(&self) -> &'static str {
-        match self.cpu_method {
-            Some(CpuMethod::Median) if self.busy_at.is_some() => " (measured there)",
-            _ => "",
+        if self.busy_measured().is_some() {
+            " (measured there)"
+        } else {
+            ""
         }
     }
 
