@@ -20,24 +20,18 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use iolab_model::capacity::{Fit, Slo, WhatIf};
 use iolab_model::capacity::{Resource, Search, StepRecord};
 use iolab_model::experiment::RunSpec;
-use iolab_model::runtime::Runtime;
-use iolab_model::runtime::RuntimeKnobs;
 use iolab_model::whatif::{Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
-use iolab_model::{ModelKind, ModelParams};
-use iolab_predict::fit::costing;
-use iolab_predict::whatif::{simulate, Change, Replay};
 
 use crate::capacity::preset::{self, Bench};
-use crate::capacity::step_length;
 use crate::capacity::warm::Warm;
 use crate::preset::{Overrides, PresetError};
-use crate::targets::Defaults;
+use predictor::Predictor;
 
 pub mod calibrate;
 mod holds;
+mod predictor;
 
 /// The `[whatif]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -258,103 +252,6 @@ fn warm_after(
     Warm {
         requests: calibrate::answered_before(steps, capacity),
         rate: rate.clamp(1.0, o.max_rps),
-    }
-}
-
-/// B as the fit of A predicts it: the fitted network on B's model with its
-/// runtime's defaults on the target's cores, searched under the objective
-/// on the simulation at A's measured rates, for a given CPU per request.
-struct Predictor<'a> {
-    fit: &'a Fit,
-    model: ModelKind,
-    params: ModelParams,
-    cores: u32,
-    gil: bool,
-    runtime: Runtime,
-    /// The change in words.
-    words: String,
-    rates: Vec<f64>,
-    step: std::time::Duration,
-    timeout: std::time::Duration,
-    slo: &'a Slo,
-}
-
-impl<'a> Predictor<'a> {
-    /// `None` without a fit, a capacity, or HTTP work.
-    fn of(bench: &'a Bench, a: &'a Search, b: &RunSpec) -> Option<Predictor<'a>> {
-        let (fit, capacity) = (a.fit.as_ref()?, a.capacity_rps?);
-        let iolab_model::experiment::Work::Http(w) = &b.work else {
-            return None;
-        };
-        let cores = bench.options.cores;
-        let defaults = Defaults::of(b);
-        Some(Predictor {
-            fit,
-            model: b.model,
-            params: defaults.effective(b, cores),
-            cores,
-            gil: defaults.host(cores).gil,
-            runtime: b.runtime.clone(),
-            words: change_words(b, &defaults.knobs(b, cores)),
-            rates: a.steps.iter().map(|s| s.rate_rps).collect(),
-            step: step_length(
-                bench.slo,
-                w.timeout,
-                fit.service_ms,
-                &bench.options,
-                capacity,
-            ),
-            timeout: w.timeout,
-            slo: bench.slo,
-        })
-    }
-
-    /// B simulated with each request costing `cpu_ms` of CPU.
-    fn at(&self, cpu_ms: f64) -> WhatIf {
-        let net = costing(self.fit, cpu_ms)
-            .on(self.model, self.params.clone(), self.cores)
-            .with_gil(self.gil);
-        let change = Change {
-            change: self.words.clone(),
-            network: net,
-            fitted: false,
-            runtime: self.runtime.clone(),
-        };
-        simulate(
-            &change,
-            &Replay {
-                rates: &self.rates,
-                step: self.step,
-                timeout: self.timeout,
-                slo: self.slo,
-            },
-        )
-    }
-}
-
-/// `jvm loop-async: spring.netty loops 4 (max(cores, 4), its default)`:
-/// the change as its runtime's own configuration says it.
-fn change_words(b: &RunSpec, knobs: &RuntimeKnobs) -> String {
-    // The knobs the model's hold reads, and any the preset set (a pool's
-    // size, a backlog are the preset's to name).
-    let shapes = ["threads", "workers", "offload", "processes", "max_threads"];
-    let each: Vec<String> = knobs
-        .knobs
-        .iter()
-        .filter(|k| k.set || (shapes.contains(&k.knob.as_str()) && b.model.reads(&k.knob)))
-        .map(|k| {
-            let v = k.value.map_or("no limit".into(), |v| v.to_string());
-            if k.set {
-                format!("{} {v}", k.setting)
-            } else {
-                format!("{} {v} ({}, its default)", k.setting, k.default)
-            }
-        })
-        .collect();
-    if each.is_empty() {
-        format!("{} {}", b.runtime.as_str(), b.model)
-    } else {
-        format!("{} {}: {}", b.runtime.as_str(), b.model, each.join(", "))
     }
 }
 
