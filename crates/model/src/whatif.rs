@@ -35,13 +35,14 @@ pub struct Counterfactual {
 
 /// The CPU a request costs under B's runtime, from the lab's own copies of
 /// A's and B's runtime and model serving only the fitted wait
-/// (`iolab_lab::whatif::calibrate`): A's copy at A's highest passing rate
+/// (`iolab_lab::whatif::calibrate`): A's copy at A's capacity
 /// (A's cost less its copy's is the handler's own work, which B keeps),
 /// B's copy at the rate B is predicted to hold (what B's runtime adds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Calibration {
     /// The work both copies served in place of the handler, e.g.
-    /// `sleep:52.3` (the fitted service time, waited).
+    /// `sleep:47.1` (nine tenths of the fitted wait, S less the fitted
+    /// CPU).
     pub wait: String,
     /// Whose CPU A and both copies were read from: the process trees (their
     /// CPU-time clocks) when A's steps have them, else the source A's fit
@@ -51,11 +52,23 @@ pub struct Calibration {
     /// missed most of a loop's bursts (0.096 of a core at 3,200/s where
     /// the loop's own clock read 0.23).
     pub source: CpuSource,
-    /// A's highest passing rate, req/s.
+    /// A's capacity, req/s.
     pub a_rate_rps: f64,
-    /// A's CPU per answered request at that rate, ms (the least of its
-    /// steps there: other work on the core only ever adds to a reading).
+    /// A's CPU per answered request at that rate, ms: the lesser of A's
+    /// last two warm holds there ([`Calibration::a_warm`]) when both met
+    /// the objective, else the least of its search's steps there (other
+    /// work on the core only ever adds to a reading).
     pub a_ms: f64,
+    /// A itself, after its search, warmed as B is and held again at that
+    /// rate until two holds cost alike: every hold, in order. A's search
+    /// warms it as it measures it (a Spring A read 8.6 ms a request at its
+    /// first step and 2.1 at its last), and B is warmed before its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a_warm: Vec<RateCost>,
+    /// Requests A had answered when `a_ms` was read (each copy serves as
+    /// many first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a_answered: Option<f64>,
     /// A's runtime and model serving only the wait at that rate, ms (the
     /// lesser of two steady holds).
     pub a_runtime_ms: f64,
@@ -100,7 +113,25 @@ pub struct RateCost {
     pub met: bool,
 }
 
+/// The cost of the last two of `holds` (the lesser) and their spread, ms;
+/// `None` unless both met the objective (a hold past a server's capacity
+/// reads its CPU over its few answers).
+pub fn last_two_met(holds: &[RateCost]) -> Option<(f64, f64)> {
+    match holds {
+        [.., a, b] if a.met && b.met => {
+            let (a, b) = (a.ms?, b.ms?);
+            Some((a.min(b), (a - b).abs()))
+        }
+        _ => None,
+    }
+}
+
 impl Calibration {
+    /// A's cost was read from its warm holds (`a_warm`), not its search.
+    pub fn a_read_warm(&self) -> bool {
+        last_two_met(&self.a_warm).is_some()
+    }
+
     /// The handler's own work, ms: A's cost less its runtime's, at least 0.
     pub fn handler_ms(&self) -> f64 {
         (self.a_ms - self.a_runtime_ms).max(0.0)
@@ -267,6 +298,8 @@ mod tests {
             source: CpuSource::Cores,
             a_rate_rps: 525.0,
             a_ms: 0.197,
+            a_warm: Vec::new(),
+            a_answered: None,
             a_runtime_ms: 0.191,
             a_runtime: Vec::new(),
             noise_ms: 0.019,

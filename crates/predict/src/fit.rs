@@ -151,12 +151,12 @@ pub fn network(f: &Fit) -> Network {
 pub fn costing(f: &Fit, cpu_ms: f64) -> Network {
     let b = &f.binding;
     let size = b.size.unwrap_or(f.concurrency).round().max(1.0) as u64;
-    let fitted_cpu = f.cpu_per_request_ms.unwrap_or(0.0).min(f.service_ms);
+    let waited = waited_ms(f);
     let pool_ms = match b.resource {
-        Resource::Pool => b.hold_ms.min(f.service_ms - fitted_cpu).max(0.0),
+        Resource::Pool => b.hold_ms.min(waited).max(0.0),
         _ => 0.0,
     };
-    let wait_ms = f.service_ms - fitted_cpu - pool_ms;
+    let wait_ms = waited - pool_ms;
     let (model, params) = match b.resource {
         Resource::Threads | Resource::Downstream | Resource::Unknown => {
             (ModelKind::Pool, knobs(&[("threads", size)]))
@@ -176,6 +176,12 @@ pub fn costing(f: &Fit, cpu_ms: f64) -> Network {
         cores: f.cores,
         gil: false,
     }
+}
+
+/// What a request spends not computing: S less the fitted CPU, ms (its
+/// pooled hold and the rest of its wait).
+pub fn waited_ms(f: &Fit) -> f64 {
+    f.service_ms - f.cpu_per_request_ms.unwrap_or(0.0).min(f.service_ms)
 }
 
 /// `seq(cpu:T,pg:W,sleep:R)`, each part only when above zero.

@@ -153,13 +153,14 @@ pub fn calibrated(b: &str, k: &Calibration) -> String {
         _ => String::new(),
     };
     format!(
-        "  calibrated {b}: A cost {} ms a request at {}/s ({}), its runtime serving {} alone {} ms, so the handler's own work is {} ms (±{} ms{}); B's runtime serving {}: {}{ceiling}; B simulated at {} ms a request (uncalibrated: {}/s); {} ms higher: {}/s",
+        "  calibrated {b}: A cost {} ms a request at {}/s ({}{}), its runtime serving {} alone {} ms, so the handler's own work is {} ms (±{} ms{}); B's runtime serving {}: {}{ceiling}; B simulated at {} ms a request (uncalibrated: {}/s); {} ms higher: {}/s",
         cost(k.a_ms),
         rate(k.a_rate_rps),
         match k.source {
             CpuSource::Process => "the process trees' CPU, as the copies'",
             CpuSource::Cores => "the pinned cores' busy time, as the copies'",
         },
+        warm_words(k),
         k.wait,
         cost(k.a_runtime_ms),
         cost(k.handler_ms()),
@@ -172,6 +173,19 @@ pub fn calibrated(b: &str, k: &Calibration) -> String {
         cost(k.noise_ms),
         opt(k.lower_rps, rate),
     )
+}
+
+/// How warm A was when its cost was read: `; held again warm after its
+/// search, 5321 requests answered by then`.
+fn warm_words(k: &Calibration) -> String {
+    let answered = k.a_answered.map_or("-".into(), |n| format!("{n:.0}"));
+    if k.a_read_warm() {
+        format!("; held again warm after its search, {answered} requests answered by then")
+    } else if k.a_warm.is_empty() {
+        format!("; in its search, {answered} requests answered by then")
+    } else {
+        format!("; in its search, {answered} requests answered by then: held again warm, it failed the objective")
+    }
 }
 
 /// A cost per request, ms, to the microsecond.
@@ -298,6 +312,8 @@ mod tests {
             a_ms: 0.5301,
             a_runtime_ms: 0.4702,
             a_runtime: Vec::new(),
+            a_warm: Vec::new(),
+            a_answered: Some(1234.0),
             b_runtime: vec![cost_at(1972.0, 0.081, true), cost_at(7000.0, 0.0493, true)],
             uncalibrated_rps: Some(1972.0),
             noise_ms: 0.02,
@@ -316,7 +332,7 @@ mod tests {
         has(&format!(
             "simulated at {b:.3} ms a request (uncalibrated: 1,972/s); 0.020 ms higher: 5,400/s"
         ));
-        has("A cost 0.530 ms a request at 206/s (the pinned cores' busy time, as the copies'), its runtime");
+        has("A cost 0.530 ms a request at 206/s (the pinned cores' busy time, as the copies'; in its search, 1234 requests answered by then), its runtime");
         assert!(!line.contains("failed"), "{line}");
         // Read from the processes: said so.
         let from_processes = Calibration {
@@ -326,7 +342,27 @@ mod tests {
         let line = calibrated("b", &from_processes);
         has_in(
             &line,
-            "at 206/s (the process trees' CPU, as the copies'), its runtime",
+            "at 206/s (the process trees' CPU, as the copies'; in its search,",
+        );
+        // A held again warm, both last holds met: said so.
+        let warm = Calibration {
+            a_warm: vec![cost_at(206.25, 0.61, true), cost_at(206.25, 0.5301, true)],
+            ..k.clone()
+        };
+        assert!(warm.a_read_warm());
+        has_in(
+            &calibrated("b", &warm),
+            "copies'; held again warm after its search, 1234 requests answered by then), its",
+        );
+        // Its last hold failed: A's cost is its search's, and that is said.
+        let failed = Calibration {
+            a_warm: vec![cost_at(206.25, 0.61, true), cost_at(206.25, 2.0, false)],
+            ..k.clone()
+        };
+        assert!(!failed.a_read_warm());
+        has_in(
+            &calibrated("b", &failed),
+            "in its search, 1234 requests answered by then: held again warm, it failed the objective)",
         );
         // A copy dearer than A itself leaves no handler work, never less.
         let dear = Calibration {

@@ -273,18 +273,26 @@ impl Bench<'_> {
         black_box: bool,
         warm: Option<Warm>,
     ) -> Result<Search, String> {
+        self.search_then(spec, black_box, warm, |_, _| Ok(()))
+            .map(|(search, ())| search)
+    }
+
+    /// [`Bench::search_warmed`], then `then` with the target still running
+    /// (warmed by its search): what it measured beside the search.
+    pub fn search_then<R>(
+        &self,
+        spec: &RunSpec,
+        black_box: bool,
+        warm: Option<Warm>,
+        then: impl FnOnce(&Probe, &Search) -> Result<R, String>,
+    ) -> Result<(Search, R), String> {
         self.with_probe(spec, black_box, |probe, mut notes| {
             if let Some(w) = warm {
                 notes.push(w.before_search(probe, self.slo)?);
             }
-            Ok(super::run(
-                &spec.name,
-                probe,
-                self.slo,
-                &self.options,
-                notes,
-                self.each,
-            ))
+            let search = super::run(&spec.name, probe, self.slo, &self.options, notes, self.each);
+            let after = then(probe, &search)?;
+            Ok((search, after))
         })?
     }
 

@@ -29,6 +29,7 @@ use crate::capacity::warm::Warm;
 use crate::preset::{Overrides, PresetError};
 use predictor::Predictor;
 
+mod a_cost;
 pub mod calibrate;
 mod holds;
 mod predictor;
@@ -149,11 +150,17 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     let name = n.name;
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
-    let fitted = bench.search(a, true)?;
+    // Calibrated, A is held again warm before it stops (a_cost.rs).
+    let (fitted, warm) = bench.search_then(a, true, None, |probe, search| {
+        if !n.calibrated {
+            return Ok(None);
+        }
+        a_cost::warm_a(bench, probe, search, runtime_warmup(a))
+    })?;
     let named = fitted.fit.as_ref().map(|f| f.binding.resource);
     // A's copy once, for every B.
     let side = if n.calibrated {
-        calibrate::a_side(bench, &fitted, a, say)?
+        calibrate::a_side(bench, &fitted, warm.as_ref(), a, say)?
     } else {
         None
     };
@@ -198,6 +205,7 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
             true,
             Some(warm_b(
                 &fitted,
+                warm.as_ref().map(|w| w.answered),
                 b,
                 predicted.slo_capacity_rps,
                 &bench.options,
@@ -224,20 +232,35 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
 }
 
 /// B's warm-up before its search: as many requests as A had answered when
-/// its capacity was read (A's search had warmed it, B's would otherwise
+/// its capacity was read, or its cost when A was held again warm
+/// (`a_answered`; A's search had warmed it, B's would otherwise
 /// warm B as it measured: a Spring target failed 500/s, then passed 475/s
 /// at half the CPU a request), and at least as many as B's runtime's
 /// launcher sends itself (`warmup` in its runtime.toml: what a fresh one
 /// needs, sent there as `sleep:1`, not as the measured request), at half
 /// B's predicted capacity (A's, with no prediction).
-fn warm_b(a: &Search, b: &RunSpec, predicted: Option<f64>, o: &crate::capacity::Options) -> Warm {
+fn warm_b(
+    a: &Search,
+    a_answered: Option<f64>,
+    b: &RunSpec,
+    predicted: Option<f64>,
+    o: &crate::capacity::Options,
+) -> Warm {
     let mut w = warm_after(&a.steps, a.capacity_rps, predicted, o);
-    // The Rust targets are iolab's own, with no launcher and no manifest.
-    if !b.runtime.is_rust() {
-        let own = crate::targets::Manifest::load(&b.runtime).map_or(0, |m| m.warmup);
-        w.requests = w.requests.max(f64::from(own));
-    }
+    // A held again warm (a_cost.rs) had answered that many in all.
+    w.requests = w.requests.max(a_answered.unwrap_or(0.0));
+    w.requests = w.requests.max(runtime_warmup(b));
     w
+}
+
+/// The requests `spec`'s runtime's launcher sends a fresh target itself
+/// (`warmup` in its runtime.toml); 0 for the Rust targets, iolab's own,
+/// with no launcher and no manifest.
+fn runtime_warmup(spec: &RunSpec) -> f64 {
+    if spec.runtime.is_rust() {
+        return 0.0;
+    }
+    crate::targets::Manifest::load(&spec.runtime).map_or(0.0, |m| f64::from(m.warmup))
 }
 
 /// [`warm_b`] from A's steps and capacity.
@@ -250,7 +273,7 @@ fn warm_after(
     let capacity = capacity.unwrap_or(o.start_rps);
     let rate = predicted.unwrap_or(capacity) / 2.0;
     Warm {
-        requests: calibrate::answered_before(steps, capacity),
+        requests: a_cost::answered_before(steps, capacity),
         rate: rate.clamp(1.0, o.max_rps),
     }
 }
