@@ -410,3 +410,50 @@ fn r31_12_a_copy_waits_s_less_the_fitted_cpu_so_one_at_a_time_keeps_up() {
     let steps = network(&f).steps.to_string();
     assert!(steps.ends_with(&sleep), "{steps} against {sleep}");
 }
+
+#[test]
+fn r31_14_gunicorn_sampled_in_state_r_but_seldom_waiting_is_workers_not_the_cpu() {
+    // ci16: gunicorn, 4 sync workers x (2.2 ms of CPU + 20 ms), held 175/s
+    // at 23 ms (c = 4.1) in 7 single-threaded processes, 0.39 of its core
+    // busy; the sampler saw 0.8 threads in state R, but schedstat said 0.16
+    // waited for a CPU. Named "limited by CPU", not its workers.
+    let mut t = threads(
+        7.0,
+        7,
+        &[
+            (ThreadState::Running, 0.8),
+            (ThreadState::Futex, 1.0),
+            (ThreadState::Poll, 0.6),
+            (ThreadState::Sleep, 3.4),
+            (ThreadState::Other, 1.2),
+        ],
+    );
+    t.cpu_wait = Some(0.16);
+    let sig = |t: Threads| Signals {
+        threads: Some(t),
+        ..Signals::default()
+    };
+    let steps = |t: Threads| {
+        [
+            step(40.0, true, 23.0, Some(0.089)),
+            step(80.0, true, 23.0, Some(0.178)),
+            with(step(175.0, true, 23.5, Some(0.39)), sig(t)),
+            step(188.0, false, 97.0, Some(0.41)),
+        ]
+    };
+    let f = fit(&steps(t.clone()), 175.0, 1).unwrap();
+    assert_eq!(
+        f.binding.resource,
+        Resource::Workers,
+        "{}",
+        f.binding.sentence
+    );
+    // Starved for real (most of a core waiting): the CPU.
+    t.cpu_wait = Some(0.5);
+    let f = fit(&steps(t.clone()), 175.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Cpu, "{}", f.binding.sentence);
+    // No schedstat: the threads in state R stand for it, as before.
+    t.cpu_wait = None;
+    let f = fit(&steps(t), 175.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Cpu, "{}", f.binding.sentence);
+}
