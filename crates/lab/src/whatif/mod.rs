@@ -150,13 +150,7 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     let name = n.name;
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
-    // Calibrated, A is held again warm before it stops (a_cost.rs).
-    let (fitted, warm) = bench.search_then(a, true, None, |probe, search| {
-        if !n.calibrated {
-            return Ok(None);
-        }
-        a_cost::warm_a(bench, probe, search, runtime_warmup(a))
-    })?;
+    let (fitted, warm) = fit_a(bench, a, n.calibrated)?;
     let named = fitted.fit.as_ref().map(|f| f.binding.resource);
     // A's copy once, for every B.
     let side = if n.calibrated {
@@ -228,6 +222,21 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
         named_right: n.expected.zip(named).map(|(e, n)| e == n),
         fitted,
         changes,
+    })
+}
+
+/// A searched as a black box; calibrated, held again warm before it stops
+/// (a_cost.rs).
+fn fit_a(
+    bench: &Bench,
+    a: &RunSpec,
+    calibrated: bool,
+) -> Result<(Search, Option<a_cost::AWarm>), String> {
+    bench.search_then(a, true, None, |probe, search| {
+        if !calibrated {
+            return Ok(None);
+        }
+        a_cost::warm_a(bench, probe, search, runtime_warmup(a))
     })
 }
 
