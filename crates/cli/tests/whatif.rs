@@ -6,7 +6,7 @@
 //! within the goal, 15%, and the noise of a CI-size measurement
 //! (`common::whatif`). The pairs run in one test, one after the other: two
 //! tests would load the same pinned cores at once. The runtime pairs are
-//! `tests/whatif_runtimes.rs`; the JVM pool pair is not at CI size
+//! `tests/whatif_runtimes.rs`, the JVM pairs among them.
 //! (docs/capacity.md says why).
 
 mod common;

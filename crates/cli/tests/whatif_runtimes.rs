@@ -1,6 +1,6 @@
 //! `iolab whatif` end to end at CI size on the runtime pairs
 //! (presets/test/whatif-{python-prefork,node-loop-blocking,ruby-sequential,
-//! jvm-pg-pool}.toml: the full presets' pairs with short steps, and rates a
+//! jvm-pool,jvm-pg-pool}.toml: the full presets' pairs with short steps, and rates a
 //! debug build's generator keeps up with), with the same assertions as the
 //! built-in pairs (`common::whatif`): A named by the resource its
 //! configuration sets, each B near its measured capacity
@@ -13,11 +13,13 @@ mod common;
 
 /// gunicorn (workers) -> uvicorn; Node's blocked loop -> offload to 4
 /// worker_threads; Thin blocking on its reactor -> async on EventMachine;
-/// Spring limited by HikariCP's 10 connections -> WebFlux + R2DBC (no gain).
-const PAIRS: [&str; 4] = [
+/// Spring MVC on 10 Tomcat threads -> virtual threads; Spring limited by
+/// HikariCP's 10 connections -> WebFlux + R2DBC (no gain).
+const PAIRS: [&str; 5] = [
     "presets/test/whatif-python-prefork.toml",
     "presets/test/whatif-node-loop-blocking.toml",
     "presets/test/whatif-ruby-sequential.toml",
+    "presets/test/whatif-jvm-pool.toml",
     "presets/test/whatif-jvm-pg-pool.toml",
 ];
 

@@ -184,7 +184,13 @@ fn warm_words(k: &Calibration) -> String {
     } else if k.a_warm.is_empty() {
         format!("; in its search, {answered} requests answered by then")
     } else {
-        format!("; in its search, {answered} requests answered by then: held again warm, it failed the objective")
+        // Why the warm holds were not read: the last two say.
+        let why = match k.a_warm.as_slice() {
+            [.., a, b] if !(a.met && b.met) => "it failed the objective",
+            [_, _, ..] => "its CPU was not read",
+            _ => "once only",
+        };
+        format!("; in its search, {answered} requests answered by then: held again warm, {why}")
     }
 }
 
@@ -299,13 +305,9 @@ mod tests {
         }
     }
 
-    fn has_in(line: &str, s: &str) {
-        assert!(line.contains(s), "{s:?} not in {line}");
-    }
-
-    #[test]
-    fn the_calibration_sentence_is_made_from_its_numbers() {
-        let k = Calibration {
+    /// A calibration read in A's search.
+    fn calibration() -> Calibration {
+        Calibration {
             wait: "sleep:100.2".into(),
             source: CpuSource::Cores,
             a_rate_rps: 206.25,
@@ -318,7 +320,16 @@ mod tests {
             uncalibrated_rps: Some(1972.0),
             noise_ms: 0.02,
             lower_rps: Some(5400.0),
-        };
+        }
+    }
+
+    fn has_in(line: &str, s: &str) {
+        assert!(line.contains(s), "{s:?} not in {line}");
+    }
+
+    #[test]
+    fn the_calibration_sentence_is_made_from_its_numbers() {
+        let k = calibration();
         let line = calibrated("rust-loop-async", &k);
         // handler = A's cost less its copy's.
         let handler = k.a_ms - k.a_runtime_ms;
@@ -378,5 +389,22 @@ mod tests {
         assert!(line.contains("0.400 ms at 9,000/s (the objective failed); it failed the objective at 9,000/s and met it at 7,000/s, so B, doing that and more, is predicted at most 8,000/s, between them"), "{line}");
         // The failed round's cost is not B's runtime's: the last met one is.
         assert!(line.contains(&format!("simulated at {b:.3} ms")), "{line}");
+    }
+
+    #[test]
+    fn r31_15_warm_holds_that_met_but_were_not_read_are_not_called_a_failure() {
+        let mut unread = cost_at(206.25, 0.5, true);
+        unread.ms = None;
+        let k = Calibration {
+            a_warm: vec![cost_at(206.25, 0.61, true), unread],
+            ..calibration()
+        };
+        assert!(!k.a_read_warm());
+        let line = calibrated("b", &k);
+        has_in(
+            &line,
+            "in its search, 1234 requests answered by then: held again warm, its CPU was not read)",
+        );
+        assert!(!line.contains("failed"), "{line}");
     }
 }

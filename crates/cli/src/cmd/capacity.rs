@@ -211,6 +211,8 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
             CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
         })?,
         live: None,
+        // A service at a URL: its requests are its own.
+        work_base: None,
     })
 }
 

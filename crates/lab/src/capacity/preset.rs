@@ -286,13 +286,27 @@ impl Bench<'_> {
         warm: Option<Warm>,
         then: impl FnOnce(&Probe, &Search) -> Result<R, String>,
     ) -> Result<(Search, R), String> {
+        self.search_between(spec, black_box, |_| Ok(((), warm)), then)
+            .map(|((), search, after)| (search, after))
+    }
+
+    /// Start `spec`'s target; `before` measures it first and says how to
+    /// warm it for its search; search it; `then` with it still running.
+    pub fn search_between<B, R>(
+        &self,
+        spec: &RunSpec,
+        black_box: bool,
+        before: impl FnOnce(&Probe) -> Result<(B, Option<Warm>), String>,
+        then: impl FnOnce(&Probe, &Search) -> Result<R, String>,
+    ) -> Result<(B, Search, R), String> {
         self.with_probe(spec, black_box, |probe, mut notes| {
+            let (first, warm) = before(probe)?;
             if let Some(w) = warm {
                 notes.push(w.before_search(probe, self.slo)?);
             }
             let search = super::run(&spec.name, probe, self.slo, &self.options, notes, self.each);
             let after = then(probe, &search)?;
-            Ok((search, after))
+            Ok((first, search, after))
         })?
     }
 
@@ -327,6 +341,7 @@ impl Bench<'_> {
             metrics: if black_box { None } else { started.metrics },
             cancel: self.cancel.clone(),
             live: None,
+            work_base: started.work_base,
         };
         let out = f(&probe, started.notes);
         if let Some(mut t) = started.target {

@@ -20,6 +20,8 @@ pub(super) struct Started {
     pub(super) url: String,
     /// A foreign target's own requests (empty for a built-in one).
     pub(super) request: RequestSet,
+    /// A built-in target's base URL.
+    pub(super) work_base: Option<String>,
     pub(super) pid: Option<u32>,
     /// Its Prometheus endpoint and the series to keep.
     pub(super) metrics: Option<(String, Vec<String>)>,
@@ -44,6 +46,7 @@ pub(super) fn start(
         return Ok(Started {
             url: r.url(f),
             request: r.requests(f),
+            work_base: None,
             pid: r.pid,
             metrics: r.metrics(f),
             notes: vec![foreign::CONTRACT_SKIPPED.to_string()],
@@ -59,6 +62,7 @@ pub(super) fn start(
     Ok(Started {
         url: format!("{}/work?steps={}{}", t.url, w.steps, w.body.query_suffix()),
         request: RequestSet::default(),
+        work_base: Some(t.url.clone()),
         pid: Some(t.pid()),
         metrics: Some((
             format!("{metrics_base}/metrics"),

@@ -45,9 +45,23 @@ pub struct Probe {
     pub cancel: Arc<AtomicBool>,
     /// `--live`: every step's attack is fed here.
     pub live: Option<Arc<iolab_loadgen::LiveFeed>>,
+    /// A built-in target's base URL (its `/work` takes the steps in the
+    /// query); none for a foreign one, whose requests are its own.
+    pub work_base: Option<String>,
 }
 
 impl Probe {
+    /// The same target sent `steps` in place of the run's (the lab's copy
+    /// of a built-in target's runtime and model serving only that: whatif's
+    /// calibration); `None` for a foreign target.
+    pub fn serving(&self, steps: &iolab_model::Step) -> Option<Probe> {
+        let base = self.work_base.as_ref()?;
+        Some(Probe {
+            url: format!("{base}/work?steps={steps}"),
+            ..self.clone()
+        })
+    }
+
     pub(super) fn plan(&self, driver: Driver, interval: Duration) -> AttackPlan {
         AttackPlan {
             connections: self.connections,

@@ -46,6 +46,31 @@ impl AWarm {
     }
 }
 
+/// Where A's cost is read, for its warm holds and its copy's alike.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    /// A's capacity, or its highest passing rate ([`top`]).
+    pub rate: f64,
+    /// Whose CPU is read ([`calibration_source`]).
+    pub source: CpuSource,
+    /// How long each hold lasts: A's step at that rate, at least
+    /// [`MIN_HOLD`].
+    pub hold: Duration,
+}
+
+impl Reading {
+    /// `None` without a CPU reading at a passing rate.
+    pub fn of(a: &Search) -> Option<Reading> {
+        let source = a.fit.as_ref()?.cpu_source?;
+        let top = top(&a.steps, a.capacity_rps, source)?;
+        Some(Reading {
+            rate: top.rate_rps,
+            source: calibration_source(&a.steps, top.rate_rps, source),
+            hold: Duration::from_secs_f64(top.duration_s).max(MIN_HOLD),
+        })
+    }
+}
+
 /// Warm A (`probe`, its search `a` just done) by `runtime_warmup` (its
 /// runtime's own count, 0 for none), then hold its capacity until steady;
 /// `None` without a CPU reading to hold it by.
@@ -55,27 +80,22 @@ pub fn warm_a(
     a: &Search,
     runtime_warmup: f64,
 ) -> Result<Option<AWarm>, String> {
-    let Some(source) = a.fit.as_ref().and_then(|f| f.cpu_source) else {
+    let Some(at) = Reading::of(a) else {
         return Ok(None);
     };
-    let Some(top) = top(&a.steps, a.capacity_rps, source) else {
-        return Ok(None);
-    };
-    let rate = top.rate_rps;
-    let source = calibration_source(&a.steps, rate, source);
-    let hold = Duration::from_secs_f64(top.duration_s).max(MIN_HOLD);
     let searched: f64 = a
         .steps
         .iter()
         .map(|s| s.attack.requests.answered() as f64)
         .sum();
-    let holds = Holds::on(bench, probe, hold, source).settled(rate, runtime_warmup, 0.0)?;
+    let holds =
+        Holds::on(bench, probe, at.hold, at.source).settled(at.rate, runtime_warmup, 0.0)?;
     let warm = Warm {
         requests: runtime_warmup,
-        rate: rate / 2.0,
+        rate: at.rate / 2.0,
     };
     let sent = warm.length().as_secs_f64() * warm.rate;
-    let held = holds.len() as f64 * hold.as_secs_f64() * rate;
+    let held = holds.len() as f64 * at.hold.as_secs_f64() * at.rate;
     Ok(Some(AWarm {
         holds,
         answered: searched + sent + held,

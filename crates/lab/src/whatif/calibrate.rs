@@ -6,13 +6,17 @@
 //! the rate, not to the work: on one core, Spring MVC held 525/s, virtual
 //! threads 1,600/s and WebFlux 3,700/s of the same `sleep:400`, and every
 //! quiet pair predicted beyond twice A's rates missed by 21-79%
-//! (docs/capacity.md). So the lab starts its own copies of A's runtime and
-//! model and of B's, each serving only a wait (its length below):
+//! (docs/capacity.md). So the lab reads copies of A's runtime and model
+//! and of B's, each serving only a wait (its length below). A copy is the
+//! target's own process sent the wait in place of its steps (a built-in
+//! target's `/work` takes them in the query): the same runtime, model and
+//! knobs, already started. Separate copies cost a pair two more starts
+//! and warm-ups, a minute and a half for a JVM pair at CI size.
 //!
-//! - A's copy at A's capacity: A's cost there less its copy's
-//!   is the handler's own work, which B keeps.
-//! - B's copy at the rate B is predicted to hold: what B's runtime adds
-//!   there. B's rate depends on its cost (the handler's work plus that), so
+//! - A's copy at A's capacity, after A's search and warm holds: A's cost
+//!   there less its copy's is the handler's own work, which B keeps.
+//! - B's copy at the rate B is predicted to hold, before B's search: what
+//!   B's runtime adds there. B's rate depends on its cost (the handler's work plus that), so
 //!   B is predicted again with it and its copy measured again at the new
 //!   rate, until the prediction moves by less than [`SETTLED`] (at most
 //!   [`ROUNDS`] rates). A rate the copy fails the objective at is not read;
@@ -53,29 +57,31 @@
 //! the handler's noise, and B is also predicted with its cost that much
 //! higher (`lower_rps`).
 //!
-//! Each copy is first warmed as A was when its cost was read
-//! ([`Warm`](crate::capacity::warm::Warm): as many requests as A had
-//! answered, at half the rate the copy is then held at), then holds its
-//! first rate until two holds in a row cost the same within
+//! B's copy, a fresh process, is first warmed as A was when its cost was
+//! read ([`Warm`](crate::capacity::warm::Warm): as many requests as A had
+//! answered, less the waits B's launcher sent it itself (its runtime's
+//! `warmup`, `sleep:1`: the copy's own path), at half the rate the copy is
+//! then held at); A's, warm already, the shortest warm-up. Each then holds its first rate until two
+//! holds in a row cost the same within
 //! [`STEADY`](crate::capacity::warm::STEADY) (pools fill, a JIT's later
 //! stages: a Spring copy cost 2.0 ms a request in its first seconds, A
 //! 0.20 ms after its search), each hold as long as A's step there lasted,
-//! at least [`MIN_HOLD`]. Neither A nor B is loaded here: A's fit stays a
-//! black box's, and B is measured after, by its own search (warmed first:
-//! `warm_b` in the module above).
+//! at least [`MIN_HOLD`]. A's fit stays a black box's (its copy is read
+//! after it), and B is measured after its copy, by its own search (warmed
+//! first on its own request: `warm_b` in the module above).
 
 use std::time::Duration;
 
 use iolab_model::capacity::{Fit, Search};
-use iolab_model::experiment::{RunSpec, Work};
 use iolab_model::steps::BackendKind;
 use iolab_model::whatif::{Calibration, RateCost};
 use iolab_model::Step;
 use iolab_predict::fit::waited_ms;
 
-use super::a_cost::{a_costs, answered_before, calibration_source, top, AWarm};
+use super::a_cost::{a_costs, answered_before, AWarm, Reading};
 use super::holds::Holds;
 use crate::capacity::preset::Bench;
+use crate::capacity::Probe;
 
 /// The share of the fitted wait a copy serves (the module's header says
 /// why).
@@ -98,7 +104,7 @@ pub struct ASide {
     wait: Step,
     /// How long each measured hold lasts (A's step there).
     hold: Duration,
-    /// Requests a copy serves before it is measured: as many as A had
+    /// Requests B's copy serves before it is measured: as many as A had
     /// answered when its cost was read.
     warm_requests: f64,
     /// A's CPU per request as the fit read it, ms.
@@ -107,28 +113,28 @@ pub struct ASide {
 
 /// Measure A's copy at A's capacity: the handler's work (A's
 /// cost from its warm holds when they read it, else from its search).
-/// `None` when it cannot be: a foreign A (the lab has no copy of it), no
-/// CPU reading, a copy that answered nothing.
+/// The copy is A's own process, its search and warm holds done, sent only
+/// the wait (`probe` is A's): it is as warm as A was when its cost was
+/// read, where a copy started fresh had to be warmed as long again (half
+/// a minute for a JVM, with its start). `None` when it cannot be: a
+/// foreign A (the lab has no copy of it), no CPU reading, a copy that
+/// answered nothing.
 pub fn a_side(
     bench: &Bench,
+    probe: &Probe,
     a: &Search,
     warm: Option<&AWarm>,
-    a_spec: &RunSpec,
+    name: &str,
     say: &dyn Fn(&str),
 ) -> Result<Option<ASide>, String> {
-    let Some((fit, source)) = a.fit.as_ref().and_then(|f| Some((f, f.cpu_source?))) else {
+    let (Some(fit), Some(at)) = (a.fit.as_ref(), Reading::of(a)) else {
         return Ok(None);
     };
     let wait = copy_wait(fit);
-    let (Some(copy_a), Some(top)) = (
-        copy(a_spec, wait.clone()),
-        top(&a.steps, a.capacity_rps, source),
-    ) else {
+    let Some(copy_a) = probe.serving(&wait) else {
         return Ok(None);
     };
-    let hold = Duration::from_secs_f64(top.duration_s).max(MIN_HOLD);
-    let a_rate = top.rate_rps;
-    let source = calibration_source(&a.steps, a_rate, source);
+    let (a_rate, source) = (at.rate, at.source);
     let Some(cost) = warm
         .and_then(AWarm::cost)
         .or_else(|| a_costs(&a.steps, a_rate, source))
@@ -136,13 +142,11 @@ pub fn a_side(
         return Ok(None);
     };
     let warm_requests = warm.map_or_else(|| answered_before(&a.steps, a_rate), |w| w.answered);
-    let holds = bench.with_probe(&copy_a, true, |probe, _| {
-        Holds::on(bench, probe, hold, source).settled(a_rate, warm_requests, cost.0)
-    })??;
+    // Warm already: the shortest warm-up, to let A's own load drain.
+    let holds = Holds::on(bench, &copy_a, at.hold, source).settled(a_rate, 0.0, cost.0)?;
     let Some([c1, c2]) = last_two(&holds) else {
         say(&format!(
-            "whatif: {}'s copy answered nothing at {a_rate:.0}/s: not calibrated",
-            a_spec.name
+            "whatif: {name}'s copy answered nothing at {a_rate:.0}/s: not calibrated"
         ));
         return Ok(None);
     };
@@ -161,8 +165,7 @@ pub fn a_side(
         lower_rps: None,
     };
     say(&format!(
-        "whatif: {} costs {:.3} ms a request at {a_rate:.0}/s ({}, {warm_requests:.0} requests answered by then), its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
-        a_spec.name,
+        "whatif: {name} costs {:.3} ms a request at {a_rate:.0}/s ({}, {warm_requests:.0} requests answered by then), its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
         k.a_ms,
         if k.a_read_warm() { "held again warm" } else { "in its search" },
         k.a_runtime_ms,
@@ -171,24 +174,27 @@ pub fn a_side(
     Ok(Some(ASide {
         k,
         wait,
-        hold,
+        hold: at.hold,
         warm_requests,
         fitted_ms: fit.cpu_per_request_ms,
     }))
 }
 
 /// Calibrate B's cost from A's side; `predict` gives B's capacity (req/s)
-/// for a CPU per request (ms). `None` when it cannot be: a foreign B, no
+/// for a CPU per request (ms). B's copy is B's own process (`probe`),
+/// before its search, sent only the wait; its launcher had sent it
+/// `launched` waits itself. `None` when it cannot be: a foreign B, no
 /// prediction to start from.
 pub fn b_side(
     bench: &Bench,
     side: &ASide,
-    b_spec: &RunSpec,
+    (probe, launched): (&Probe, f64),
+    name: &str,
     predict: &dyn Fn(f64) -> Option<f64>,
     say: &dyn Fn(&str),
 ) -> Result<Option<Calibration>, String> {
     let uncalibrated = side.fitted_ms.and_then(predict);
-    let (Some(copy_b), Some(first)) = (copy(b_spec, side.wait.clone()), uncalibrated) else {
+    let (Some(copy_b), Some(first)) = (probe.serving(&side.wait), uncalibrated) else {
         return Ok(None);
     };
     let mut k = Calibration {
@@ -198,19 +204,17 @@ pub fn b_side(
     let handler_ms = k.handler_ms();
     let said = |rate: f64, cost: &RateCost, predicted: Option<f64>| {
         say(&format!(
-            "whatif: {}'s runtime serving {} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
-            b_spec.name,
+            "whatif: {name}'s runtime serving {} at {rate:.0}/s: {} ms a request{}; B predicted at {}/s",
             side.wait,
             cost.ms.map_or("-".into(), |m| format!("{m:.3}")),
             if cost.met { "" } else { ", the objective failed" },
             predicted.map_or("-".into(), |n| format!("{n:.0}"))
         ))
     };
-    k.b_runtime = bench.with_probe(&copy_b, true, |probe, _| {
-        let b = |ms: f64| predict(handler_ms + ms);
-        let holds = Holds::on(bench, probe, side.hold, k.source);
-        holds.rounds(first, side.warm_requests, &b, &said)
-    })??;
+    let b = |ms: f64| predict(handler_ms + ms);
+    let holds = Holds::on(bench, &copy_b, side.hold, k.source);
+    let warm = (side.warm_requests - launched).max(0.0);
+    k.b_runtime = holds.rounds(first, warm, &b, &said)?;
     // Held, as the prediction is, to what B's copy holds.
     let cap = k.copy_capacity_rps().unwrap_or(f64::INFINITY);
     k.lower_rps = k
@@ -240,24 +244,6 @@ fn wait(waited_ms: f64) -> Step {
     BackendKind::Sleep
         .timed_call(us)
         .map_or(Step::Cpu { terms: 0 }, Step::Io)
-}
-
-/// The lab's copy of a built-in target serving `steps`; `None` for a
-/// foreign one (its own URL or command).
-fn copy(spec: &RunSpec, steps: Step) -> Option<RunSpec> {
-    let Work::Http(w) = &spec.work else {
-        return None;
-    };
-    if w.foreign.is_some() || w.command.is_some() {
-        return None;
-    }
-    let mut w = w.clone();
-    w.steps = steps;
-    Some(RunSpec {
-        name: format!("{} (the lab's copy)", spec.name),
-        work: Work::Http(w),
-        ..spec.clone()
-    })
 }
 
 #[cfg(test)]
@@ -317,21 +303,36 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_serves_the_fitted_wait_and_a_foreign_target_has_none() {
+    fn a_copy_is_its_target_sent_only_the_wait_and_a_foreign_target_has_none() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Arc;
+
+        use iolab_model::driver::ConnectionMode;
+        use iolab_model::request::RequestSet;
+
         assert_eq!(wait(100.4152).to_string(), "sleep:100.415");
-        let (origin, text) = crate::preset::locate("whatif-rust-pool").unwrap();
-        let plan = crate::preset::parse_plan(&text, &origin, Default::default()).unwrap();
-        let spec = &plan.runs[0];
-        let c = copy(spec, wait(100.4152)).unwrap();
-        let Work::Http(w) = &c.work else {
-            panic!("an HTTP copy")
+        let base = "http://127.0.0.1:9";
+        let a = Probe {
+            url: format!("{base}/work?steps=seq(cpu:1000,sleep:100)"),
+            request: RequestSet::default(),
+            timeout: Duration::from_secs(1),
+            connections: ConnectionMode::KeepAlive { max: 64 },
+            gen_cpus: vec![1],
+            target_cpus: vec![0],
+            pid: Some(42),
+            metrics: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+            live: None,
+            work_base: Some(base.into()),
         };
-        assert_eq!(w.steps.to_string(), "sleep:100.415");
-        assert_eq!((c.model, &c.params), (spec.model, &spec.params));
-        let mut foreign = spec.clone();
-        if let Work::Http(w) = &mut foreign.work {
-            w.command = Some(vec!["./server".into()]);
-        }
-        assert!(copy(&foreign, wait(100.0)).is_none());
+        let copy = a.serving(&wait(100.4152)).unwrap();
+        assert_eq!(copy.url, format!("{base}/work?steps=sleep:100.415"));
+        // The same process, read the same way.
+        assert_eq!((copy.pid, &copy.target_cpus), (a.pid, &a.target_cpus));
+        let foreign = Probe {
+            work_base: None,
+            ..a
+        };
+        assert!(foreign.serving(&wait(100.0)).is_none());
     }
 }

@@ -20,12 +20,13 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use iolab_model::capacity::{Resource, Search, StepRecord};
+use iolab_model::capacity::{Resource, Search, StepRecord, WhatIf};
 use iolab_model::experiment::RunSpec;
-use iolab_model::whatif::{Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
+use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
 
 use crate::capacity::preset::{self, Bench};
 use crate::capacity::warm::Warm;
+use crate::capacity::Probe;
 use crate::preset::{Overrides, PresetError};
 use predictor::Predictor;
 
@@ -150,14 +151,9 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     let name = n.name;
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
-    let (fitted, warm) = fit_a(bench, a, n.calibrated)?;
+    let (fitted, (warm, side)) = fit_a(bench, a, n.calibrated, say)?;
     let named = fitted.fit.as_ref().map(|f| f.binding.resource);
-    // A's copy once, for every B.
-    let side = if n.calibrated {
-        calibrate::a_side(bench, &fitted, warm.as_ref(), a, say)?
-    } else {
-        None
-    };
+    let a_answered = warm.as_ref().map(|w| w.answered);
     let mut changes = Vec::new();
     for b in bs {
         if bench.cancelled() {
@@ -170,40 +166,32 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
             ));
             break;
         };
-        let calibration = match &side {
+        let b_side = |probe: &Probe| match &side {
             Some(side) => {
                 let at = |ms: f64| predictor.at(ms).slo_capacity_rps;
-                calibrate::b_side(bench, side, b, &at, say)?
+                let launched = (probe, runtime_warmup(b));
+                calibrate::b_side(bench, side, launched, &b.name, &at, say)
             }
-            None => None,
+            None => Ok(None),
         };
-        let cost = calibration
-            .as_ref()
-            .and_then(|c| c.b_ms())
-            .or(predictor.fit.cpu_per_request_ms)
-            .unwrap_or(0.0);
-        let mut predicted = predictor.at(cost);
-        // B does its copy's work and more: not above what the copy held.
-        if let Some(c) = calibration.as_ref().and_then(|k| k.copy_capacity_rps()) {
-            predicted.slo_capacity_rps = predicted.slo_capacity_rps.map(|p| p.min(c));
-        }
-        say(&format!(
-            "whatif {name}: {} predicted at {} req/s; measuring it",
-            b.name,
-            predicted
-                .slo_capacity_rps
-                .map_or("-".into(), |c| format!("{c:.0}"))
-        ));
-        let measured = bench.search_warmed(
+        let ((calibration, predicted), measured, ()) = bench.search_between(
             b,
             true,
-            Some(warm_b(
-                &fitted,
-                warm.as_ref().map(|w| w.answered),
-                b,
-                predicted.slo_capacity_rps,
-                &bench.options,
-            )),
+            |probe| {
+                let calibration = b_side(probe)?;
+                let predicted = predict_b(&predictor, calibration.as_ref());
+                say(&format!(
+                    "whatif {name}: {} predicted at {} req/s; measuring it",
+                    b.name,
+                    predicted
+                        .slo_capacity_rps
+                        .map_or("-".into(), |c| format!("{c:.0}"))
+                ));
+                let o = &bench.options;
+                let warm = warm_b(&fitted, a_answered, b, predicted.slo_capacity_rps, o);
+                Ok(((calibration, predicted), Some(warm)))
+            },
+            |_, _| Ok(()),
         )?;
         changes.push(Counterfactual {
             name: b.name.clone(),
@@ -225,20 +213,40 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     })
 }
 
-/// A searched as a black box; calibrated, held again warm before it stops
-/// (a_cost.rs).
+/// B predicted with its calibrated cost (the fit's CPU without one), and
+/// no higher than its copy held: B does its copy's work and more.
+fn predict_b(predictor: &Predictor, calibration: Option<&Calibration>) -> WhatIf {
+    let cost = calibration
+        .and_then(|c| c.b_ms())
+        .or(predictor.fit.cpu_per_request_ms)
+        .unwrap_or(0.0);
+    let mut predicted = predictor.at(cost);
+    if let Some(c) = calibration.and_then(|k| k.copy_capacity_rps()) {
+        predicted.slo_capacity_rps = predicted.slo_capacity_rps.map(|p| p.min(c));
+    }
+    predicted
+}
+
+/// A searched as a black box; calibrated, held again warm and its copy
+/// measured before it stops (a_cost.rs, calibrate.rs).
 fn fit_a(
     bench: &Bench,
     a: &RunSpec,
     calibrated: bool,
-) -> Result<(Search, Option<a_cost::AWarm>), String> {
+    say: &dyn Fn(&str),
+) -> Result<(Search, ASideOf), String> {
     bench.search_then(a, true, None, |probe, search| {
         if !calibrated {
-            return Ok(None);
+            return Ok((None, None));
         }
-        a_cost::warm_a(bench, probe, search, runtime_warmup(a))
+        let warm = a_cost::warm_a(bench, probe, search, runtime_warmup(a))?;
+        let side = calibrate::a_side(bench, probe, search, warm.as_ref(), &a.name, say)?;
+        Ok((warm, side))
     })
 }
+
+/// A's warm holds and its copy, when calibrated.
+type ASideOf = (Option<a_cost::AWarm>, Option<calibrate::ASide>);
 
 /// B's warm-up before its search: as many requests as A had answered when
 /// its capacity was read, or its cost when A was held again warm
