@@ -211,4 +211,10 @@ impl WorkBody {
             WorkBody::Value => "&body=value",
         }
     }
+
+    /// The contract's request URL of a built-in target at `base`: its
+    /// `/work` with `steps` (and this answer) in the query.
+    pub fn work_url(self, base: &str, steps: &crate::Step) -> String {
+        format!("{base}/work?steps={steps}{}", self.query_suffix())
+    }
 }

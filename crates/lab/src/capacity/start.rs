@@ -60,7 +60,7 @@ pub(super) fn start(
     // iolab's own gauges, from the metrics listener when it has one.
     let metrics_base = t.metrics_url.clone().unwrap_or_else(|| t.url.clone());
     Ok(Started {
-        url: format!("{}/work?steps={}{}", t.url, w.steps, w.body.query_suffix()),
+        url: w.body.work_url(&t.url, &w.steps),
         request: RequestSet::default(),
         work_base: Some(t.url.clone()),
         pid: Some(t.pid()),

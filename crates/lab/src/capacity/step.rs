@@ -57,7 +57,7 @@ impl Probe {
     pub fn serving(&self, steps: &iolab_model::Step) -> Option<Probe> {
         let base = self.work_base.as_ref()?;
         Some(Probe {
-            url: format!("{base}/work?steps={steps}"),
+            url: iolab_model::experiment::WorkBody::Json.work_url(base, steps),
             ..self.clone()
         })
     }

@@ -30,10 +30,7 @@ pub(super) fn attack_plan(base: &str, w: &HttpWork, driver: Driver, cpus: &[usiz
             iolab_model::request::ForeignSpec::join(base, &f.request.url),
             f.requests(base),
         ),
-        None => (
-            format!("{base}/work?steps={}{}", w.steps, w.body.query_suffix()),
-            Default::default(),
-        ),
+        None => (w.body.work_url(base, &w.steps), Default::default()),
     };
     AttackPlan {
         connections: w.connections,

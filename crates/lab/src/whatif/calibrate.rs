@@ -16,8 +16,9 @@
 //! - A's copy at A's capacity, after A's search and warm holds: A's cost
 //!   there less its copy's is the handler's own work, which B keeps.
 //! - B's copy at the rate B is predicted to hold, before B's search: what
-//!   B's runtime adds there. B's rate depends on its cost (the handler's work plus that), so
-//!   B is predicted again with it and its copy measured again at the new
+//!   B's runtime adds there. B's rate depends on its cost (the handler's
+//!   work plus that), so B is predicted again with it and its copy
+//!   measured again at the new
 //!   rate, until the prediction moves by less than [`SETTLED`] (at most
 //!   [`ROUNDS`] rates). A rate the copy fails the objective at is not read;
 //!   B, doing that and more, is held to what the copy holds there.
@@ -61,8 +62,8 @@
 //! read ([`Warm`](crate::capacity::warm::Warm): as many requests as A had
 //! answered, less the waits B's launcher sent it itself (its runtime's
 //! `warmup`, `sleep:1`: the copy's own path), at half the rate the copy is
-//! then held at); A's, warm already, the shortest warm-up. Each then holds its first rate until two
-//! holds in a row cost the same within
+//! then held at); A's, warm already, the shortest warm-up. Each then
+//! holds its first rate until two holds in a row cost the same within
 //! [`STEADY`](crate::capacity::warm::STEADY) (pools fill, a JIT's later
 //! stages: a Spring copy cost 2.0 ms a request in its first seconds, A
 //! 0.20 ms after its search), each hold as long as A's step there lasted,
