@@ -183,13 +183,13 @@ pub fn a_side(
 
 /// Calibrate B's cost from A's side; `predict` gives B's capacity (req/s)
 /// for a CPU per request (ms). B's copy is B's own process (`probe`),
-/// before its search, sent only the wait; its launcher had sent it
-/// `launched` waits itself. `None` when it cannot be: a foreign B, no
-/// prediction to start from.
+/// before its search, sent only the wait, first `owed(A's count)` of them
+/// to warm it (less the waits its launcher had sent it). `None` when it
+/// cannot be: a foreign B, no prediction to start from.
 pub fn b_side(
     bench: &Bench,
     side: &ASide,
-    (probe, launched): (&Probe, f64),
+    (probe, owed): (&Probe, &dyn Fn(f64) -> f64),
     name: &str,
     predict: &dyn Fn(f64) -> Option<f64>,
     say: &dyn Fn(&str),
@@ -214,8 +214,7 @@ pub fn b_side(
     };
     let b = |ms: f64| predict(handler_ms + ms);
     let holds = Holds::on(bench, &copy_b, side.hold, k.source);
-    let warm = (side.warm_requests - launched).max(0.0);
-    k.b_runtime = holds.rounds(first, warm, &b, &said)?;
+    k.b_runtime = holds.rounds(first, owed(side.warm_requests), &b, &said)?;
     // Held, as the prediction is, to what B's copy holds.
     let cap = k.copy_capacity_rps().unwrap_or(f64::INFINITY);
     k.lower_rps = k

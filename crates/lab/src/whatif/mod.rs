@@ -169,8 +169,8 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
         let b_side = |probe: &Probe| match &side {
             Some(side) => {
                 let at = |ms: f64| predictor.at(ms).slo_capacity_rps;
-                let launched = (probe, runtime_warmup(b));
-                calibrate::b_side(bench, side, launched, &b.name, &at, say)
+                let copy_owed = |count: f64| owed(b, count - runtime_warmup(b));
+                calibrate::b_side(bench, side, (probe, &copy_owed), &b.name, &at, say)
             }
             None => Ok(None),
         };
@@ -188,7 +188,8 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
                         .map_or("-".into(), |c| format!("{c:.0}"))
                 ));
                 let o = &bench.options;
-                let warm = warm_b(&fitted, a_answered, b, predicted.slo_capacity_rps, o);
+                let a_read = (&fitted.steps[..], fitted.capacity_rps);
+                let warm = warm_b(a_read, a_answered, b, predicted.slo_capacity_rps, o);
                 Ok(((calibration, predicted), Some(warm)))
             },
             |_, _| Ok(()),
@@ -255,19 +256,34 @@ type ASideOf = (Option<a_cost::AWarm>, Option<calibrate::ASide>);
 /// at half the CPU a request), and at least as many as B's runtime's
 /// launcher sends itself (`warmup` in its runtime.toml: what a fresh one
 /// needs, sent there as `sleep:1`, not as the measured request), at half
-/// B's predicted capacity (A's, with no prediction).
+/// B's predicted capacity (A's, with no prediction); none for a Rust B
+/// ([`owed`]).
 fn warm_b(
-    a: &Search,
+    (a_steps, a_capacity): (&[StepRecord], Option<f64>),
     a_answered: Option<f64>,
     b: &RunSpec,
     predicted: Option<f64>,
     o: &crate::capacity::Options,
 ) -> Warm {
-    let mut w = warm_after(&a.steps, a.capacity_rps, predicted, o);
+    let mut w = warm_after(a_steps, a_capacity, predicted, o);
     // A held again warm (a_cost.rs) had answered that many in all.
     w.requests = w.requests.max(a_answered.unwrap_or(0.0));
-    w.requests = w.requests.max(runtime_warmup(b));
+    w.requests = owed(b, w.requests.max(runtime_warmup(b)));
     w
+}
+
+/// Of `requests` B would be sent to warm it, what it is owed: none for
+/// iolab's own Rust targets, compiled ahead of time with their threads and
+/// loops made at start, so nothing in them warms by count (their warm-up
+/// is then the shortest, and holds until steady): the CPU pair's Rust B
+/// was sent 3,122 requests over 30 s twice, once as a copy and once before
+/// its search, and held what it held sent none (whatif-cpu, 200-212.5/s).
+fn owed(b: &RunSpec, requests: f64) -> f64 {
+    if b.runtime.is_rust() {
+        0.0
+    } else {
+        requests.max(0.0)
+    }
 }
 
 /// The requests `spec`'s runtime's launcher sends a fresh target itself
@@ -328,6 +344,30 @@ mod tests {
         assert_eq!(w.length(), std::time::Duration::from_secs_f64(2.8));
         // No prediction: half A's capacity.
         assert_eq!(warm_after(&a, Some(100.0), None, &o).rate, 50.0);
+    }
+
+    /// s12: the CPU pair's Rust B (whatif-cpu) was sent A's 3,122 requests
+    /// twice, 30 s as its copy and 30 s again before its search, though
+    /// nothing in a Rust target warms by count; a JVM B is still owed its
+    /// count, or its launcher's when that is more.
+    #[test]
+    fn r31_16_a_rust_b_is_owed_no_warm_up_and_a_jvm_b_its_count() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/test");
+        let b = |file: &str| {
+            let (plan, _, _, _) = load(&format!("{dir}/{file}"), Overrides::default()).unwrap();
+            preset::targets(&plan)[1].clone()
+        };
+        let (rust, jvm) = (b("whatif-cpu.toml"), b("whatif-jvm-pool.toml"));
+        assert_eq!(owed(&rust, 3122.0), 0.0);
+        assert_eq!(owed(&jvm, 3122.0), 3122.0);
+        assert_eq!(owed(&jvm, 3122.0 - runtime_warmup(&jvm)), 0.0);
+        let a = (&[][..], Some(200.0));
+        let o = crate::capacity::Options::default();
+        let rust_warm = warm_b(a, Some(3122.0), &rust, Some(206.0), &o);
+        assert_eq!(rust_warm.length(), crate::capacity::warm::WARM_UP);
+        let jvm_warm = warm_b(a, Some(3122.0), &jvm, Some(545.0), &o);
+        assert_eq!(jvm_warm.requests, runtime_warmup(&jvm));
+        assert_eq!(jvm_warm.length(), crate::capacity::warm::MAX_WARM_UP);
     }
 
     /// Every whatif preset shipped (the embedded ones and the test
