@@ -13,7 +13,7 @@ mod common;
 
 /// gunicorn (workers) -> uvicorn; Node's blocked loop -> offload to 4
 /// worker_threads; Thin blocking on its reactor -> async on EventMachine;
-/// Spring MVC on 10 Tomcat threads -> virtual threads; Spring limited by
+/// Spring MVC on 10 Tomcat threads -> virtual threads and WebFlux; Spring limited by
 /// HikariCP's 10 connections -> WebFlux + R2DBC (no gain).
 const PAIRS: [&str; 5] = [
     "presets/test/whatif-python-prefork.toml",

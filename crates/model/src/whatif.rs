@@ -33,8 +33,9 @@ pub struct Counterfactual {
     pub calibration: Option<Calibration>,
 }
 
-/// The CPU a request costs under B's runtime, from the lab's own copies of
-/// A's and B's runtime and model serving only the fitted wait
+/// The CPU a request costs under B's runtime, from copies of A's and B's
+/// runtime and model serving only the fitted wait: A's and B's own
+/// processes, sent the wait in place of their steps
 /// (`iolab_lab::whatif::calibrate`): A's copy at A's capacity
 /// (A's cost less its copy's is the handler's own work, which B keeps),
 /// B's copy at the rate B is predicted to hold (what B's runtime adds).
@@ -45,8 +46,8 @@ pub struct Calibration {
     /// CPU).
     pub wait: String,
     /// Whose CPU A and both copies were read from: the process trees (their
-    /// CPU-time clocks) when A's steps have them, else the source A's fit
-    /// used. The pinned cores also carry other work (at 100 req/s a Rust
+    /// CPU-time clocks, less their JIT's compiler threads') when A's steps
+    /// have them, else the source A's fit used. The pinned cores also carry other work (at 100 req/s a Rust
     /// copy's core read 0.25-0.78 ms a request over five holds, its process
     /// 0.098 every time), and their busy time is counted in ticks, which
     /// missed most of a loop's bursts (0.096 of a core at 3,200/s where
@@ -55,9 +56,10 @@ pub struct Calibration {
     /// A's capacity, req/s.
     pub a_rate_rps: f64,
     /// A's CPU per answered request at that rate, ms: the lesser of A's
-    /// last two warm holds there ([`Calibration::a_warm`]) when both met
-    /// the objective, else the least of its search's steps there (other
-    /// work on the core only ever adds to a reading).
+    /// last two holds after its copy ([`Calibration::a_again`]) when both
+    /// met the objective, else of its last two warm holds
+    /// ([`Calibration::a_warm`]), else the least of its search's steps there
+    /// (other work on the core only ever adds to a reading).
     pub a_ms: f64,
     /// A itself, after its search, warmed as B is and held again at that
     /// rate until two holds cost alike: every hold, in order. A's search
@@ -65,8 +67,16 @@ pub struct Calibration {
     /// first step and 2.1 at its last), and B is warmed before its own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub a_warm: Vec<RateCost>,
-    /// Requests A had answered when `a_ms` was read (each copy serves as
-    /// many first).
+    /// A held twice more at that rate after its copy was steady, so that A
+    /// and its copy are read as warm as each other: a JIT compiles in
+    /// stages, and a Spring A read 3.26, 1.98 and 2.05 ms a request in its
+    /// warm holds (steady by the rule) while its copy, after them, fell
+    /// from 1.02 to 0.57 over nine holds; A read 1.98 counted the JIT's
+    /// work as the handler's, and B was predicted 24% low.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a_again: Vec<RateCost>,
+    /// Requests A had answered before its copy was held (B's copy serves
+    /// as many first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub a_answered: Option<f64>,
     /// A's runtime and model serving only the wait at that rate, ms (the
@@ -127,9 +137,15 @@ pub fn last_two_met(holds: &[RateCost]) -> Option<(f64, f64)> {
 }
 
 impl Calibration {
-    /// A's cost was read from its warm holds (`a_warm`), not its search.
+    /// A's cost was read from its warm holds (`a_warm` or `a_again`), not
+    /// its search.
     pub fn a_read_warm(&self) -> bool {
-        last_two_met(&self.a_warm).is_some()
+        self.a_read_again() || last_two_met(&self.a_warm).is_some()
+    }
+
+    /// A's cost was read after its copy (`a_again`).
+    pub fn a_read_again(&self) -> bool {
+        last_two_met(&self.a_again).is_some()
     }
 
     /// The handler's own work, ms: A's cost less its runtime's, at least 0.
@@ -299,6 +315,7 @@ mod tests {
             a_rate_rps: 525.0,
             a_ms: 0.197,
             a_warm: Vec::new(),
+            a_again: Vec::new(),
             a_answered: None,
             a_runtime_ms: 0.191,
             a_runtime: Vec::new(),

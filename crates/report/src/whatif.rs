@@ -179,7 +179,9 @@ pub fn calibrated(b: &str, k: &Calibration) -> String {
 /// search, 5321 requests answered by then`.
 fn warm_words(k: &Calibration) -> String {
     let answered = k.a_answered.map_or("-".into(), |n| format!("{n:.0}"));
-    if k.a_read_warm() {
+    if k.a_read_again() {
+        format!("; held again after its search and its copy, {answered} requests answered before its copy")
+    } else if k.a_read_warm() {
         format!("; held again warm after its search, {answered} requests answered by then")
     } else if k.a_warm.is_empty() {
         format!("; in its search, {answered} requests answered by then")

@@ -5,7 +5,7 @@
 //! named), judge it against the objective; and the
 //! settle that lets a queue left by a failed step drain before the next.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -18,8 +18,8 @@ use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
 use crate::telemetry;
-use crate::telemetry::cores;
 use crate::telemetry::procs::tree_cpu_seconds;
+use crate::telemetry::{cores, jit};
 
 /// Where and how one target is loaded.
 #[derive(Debug, Clone)]
@@ -130,6 +130,7 @@ impl Probe {
             p99_ms: a.latency_ms.p99,
             in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
             cpu_cores: cpu.process_s.map(|c| c / cpu.wall_s),
+            compiler_cores: cpu.compiler_s.map(|c| c / cpu.wall_s),
             cpu_per_request_ms: cpu
                 .process_s
                 .filter(|_| answered > 0)
@@ -203,6 +204,7 @@ impl Probe {
 struct CpuWindow {
     t0: Instant,
     process_s: Option<f64>,
+    compiler_ns: Option<HashMap<u32, u64>>,
     cores: Option<cores::CoreTimes>,
 }
 
@@ -212,6 +214,8 @@ struct CpuUsed {
     wall_s: f64,
     /// CPU seconds of the process tree.
     process_s: Option<f64>,
+    /// Of them, its JIT's compiler threads'.
+    compiler_s: Option<f64>,
     /// The pinned cores' counters, seconds.
     cores: Option<cores::CoreTimes>,
 }
@@ -220,6 +224,7 @@ impl CpuWindow {
     fn open(p: &Probe) -> CpuWindow {
         CpuWindow {
             process_s: p.pid.and_then(tree_cpu_seconds),
+            compiler_ns: p.pid.map(jit::compiler_ns),
             cores: p.pinned_cores().and_then(cores::read),
             t0: Instant::now(),
         }
@@ -227,10 +232,15 @@ impl CpuWindow {
 
     fn close(self, p: &Probe) -> CpuUsed {
         let process = p.pid.and_then(tree_cpu_seconds);
+        let compiler = p.pid.map(jit::compiler_ns);
         let cores = p.pinned_cores().and_then(cores::read);
         CpuUsed {
             wall_s: self.t0.elapsed().as_secs_f64().max(1e-3),
             process_s: self.process_s.zip(process).map(|(a, b)| (b - a).max(0.0)),
+            compiler_s: self
+                .compiler_ns
+                .zip(compiler)
+                .and_then(|(a, b)| jit::since(&a, &b)),
             cores: self.cores.zip(cores).map(|(a, b)| b.since(a)),
         }
     }

@@ -5,9 +5,11 @@
 //! cannot starve (a foreign service's own Prometheus endpoint: the series
 //! named for it). What a source could not give is recorded as missing.
 //! Samples carry Unix time, so they are put on the attack's clock afterwards.
-//! [`cores`] reads the busy time of the CPUs a target is pinned to.
+//! [`cores`] reads the busy time of the CPUs a target is pinned to, [`jit`]
+//! the CPU a JIT's compiler threads used.
 
 pub mod cores;
+pub mod jit;
 pub mod net;
 pub mod procs;
 pub mod tasks;

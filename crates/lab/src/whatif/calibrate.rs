@@ -13,8 +13,10 @@
 //! knobs, already started. Separate copies cost a pair two more starts
 //! and warm-ups, a minute and a half for a JVM pair at CI size.
 //!
-//! - A's copy at A's capacity, after A's search and warm holds: A's cost
-//!   there less its copy's is the handler's own work, which B keeps.
+//! - A's copy at A's capacity, after A's search and warm holds, then A
+//!   itself twice more, as warm as its copy now is (a JIT compiles in
+//!   stages: `Calibration::a_again`): A's cost there less its copy's is
+//!   the handler's own work, which B keeps.
 //! - B's copy at the rate B is predicted to hold, before B's search: what
 //!   B's runtime adds there. B's rate depends on its cost (the handler's
 //!   work plus that), so B is predicted again with it and its copy
@@ -46,8 +48,9 @@
 //! with, and a quiet `whatif-cpu` copy serving the fitted request that way
 //! read 20% high).
 //!
-//! A and both copies are read from their process trees' CPU-time clocks
-//! when A's steps have them (`Calibration::source` says why): the pinned
+//! A and both copies are read from their process trees' CPU-time clocks,
+//! less their JIT's compiler threads' (telemetry/jit.rs), when A's steps
+//! have them (`Calibration::source` says why): the pinned
 //! cores carry other work, and count their busy time in ticks (from the
 //! cores, CI runs read a copy at 2-3 times its quiet cost and over-predicted
 //! B by 65% and 108%). A's copy is measured once per pair ([`a_side`]), for every B
@@ -75,7 +78,7 @@ use std::time::Duration;
 
 use iolab_model::capacity::{Fit, Search};
 use iolab_model::steps::BackendKind;
-use iolab_model::whatif::{Calibration, RateCost};
+use iolab_model::whatif::{last_two_met, Calibration, RateCost};
 use iolab_model::Step;
 use iolab_predict::fit::waited_ms;
 
@@ -151,12 +154,16 @@ pub fn a_side(
         ));
         return Ok(None);
     };
+    // A again, as warm as its copy now is (`Calibration::a_again`).
+    let again = Holds::on(bench, probe, at.hold, source).again(a_rate, 2)?;
+    let cost = last_two_met(&again).unwrap_or(cost);
     let k = Calibration {
         wait: wait.to_string(),
         source,
         a_rate_rps: a_rate,
         a_ms: cost.0,
         a_warm: warm.map(|w| w.holds.clone()).unwrap_or_default(),
+        a_again: again,
         a_answered: Some(warm_requests),
         a_runtime_ms: c1.min(c2),
         a_runtime: holds,
@@ -166,9 +173,15 @@ pub fn a_side(
         lower_rps: None,
     };
     say(&format!(
-        "whatif: {name} costs {:.3} ms a request at {a_rate:.0}/s ({}, {warm_requests:.0} requests answered by then), its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
+        "whatif: {name} costs {:.3} ms a request at {a_rate:.0}/s ({}, {warm_requests:.0} requests answered before its copy), its runtime serving {wait} alone {:.3} ms (noise {:.3} ms)",
         k.a_ms,
-        if k.a_read_warm() { "held again warm" } else { "in its search" },
+        if k.a_read_again() {
+            "held again after its copy"
+        } else if k.a_read_warm() {
+            "held again warm"
+        } else {
+            "in its search"
+        },
         k.a_runtime_ms,
         k.noise_ms
     ));

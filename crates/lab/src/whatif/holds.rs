@@ -65,6 +65,16 @@ impl<'a> Holds<'a> {
         Ok(holds)
     }
 
+    /// `n` holds at `rate`, no warm-up (the probe's target is warm): every
+    /// hold, in order.
+    pub fn again(&self, rate: f64, n: usize) -> Result<Vec<RateCost>, String> {
+        let mut holds = Vec::with_capacity(n);
+        while holds.len() < n && !self.bench.cancelled() {
+            holds.push(self.cost(rate)?);
+        }
+        Ok(holds)
+    }
+
     /// B's copy from `first`: each rate's cost, then B predicted with it
     /// (`predict`), and the next rate, until the prediction settles, the
     /// copy is bracketed, or [`ROUNDS`] rates were held; `said` hears each.

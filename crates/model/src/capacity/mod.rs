@@ -73,6 +73,12 @@ pub struct StepRecord {
     /// every descendant, from `/proc`); `None` without a PID.
     #[serde(default)]
     pub cpu_cores: Option<f64>,
+    /// Of `cpu_cores`, what its JIT's compiler threads used (HotSpot's C1
+    /// and C2, by name): compiling is a warm-up's cost, in bursts, not a
+    /// request's, and a request's cost leaves it out; `None` without
+    /// compiler threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiler_cores: Option<f64>,
     /// CPU per answered request, ms; `None` without a PID.
     #[serde(default)]
     pub cpu_per_request_ms: Option<f64>,

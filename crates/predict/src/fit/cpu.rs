@@ -57,11 +57,15 @@ pub fn at(s: &StepRecord, source: CpuSource) -> Option<f64> {
     (r > 0.0 && busy.is_finite()).then(|| busy * 1000.0 / r)
 }
 
-/// A step's busy time from `source`, cores.
+/// A step's busy time from `source`, cores: the process tree's less its
+/// JIT's compiler threads' (`compiler_cores`: a warm-up's cost, not a
+/// request's), or the pinned cores'.
 pub fn busy(s: &StepRecord, source: CpuSource) -> Option<f64> {
     match source {
         CpuSource::Cores => s.core_busy_cores,
-        CpuSource::Process => s.cpu_cores,
+        CpuSource::Process => s
+            .cpu_cores
+            .map(|c| (c - s.compiler_cores.unwrap_or(0.0)).max(0.0)),
     }
 }
 
@@ -216,6 +220,22 @@ mod tests {
         let mut silent = step(1000.0, 0.32, Some(0.52));
         silent.attack.requests.ok = 0;
         assert_eq!(at(&silent, CpuSource::Cores), None);
+    }
+
+    /// s12: a Spring hold of 212 requests over 2 s read 955 ms of its
+    /// process tree's CPU, 333 of them its compiler threads': a request
+    /// cost the other 622 ms, 2.93 ms each, not 4.50.
+    #[test]
+    fn r31_18_a_request_costs_its_process_less_its_compiler_threads() {
+        let mut s = step(106.0, 0.955 / 2.0, Some(0.99));
+        s.attack.requests.ok = 212;
+        s.attack.elapsed_s = 2.0;
+        s.compiler_cores = Some(0.333 / 2.0);
+        assert!((at(&s, CpuSource::Process).unwrap() - 622.0 / 212.0).abs() < 1e-9);
+        // The cores' reading is the cores', compiling and all.
+        assert!((at(&s, CpuSource::Cores).unwrap() - 990.0 / 106.0).abs() < 1e-9);
+        s.compiler_cores = None;
+        assert!((at(&s, CpuSource::Process).unwrap() - 955.0 / 212.0).abs() < 1e-9);
     }
 
     #[test]

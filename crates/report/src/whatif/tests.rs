@@ -24,6 +24,7 @@ fn calibration() -> Calibration {
         a_runtime_ms: 0.4702,
         a_runtime: Vec::new(),
         a_warm: Vec::new(),
+        a_again: Vec::new(),
         a_answered: Some(1234.0),
         b_runtime: vec![cost_at(1972.0, 0.081, true), cost_at(7000.0, 0.0493, true)],
         uncalibrated_rps: Some(1972.0),
@@ -115,4 +116,28 @@ fn r31_15_warm_holds_that_met_but_were_not_read_are_not_called_a_failure() {
         "in its search, 1234 requests answered by then: held again warm, its CPU was not read)",
     );
     assert!(!line.contains("failed"), "{line}");
+}
+
+#[test]
+fn r31_17_a_held_again_after_its_copy_is_said_so() {
+    let k = Calibration {
+        a_warm: vec![cost_at(106.3, 3.26, true), cost_at(106.3, 1.98, true)],
+        a_again: vec![cost_at(106.3, 1.52, true), cost_at(106.3, 1.5301, true)],
+        ..calibration()
+    };
+    assert!(k.a_read_again() && k.a_read_warm());
+    has_in(
+        &calibrated("b", &k),
+        "copies'; held again after its search and its copy, 1234 requests answered before its copy), its",
+    );
+    // A failed hold after the copy leaves the warm holds' reading, said so.
+    let failed = Calibration {
+        a_again: vec![cost_at(106.3, 1.52, true), cost_at(106.3, 4.0, false)],
+        ..k
+    };
+    assert!(!failed.a_read_again() && failed.a_read_warm());
+    has_in(
+        &calibrated("b", &failed),
+        "held again warm after its search, 1234 requests answered by then), its",
+    );
 }
