@@ -387,36 +387,3 @@ fn r31_11_a_jit_burning_through_the_light_steps_is_not_the_cpu_binding() {
     let f = fit(&busy, 106.0, 1).unwrap();
     assert_eq!(f.binding.resource, Resource::Cpu, "{:?}", f.binding);
 }
-
-#[test]
-fn r31_19_ci19_a_core_busy_compiling_at_the_knee_is_not_the_cpu_binding() {
-    // ci19: a Spring A limited by HikariCP's 10 connections read 0.59 of
-    // its core busy at its knee, 0.39 of it its C2 compiler thread, and was
-    // named "cpu". Steps that bind the CPU by the cores' reading alone
-    // (r31_11's last case) bind the threads once their compiling is left out.
-    let sig = Signals {
-        threads: Some(threads(30.0, 1, &[(ThreadState::Futex, 29.0)])),
-        ..Signals::default()
-    };
-    let steps = |compiling: Option<f64>| -> Vec<StepRecord> {
-        [
-            (50.0, true),
-            (100.0, true),
-            (200.0, false),
-            (113.0, false),
-            (106.0, true),
-            (106.0, true),
-        ]
-        .iter()
-        .map(|&(r, passed)| {
-            let mut s = with(step(r, passed, 105.0, Some(r * 0.009)), sig.clone());
-            s.compiler_cores = compiling.map(|c| c * r * 0.009);
-            s
-        })
-        .collect()
-    };
-    let f = fit(&steps(None), 106.0, 1).unwrap();
-    assert_eq!(f.binding.resource, Resource::Cpu, "{:?}", f.binding);
-    let f = fit(&steps(Some(0.8)), 106.0, 1).unwrap();
-    assert_eq!(f.binding.resource, Resource::Threads, "{:?}", f.binding);
-}
