@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use super::procs::descendants;
+use super::tasks::tasks;
 
 /// The names (`comm`, cut to 15 bytes by the kernel) of compiler threads:
 /// HotSpot's C1 and C2 (every JVM runtime: Spring, Play, Scala).
@@ -19,27 +20,12 @@ pub const COMPILER_THREADS: [&str; 2] = ["C1 CompilerThre", "C2 CompilerThre"];
 /// On-CPU time of every compiler thread of `pid`'s tree, ns by thread id
 /// (`schedstat`'s first field); empty when it has none.
 pub fn compiler_ns(pid: u32) -> HashMap<u32, u64> {
-    let mut out = HashMap::new();
-    for p in std::iter::once(pid).chain(descendants(pid)) {
-        let Ok(dir) = std::fs::read_dir(format!("/proc/{p}/task")) else {
-            continue;
-        };
-        for e in dir.flatten() {
-            let path = e.path();
-            let name = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-            if !COMPILER_THREADS.contains(&name.trim_end()) {
-                continue;
-            }
-            let tid = e.file_name().to_str().and_then(|s| s.parse().ok());
-            let ns = std::fs::read_to_string(path.join("schedstat"))
-                .ok()
-                .and_then(|s| s.split_whitespace().next()?.parse().ok());
-            if let (Some(tid), Some(ns)) = (tid, ns) {
-                out.insert(tid, ns);
-            }
-        }
-    }
-    out
+    let pids: Vec<u32> = std::iter::once(pid).chain(descendants(pid)).collect();
+    tasks(&pids)
+        .into_iter()
+        .filter(|t| COMPILER_THREADS.contains(&t.name.as_str()))
+        .filter_map(|t| Some((t.tid, t.on_cpu_ns?)))
+        .collect()
 }
 
 /// Seconds the compiler threads of `now` used since `before`; `None` when

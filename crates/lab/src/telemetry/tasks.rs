@@ -21,6 +21,8 @@ pub struct Task {
     pub state: ThreadState,
     /// utime + stime, clock ticks.
     pub cpu_ticks: u64,
+    /// Time spent on a CPU, ns (`schedstat` field 1: finer than ticks).
+    pub on_cpu_ns: Option<u64>,
     /// Time spent waiting on a run queue, ns (`schedstat` field 2).
     pub run_delay_ns: Option<u64>,
 }
@@ -54,14 +56,15 @@ fn task(pid: u32, tid: u32) -> Option<Task> {
     let letter = f.first()?.chars().next()?;
     let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
     let wchan = std::fs::read_to_string(format!("{base}/wchan")).unwrap_or_default();
-    let run_delay_ns = std::fs::read_to_string(format!("{base}/schedstat"))
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok());
+    let schedstat = std::fs::read_to_string(format!("{base}/schedstat")).unwrap_or_default();
+    let field = |i: usize| schedstat.split_whitespace().nth(i)?.parse().ok();
+    let (on_cpu_ns, run_delay_ns) = (field(0), field(1));
     Some(Task {
         tid,
         name,
         state: ThreadState::of(letter, wchan.trim()),
         cpu_ticks: ticks(11) + ticks(12),
+        on_cpu_ns,
         run_delay_ns,
     })
 }
