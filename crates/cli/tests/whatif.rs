@@ -13,13 +13,13 @@ mod common;
 
 use std::process::Command;
 
-use common::whatif::{bracket_error_pct, check_pairs};
+use common::whatif::{bracket_error_pct, check_pairs, PairCheck, CI_NOISE_PCT};
 
 /// The CPU binds: pool(8) computing on one core -> loop-async, no gain.
 /// Threads bind: pool(4) -> loop-async.
-const PAIRS: [&str; 2] = [
-    "presets/test/whatif-cpu.toml",
-    "presets/test/whatif-rust-pool.toml",
+const PAIRS: [PairCheck; 2] = [
+    ("presets/test/whatif-cpu.toml", CI_NOISE_PCT),
+    ("presets/test/whatif-rust-pool.toml", CI_NOISE_PCT),
 ];
 
 #[test]

@@ -4,7 +4,8 @@
 //! named by the resource its configuration sets and that each B's predicted
 //! capacity lands within the goal ([`GOAL_PCT`]) of B's measured
 //! capacity, widened by what a CI-size measurement of the same B
-//! reproduces within ([`CI_NOISE_PCT`]).
+//! reproduces within ([`CI_NOISE_PCT`], or [`JVM_CI_NOISE_PCT`] for a pair
+//! whose Bs are Spring on one CPU).
 //!
 //! - B's measured capacity is a bracket: the highest rate that passed twice
 //!   and the lowest that failed (at most the search's precision apart). A
@@ -30,6 +31,20 @@ pub const GOAL_PCT: f64 = 15.0;
 /// (the module's header has the runs).
 pub const CI_NOISE_PCT: f64 = 10.0;
 
+/// The same for Spring's virtual threads and WebFlux on one CPU at CI size
+/// (presets/test/whatif-jvm-pool.toml): since B is warmed by the JVM's own
+/// count, quiet runs measured virtual threads at 475-850/s (28% either side
+/// of the middle) and WebFlux at 375-850/s (docs/capacity.md). The cost a
+/// request was predicted within a few % (s13: 1.80 ms predicted, 1.76-1.80
+/// measured at 500/s), but whether a 2 s step at 85-95% of the core meets
+/// p99<500ms depends on the JIT's and the collector's pauses in it: after
+/// a collapse to 0% answered, one target failed 500/s 0.5 s later and
+/// passed it 4 s later. The full-size pairs are held to the goal.
+pub const JVM_CI_NOISE_PCT: f64 = 30.0;
+
+/// One pair checked: its preset and the CI noise its Bs are allowed, %.
+pub type PairCheck<'a> = (&'a str, f64);
+
 /// How far `predicted` is from the measured bracket `[low, high]`, % of the
 /// nearer end (0 inside it; `high` absent when nothing failed).
 pub fn bracket_error_pct(predicted: f64, low: f64, high: Option<f64>) -> f64 {
@@ -44,12 +59,13 @@ pub fn bracket_error_pct(predicted: f64, low: f64, high: Option<f64>) -> f64 {
 }
 
 /// Run the pairs and check every one; the failures are listed together.
-pub fn check_pairs(presets: &[&str]) {
+pub fn check_pairs(checks: &[PairCheck]) {
+    let presets: Vec<&str> = checks.iter().map(|(p, _)| *p).collect();
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .current_dir(super::root())
         .arg("whatif")
-        .args(presets)
+        .args(&presets)
         .args(["--json", "--quiet", "--out"])
         .arg(out_dir.path())
         .output()
@@ -76,12 +92,17 @@ pub fn check_pairs(presets: &[&str]) {
     eprintln!("{}", String::from_utf8_lossy(&table.stdout));
     let pairs = doc["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), presets.len());
-    let wrong: Vec<String> = pairs.iter().flat_map(check_pair).collect();
+    let wrong: Vec<String> = pairs
+        .iter()
+        .zip(checks)
+        .flat_map(|(p, (_, noise))| check_pair(p, *noise))
+        .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// What is wrong with one pair (nothing when it is right).
-fn check_pair(p: &Value) -> Vec<String> {
+/// What is wrong with one pair (nothing when it is right), its Bs allowed
+/// `noise` % beyond the goal.
+fn check_pair(p: &Value, noise: f64) -> Vec<String> {
     let name = p["name"].as_str().unwrap();
     let mut wrong = Vec::new();
     // Whose CPU the fit read: a loaded machine shows as `process`.
@@ -127,7 +148,7 @@ fn check_pair(p: &Value) -> Vec<String> {
             "{name}: {} predicted {predicted:?}, measured [{low:?}, {high:?}): {error:?}% from the bracket ({goal}), {}% from its bottom",
             c["name"], c["error_pct"]
         );
-        if !error.is_some_and(|e| e.abs() <= GOAL_PCT + CI_NOISE_PCT) {
+        if !error.is_some_and(|e| e.abs() <= GOAL_PCT + noise) {
             wrong.push(format!(
                 "{name}: {} predicted {predicted:?} req/s, measured [{low:?}, {high:?}) ({})",
                 c["name"], measured["outcome"]

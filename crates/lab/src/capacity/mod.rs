@@ -270,7 +270,7 @@ fn walk(
             break (None, None);
         }
         if !rec.passed {
-            probe.settle(quick);
+            probe.recover(&rec, slo, quick);
         }
         steps.push(rec);
     };

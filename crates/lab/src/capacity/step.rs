@@ -2,8 +2,9 @@
 //! the target, measure it as a run is measured (the attack, and the
 //! target's telemetry and CPU from `/proc` when its PID is known, the busy
 //! time of its cores when it is pinned, its own Prometheus series when
-//! named), judge it against the objective; and the
-//! settle that lets a queue left by a failed step drain before the next.
+//! named), judge it against the objective; and the recovery after a failed
+//! step (a rest after a collapse, then the settle that lets its queue
+//! drain) before the next.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -152,6 +153,21 @@ impl Probe {
         apart.then_some(self.target_cpus.as_slice())
     }
 
+    /// After `failed`, a step that did not meet `slo`: when it collapsed
+    /// ([`collapsed`]), rest as long as it lasted, then [`Probe::settle`].
+    /// A collapse leaves what a few quick requests do not show: Spring's
+    /// virtual threads, pinned to one CPU, failed 500/s half a second after
+    /// a step at 800/s answered none (631 of 1,000 in time) and passed it
+    /// (p99 150 ms) after 4 s, as after 3 s in another run; in the whatif
+    /// searches of two runs (0.1-0.3 s between steps) they failed 500/s,
+    /// and passed 475, after the same collapse (s13).
+    pub fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
+        if collapsed(failed, slo) && !self.cancel.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_secs_f64(failed.duration_s.clamp(0.0, 10.0)));
+        }
+        self.settle(quick);
+    }
+
     /// After a failed step: wait until single requests come back within
     /// `quick` again (the target's queue has drained), at most the timeout
     /// plus two seconds.
@@ -246,6 +262,12 @@ impl CpuWindow {
     }
 }
 
+/// A step collapsed: fewer than half its requests answered, or half of
+/// them later than the objective's tightest latency.
+pub fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
+    s.success_ratio < 0.5 || slo.tightest_ms().is_some_and(|ms| s.p50_ms > ms)
+}
+
 /// `slo` judged on an attack: latency clauses over every planned request,
 /// each answer's latency forgiven `forgive_ms` (the generator's lateness,
 /// when asking whether it explains a fail; 0 otherwise).
@@ -307,6 +329,26 @@ pub use crate::telemetry::pick;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// s13: after a step at 800/s answered none, Spring's virtual threads
+    /// failed 500/s half a second later and passed it 4 s later; a step
+    /// whose requests mostly failed, or were mostly late, is a collapse and
+    /// is rested after, one that missed only its p99 is not.
+    #[test]
+    fn r31_20_a_collapsed_step_is_rested_after() {
+        let slo: Slo = "p99<500ms,success>=99.9%".parse().unwrap();
+        let step = |success_ratio: f64, p50_ms: f64| StepRecord {
+            success_ratio,
+            p50_ms,
+            duration_s: 2.0,
+            ..StepRecord::default()
+        };
+        assert!(collapsed(&step(0.0, 0.0), &slo));
+        assert!(collapsed(&step(0.407, 790.0), &slo));
+        assert!(collapsed(&step(1.0, 501.0), &slo));
+        assert!(!collapsed(&step(1.0, 120.0), &slo));
+        assert!(!collapsed(&step(0.99, 499.0), &slo));
+    }
 
     #[test]
     fn picks_named_series_summed_over_labels() {

@@ -52,7 +52,7 @@ impl Warm {
     pub fn serve(&self, probe: &Probe, slo: &Slo) -> Result<StepRecord, String> {
         let step = probe.step(slo, self.rate, self.length(), SearchStage::Ramp)?;
         if !step.passed {
-            probe.settle(super::settle_time(step.attack.latency_ms.min));
+            probe.recover(&step, slo, super::settle_time(step.attack.latency_ms.min));
         }
         Ok(step)
     }
