@@ -162,8 +162,11 @@ impl Probe {
     /// searches of two runs (0.1-0.3 s between steps) they failed 500/s,
     /// and passed 475, after the same collapse (s13).
     pub fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
-        if collapsed(failed, slo) && !self.cancel.load(Ordering::Relaxed) {
-            thread::sleep(Duration::from_secs_f64(failed.duration_s.clamp(0.0, 10.0)));
+        if collapsed(failed, slo) {
+            rest(
+                &self.cancel,
+                Duration::from_secs_f64(failed.duration_s.clamp(0.0, 10.0)),
+            );
         }
         self.settle(quick);
     }
@@ -262,6 +265,19 @@ impl CpuWindow {
     }
 }
 
+/// Sleep `d`, or until Ctrl-C: a rest of up to ten seconds is not a wait
+/// the user must sit through after asking to stop.
+fn rest(cancel: &AtomicBool, d: Duration) {
+    let until = Instant::now() + d;
+    while !cancel.load(Ordering::Relaxed) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
 /// A step collapsed: fewer than half its requests answered, or half of
 /// them later than the objective's tightest latency.
 fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
@@ -348,6 +364,26 @@ mod tests {
         assert!(collapsed(&step(1.0, 501.0), &slo));
         assert!(!collapsed(&step(1.0, 120.0), &slo));
         assert!(!collapsed(&step(0.99, 499.0), &slo));
+    }
+
+    /// The rest after a collapse ends when Ctrl-C is pressed, not ten
+    /// seconds later.
+    #[test]
+    fn r31_21_ctrl_c_ends_the_rest_after_a_collapse() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let press = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let t = Instant::now();
+        rest(&cancel, Duration::from_secs(10));
+        press.join().unwrap();
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        // Not pressed, it lasts what it was given.
+        let t = Instant::now();
+        rest(&AtomicBool::new(false), Duration::from_millis(120));
+        assert!(t.elapsed() >= Duration::from_millis(120));
     }
 
     #[test]
