@@ -76,26 +76,3 @@ fn a_preset_that_is_no_pair_is_one_line_and_exit_2() {
         assert!(!dir.path().join("out").exists());
     }
 }
-
-/// The machine's speed reading the pair check widens its noise by: the slow
-/// tenth's time over the fast tenth's, and never less than the pair's own.
-#[test]
-fn the_cpu_speed_spread_is_the_slow_tenth_over_the_fast_tenth() {
-    use common::speed::Speed;
-    let speed = Speed {
-        samples_ms: (1..=11).map(f64::from).collect(),
-    };
-    // p10 of 1..=11 is 2, p90 is 10: 400%.
-    assert_eq!(speed.spread_pct(), Some(400.0));
-    assert_eq!(speed.allowance_pct(10.0), 400.0);
-    let steady = Speed {
-        samples_ms: vec![2.0; 12],
-    };
-    assert_eq!(steady.spread_pct(), Some(0.0));
-    assert_eq!(steady.allowance_pct(10.0), 10.0);
-    let few = Speed {
-        samples_ms: vec![1.0, 5.0],
-    };
-    assert_eq!(few.spread_pct(), None);
-    assert_eq!(few.allowance_pct(30.0), 30.0);
-}

@@ -4,7 +4,7 @@
 //! text, Markdown, the document as JSON, and CSV (one record per change).
 
 use iolab_model::capacity::CpuSource;
-use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
+use iolab_model::whatif::{Calibration, Counterfactual, CpuSpeed, Pair, WhatIfFile, WHATIF_SCHEMA};
 use serde_json::json;
 
 use crate::grid::{self, Grid};
@@ -115,7 +115,19 @@ fn details(p: &Pair) -> Vec<String> {
             ))
             .collect::<String>()
     ));
+    out.extend(p.cpu_speed.as_ref().map(speed_line));
     out
+}
+
+/// How steady the CPU was through the pair, from the reading beside it.
+pub fn speed_line(s: &CpuSpeed) -> String {
+    format!(
+        "  the CPU: a fixed loop took {} to {} (p10 to p90 of {} timings on the generator's cores): its speed moved {}% through the pair",
+        ms(s.p10_ms),
+        ms(s.p90_ms),
+        s.timings,
+        num(s.spread_pct(), 0)
+    )
 }
 
 /// B's cost was calibrated at a rate within [`crate::beyond::FACTOR`] of

@@ -1,7 +1,6 @@
 //! What every end-to-end test of the binary shares.
 #![allow(dead_code)] // each test binary uses a different part of this
 
-pub mod speed;
 pub mod whatif;
 
 use std::io::{Read, Write};

@@ -32,6 +32,7 @@ use predictor::Predictor;
 
 mod a_cost;
 pub mod calibrate;
+mod cpu_speed;
 mod holds;
 mod predictor;
 
@@ -148,7 +149,7 @@ struct Named<'a> {
 
 /// A, fitted; each B predicted (calibrated when asked), then measured.
 fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
-    let name = n.name;
+    let (name, speed) = (n.name, cpu_speed::Sampler::start());
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
     let (fitted, (warm, side)) = fit_a(bench, a, n.calibrated, say)?;
@@ -211,6 +212,7 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
         named_right: n.expected.zip(named).map(|(e, n)| e == n),
         fitted,
         changes,
+        cpu_speed: speed.finish(),
     })
 }
 

@@ -141,3 +141,20 @@ fn r31_17_a_held_again_after_its_copy_is_said_so() {
         "held again warm after its search, 1234 requests answered by then), its",
     );
 }
+
+/// The CPU's steadiness is said from the reading beside it: its spread is
+/// p90 over p10.
+#[test]
+fn the_cpu_speed_line_is_made_from_its_numbers() {
+    let s = CpuSpeed {
+        timings: 520,
+        p10_ms: 4.05,
+        p50_ms: 6.1,
+        p90_ms: 6.6,
+    };
+    let moved = (s.p90_ms / s.p10_ms - 1.0) * 100.0;
+    assert_eq!(
+        speed_line(&s),
+        format!("  the CPU: a fixed loop took 4.05ms to 6.60ms (p10 to p90 of 520 timings on the generator's cores): its speed moved {moved:.0}% through the pair")
+    );
+}
