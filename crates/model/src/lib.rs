@@ -19,6 +19,7 @@ pub mod batch;
 pub mod capacity;
 pub mod concurrency;
 pub mod cpu;
+pub mod cpu_speed;
 pub mod driver;
 pub mod engine;
 pub mod environment;
