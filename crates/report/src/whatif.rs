@@ -120,7 +120,7 @@ fn details(p: &Pair) -> Vec<String> {
 }
 
 /// How steady the CPU was through the pair, from the reading beside it.
-pub fn speed_line(s: &CpuSpeed) -> String {
+fn speed_line(s: &CpuSpeed) -> String {
     format!(
         "  the CPU: a fixed loop took {} to {} (p10 to p90 of {} timings on the generator's cores): its speed moved {}% through the pair",
         ms(s.p10_ms),

@@ -106,7 +106,7 @@ pub fn check_pairs(checks: &[PairCheck]) {
 
 /// How far the CPU's speed moved through the pair, %: its slow tenth's
 /// time over its fast tenth's, recomputed from the reading.
-pub fn speed_moved_pct(p: &Value) -> Option<f64> {
+fn speed_moved_pct(p: &Value) -> Option<f64> {
     let s = &p["cpu_speed"];
     Some((s["p90_ms"].as_f64()? / s["p10_ms"].as_f64()? - 1.0) * 100.0)
 }
@@ -117,17 +117,13 @@ pub fn speed_moved_pct(p: &Value) -> Option<f64> {
 fn check_pair(p: &Value, noise: f64) -> Vec<String> {
     let name = p["name"].as_str().unwrap();
     let mut wrong = Vec::new();
-    let moved = speed_moved_pct(p);
-    assert!(
-        moved.is_some(),
-        "{name}: no CPU speed read: {}",
-        p["cpu_speed"]
-    );
+    let moved = speed_moved_pct(p)
+        .unwrap_or_else(|| panic!("{name}: no CPU speed read: {}", p["cpu_speed"]));
     eprintln!(
-        "{name}: the CPU's speed moved {moved:?}% ({})",
+        "{name}: the CPU's speed moved {moved:.0}% ({})",
         p["cpu_speed"]
     );
-    let noise = moved.map_or(noise, |m| m.max(noise));
+    let noise = noise.max(moved);
     // Whose CPU the fit read: a loaded machine shows as `process`.
     eprintln!(
         "{name}: A's CPU per request from {}",
