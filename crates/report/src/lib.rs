@@ -19,6 +19,7 @@ pub mod capacity;
 mod csv;
 mod document;
 mod explain;
+mod format;
 pub mod grid;
 pub mod live;
 pub mod numbers;
@@ -34,8 +35,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-pub use document::{Document, DocumentDef, Format, FormatDef, LoadError, UnknownFormat, DOCUMENTS};
+pub use document::{Document, DocumentDef, LoadError, DOCUMENTS};
 pub use explain::{caveats, explain, explain_with_cores};
+pub use format::{Format, FormatDef, UnknownFormat};
 pub use runs::{charts, distinct_colours, explain_in, render, render_pngs, summary};
 
 /// A rendering failure.
