@@ -282,7 +282,7 @@ fn walk(
 }
 
 /// Long enough for an unloaded service to answer what is still queued.
-pub(crate) fn settle_time(unloaded_ms: f64) -> Duration {
+fn settle_time(unloaded_ms: f64) -> Duration {
     Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0)
 }
 

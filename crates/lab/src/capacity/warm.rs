@@ -50,11 +50,7 @@ impl Warm {
     /// one), then let what it queued drain (until single requests come back
     /// about as fast as its fastest did).
     pub fn serve(&self, probe: &Probe, slo: &Slo) -> Result<StepRecord, String> {
-        let step = probe.step(slo, self.rate, self.length(), SearchStage::Ramp)?;
-        if !step.passed {
-            probe.recover(&step, slo, super::settle_time(step.attack.latency_ms.min));
-        }
-        Ok(step)
+        probe.step_then_recover(slo, self.rate, self.length())
     }
 
     /// [`Warm::serve`], then holds of [`WARM_UP`] at its rate until two in
@@ -130,6 +126,25 @@ pub fn steady(steps: &[StepRecord], source: CpuSource) -> bool {
     match (cpu::at(a, source), cpu::at(b, source)) {
         (Some(a), Some(b)) => (a - b).abs() <= STEADY * b,
         _ => false,
+    }
+}
+
+impl Probe {
+    /// One step outside a search (a warm-up, a copy's hold) at `rate` for
+    /// `d`, held to `slo`; when it failed, the target recovers as after a
+    /// search's failed step ([`Probe::recover`]) before whatever comes next,
+    /// until single requests come back about as fast as its fastest did.
+    pub fn step_then_recover(
+        &self,
+        slo: &Slo,
+        rate: f64,
+        d: Duration,
+    ) -> Result<StepRecord, String> {
+        let step = self.step(slo, rate, d, SearchStage::Ramp)?;
+        if !step.passed {
+            self.recover(&step, slo, super::settle_time(step.attack.latency_ms.min));
+        }
+        Ok(step)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use iolab_model::capacity::{CpuSource, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Slo};
 use iolab_model::whatif::{next_rate, RateCost, SETTLED};
 use iolab_predict::fit::cpu;
 
@@ -124,11 +124,7 @@ impl<'a> Holds<'a> {
     /// the other with nothing between and passed only 480/s, so B was held
     /// to 720/s and its search then passed 4,800/s (s15).
     fn cost(&self, rate: f64) -> Result<RateCost, String> {
-        let s = self.step(rate, self.hold)?;
-        if !s.passed {
-            let quick = crate::capacity::settle_time(s.attack.latency_ms.min);
-            self.probe.recover(&s, self.slo, quick);
-        }
+        let s = self.probe.step_then_recover(self.slo, rate, self.hold)?;
         let cores = (self.source == CpuSource::Process)
             .then(|| cpu::at(&s, CpuSource::Cores))
             .flatten();
@@ -138,10 +134,6 @@ impl<'a> Holds<'a> {
             cores_ms: cores,
             met: s.passed,
         })
-    }
-
-    fn step(&self, rate: f64, d: Duration) -> Result<StepRecord, String> {
-        self.probe.step(self.slo, rate, d, SearchStage::Ramp)
     }
 }
 
