@@ -1,5 +1,6 @@
-//! The pair check shared by `tests/whatif.rs` (the built-in pairs) and
-//! `tests/whatif_runtimes.rs` (the runtime pairs): run `iolab whatif` on
+//! The pair check shared by `tests/whatif_pairs.rs` (the built-in pairs) and
+//! `tests/whatif_runtimes.rs` (the runtime pairs), both in the slow tier, and
+//! the default tier's smoke (`tests/whatif.rs`): run `iolab whatif` on
 //! presets at CI size, in one process, and require of every pair that A is
 //! named by the resource its configuration sets and that each B's predicted
 //! capacity lands within the goal ([`GOAL_PCT`]) of B's measured
@@ -62,14 +63,15 @@ pub fn bracket_error_pct(predicted: f64, low: f64, high: Option<f64>) -> f64 {
     }
 }
 
-/// Run the pairs and check every one; the failures are listed together.
-pub fn check_pairs(checks: &[PairCheck]) {
-    let presets: Vec<&str> = checks.iter().map(|(p, _)| *p).collect();
+/// Run `iolab whatif` on `presets` in one process: the document on stdout,
+/// checked to be one, and the saved `whatif.json` re-rendered as the pair
+/// table (printed).
+fn run_whatif(presets: &[&str]) -> Value {
     let out_dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .current_dir(super::root())
         .arg("whatif")
-        .args(&presets)
+        .args(presets)
         .args(["--json", "--quiet", "--out"])
         .arg(out_dir.path())
         .output()
@@ -93,10 +95,63 @@ pub fn check_pairs(checks: &[PairCheck]) {
         "{}",
         String::from_utf8_lossy(&table.stderr)
     );
-    eprintln!("{}", String::from_utf8_lossy(&table.stdout));
+    let table = String::from_utf8_lossy(&table.stdout);
+    eprintln!("{table}");
     let pairs = doc["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), presets.len());
-    let wrong: Vec<String> = pairs
+    for p in pairs {
+        let name = p["name"].as_str().unwrap();
+        assert!(table.contains(name), "{name} missing from the table:\n{table}");
+    }
+    doc
+}
+
+/// The default tier's smoke: one pair runs end to end and its document is
+/// whole (A fitted and named, every B predicted, calibrated and measured,
+/// each error the one its two capacities give). Not whether B was
+/// predicted well: that is [`check_pairs`]'s, in the slow tier.
+pub fn smoke(preset: &str) {
+    let doc = run_whatif(&[preset]);
+    let p = &doc["pairs"][0];
+    let name = p["name"].as_str().unwrap();
+    assert!(p["named_right"].is_boolean(), "{name}: {p}");
+    let binding = &p["fitted"]["fit"]["binding"];
+    assert!(binding["resource"].is_string(), "{name}: {binding}");
+    assert!(speed_moved_pct(p).is_some(), "{name}: {}", p["cpu_speed"]);
+    let changes = p["changes"].as_array().unwrap();
+    assert!(!changes.is_empty(), "{name}: no change measured");
+    for c in changes {
+        let predicted = c["predicted"]["slo_capacity_rps"].as_f64();
+        let measured = c["measured"]["capacity_rps"].as_f64();
+        assert!(predicted.is_some_and(|r| r > 0.0), "{name}: {c}");
+        assert!(measured.is_some_and(|r| r > 0.0), "{name}: {c}");
+        check_change_books(name, c);
+        eprintln!("{name}: {} predicted {predicted:?}, measured {measured:?}", c["name"]);
+    }
+}
+
+/// What every change's record must hold, right or wrong: its error
+/// recomputed from the two capacities beside it, and B's cost calibrated
+/// on the lab's copies of A's and B's runtimes, each at least once.
+fn check_change_books(name: &str, c: &Value) {
+    let predicted = c["predicted"]["slo_capacity_rps"].as_f64();
+    let low = c["measured"]["capacity_rps"].as_f64();
+    if let (Some(p), Some(m), Some(e)) = (predicted, low, c["error_pct"].as_f64()) {
+        assert!((e - (p - m) / m * 100.0).abs() < 1e-6, "{name}: {c}");
+    }
+    let k = &c["calibration"];
+    assert!(k["a_runtime_ms"].as_f64().is_some(), "{name}: {c}");
+    let tried = k["b_runtime"].as_array().unwrap();
+    assert!(!tried.is_empty() && tried.len() <= 5, "{name}: {k}");
+}
+
+/// Run the pairs and check every one; the failures are listed together.
+pub fn check_pairs(checks: &[PairCheck]) {
+    let presets: Vec<&str> = checks.iter().map(|(p, _)| *p).collect();
+    let doc = run_whatif(&presets);
+    let wrong: Vec<String> = doc["pairs"]
+        .as_array()
+        .unwrap()
         .iter()
         .zip(checks)
         .flat_map(|(p, (_, noise))| check_pair(p, *noise))
@@ -145,16 +200,7 @@ fn check_pair(p: &Value, noise: f64) -> Vec<String> {
             measured["capacity_rps"].as_f64(),
             measured["failed_rps"].as_f64(),
         );
-        // The document's error is recomputed from the two capacities beside it.
-        if let (Some(p), Some(m), Some(e)) = (predicted, low, c["error_pct"].as_f64()) {
-            assert!((e - (p - m) / m * 100.0).abs() < 1e-6, "{name}: {c}");
-        }
-        // B's cost was calibrated on the lab's copies of A's and B's
-        // runtimes, each at least once.
-        let k = &c["calibration"];
-        assert!(k["a_runtime_ms"].as_f64().is_some(), "{name}: {c}");
-        let tried = k["b_runtime"].as_array().unwrap();
-        assert!(!tried.is_empty() && tried.len() <= 5, "{name}: {k}");
+        check_change_books(name, c);
         let error = predicted
             .zip(low)
             .map(|(p, low)| bracket_error_pct(p, low, high));
