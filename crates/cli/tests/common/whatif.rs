@@ -101,7 +101,10 @@ fn run_whatif(presets: &[&str]) -> Value {
     assert_eq!(pairs.len(), presets.len());
     for p in pairs {
         let name = p["name"].as_str().unwrap();
-        assert!(table.contains(name), "{name} missing from the table:\n{table}");
+        assert!(
+            table.contains(name),
+            "{name} missing from the table:\n{table}"
+        );
     }
     doc
 }
@@ -126,7 +129,10 @@ pub fn smoke(preset: &str) {
         assert!(predicted.is_some_and(|r| r > 0.0), "{name}: {c}");
         assert!(measured.is_some_and(|r| r > 0.0), "{name}: {c}");
         check_change_books(name, c);
-        eprintln!("{name}: {} predicted {predicted:?}, measured {measured:?}", c["name"]);
+        eprintln!(
+            "{name}: {} predicted {predicted:?}, measured {measured:?}",
+            c["name"]
+        );
     }
 }
 
