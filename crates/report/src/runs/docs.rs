@@ -131,3 +131,52 @@ pub fn published(file: &RunsFile) -> Option<(Vec<String>, Grid)> {
     }
     Some((lead, grid))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> RunsFile {
+        let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).expect("a fixture");
+        serde_json::from_str(&text).expect("a runs.json")
+    }
+
+    #[test]
+    fn by_rate_has_a_row_per_model_and_a_column_per_rate() {
+        let g = by_rate(&fixture("showdown.json"), Cell::OkSuccessP99);
+        assert_eq!(
+            g.header,
+            [
+                "model",
+                "50 req/s",
+                "100 req/s",
+                "200 req/s",
+                "400 req/s",
+                "800 req/s"
+            ]
+        );
+        assert_eq!(g.rows.len(), 6, "six models");
+        assert!(g.rows.iter().flatten().skip(1).all(|c| !c.is_empty()));
+        let cell = &g.rows[1][1];
+        assert!(cell.contains("/s · ") && cell.contains(" · p99 "), "{cell}");
+        let g = by_rate(&fixture("showdown.json"), Cell::GoodputP99);
+        assert!(g.rows[1][1].ends_with(')'), "{}", g.rows[1][1]);
+        assert_eq!(Cell::parse("ok-success-p99"), Some(Cell::OkSuccessP99));
+        assert_eq!(Cell::parse("nope"), None);
+    }
+
+    #[test]
+    fn published_names_the_run_it_matched_and_none_without_a_block() {
+        assert!(published(&fixture("showdown.json")).is_none());
+        let (lead, g) = published(&fixture("e1-workers.json")).expect("a published block");
+        assert_eq!(lead.len(), 2);
+        assert!(lead[1].starts_with("Measured "), "{}", lead[1]);
+        assert_eq!(g.header[..4], ["run", "metric", "published", "ours"]);
+        assert!(!g.rows.is_empty());
+        assert!(
+            g.rows.iter().all(|r| !r[0].starts_with('{')),
+            "run names, not selectors"
+        );
+    }
+}
