@@ -1,5 +1,6 @@
 //! The docs stay true to the tree: every repository path a page names
-//! exists, and the README's layout table lists exactly the crates.
+//! exists, the README's layout table lists exactly the crates, and every
+//! results table is its saved results rendered ([`tables`]).
 //!
 //! A path is a `code span` or a Markdown link target whose first part is an
 //! entry of the repository's root (`crates/...`, `scripts/...`, `../schema`
@@ -11,6 +12,9 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+
+#[path = "docs/tables.rs"]
+mod tables;
 
 /// Folders a build makes; a page may say where its output lands.
 const BUILD_OUTPUT: [&str; 4] = ["target", ".bin", ".cache", "node_modules"];
@@ -160,7 +164,16 @@ fn the_readme_layout_table_lists_every_crate() {
         .filter_map(|l| l.split_once("` |"))
         .map(|(name, _)| name.to_string())
         .collect();
-    let crates: BTreeSet<String> = fs::read_dir(root.join("crates"))
+    assert_eq!(
+        listed,
+        crates(),
+        "the README's layout table (`| `crates/NAME` | ... |` rows) must list exactly the crates"
+    );
+}
+
+/// The crate folders of the workspace.
+fn crates() -> BTreeSet<String> {
+    fs::read_dir(root().join("crates"))
         .expect("crates/")
         .map(|e| e.expect("an entry").path())
         .filter(|p| p.join("Cargo.toml").is_file())
@@ -170,10 +183,72 @@ fn the_readme_layout_table_lists_every_crate() {
                 .to_string_lossy()
                 .into_owned()
         })
+        .collect()
+}
+
+#[test]
+fn the_readme_dependency_arrows_name_every_crate_and_no_other() {
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let (_, layout) = readme.split_once("## Layout").expect("a Layout section");
+    let (arrows, _) = layout
+        .split_once("Where to look")
+        .expect("the arrows' paragraph");
+    let named: BTreeSet<String> = arrows
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .flat_map(|span| span.split(['→', '/']))
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
         .collect();
     assert_eq!(
-        listed, crates,
-        "the README's layout table (`| `crates/NAME` | ... |` rows) must list exactly the crates"
+        named,
+        crates(),
+        "the README's arrows (`cli → live → ...`) must name exactly the crates"
+    );
+}
+
+#[test]
+fn the_readme_commands_table_lists_every_subcommand() {
+    use clap::CommandFactory;
+    let readme = fs::read_to_string(root().join("README.md")).expect("README.md");
+    let listed: BTreeSet<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `iolab "))
+        .filter_map(|l| l.split([' ', '`']).next())
+        .map(str::to_string)
+        .collect();
+    let commands: BTreeSet<String> = iolab::cli::Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    assert_eq!(
+        listed, commands,
+        "the README's commands table (`| `iolab NAME ...` | ... |` rows) must list every subcommand"
+    );
+}
+
+#[test]
+fn the_docs_index_lists_every_page() {
+    let root = root();
+    let index = fs::read_to_string(root.join("docs/README.md")).expect("docs/README.md");
+    let linked: BTreeSet<String> = mentions(&index)
+        .into_iter()
+        .filter(|m| !m.contains('/') && m.ends_with(".md"))
+        .collect();
+    let pages: BTreeSet<String> = fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".md") && n != "README.md")
+        .collect();
+    assert_eq!(
+        linked, pages,
+        "docs/README.md must link every page of docs/ (one line each: the question it answers)"
     );
 }
 

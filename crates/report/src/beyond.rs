@@ -4,7 +4,7 @@
 //! request read at the lower rates; what a request costs there changes
 //! with the rate and the model (batching, another scheduler), so the
 //! report says which predictions are extrapolations, beside their numbers.
-//! The quiet pairs of `iolab whatif` (docs/capacity.md) are why: the one
+//! The quiet pairs of `iolab whatif` (CHANGELOG.md, 2026-11-27) are why: the one
 //! predicted at A's own rates was within 6%, those 3x to 33x beyond it
 //! erred by 21% to 79%.
 

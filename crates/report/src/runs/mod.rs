@@ -9,6 +9,7 @@
 
 pub mod charts;
 mod compare;
+pub mod docs;
 mod flat;
 mod groups;
 pub(crate) mod html;

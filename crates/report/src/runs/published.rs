@@ -15,6 +15,8 @@ use crate::numbers::{count, ms, num, percent, rate, secs};
 pub struct Row {
     /// The run as the source names it.
     pub run: String,
+    /// The name of our run it matched (`None`: no run matched).
+    pub measured: Option<String>,
     /// Metric name.
     pub metric: String,
     /// Published value, formatted.
@@ -47,6 +49,7 @@ pub fn rows(file: &RunsFile) -> Option<(String, Vec<Row>)> {
             let ours = run
                 .and_then(|x| ours(x, &metric).or_else(|| super::waiting::ours(file, x, &metric)));
             Some(Row {
+                measured: run.map(|x| x.name.clone()),
                 run: match sel {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
