@@ -1,5 +1,5 @@
 //! `iolab whatif` end to end, the default tier's smoke: one small built-in
-//! pair (presets/test/whatif-rust-pool.toml) runs through the real binary
+//! pair (presets/test/whatif-smoke.toml) runs through the real binary
 //! and leaves a whole document (A searched, fitted and named; B predicted,
 //! calibrated and measured; every error recomputed from the capacities
 //! beside it; the saved document re-rendered). Whether the predictions are
@@ -15,7 +15,7 @@ use common::whatif::{bracket_error_pct, smoke};
 
 #[test]
 fn one_small_pair_runs_end_to_end_and_leaves_a_whole_document() {
-    smoke("presets/test/whatif-rust-pool.toml");
+    smoke("presets/test/whatif-smoke.toml");
 }
 
 #[test]
