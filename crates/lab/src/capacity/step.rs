@@ -14,10 +14,12 @@ use std::time::{Duration, Instant};
 
 use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::AttackPlan;
-use iolab_model::capacity::{Observed, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::usl::SweepLevel;
+use iolab_model::capacity::{CpuSource, Observed, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
+use super::bench::{Bench, StepError};
 use crate::telemetry;
 use crate::telemetry::procs::tree_cpu_seconds;
 use crate::telemetry::{cores, jit};
@@ -76,14 +78,24 @@ impl Probe {
         }
     }
 
+    /// The target's own cores: pinned, and none of them the generator's.
+    fn pinned_cores(&self) -> Option<&[usize]> {
+        let apart = !self.target_cpus.is_empty()
+            && !self.target_cpus.iter().any(|c| self.gen_cpus.contains(c));
+        apart.then_some(self.target_cpus.as_slice())
+    }
+}
+
+/// The real bench: the load generator, and the target's telemetry.
+impl Bench for Probe {
     /// Hold `rate` for `duration` and judge it.
-    pub fn step(
+    fn step(
         &self,
         slo: &Slo,
         rate: f64,
         duration: Duration,
         stage: SearchStage,
-    ) -> Result<StepRecord, String> {
+    ) -> Result<StepRecord, StepError> {
         let interval = (duration / 10).max(Duration::from_millis(50));
         let plan = self.plan(Driver::constant(rate, duration), interval);
         let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
@@ -95,7 +107,8 @@ impl Probe {
             live: self.live.clone(),
             ..Hooks::default()
         };
-        let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
+        let report =
+            iolab_loadgen::attack(&plan, &hooks).map_err(|e| StepError::Refused(e.to_string()))?;
         let cpu = window.close(self);
         let verdict = judge(slo, &report, 0.0);
         // A late generator excuses a fail only if the fail goes away with every
@@ -146,13 +159,6 @@ impl Probe {
         })
     }
 
-    /// The target's own cores: pinned, and none of them the generator's.
-    fn pinned_cores(&self) -> Option<&[usize]> {
-        let apart = !self.target_cpus.is_empty()
-            && !self.target_cpus.iter().any(|c| self.gen_cpus.contains(c));
-        apart.then_some(self.target_cpus.as_slice())
-    }
-
     /// After `failed`, a step that did not meet `slo`: when it collapsed
     /// ([`collapsed`]), rest as long as it lasted, then [`Probe::settle`].
     /// A collapse leaves what a few quick requests do not show: Spring's
@@ -161,7 +167,7 @@ impl Probe {
     /// (p99 150 ms) after 4 s, as after 3 s in another run; in the whatif
     /// searches of two runs (0.1-0.3 s between steps) they failed 500/s,
     /// and passed 475, after the same collapse (s13).
-    pub fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
+    fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
         if collapsed(failed, slo) {
             rest(
                 &self.cancel,
@@ -174,7 +180,7 @@ impl Probe {
     /// After a failed step: wait until single requests come back within
     /// `quick` again (the target's queue has drained), at most the timeout
     /// plus two seconds.
-    pub fn settle(&self, quick: Duration) {
+    fn settle(&self, quick: Duration) {
         let deadline = Instant::now() + self.timeout + Duration::from_secs(2);
         let driver = Driver::Closed {
             concurrency: 1,
@@ -202,7 +208,7 @@ impl Probe {
     }
 
     /// Median latency of a few single requests, ms: the unloaded service time.
-    pub fn unloaded_ms(&self) -> Option<f64> {
+    fn unloaded_ms(&self) -> Option<f64> {
         let driver = Driver::Closed {
             concurrency: 1,
             requests: Some(20),
@@ -214,6 +220,30 @@ impl Probe {
         };
         let r = iolab_loadgen::attack(&plan, &Hooks::default()).ok()?;
         (r.result.requests.ok > 0).then_some(r.result.service_ms.p50)
+    }
+
+    fn closed(&self, clients: u32, d: Duration) -> Result<Option<SweepLevel>, StepError> {
+        self.closed_loop(clients, d)
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    fn target(&self) -> String {
+        super::describe(self)
+    }
+
+    fn cpu_source(&self) -> CpuSource {
+        if self.pid.is_some() {
+            CpuSource::Process
+        } else {
+            CpuSource::Cores
+        }
     }
 }
 
