@@ -138,6 +138,8 @@ pub struct Held {
     pub threads: f64,
     /// Pooled connections in use.
     pub pg: f64,
+    /// Requests waiting for a pooled connection.
+    pub pg_waiting: f64,
 }
 
 impl SimOutcome {

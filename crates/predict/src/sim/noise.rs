@@ -63,6 +63,17 @@ impl Noise {
         }
     }
 
+    /// Of `[a, b)`, the ns outside every stall (a stalled core computes
+    /// nothing, so it is not counted busy).
+    pub(super) fn running_ns(&self, a: u64, b: u64) -> u64 {
+        let stalled: u64 = self
+            .stalls
+            .iter()
+            .map(|&(x, y)| y.min(b).saturating_sub(x.max(a)))
+            .sum();
+        (b - a).saturating_sub(stalled)
+    }
+
     /// `work` ns of CPU from `start`, none of it in a stall.
     fn cpu_end(&self, start: u64, work: u64) -> u64 {
         let (mut at, mut left) = (start, work);
@@ -137,6 +148,8 @@ mod tests {
         assert_eq!(n.leaf_end(&mut d, 5, 20, false), 25);
         // Started inside a stall: CPU waits for its end.
         assert_eq!(n.leaf_end(&mut d, 12, 5, true), 25);
+        assert_eq!(n.running_ns(5, 35), 30 - 10 - 5);
+        assert_eq!(n.running_ns(20, 30), 10);
     }
 
     #[test]

@@ -212,12 +212,18 @@ impl<'a> Engine<'a> {
             return;
         }
         let dt = (end - self.now) as f64;
+        // A stalled core computes nothing: not counted busy.
+        let running = self
+            .noise
+            .as_ref()
+            .map_or(dt, |(n, _)| n.running_ns(self.now, end) as f64);
         let threads = match (&self.threads, &self.offload) {
             (Some(r), _) | (None, Some(r)) => r.busy,
             (None, None) => 0,
         };
-        self.held.cpu += dt * f64::from(self.cpu.busy);
-        self.held.cpu_waiting += dt * self.cpu.waiting() as f64;
+        self.held.cpu += running * f64::from(self.cpu.busy);
+        self.held.cpu_waiting += running * self.cpu.waiting() as f64;
+        self.held.pg_waiting += dt * self.pg_waiting.len() as f64;
         self.held.threads += dt * f64::from(threads);
         self.held.pg += dt * f64::from(self.pg.busy);
     }
@@ -297,6 +303,7 @@ impl<'a> Engine<'a> {
                 cpu_waiting: h.cpu_waiting * per_ns,
                 threads: h.threads * per_ns,
                 pg: h.pg * per_ns,
+                pg_waiting: h.pg_waiting * per_ns,
             },
             pg_peak: self.pg.peak,
             left_in_server: self.in_server,
