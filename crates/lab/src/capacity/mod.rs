@@ -20,6 +20,7 @@ pub mod bench;
 pub mod gate;
 pub mod preset;
 pub mod search;
+pub mod sim;
 mod start;
 pub mod step;
 pub mod sweep;

@@ -310,7 +310,7 @@ fn rest(cancel: &AtomicBool, d: Duration) {
 
 /// A step collapsed: fewer than half its requests answered, or half of
 /// them later than the objective's tightest latency.
-fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
+pub(super) fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
     s.success_ratio < 0.5 || slo.tightest_ms().is_some_and(|ms| s.p50_ms > ms)
 }
 

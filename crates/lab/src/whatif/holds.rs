@@ -24,9 +24,21 @@ pub struct Holds<'a> {
 
 impl<'a> Holds<'a> {
     pub fn on(rig: &'a Rig<'a>, probe: &'a dyn Bench, hold: Duration, source: CpuSource) -> Self {
+        Holds::new(rig.slo, rig.options.max_rps, probe, hold, source)
+    }
+
+    /// Holds of `hold` against `probe`'s target under `slo`, no rate above
+    /// `max_rps`, each read from `source`'s CPU.
+    pub fn new(
+        slo: &'a Slo,
+        max_rps: f64,
+        probe: &'a dyn Bench,
+        hold: Duration,
+        source: CpuSource,
+    ) -> Self {
         Holds {
-            slo: rig.slo,
-            max_rps: rig.options.max_rps,
+            slo,
+            max_rps,
             probe,
             hold,
             source,

@@ -33,7 +33,7 @@ use predictor::Predictor;
 mod a_cost;
 pub mod calibrate;
 mod cpu_speed;
-mod holds;
+pub(crate) mod holds;
 mod predictor;
 
 /// The `[whatif]` table.
