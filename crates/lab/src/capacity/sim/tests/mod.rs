@@ -2,6 +2,7 @@
 //! benches whose truth is known: a property over generated services
 //! ([`property`]) and the real runs' regressions replayed ([`regressions`]).
 
+mod property;
 mod regressions;
 
 use std::time::Duration;
