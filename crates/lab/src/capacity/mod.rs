@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod gate;
 pub mod preset;
+pub mod scrape;
 pub mod search;
 pub mod sim;
 mod start;

@@ -6,7 +6,7 @@
 //! step (a rest after a collapse, then the settle that lets its queue
 //! drain) before the next.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -160,7 +160,7 @@ impl Bench for Probe {
     }
 
     /// After `failed`, a step that did not meet `slo`: when it collapsed
-    /// ([`collapsed`]), rest as long as it lasted, then [`Probe::settle`].
+    /// ([`collapsed`]), rest as long as it lasted, then [`Bench::settle`].
     /// A collapse leaves what a few quick requests do not show: Spring's
     /// virtual threads, pinned to one CPU, failed 500/s half a second after
     /// a step at 800/s answered none (631 of 1,000 in time) and passed it
@@ -335,42 +335,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// The target's own Prometheus series, scraped every 200 ms during a step;
-/// the peak of each named series (summed over its label sets) is kept.
-struct Scraper {
-    stop: Arc<AtomicBool>,
-    handle: thread::JoinHandle<BTreeMap<String, f64>>,
-}
-
-impl Scraper {
-    fn start((url, series): (String, Vec<String>)) -> Scraper {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let handle = thread::spawn(move || {
-            let mut peaks: BTreeMap<String, f64> = BTreeMap::new();
-            while !flag.load(Ordering::Relaxed) {
-                if let Ok(r) = crate::http::get(&url, Duration::from_millis(150)) {
-                    if r.status == 200 {
-                        for (name, v) in pick(&r.body, &series) {
-                            let peak = peaks.entry(name).or_insert(v);
-                            *peak = peak.max(v);
-                        }
-                    }
-                }
-                thread::sleep(Duration::from_millis(200));
-            }
-            peaks
-        });
-        Scraper { stop, handle }
-    }
-
-    fn finish(self) -> BTreeMap<String, f64> {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.join().unwrap_or_default()
-    }
-}
-
-pub use crate::telemetry::pick;
+pub use super::scrape::pick;
+use super::scrape::Scraper;
 
 #[cfg(test)]
 mod tests {
@@ -414,23 +380,5 @@ mod tests {
         let t = Instant::now();
         rest(&AtomicBool::new(false), Duration::from_millis(120));
         assert!(t.elapsed() >= Duration::from_millis(120));
-    }
-
-    #[test]
-    fn picks_named_series_summed_over_labels() {
-        let text = "# TYPE tomcat_threads_busy_threads gauge\n\
-                    tomcat_threads_busy_threads{name=\"http-nio-8080\"} 12\n\
-                    tomcat_threads_busy_threads{name=\"https\"} 3\n\
-                    hikaricp_connections_active{pool=\"HikariPool-1\"} 4\n\
-                    other 1\n";
-        let names = vec![
-            "tomcat_threads_busy_threads".to_string(),
-            "hikaricp_connections_active".to_string(),
-            "missing".to_string(),
-        ];
-        let m = pick(text, &names);
-        assert_eq!(m.get("tomcat_threads_busy_threads"), Some(&15.0));
-        assert_eq!(m.get("hikaricp_connections_active"), Some(&4.0));
-        assert!(!m.contains_key("missing"));
     }
 }
