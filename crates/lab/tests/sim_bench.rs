@@ -6,7 +6,8 @@
 //! bench finds the capacity within [`CAPACITY`] of the truth, the fit names
 //! the binding resource the service was built around, and each what-if the
 //! fit predicts is within [`WHAT_IF`] of the change made to the service
-//! itself. The numbers reached are printed (`--nocapture`) to be quoted.
+//! itself. The numbers reached are printed (`--nocapture`) to be quoted:
+//! `cargo test -p iolab-lab --test sim_bench -- --nocapture`.
 
 use std::time::{Duration, Instant};
 
@@ -15,10 +16,9 @@ use iolab_model::ModelKind;
 use iolab_predict::fit::network;
 use iolab_predict::whatif::{changes, closed_form, foreign, slo_capacity, Replay};
 
-use super::super::dial::{unit, Pauses};
-use super::super::truth;
-use super::*;
-use crate::capacity::step_length;
+use iolab_lab::capacity::sim::dial::{unit, Pauses};
+use iolab_lab::capacity::sim::{network as net, truth, work, Dial, Service, SimBench};
+use iolab_lab::capacity::{step_length, Options};
 
 /// Services generated.
 const SERVICES: usize = 200;
@@ -78,7 +78,7 @@ fn case(i: usize) -> Case {
             let net = net(
                 ModelKind::Pool,
                 &[("threads", n)],
-                &work(t, 0.0, s - t),
+                work(t, 0.0, s - t),
                 cores,
             );
             ("threads", Service::of(net), Resource::Threads)
@@ -89,7 +89,7 @@ fn case(i: usize) -> Case {
             let net = net(
                 ModelKind::Prefork,
                 &[("processes", n)],
-                &work(t, 0.0, s - t),
+                work(t, 0.0, s - t),
                 cores,
             );
             let mut service = Service::of(net);
@@ -99,7 +99,7 @@ fn case(i: usize) -> Case {
         2 => {
             let (t, s) = times(&mut d, cores, 1, 60.0);
             let pairs = [("workers", 1), ("processes", 1)];
-            let net = net(ModelKind::LoopBlocking, &pairs, &work(t, 0.0, s - t), cores);
+            let net = net(ModelKind::LoopBlocking, &pairs, work(t, 0.0, s - t), cores);
             ("event loop", Service::of(net), Resource::EventLoop)
         }
         3 => ("pool binds", pool_binds(&mut d, cores), Resource::Pool),
@@ -110,7 +110,7 @@ fn case(i: usize) -> Case {
             // Spare now; some bind once a change lifts the threads' limit.
             let pool = d.int(n + n / 2 + 1, 3 * n);
             let pairs = [("threads", n), ("pg_pool", pool)];
-            let net = net(ModelKind::Pool, &pairs, &work(t, w, s - t - w), cores);
+            let net = net(ModelKind::Pool, &pairs, work(t, w, s - t - w), cores);
             ("pool spare", Service::of(net), Resource::Threads)
         }
         _ => ("cpu", cpu_binds(&mut d, cores), Resource::Cpu),
@@ -167,11 +167,11 @@ fn pool_binds(d: &mut Draw, cores: u32) -> Service {
         net(
             ModelKind::Pool,
             &[("threads", 4 * p), ("pg_pool", p)],
-            &steps,
+            steps.clone(),
             cores,
         )
     } else {
-        net(ModelKind::Virtual, &[("pg_pool", p)], &steps, cores)
+        net(ModelKind::Virtual, &[("pg_pool", p)], steps, cores)
     })
 }
 
@@ -183,13 +183,13 @@ fn cpu_binds(d: &mut Draw, cores: u32) -> Service {
     let rest = d.in_(0.0, 30.0);
     Service::of(if d.in_(0.0, 1.0) < 0.5 {
         let pairs = [("workers", u64::from(cores))];
-        net(ModelKind::LoopAsync, &pairs, &work(t, 0.0, rest), cores)
+        net(ModelKind::LoopAsync, &pairs, work(t, 0.0, rest), cores)
     } else {
         let threads = (3.0 * c * (t + rest) / t).ceil() as u64;
         net(
             ModelKind::Pool,
             &[("threads", threads)],
-            &work(t, 0.0, rest),
+            work(t, 0.0, rest),
             cores,
         )
     })
@@ -212,15 +212,14 @@ struct WhatIfErr {
 }
 
 /// Each what-if of `search` against the change made to the service.
-fn what_ifs(c: &Case, search: &SearchRecord) -> Vec<WhatIfErr> {
+fn what_ifs(c: &Case, search: &SearchRecord, o: &Options) -> Vec<WhatIfErr> {
     let (Some(fit), Some(cap)) = (&search.fit, search.capacity_rps) else {
         return Vec::new();
     };
     let rates: Vec<f64> = search.steps.iter().map(|s| s.rate_rps).collect();
-    let o = options(c.service.network.cores);
     let replay = Replay {
         rates: &rates,
-        step: step_length(&c.slo, c.timeout, fit.service_ms, &o, cap),
+        step: step_length(&c.slo, c.timeout, fit.service_ms, o, cap),
         timeout: c.timeout,
         slo: &c.slo,
     };
@@ -244,9 +243,10 @@ fn what_ifs(c: &Case, search: &SearchRecord) -> Vec<WhatIfErr> {
 }
 
 fn reach(c: &Case) -> (Reached, SearchRecord) {
-    let (search, _) = search(&c.service, &c.dial, &c.slo, c.timeout);
+    let bench = SimBench::new(c.service.clone(), c.dial.clone(), c.timeout);
+    let search = bench.search(&c.slo);
+    let o = bench.options();
     let found = search.capacity_rps.unwrap_or(0.0);
-    let o = options(c.service.network.cores);
     let step = step_length(
         &c.slo,
         c.timeout,
@@ -259,7 +259,7 @@ fn reach(c: &Case) -> (Reached, SearchRecord) {
     let r = Reached {
         capacity_err: (found - truth) / truth,
         named_right: named == Some(c.binds),
-        what_ifs: what_ifs(c, &search),
+        what_ifs: what_ifs(c, &search, &o),
     };
     (r, search)
 }
@@ -282,7 +282,7 @@ struct Tally {
     named_right: usize,
     what_ifs: Vec<f64>,
     unseen_pool: Vec<f64>,
-    misses: Vec<String>,
+    misses: Vec<(usize, String)>,
 }
 
 impl Tally {
@@ -293,14 +293,14 @@ impl Tally {
         if r.capacity_err.abs() > CAPACITY.0 {
             let e = 100.0 * r.capacity_err;
             let found = s.capacity_rps;
-            self.misses
-                .push(format!("{label}: capacity {found:?} off by {e:+.1}%"));
+            let line = format!("{label}: capacity {found:?} off by {e:+.1}%");
+            self.misses.push((i, line));
         }
         if r.named_right {
             self.named_right += 1;
         } else {
             let b = s.fit.as_ref().map(|f| f.binding.sentence.clone());
-            self.misses.push(format!("{label}: named {b:?}"));
+            self.misses.push((i, format!("{label}: named {b:?}")));
         }
         for w in &r.what_ifs {
             // Unseen, the fit can only over-predict: by the pool's limit.
@@ -313,11 +313,46 @@ impl Tally {
             };
             if bad {
                 let e = 100.0 * w.err;
-                self.misses
-                    .push(format!("{label}: what-if '{}' off by {e:+.1}%", w.change));
+                let line = format!("{label}: what-if '{}' off by {e:+.1}%", w.change);
+                self.misses.push((i, line));
             }
         }
     }
+
+    /// Every case of `other` added.
+    fn merge(mut self, other: Tally) -> Tally {
+        self.capacity.extend(other.capacity);
+        self.named_right += other.named_right;
+        self.what_ifs.extend(other.what_ifs);
+        self.unseen_pool.extend(other.unseen_pool);
+        self.misses.extend(other.misses);
+        self
+    }
+}
+
+/// Every case, shared out over the machine's cores (each case is its own
+/// seeded simulation: the numbers are the same on any number of threads).
+fn tally() -> Tally {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    let mut t = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|k| {
+                scope.spawn(move || {
+                    let mut t = Tally::default();
+                    for i in (k..SERVICES).step_by(threads) {
+                        t.add(i, &case(i));
+                    }
+                    t
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a worker finishes"))
+            .fold(Tally::default(), Tally::merge)
+    });
+    t.misses.sort();
+    t
 }
 
 /// The share of `errs` within `bound`, and the largest.
@@ -330,10 +365,7 @@ fn within(errs: &[f64], bound: f64) -> (f64, f64) {
 #[test]
 fn searches_fits_and_what_ifs_of_generated_services_meet_their_truth() {
     let t0 = Instant::now();
-    let mut t = Tally::default();
-    for i in 0..SERVICES {
-        t.add(i, &case(i));
-    }
+    let t = tally();
     eprintln!(
         "sim bench property: {SERVICES} services in {:.1} s; capacity error {}; binding named right {:.1}% ({}/{SERVICES}); {} what-ifs, error {}; {} more made a pool the search never filled bind (over-predicted, as a black box must: error {})",
         t0.elapsed().as_secs_f64(),
@@ -345,7 +377,7 @@ fn searches_fits_and_what_ifs_of_generated_services_meet_their_truth() {
         t.unseen_pool.len(),
         spread(&t.unseen_pool),
     );
-    for m in &t.misses {
+    for (_, m) in &t.misses {
         eprintln!("  miss: {m}");
     }
     assert_eq!(t.named_right, SERVICES, "bindings named wrong (above)");

@@ -25,13 +25,16 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{CpuSource, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Search, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
-use iolab_predict::fit::Network;
+use iolab_model::{ModelKind, Step};
+use iolab_predict::calibration::NS_PER_TERM;
+use iolab_predict::fit::{knobs, Network};
 use iolab_predict::sim::{simulate, Scheduler, SimInput, SimOutcome};
 use iolab_predict::whatif::{closed_form, foreign};
 
 use super::bench::{Bench, StepError};
+use super::Options;
 pub use dial::{Dial, Pauses, SlowCpu};
 
 /// A service whose truth is known: what it runs, and what of it `/proc`
@@ -87,6 +90,36 @@ impl Service {
     }
 }
 
+/// One request's work: `cpu_ms` of CPU, then `pg_ms` holding a pooled
+/// connection, then `sleep_ms` of waiting (each part only when above 0), as
+/// the fit writes a service (`seq(cpu:T,pg:W,sleep:R)`).
+pub fn work(cpu_ms: f64, pg_ms: f64, sleep_ms: f64) -> Step {
+    let terms = (cpu_ms * 1e6 / NS_PER_TERM).round() as u64;
+    let mut parts = Vec::new();
+    if terms > 0 {
+        parts.push(format!("cpu:{terms}"));
+    }
+    if pg_ms > 0.0 {
+        parts.push(format!("pg:{pg_ms:.3}"));
+    }
+    if sleep_ms > 0.0 || parts.is_empty() {
+        parts.push(format!("sleep:{:.3}", sleep_ms.max(0.0)));
+    }
+    let text = format!("seq({})", parts.join(","));
+    iolab_model::steps::parse(&text).unwrap_or(Step::Cpu { terms })
+}
+
+/// `model(knobs)` running `work` on `cores` cores.
+pub fn network(model: ModelKind, pairs: &[(&str, u64)], work: Step, cores: u32) -> Network {
+    Network {
+        model,
+        params: knobs(pairs),
+        steps: work,
+        cores,
+        gil: false,
+    }
+}
+
 /// What the bench carries from step to step.
 #[derive(Debug, Clone, Default)]
 struct Clock {
@@ -127,6 +160,24 @@ impl SimBench {
     /// The service it runs.
     pub fn service(&self) -> &Service {
         &self.service
+    }
+
+    /// A search's settings for it: the defaults on its cores, steps of at
+    /// most 10 s (a simulated second costs as much as its requests).
+    pub fn options(&self) -> Options {
+        Options {
+            max_step: Duration::from_secs(10),
+            cores: self.service.network.cores,
+            sweep: None,
+            ..Options::default()
+        }
+    }
+
+    /// Search it under `slo` with [`SimBench::options`], its fit and
+    /// what-ifs included.
+    pub fn search(&self, slo: &Slo) -> Search {
+        let quiet = |_: &StepRecord| {};
+        super::run("sim", self, slo, &self.options(), Vec::new(), &quiet)
     }
 
     /// Bench time now, s.

@@ -18,7 +18,7 @@ fn one_worker() -> SimBench {
     let n = net(
         ModelKind::Prefork,
         &[("processes", 1)],
-        &work(0.5, 0.0, 49.5),
+        work(0.5, 0.0, 49.5),
         1,
     );
     SimBench::new(Service::of(n), Dial::quiet(22), Duration::from_secs(1))
@@ -52,7 +52,7 @@ fn compiling(cores: f64, requests: f64) -> Service {
     let n = net(
         ModelKind::Pool,
         &[("threads", 10)],
-        &work(2.0, 0.0, 103.0),
+        work(2.0, 0.0, 103.0),
         1,
     );
     let mut s = Service::of(n);
@@ -104,7 +104,7 @@ fn r31_14_gunicorns_supervisor_processes_are_not_workers() {
     let n = net(
         ModelKind::Prefork,
         &[("processes", 4)],
-        &work(2.2, 0.0, 20.0),
+        work(2.2, 0.0, 20.0),
         1,
     );
     let mut service = Service::of(n);
@@ -137,7 +137,7 @@ fn r31_14_gunicorns_supervisor_processes_are_not_workers() {
 /// another seed, other draws.
 #[test]
 fn the_same_seed_gives_the_same_search() {
-    let n = net(ModelKind::Pool, &[("threads", 8)], &work(2.0, 0.0, 40.0), 2);
+    let n = net(ModelKind::Pool, &[("threads", 8)], work(2.0, 0.0, 40.0), 2);
     let slo: Slo = "p99<150ms,success>=99%".parse().unwrap();
     let run = |seed| {
         let dial = Dial {
@@ -152,4 +152,48 @@ fn the_same_seed_gives_the_same_search() {
     };
     assert_eq!(run(1), run(1));
     assert_ne!(run(1), run(2));
+}
+
+/// A slower CPU for a while: a loop computing 5 ms a request on one core
+/// (200/s), its CPU 1.5 times slower from `from_s` on. Slow through the
+/// search, it holds what the slow CPU holds and costs what the slow CPU
+/// takes; slow from the middle of its search on, it is found between the
+/// two.
+#[test]
+fn a_slower_cpu_for_a_while_is_read_as_the_cpu_the_steps_ran_on() {
+    let n = net(
+        ModelKind::LoopAsync,
+        &[("workers", 1)],
+        work(5.0, 0.0, 5.0),
+        1,
+    );
+    let service = Service::of(n);
+    let slo: Slo = "p99<60ms,success>=99%".parse().unwrap();
+    let timeout = Duration::from_secs(1);
+    let slow_from = |from_s: f64| Dial {
+        slow: Some(super::super::SlowCpu {
+            from_s,
+            for_s: 1e6,
+            factor: 1.5,
+        }),
+        ..Dial::quiet(5)
+    };
+    let step = Duration::from_secs(1);
+    let fast = truth::capacity(&service, &Dial::quiet(5), &slo, timeout, step);
+    let slow = truth::capacity(&service, &slow_from(0.0), &slo, timeout, step);
+    assert!(slow < 0.7 * fast, "{slow} against {fast}");
+    let (s, bench) = search(&service, &slow_from(0.0), &slo, timeout);
+    let found = s.capacity_rps.unwrap();
+    assert!(
+        (found - slow).abs() <= 0.05 * slow,
+        "{found} against {slow}"
+    );
+    let ms = s.fit.as_ref().and_then(|f| f.cpu_per_request_ms).unwrap();
+    assert!((ms - 7.5).abs() < 0.75, "{ms} ms a request, not 7.5");
+    let (s, _) = search(&service, &slow_from(bench.now_s() / 2.0), &slo, timeout);
+    let found = s.capacity_rps.unwrap();
+    assert!(
+        found >= 0.95 * slow && found <= 1.05 * fast,
+        "{found}: {slow}..{fast}"
+    );
 }
