@@ -185,7 +185,8 @@ impl SimBench {
         self.clock.borrow().now_s
     }
 
-    /// Run `driver` from now: what happened, and the backlog it met, s.
+    /// Run `driver` for `length_s` from now, after the backlog earlier runs
+    /// left (a stall at its start), and move the clock past it.
     fn run(&self, driver: &Driver, length_s: f64) -> SimOutcome {
         let net = &self.service.network;
         let mut c = self.clock.borrow_mut();
@@ -212,13 +213,15 @@ impl SimBench {
         } else {
             last_s.min(self.timeout.as_secs_f64())
         };
-        let drain_s = out.left_in_server as f64 / self.service.saturation_rps();
         let start = c.now_s;
-        c.busy_until_s = c.busy_until_s.max(start + horizon_s + drain_s);
-        if out.left_in_server == 0 {
-            c.busy_until_s = c.busy_until_s.min(start + length_s + tail_s);
-        }
         c.now_s = start + length_s + tail_s;
+        // What its clients gave up on, the server works through after the
+        // run's end (its window and a timeout), at its own pace.
+        c.busy_until_s = if out.left_in_server == 0 {
+            c.now_s
+        } else {
+            start + horizon_s + out.left_in_server as f64 / self.service.saturation_rps()
+        };
         c.answered += out.ok as f64;
         c.threads_seen = c.threads_seen.max(out.peak_threads);
         c.pg_seen = c.pg_seen.max(out.pg_peak);

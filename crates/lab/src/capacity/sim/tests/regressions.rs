@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use iolab_model::capacity::usl::Closer;
 use iolab_model::capacity::{CpuSource, Resource, SearchStage, StepRecord};
 use iolab_model::ModelKind;
 use iolab_predict::fit::fit;
@@ -196,4 +197,35 @@ fn a_slower_cpu_for_a_while_is_read_as_the_cpu_the_steps_ran_on() {
         found >= 0.95 * slow && found <= 1.05 * fast,
         "{found}: {slow}..{fast}"
     );
+}
+
+/// `--sweep` on the bench: closed-loop levels up to 8 clients against a
+/// pool of 4 threads x 20 ms (200/s); at 16 it holds its 200/s (the
+/// threads bind; more clients only queue), which the queueing fit
+/// predicts and the law, fitted to a curve that stops at a hard limit,
+/// reads as a decline: the check says the queueing fit is the closer.
+#[test]
+fn a_sweep_on_the_bench_is_predicted_at_twice_its_clients() {
+    let n = net(ModelKind::Pool, &[("threads", 4)], work(1.0, 0.0, 19.0), 2);
+    let bench = SimBench::new(Service::of(n), Dial::quiet(9), Duration::from_secs(2));
+    let slo: Slo = "p99<100ms,success>=99%".parse().unwrap();
+    let o = crate::capacity::Options {
+        sweep: Some(crate::capacity::SweepOptions {
+            max: 8,
+            step: Duration::from_secs(2),
+        }),
+        ..bench.options()
+    };
+    let s = crate::capacity::run("sim", &bench, &slo, &o, Vec::new(), &|_: &StepRecord| {});
+    let sweep = s.sweep.expect("a sweep");
+    let twice = sweep.twice.expect("a check at twice N");
+    assert_eq!(twice.concurrency, 16);
+    let measured = twice.measured.throughput_rps;
+    assert!((measured - 200.0).abs() < 10.0, "{measured}");
+    let queueing = twice.queueing_rps.unwrap();
+    assert!(
+        (queueing - measured).abs() <= 0.05 * measured,
+        "{queueing} against {measured}"
+    );
+    assert_eq!(twice.closer, Some(Closer::Queueing), "{twice:?}");
 }
