@@ -296,7 +296,9 @@ fn pool(k: &Knee) -> Option<Binding> {
 /// for a pooled connection parks there): it grew to the threads that bind,
 /// it does not bind them. A simulated Tomcat of 10 threads holding a lazy
 /// pool of 30 a fifth of each request was named "a pool of 10 connections"
-/// (sim_01).
+/// (sim_01). A runtime's own threads counted beside the pool's (a JVM's
+/// score of GC, compiler and timer threads) hide the match, and such a pool
+/// is still named: `/proc` cannot tell a request thread from them.
 fn grown_to_the_threads(k: &Knee, size: f64) -> bool {
     k.threads().is_some_and(|t| {
         (size..=1.25 * size).contains(&t.threads)
