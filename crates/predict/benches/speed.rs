@@ -101,6 +101,7 @@ fn main() {
             timeout: w.timeout,
             pg_pool: params.pg_pool(),
             scheduler: Scheduler::of(model, &params, &Runtime::rust()),
+            noise: None,
         });
         let el = t.elapsed().as_secs_f64();
         println!(

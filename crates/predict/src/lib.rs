@@ -139,6 +139,7 @@ pub fn predict_http_on(
         timeout: work.timeout,
         pg_pool: params.pg_pool(),
         scheduler: Scheduler::of(model, params, runtime),
+        noise: None,
     });
     prediction_from(&shape, work, &out, params.pg_pool(), knobs)
 }

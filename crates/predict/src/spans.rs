@@ -32,6 +32,7 @@ pub fn predict_spans(spec: &RunSpec, host: impl Into<Host>) -> Option<Timeline> 
                     timeout: w.timeout,
                     pg_pool: spec.params.pg_pool(),
                     scheduler: sim::Scheduler::of(spec.model, &spec.params, &spec.runtime),
+                    noise: None,
                 },
                 size,
             ))

@@ -221,6 +221,7 @@ fn step(net: &Network, runtime: &Runtime, rate: f64, d: Duration, timeout: Durat
         timeout,
         pg_pool: net.params.pg_pool(),
         scheduler: Scheduler::of(net.model, &net.params, runtime),
+        noise: None,
     })
 }
 
@@ -339,6 +340,7 @@ pub fn closed_loop_rps(f: &Fit, clients: u32, timeout: Duration) -> Option<f64> 
         timeout,
         pg_pool: net.params.pg_pool(),
         scheduler: Scheduler::of(net.model, &net.params, &foreign()),
+        noise: None,
     });
     if out.window_s <= 0.0 || out.completed == 0 {
         return None;

@@ -16,9 +16,12 @@
 //! timeout. Each step also sends at least [`MIN_REQUESTS`] requests, and
 //! lasts between the `min_step` and `max_step` of [`Options`].
 
+pub mod bench;
 pub mod gate;
 pub mod preset;
+pub mod scrape;
 pub mod search;
+pub mod sim;
 mod start;
 pub mod step;
 pub mod sweep;
@@ -32,6 +35,7 @@ use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
+pub use bench::{Bench, StepError};
 use search::{Bounds, End, Next, Search};
 pub use step::{judge, Probe};
 pub use sweep::SweepOptions;
@@ -147,11 +151,11 @@ pub fn step_rule(slo: &Slo, timeout: Duration, unloaded_ms: f64, o: &Options) ->
     )
 }
 
-/// Search one target (then sweep it, when asked); `each` sees every step
-/// and level as it is measured.
+/// Search one target on `probe` (then sweep it, when asked); `each` sees
+/// every step and level as it is measured.
 pub fn run(
     name: &str,
-    probe: &Probe,
+    probe: &dyn Bench,
     slo: &Slo,
     o: &Options,
     notes: Vec<String>,
@@ -178,8 +182,8 @@ pub fn run(
                 f,
                 &Replay {
                     rates: &rates,
-                    step: step_length(slo, probe.timeout, unloaded_ms, o, c),
-                    timeout: probe.timeout,
+                    step: step_length(slo, probe.timeout(), unloaded_ms, o, c),
+                    timeout: probe.timeout(),
                     slo,
                 },
             )
@@ -187,19 +191,16 @@ pub fn run(
         .unwrap_or_default();
     // The search's time (its fit and what-ifs too); the sweep has its own.
     let searched_s = t0.elapsed().as_secs_f64();
-    let sweep = o
-        .sweep
-        .filter(|_| !probe.cancel.load(std::sync::atomic::Ordering::Relaxed))
-        .map(|sw| {
-            // What the search's last step left queued drains first.
-            probe.settle(settle_time(unloaded_ms));
-            sweep::run(probe, &sw, fitted.as_ref(), each)
-        });
+    let sweep = o.sweep.filter(|_| !probe.cancelled()).map(|sw| {
+        // What the search's last step left queued drains first.
+        probe.settle(settle_time(unloaded_ms));
+        sweep::run(probe, &sw, fitted.as_ref(), each)
+    });
     SearchRecord {
         name: name.to_string(),
-        target: describe(probe),
+        target: probe.target(),
         notes,
-        step_rule: step_rule(slo, probe.timeout, unloaded_ms, o),
+        step_rule: step_rule(slo, probe.timeout(), unloaded_ms, o),
         outcome: outcome(walk.end, walk.failure, &walk.steps, o),
         noise: search.noise(),
         bracket_width_pct: capacity
@@ -224,7 +225,7 @@ struct Walk {
     /// a step failed to run).
     end: Option<End>,
     /// The load generator's refusal of a step.
-    failure: Option<String>,
+    failure: Option<StepError>,
 }
 
 /// Measure the steps `search` asks for until it is done, cancelled, or a
@@ -233,7 +234,7 @@ struct Walk {
 /// has drained.
 fn walk(
     search: &mut Search,
-    probe: &Probe,
+    probe: &dyn Bench,
     slo: &Slo,
     o: &Options,
     unloaded_ms: f64,
@@ -243,14 +244,14 @@ fn walk(
     let mut steps: Vec<StepRecord> = Vec::new();
     let mut retries = GENERATOR_RETRIES;
     let (end, failure) = loop {
-        if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        if probe.cancelled() {
             break (None, None);
         }
         let (rate, stage) = match search.next_step() {
             Next::Measure { rate, stage } => (rate, stage),
             Next::Done(end) => break (Some(end), None),
         };
-        let length = step_length(slo, probe.timeout, unloaded_ms, o, rate);
+        let length = step_length(slo, probe.timeout(), unloaded_ms, o, rate);
         let rec = match probe.step(slo, rate, length, stage) {
             Ok(rec) => rec,
             Err(e) => break (None, Some(e)),
@@ -282,7 +283,7 @@ fn walk(
 }
 
 /// Long enough for an unloaded service to answer what is still queued.
-fn settle_time(unloaded_ms: f64) -> Duration {
+pub(crate) fn settle_time(unloaded_ms: f64) -> Duration {
     Duration::from_secs_f64((unloaded_ms * 2.0).max(unloaded_ms + 20.0) / 1000.0)
 }
 
@@ -318,7 +319,12 @@ pub fn describe(p: &Probe) -> String {
     }
 }
 
-fn outcome(end: Option<End>, failure: Option<String>, steps: &[StepRecord], o: &Options) -> String {
+fn outcome(
+    end: Option<End>,
+    failure: Option<StepError>,
+    steps: &[StepRecord],
+    o: &Options,
+) -> String {
     if let Some(e) = failure {
         return format!("stopped: the load generator refused a step: {e}");
     }

@@ -181,22 +181,24 @@ pub fn run(
     say: &dyn Fn(&str),
     each: &dyn Progress,
 ) -> Result<Vec<Search>, String> {
-    with_bench(plan, slo, o, cancel, say, each, |bench| {
+    with_rig(plan, slo, o, cancel, say, each, |rig| {
         let mut out = Vec::new();
         for spec in targets(plan) {
-            if bench.cancelled() {
+            if rig.cancelled() {
                 break;
             }
             say(&format!("capacity: searching {}", spec.name));
-            out.push(bench.search(spec, false)?);
+            out.push(rig.search(spec, false)?);
         }
         Ok(out)
     })?
 }
 
 /// What every search of a preset shares: its backends, the CPUs the target
-/// and the generator are pinned to, the binary, the settings, Ctrl-C.
-pub struct Bench<'a> {
+/// and the generator are pinned to, the binary, the settings, Ctrl-C. A
+/// rig starts each target and hands its search the [`Probe`] that loads it
+/// (the real [`Bench`](super::Bench); the glossary is in `bench.rs`).
+pub struct Rig<'a> {
     backends: Addresses,
     target_cpus: Vec<usize>,
     gen_cpus: Vec<usize>,
@@ -209,15 +211,15 @@ pub struct Bench<'a> {
     each: &'a dyn Progress,
 }
 
-/// Start the backends `plan` needs, hand `f` the bench, stop them.
-pub fn with_bench<R>(
+/// Start the backends `plan` needs, hand `f` the rig, stop them.
+pub fn with_rig<R>(
     plan: &ExperimentPlan,
     slo: &Slo,
     o: &Options,
     cancel: Arc<AtomicBool>,
     say: &dyn Fn(&str),
     each: &dyn Progress,
-    f: impl FnOnce(&Bench) -> R,
+    f: impl FnOnce(&Rig) -> R,
 ) -> Result<R, String> {
     // Every runtime the targets use, built once before the first starts (a
     // Node target on a fresh checkout exited before its URL: r31_06).
@@ -238,7 +240,7 @@ pub fn with_bench<R>(
     } else {
         target_cpus.len() as u32
     };
-    let bench = Bench {
+    let rig = Rig {
         backends: backends.addresses.clone(),
         target_cpus,
         gen_cpus,
@@ -248,12 +250,12 @@ pub fn with_bench<R>(
         cancel,
         each,
     };
-    let out = f(&bench);
+    let out = f(&rig);
     backends.stop();
     Ok(out)
 }
 
-impl Bench<'_> {
+impl Rig<'_> {
     /// Ctrl-C was pressed.
     pub fn cancelled(&self) -> bool {
         self.cancel.load(std::sync::atomic::Ordering::Relaxed)
@@ -265,7 +267,7 @@ impl Bench<'_> {
         self.search_warmed(spec, black_box, None)
     }
 
-    /// [`Bench::search`], the target first sent `warm` (said in the
+    /// [`Rig::search`], the target first sent `warm` (said in the
     /// search's notes).
     pub fn search_warmed(
         &self,
@@ -277,7 +279,7 @@ impl Bench<'_> {
             .map(|(search, ())| search)
     }
 
-    /// [`Bench::search_warmed`], then `then` with the target still running
+    /// [`Rig::search_warmed`], then `then` with the target still running
     /// (warmed by its search): what it measured beside the search.
     pub fn search_then<R>(
         &self,
@@ -359,7 +361,7 @@ mod tests {
     /// sockets every 100 ms) ran on the target's pinned core, pushed off
     /// the generator's spinning one: 0.22 of the core, read as the
     /// target's CPU and taken from it (a quiet rust loop held 3,360/s
-    /// with it there, 4,320/s without). Every thread a bench starts is
+    /// with it there, 4,320/s without). Every thread a rig starts is
     /// kept to the generator's CPUs, and the caller's mask is restored.
     #[test]
     fn r31_04_the_searchs_own_threads_stay_off_the_targets_core() {
@@ -368,7 +370,7 @@ mod tests {
         let (target, generator) = crate::environment::pinning(true);
         let cancel = Arc::new(AtomicBool::new(false));
         let each = |_: &iolab_model::capacity::StepRecord| {};
-        let inside = with_bench(&plan, &slo, &o, cancel, &|_| {}, &each, |_| {
+        let inside = with_rig(&plan, &slo, &o, cancel, &|_| {}, &each, |_| {
             std::thread::spawn(crate::environment::allowed_cpus)
                 .join()
                 .unwrap()

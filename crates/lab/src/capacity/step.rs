@@ -6,7 +6,7 @@
 //! step (a rest after a collapse, then the settle that lets its queue
 //! drain) before the next.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
@@ -14,10 +14,12 @@ use std::time::{Duration, Instant};
 
 use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::AttackPlan;
-use iolab_model::capacity::{Observed, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::usl::SweepLevel;
+use iolab_model::capacity::{CpuSource, Observed, SearchStage, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
+use super::bench::{Bench, StepError};
 use crate::telemetry;
 use crate::telemetry::procs::tree_cpu_seconds;
 use crate::telemetry::{cores, jit};
@@ -76,14 +78,24 @@ impl Probe {
         }
     }
 
+    /// The target's own cores: pinned, and none of them the generator's.
+    fn pinned_cores(&self) -> Option<&[usize]> {
+        let apart = !self.target_cpus.is_empty()
+            && !self.target_cpus.iter().any(|c| self.gen_cpus.contains(c));
+        apart.then_some(self.target_cpus.as_slice())
+    }
+}
+
+/// The real bench: the load generator, and the target's telemetry.
+impl Bench for Probe {
     /// Hold `rate` for `duration` and judge it.
-    pub fn step(
+    fn step(
         &self,
         slo: &Slo,
         rate: f64,
         duration: Duration,
         stage: SearchStage,
-    ) -> Result<StepRecord, String> {
+    ) -> Result<StepRecord, StepError> {
         let interval = (duration / 10).max(Duration::from_millis(50));
         let plan = self.plan(Driver::constant(rate, duration), interval);
         let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
@@ -95,7 +107,8 @@ impl Probe {
             live: self.live.clone(),
             ..Hooks::default()
         };
-        let report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| e.to_string())?;
+        let report =
+            iolab_loadgen::attack(&plan, &hooks).map_err(|e| StepError::Refused(e.to_string()))?;
         let cpu = window.close(self);
         let verdict = judge(slo, &report, 0.0);
         // A late generator excuses a fail only if the fail goes away with every
@@ -146,22 +159,15 @@ impl Probe {
         })
     }
 
-    /// The target's own cores: pinned, and none of them the generator's.
-    fn pinned_cores(&self) -> Option<&[usize]> {
-        let apart = !self.target_cpus.is_empty()
-            && !self.target_cpus.iter().any(|c| self.gen_cpus.contains(c));
-        apart.then_some(self.target_cpus.as_slice())
-    }
-
     /// After `failed`, a step that did not meet `slo`: when it collapsed
-    /// ([`collapsed`]), rest as long as it lasted, then [`Probe::settle`].
+    /// ([`collapsed`]), rest as long as it lasted, then [`Bench::settle`].
     /// A collapse leaves what a few quick requests do not show: Spring's
     /// virtual threads, pinned to one CPU, failed 500/s half a second after
     /// a step at 800/s answered none (631 of 1,000 in time) and passed it
     /// (p99 150 ms) after 4 s, as after 3 s in another run; in the whatif
     /// searches of two runs (0.1-0.3 s between steps) they failed 500/s,
     /// and passed 475, after the same collapse (s13).
-    pub fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
+    fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration) {
         if collapsed(failed, slo) {
             rest(
                 &self.cancel,
@@ -174,7 +180,7 @@ impl Probe {
     /// After a failed step: wait until single requests come back within
     /// `quick` again (the target's queue has drained), at most the timeout
     /// plus two seconds.
-    pub fn settle(&self, quick: Duration) {
+    fn settle(&self, quick: Duration) {
         let deadline = Instant::now() + self.timeout + Duration::from_secs(2);
         let driver = Driver::Closed {
             concurrency: 1,
@@ -202,7 +208,7 @@ impl Probe {
     }
 
     /// Median latency of a few single requests, ms: the unloaded service time.
-    pub fn unloaded_ms(&self) -> Option<f64> {
+    fn unloaded_ms(&self) -> Option<f64> {
         let driver = Driver::Closed {
             concurrency: 1,
             requests: Some(20),
@@ -214,6 +220,30 @@ impl Probe {
         };
         let r = iolab_loadgen::attack(&plan, &Hooks::default()).ok()?;
         (r.result.requests.ok > 0).then_some(r.result.service_ms.p50)
+    }
+
+    fn closed(&self, clients: u32, d: Duration) -> Result<Option<SweepLevel>, StepError> {
+        self.closed_loop(clients, d)
+    }
+
+    fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    fn target(&self) -> String {
+        super::describe(self)
+    }
+
+    fn cpu_source(&self) -> CpuSource {
+        if self.pid.is_some() {
+            CpuSource::Process
+        } else {
+            CpuSource::Cores
+        }
     }
 }
 
@@ -280,7 +310,7 @@ fn rest(cancel: &AtomicBool, d: Duration) {
 
 /// A step collapsed: fewer than half its requests answered, or half of
 /// them later than the objective's tightest latency.
-fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
+pub(super) fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
     s.success_ratio < 0.5 || slo.tightest_ms().is_some_and(|ms| s.p50_ms > ms)
 }
 
@@ -305,42 +335,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// The target's own Prometheus series, scraped every 200 ms during a step;
-/// the peak of each named series (summed over its label sets) is kept.
-struct Scraper {
-    stop: Arc<AtomicBool>,
-    handle: thread::JoinHandle<BTreeMap<String, f64>>,
-}
-
-impl Scraper {
-    fn start((url, series): (String, Vec<String>)) -> Scraper {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let handle = thread::spawn(move || {
-            let mut peaks: BTreeMap<String, f64> = BTreeMap::new();
-            while !flag.load(Ordering::Relaxed) {
-                if let Ok(r) = crate::http::get(&url, Duration::from_millis(150)) {
-                    if r.status == 200 {
-                        for (name, v) in pick(&r.body, &series) {
-                            let peak = peaks.entry(name).or_insert(v);
-                            *peak = peak.max(v);
-                        }
-                    }
-                }
-                thread::sleep(Duration::from_millis(200));
-            }
-            peaks
-        });
-        Scraper { stop, handle }
-    }
-
-    fn finish(self) -> BTreeMap<String, f64> {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.join().unwrap_or_default()
-    }
-}
-
-pub use crate::telemetry::pick;
+pub use super::scrape::pick;
+use super::scrape::Scraper;
 
 #[cfg(test)]
 mod tests {
@@ -384,23 +380,5 @@ mod tests {
         let t = Instant::now();
         rest(&AtomicBool::new(false), Duration::from_millis(120));
         assert!(t.elapsed() >= Duration::from_millis(120));
-    }
-
-    #[test]
-    fn picks_named_series_summed_over_labels() {
-        let text = "# TYPE tomcat_threads_busy_threads gauge\n\
-                    tomcat_threads_busy_threads{name=\"http-nio-8080\"} 12\n\
-                    tomcat_threads_busy_threads{name=\"https\"} 3\n\
-                    hikaricp_connections_active{pool=\"HikariPool-1\"} 4\n\
-                    other 1\n";
-        let names = vec![
-            "tomcat_threads_busy_threads".to_string(),
-            "hikaricp_connections_active".to_string(),
-            "missing".to_string(),
-        ];
-        let m = pick(text, &names);
-        assert_eq!(m.get("tomcat_threads_busy_threads"), Some(&15.0));
-        assert_eq!(m.get("hikaricp_connections_active"), Some(&4.0));
-        assert!(!m.contains_key("missing"));
     }
 }

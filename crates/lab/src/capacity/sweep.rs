@@ -20,7 +20,7 @@ use iolab_model::capacity::Fit;
 use iolab_model::driver::Driver;
 use iolab_predict::whatif::closed_loop_rps;
 
-use super::{Probe, Progress};
+use super::{Bench, Probe, Progress, StepError};
 
 /// `--sweep N --sweep-step D`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -39,7 +39,11 @@ pub const NOTHING_AT_TWICE: &str = "no request was answered in time at twice N: 
 impl Probe {
     /// `clients` closed-loop clients for `d`, each sending its next request
     /// when the last is answered. `Ok(None)` when Ctrl-C cut it short.
-    pub fn closed(&self, clients: u32, d: Duration) -> Result<Option<SweepLevel>, String> {
+    pub(super) fn closed_loop(
+        &self,
+        clients: u32,
+        d: Duration,
+    ) -> Result<Option<SweepLevel>, StepError> {
         let driver = Driver::Closed {
             concurrency: clients,
             requests: None,
@@ -52,7 +56,7 @@ impl Probe {
             ..Hooks::default()
         };
         let a = iolab_loadgen::attack(&plan, &hooks)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| StepError::Refused(e.to_string()))?
             .result;
         if a.interrupted || self.cancel.load(Ordering::Relaxed) {
             return Ok(None);
@@ -73,9 +77,9 @@ impl Probe {
 
 /// Sweep the target, fit the law, check both fits at 2N; `fit` is the
 /// search's queueing fit, when it has one.
-pub fn run(probe: &Probe, o: &SweepOptions, fit: Option<&Fit>, watch: &dyn Progress) -> Sweep {
+pub fn run(probe: &dyn Bench, o: &SweepOptions, fit: Option<&Fit>, watch: &dyn Progress) -> Sweep {
     let t0 = Instant::now();
-    let queueing = |n: u32| fit.and_then(|f| closed_loop_rps(f, n, probe.timeout));
+    let queueing = |n: u32| fit.and_then(|f| closed_loop_rps(f, n, probe.timeout()));
     let mut levels: Vec<SweepLevel> = Vec::new();
     let mut stopped = None;
     for n in sweep_levels(o.max) {
@@ -86,7 +90,7 @@ pub fn run(probe: &Probe, o: &SweepOptions, fit: Option<&Fit>, watch: &dyn Progr
                 levels.push(l);
             }
             Ok(None) => stopped = Some(INTERRUPTED.to_string()),
-            Err(e) => stopped = Some(e),
+            Err(e) => stopped = Some(e.to_string()),
         }
         if stopped.is_some() {
             break;
@@ -122,7 +126,7 @@ pub fn run(probe: &Probe, o: &SweepOptions, fit: Option<&Fit>, watch: &dyn Progr
 
 /// Measure 2N and judge both predictions there.
 fn check(
-    probe: &Probe,
+    probe: &dyn Bench,
     o: &SweepOptions,
     u: &UslFit,
     queueing: &dyn Fn(u32) -> Option<f64>,

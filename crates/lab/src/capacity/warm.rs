@@ -17,7 +17,7 @@ use std::time::Duration;
 use iolab_model::capacity::{CpuSource, SearchStage, Slo, StepRecord};
 use iolab_predict::fit::cpu;
 
-use super::Probe;
+use super::{Bench, StepError};
 
 /// Shortest warm-up.
 pub const WARM_UP: Duration = Duration::from_secs(2);
@@ -49,7 +49,7 @@ impl Warm {
     /// Send it to `probe`'s target (a step held to `slo`, judged by no
     /// one), then let what it queued drain (until single requests come back
     /// about as fast as its fastest did).
-    pub fn serve(&self, probe: &Probe, slo: &Slo) -> Result<StepRecord, String> {
+    pub fn serve(&self, probe: &dyn Bench, slo: &Slo) -> Result<StepRecord, StepError> {
         probe.step_then_recover(slo, self.rate, self.length())
     }
 
@@ -58,14 +58,14 @@ impl Warm {
     /// `source`), [`MAX_WARM_UP`] in all at most: every step, in order.
     pub fn until_steady(
         &self,
-        probe: &Probe,
+        probe: &dyn Bench,
         slo: &Slo,
         source: CpuSource,
-    ) -> Result<Vec<StepRecord>, String> {
+    ) -> Result<Vec<StepRecord>, StepError> {
         let mut steps = vec![self.serve(probe, slo)?];
         let mut spent = self.length();
         while spent + WARM_UP <= MAX_WARM_UP && !steady(&steps, source) {
-            if probe.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            if probe.cancelled() {
                 break;
             }
             steps.push(probe.step(slo, self.rate, WARM_UP, SearchStage::Ramp)?);
@@ -77,12 +77,8 @@ impl Warm {
     /// Warm a target before its search ([`Warm::until_steady`], its CPU
     /// read from its process tree when its PID is known): what was done, in
     /// a sentence for the search's notes.
-    pub fn before_search(&self, probe: &Probe, slo: &Slo) -> Result<String, String> {
-        let source = if probe.pid.is_some() {
-            CpuSource::Process
-        } else {
-            CpuSource::Cores
-        };
+    pub fn before_search(&self, probe: &dyn Bench, slo: &Slo) -> Result<String, StepError> {
+        let source = probe.cpu_source();
         let steps = self.until_steady(probe, slo, source)?;
         Ok(said(self.rate, &steps, source))
     }
@@ -126,25 +122,6 @@ pub fn steady(steps: &[StepRecord], source: CpuSource) -> bool {
     match (cpu::at(a, source), cpu::at(b, source)) {
         (Some(a), Some(b)) => (a - b).abs() <= STEADY * b,
         _ => false,
-    }
-}
-
-impl Probe {
-    /// One step outside a search (a warm-up, a copy's hold) at `rate` for
-    /// `d`, held to `slo`; when it failed, the target recovers as after a
-    /// search's failed step ([`Probe::recover`]) before whatever comes next,
-    /// until single requests come back about as fast as its fastest did.
-    pub fn step_then_recover(
-        &self,
-        slo: &Slo,
-        rate: f64,
-        d: Duration,
-    ) -> Result<StepRecord, String> {
-        let step = self.step(slo, rate, d, SearchStage::Ramp)?;
-        if !step.passed {
-            self.recover(&step, slo, super::settle_time(step.attack.latency_ms.min));
-        }
-        Ok(step)
     }
 }
 

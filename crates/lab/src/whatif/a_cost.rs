@@ -24,7 +24,7 @@ use iolab_predict::fit::cpu;
 
 use super::calibrate::MIN_HOLD;
 use super::holds::Holds;
-use crate::capacity::preset::Bench;
+use crate::capacity::preset::Rig;
 use crate::capacity::warm::Warm;
 use crate::capacity::Probe;
 
@@ -75,7 +75,7 @@ impl Reading {
 /// runtime's own count, 0 for none), then hold its capacity until steady;
 /// `None` without a CPU reading to hold it by.
 pub fn warm_a(
-    bench: &Bench,
+    rig: &Rig,
     probe: &Probe,
     a: &Search,
     runtime_warmup: f64,
@@ -88,8 +88,7 @@ pub fn warm_a(
         .iter()
         .map(|s| s.attack.requests.answered() as f64)
         .sum();
-    let holds =
-        Holds::on(bench, probe, at.hold, at.source).settled(at.rate, runtime_warmup, 0.0)?;
+    let holds = Holds::on(rig, probe, at.hold, at.source).settled(at.rate, runtime_warmup, 0.0)?;
     let warm = Warm {
         requests: runtime_warmup,
         rate: at.rate / 2.0,

@@ -84,7 +84,7 @@ use iolab_predict::fit::waited_ms;
 
 use super::a_cost::{a_costs, answered_before, AWarm, Reading};
 use super::holds::Holds;
-use crate::capacity::preset::Bench;
+use crate::capacity::preset::Rig;
 use crate::capacity::Probe;
 
 /// The share of the fitted wait a copy serves (the module's header says
@@ -124,7 +124,7 @@ pub struct ASide {
 /// foreign A (the lab has no copy of it), no CPU reading, a copy that
 /// answered nothing.
 pub fn a_side(
-    bench: &Bench,
+    rig: &Rig,
     probe: &Probe,
     a: &Search,
     warm: Option<&AWarm>,
@@ -147,7 +147,7 @@ pub fn a_side(
     };
     let warm_requests = warm.map_or_else(|| answered_before(&a.steps, a_rate), |w| w.answered);
     // Warm already: the shortest warm-up, to let A's own load drain.
-    let holds = Holds::on(bench, &copy_a, at.hold, source).settled(a_rate, 0.0, cost.0)?;
+    let holds = Holds::on(rig, &copy_a, at.hold, source).settled(a_rate, 0.0, cost.0)?;
     let Some([c1, c2]) = last_two(&holds) else {
         say(&format!(
             "whatif: {name}'s copy answered nothing at {a_rate:.0}/s: not calibrated"
@@ -155,7 +155,7 @@ pub fn a_side(
         return Ok(None);
     };
     // A again, as warm as its copy now is (`Calibration::a_again`).
-    let again = Holds::on(bench, probe, at.hold, source).again(a_rate, 2)?;
+    let again = Holds::on(rig, probe, at.hold, source).again(a_rate, 2)?;
     let cost = last_two_met(&again).unwrap_or(cost);
     let k = Calibration {
         wait: wait.to_string(),
@@ -200,7 +200,7 @@ pub fn a_side(
 /// to warm it (less the waits its launcher had sent it). `None` when it
 /// cannot be: a foreign B, no prediction to start from.
 pub fn b_side(
-    bench: &Bench,
+    rig: &Rig,
     side: &ASide,
     (probe, owed): (&Probe, &dyn Fn(f64) -> f64),
     name: &str,
@@ -226,7 +226,7 @@ pub fn b_side(
         ))
     };
     let b = |ms: f64| predict(handler_ms + ms);
-    let holds = Holds::on(bench, &copy_b, side.hold, k.source);
+    let holds = Holds::on(rig, &copy_b, side.hold, k.source);
     k.b_runtime = holds.rounds(first, owed(side.warm_requests), &b, &said)?;
     // Held, as the prediction is, to what B's copy holds.
     let cap = k.copy_capacity_rps().unwrap_or(f64::INFINITY);

@@ -2,7 +2,6 @@
 //! warm-up, then holds until two in a row cost alike, or rounds of B's
 //! copy at each new prediction.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use iolab_model::capacity::{CpuSource, Slo};
@@ -10,33 +9,45 @@ use iolab_model::whatif::{next_rate, RateCost, SETTLED};
 use iolab_predict::fit::cpu;
 
 use super::calibrate::{ROUNDS, WARM_HOLDS};
-use crate::capacity::preset::Bench;
+use crate::capacity::preset::Rig;
 use crate::capacity::warm::{Warm, STEADY};
-use crate::capacity::Probe;
+use crate::capacity::Bench;
 
 /// Rates held against one copy.
 pub struct Holds<'a> {
     slo: &'a Slo,
     max_rps: f64,
-    probe: &'a Probe,
+    probe: &'a dyn Bench,
     hold: Duration,
     source: CpuSource,
 }
 
 impl<'a> Holds<'a> {
-    pub fn on(bench: &'a Bench<'a>, probe: &'a Probe, hold: Duration, source: CpuSource) -> Self {
+    pub fn on(rig: &'a Rig<'a>, probe: &'a dyn Bench, hold: Duration, source: CpuSource) -> Self {
+        Holds::new(rig.slo, rig.options.max_rps, probe, hold, source)
+    }
+
+    /// Holds of `hold` against `probe`'s target under `slo`, no rate above
+    /// `max_rps`, each read from `source`'s CPU.
+    pub fn new(
+        slo: &'a Slo,
+        max_rps: f64,
+        probe: &'a dyn Bench,
+        hold: Duration,
+        source: CpuSource,
+    ) -> Self {
         Holds {
-            slo: bench.slo,
-            max_rps: bench.options.max_rps,
+            slo,
+            max_rps,
             probe,
             hold,
             source,
         }
     }
 
-    /// Ctrl-C (the bench's, which every probe carries).
+    /// Ctrl-C (the rig's, which every probe carries).
     fn cancelled(&self) -> bool {
-        self.probe.cancel.load(Ordering::Relaxed)
+        self.probe.cancelled()
     }
 
     /// Serve `warm_requests` at half `rate` (where no queue builds: a copy
@@ -149,6 +160,7 @@ mod tests {
     use iolab_model::request::RequestSet;
 
     use super::*;
+    use crate::capacity::Probe;
 
     /// One worker behind a thread per connection, `work` a request: 1/work
     /// req/s at most, and a request whose client gave up is still worked

@@ -24,7 +24,7 @@ use iolab_model::capacity::{Resource, Search, StepRecord, WhatIf};
 use iolab_model::experiment::RunSpec;
 use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
 
-use crate::capacity::preset::{self, Bench};
+use crate::capacity::preset::{self, Rig};
 use crate::capacity::warm::Warm;
 use crate::capacity::Probe;
 use crate::preset::{Overrides, PresetError};
@@ -33,7 +33,7 @@ use predictor::Predictor;
 mod a_cost;
 pub mod calibrate;
 mod cpu_speed;
-mod holds;
+pub(crate) mod holds;
 mod predictor;
 
 /// The `[whatif]` table.
@@ -83,9 +83,9 @@ pub fn run(
         }
         scale = plan.scale;
         let targets = preset::targets(plan);
-        let pair = preset::with_bench(plan, slo, o, cancel.clone(), say, &each, |bench| {
+        let pair = preset::with_rig(plan, slo, o, cancel.clone(), say, &each, |rig| {
             pair(
-                bench,
+                rig,
                 Named {
                     name: &plan.name,
                     description: &plan.description,
@@ -148,19 +148,19 @@ struct Named<'a> {
 }
 
 /// A, fitted; each B predicted (calibrated when asked), then measured.
-fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
+fn pair(rig: &Rig, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
     let (name, speed) = (n.name, cpu_speed::Sampler::start());
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
-    let (fitted, (warm, side)) = fit_a(bench, a, n.calibrated, say)?;
+    let (fitted, (warm, side)) = fit_a(rig, a, n.calibrated, say)?;
     let named = fitted.fit.as_ref().map(|f| f.binding.resource);
     let a_answered = warm.as_ref().map(|w| w.answered);
     let mut changes = Vec::new();
     for b in bs {
-        if bench.cancelled() {
+        if rig.cancelled() {
             break;
         }
-        let Some(predictor) = Predictor::of(bench, &fitted, b) else {
+        let Some(predictor) = Predictor::of(rig, &fitted, b) else {
             say(&format!(
                 "whatif {name}: {} has no fit to predict from",
                 a.name
@@ -171,11 +171,11 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
             Some(side) => {
                 let at = |ms: f64| predictor.at(ms).slo_capacity_rps;
                 let copy_owed = |count: f64| owed(b, count - runtime_warmup(b));
-                calibrate::b_side(bench, side, (probe, &copy_owed), &b.name, &at, say)
+                calibrate::b_side(rig, side, (probe, &copy_owed), &b.name, &at, say)
             }
             None => Ok(None),
         };
-        let ((calibration, predicted), measured, ()) = bench.search_between(
+        let ((calibration, predicted), measured, ()) = rig.search_between(
             b,
             true,
             |probe| {
@@ -188,7 +188,7 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
                         .slo_capacity_rps
                         .map_or("-".into(), |c| format!("{c:.0}"))
                 ));
-                let o = &bench.options;
+                let o = &rig.options;
                 let a_read = (&fitted.steps[..], fitted.capacity_rps);
                 let warm = warm_b(a_read, a_answered, b, predicted.slo_capacity_rps, o);
                 Ok(((calibration, predicted), Some(warm)))
@@ -207,7 +207,7 @@ fn pair(bench: &Bench, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Re
     Ok(Pair {
         name: name.to_string(),
         description: n.description.to_string(),
-        slo: bench.slo.clone(),
+        slo: rig.slo.clone(),
         expected: n.expected,
         named_right: n.expected.zip(named).map(|(e, n)| e == n),
         fitted,
@@ -233,17 +233,17 @@ fn predict_b(predictor: &Predictor, calibration: Option<&Calibration>) -> WhatIf
 /// A searched as a black box; calibrated, held again warm and its copy
 /// measured before it stops (a_cost.rs, calibrate.rs).
 fn fit_a(
-    bench: &Bench,
+    rig: &Rig,
     a: &RunSpec,
     calibrated: bool,
     say: &dyn Fn(&str),
 ) -> Result<(Search, ASideOf), String> {
-    bench.search_then(a, true, None, |probe, search| {
+    rig.search_then(a, true, None, |probe, search| {
         if !calibrated {
             return Ok((None, None));
         }
-        let warm = a_cost::warm_a(bench, probe, search, runtime_warmup(a))?;
-        let side = calibrate::a_side(bench, probe, search, warm.as_ref(), &a.name, say)?;
+        let warm = a_cost::warm_a(rig, probe, search, runtime_warmup(a))?;
+        let side = calibrate::a_side(rig, probe, search, warm.as_ref(), &a.name, say)?;
         Ok((warm, side))
     })
 }

@@ -8,7 +8,7 @@ use iolab_model::{ModelKind, ModelParams};
 use iolab_predict::fit::costing;
 use iolab_predict::whatif::{simulate, Change, Replay};
 
-use crate::capacity::preset::Bench;
+use crate::capacity::preset::Rig;
 use crate::capacity::step_length;
 use crate::targets::Defaults;
 
@@ -32,12 +32,12 @@ pub(super) struct Predictor<'a> {
 
 impl<'a> Predictor<'a> {
     /// `None` without a fit, a capacity, or HTTP work.
-    pub(super) fn of(bench: &'a Bench, a: &'a Search, b: &RunSpec) -> Option<Predictor<'a>> {
+    pub(super) fn of(rig: &'a Rig, a: &'a Search, b: &RunSpec) -> Option<Predictor<'a>> {
         let (fit, capacity) = (a.fit.as_ref()?, a.capacity_rps?);
         let iolab_model::experiment::Work::Http(w) = &b.work else {
             return None;
         };
-        let cores = bench.options.cores;
+        let cores = rig.options.cores;
         let defaults = Defaults::of(b);
         Some(Predictor {
             fit,
@@ -48,15 +48,9 @@ impl<'a> Predictor<'a> {
             runtime: b.runtime.clone(),
             words: change_words(b, &defaults.knobs(b, cores)),
             rates: a.steps.iter().map(|s| s.rate_rps).collect(),
-            step: step_length(
-                bench.slo,
-                w.timeout,
-                fit.service_ms,
-                &bench.options,
-                capacity,
-            ),
+            step: step_length(rig.slo, w.timeout, fit.service_ms, &rig.options, capacity),
             timeout: w.timeout,
-            slo: bench.slo,
+            slo: rig.slo,
         })
     }
 

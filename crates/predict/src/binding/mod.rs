@@ -19,7 +19,10 @@
 //! 3. **An event loop blocked by its handlers**: about one request held at
 //!    once (c < 1.6), the CPU idle.
 //! 4. **A pool**: the connections to one downstream match c (within 25%):
-//!    every request holds one of them, and there are no more.
+//!    every request holds one of them, and there are no more. Not when the
+//!    threads match c as well and few of them wait on a lock: a lazy pool
+//!    opens a connection when a thread asks and keeps it, so threads that
+//!    bind grow it to their own number (the threads then bind, rule 6).
 //! 5. **Workers**: single-threaded processes, as many as c besides up to
 //!    three supervisors (a wrapper script, a runtime's launcher, the
 //!    server's master: gunicorn under iolab's python runtime runs 7
@@ -265,6 +268,9 @@ fn pool(k: &Knee) -> Option<Binding> {
         (k.concurrency - c).abs() <= (0.25 * c).max(1.0)
     })?;
     let size = d.connections as f64;
+    if grown_to_the_threads(k, size) {
+        return None;
+    }
     let threads = k.threads().map_or(0.0, |t| t.threads);
     let mut b = binding(
         k,
@@ -283,6 +289,21 @@ fn pool(k: &Knee) -> Option<Binding> {
     b.name = Some(d.endpoint.clone());
     b.settle = Some("the pool's own gauges (HikariCP: hikaricp_connections_active and hikaricp_connections_pending, via --metrics) at their max would settle it".into());
     Some(b)
+}
+
+/// A pool of `size` connections as many as the threads (up to a quarter
+/// fewer: it cannot have more than the threads that ask) while fewer than a quarter of c wait on a lock (futex: a thread waiting
+/// for a pooled connection parks there): it grew to the threads that bind,
+/// it does not bind them. A simulated Tomcat of 10 threads holding a lazy
+/// pool of 30 a fifth of each request was named "a pool of 10 connections"
+/// (sim_01). A runtime's own threads counted beside the pool's (a JVM's
+/// score of GC, compiler and timer threads) hide the match, and such a pool
+/// is still named: `/proc` cannot tell a request thread from them.
+fn grown_to_the_threads(k: &Knee, size: f64) -> bool {
+    k.threads().is_some_and(|t| {
+        (size..=1.25 * size).contains(&t.threads)
+            && t.in_state(ThreadState::Futex) < 0.25 * k.concurrency
+    })
 }
 
 fn workers(k: &Knee) -> Option<Binding> {

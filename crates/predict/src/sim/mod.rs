@@ -12,6 +12,7 @@
 
 mod engine;
 pub mod histogram;
+pub mod noise;
 pub mod program;
 mod queue;
 mod resource;
@@ -54,6 +55,9 @@ pub struct SimInput<'a> {
     pub pg_pool: u32,
     /// Which waiting request a free request thread takes next.
     pub scheduler: Scheduler,
+    /// Spread, stalls and slow windows ([`noise`]); `None`: every leaf
+    /// takes its steps' time exactly.
+    pub noise: Option<&'a noise::Noise>,
 }
 
 /// The order in which waiting requests get a free request thread.
@@ -113,6 +117,29 @@ pub struct SimOutcome {
     pub unloaded_ns: u64,
     /// One request's (CPU, IO, pg) work, ns.
     pub work_ns: (u64, u64, u64),
+    /// What the server's resources held on average over the window: what
+    /// a step's `/proc` readings see.
+    pub held: Held,
+    /// Most pooled connections in use at once.
+    pub pg_peak: u32,
+    /// Requests still in the server when the run ended (their clients may
+    /// have given up; the server works on): the backlog a step leaves.
+    pub left_in_server: u64,
+}
+
+/// Means over a run's window of what its resources held.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Held {
+    /// Cores busy computing.
+    pub cpu: f64,
+    /// CPU steps waiting for a core.
+    pub cpu_waiting: f64,
+    /// Request threads (or offload threads) holding a request.
+    pub threads: f64,
+    /// Pooled connections in use.
+    pub pg: f64,
+    /// Requests waiting for a pooled connection.
+    pub pg_waiting: f64,
 }
 
 impl SimOutcome {

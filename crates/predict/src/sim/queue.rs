@@ -5,12 +5,14 @@
 //! earliest event. Pushing is O(1), popping O(log lanes), and the hot data
 //! stays small — a plain heap of millions of events was 5x slower.
 //! Ties pop in a fixed order (time, then lane), so runs are repeatable.
+//! Leaves whose times are drawn ([`super::noise`]) have no lane: they sit
+//! in a plain heap beside the lanes, in push order among equal times.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Something that happens at an instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
     /// A leaf step of request `slot` finishes.
     LeafDone { slot: u32, node: u32 },
@@ -31,6 +33,8 @@ pub struct EventQueue {
     delays: Vec<Option<u64>>,
     lanes: Vec<VecDeque<(u64, Event)>>,
     heads: BinaryHeap<Reverse<(u64, Lane)>>,
+    /// Events at any time: (time, push order, event).
+    loose: BinaryHeap<Reverse<(u64, u64, Event)>>,
     /// Events pushed so far (the work the simulation did).
     pub pushed: u64,
 }
@@ -66,13 +70,30 @@ impl EventQueue {
         q.push_back((at, event));
     }
 
-    /// Time of the earliest event.
-    pub fn peek_time(&self) -> Option<u64> {
-        self.heads.peek().map(|Reverse((t, _))| *t)
+    /// Schedule `event` at `at`, whatever the times pushed before.
+    pub fn push_loose(&mut self, at: u64, event: Event) {
+        self.pushed += 1;
+        self.loose.push(Reverse((at, self.pushed, event)));
     }
 
-    /// Take the earliest event.
+    /// Time of the earliest event.
+    pub fn peek_time(&self) -> Option<u64> {
+        let lanes = self.heads.peek().map(|Reverse((t, _))| *t);
+        let loose = self.loose.peek().map(|Reverse((t, _, _))| *t);
+        match (lanes, loose) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Take the earliest event (a lane's first among equal times).
     pub fn pop(&mut self) -> Option<(u64, Event)> {
+        let lanes = self.heads.peek().map(|Reverse((t, _))| *t);
+        let loose = self.loose.peek().map(|Reverse((t, _, _))| *t);
+        if loose.is_some_and(|l| lanes.is_none_or(|t| l < t)) {
+            let Reverse((t, _, e)) = self.loose.pop()?;
+            return Some((t, e));
+        }
         let Reverse((_, lane)) = self.heads.pop()?;
         let q = &mut self.lanes[lane];
         let e = q.pop_front().expect("a lane in the heap has an event");
@@ -100,5 +121,19 @@ mod tests {
         let times: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(t, _)| t)).collect();
         assert_eq!(times, vec![3, 4, 5, 8, 10, 11, 12, 15]);
         assert_eq!(q.pushed, 8);
+        q.push(a, 20, Event::Send);
+        q.push_loose(25, Event::Arrival);
+        q.push_loose(19, Event::Send);
+        q.push_loose(20, Event::Arrival);
+        let order: Vec<(u64, Event)> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![
+                (19, Event::Send),
+                (20, Event::Send),
+                (20, Event::Arrival),
+                (25, Event::Arrival)
+            ]
+        );
     }
 }

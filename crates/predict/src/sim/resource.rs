@@ -50,6 +50,11 @@ impl Resource {
         }
     }
 
+    /// Waiters queued.
+    pub fn waiting(&self) -> usize {
+        self.waiters.len()
+    }
+
     /// Is a unit free right now?
     pub fn free(&self) -> bool {
         self.busy < self.cap

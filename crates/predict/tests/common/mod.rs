@@ -64,6 +64,7 @@ pub fn sim(model: ModelKind, params: &ModelParams, w: &HttpWork, cores: u32) -> 
         timeout: w.timeout,
         pg_pool: params.pg_pool(),
         scheduler: Scheduler::of(model, params, &Runtime::rust()),
+        noise: None,
     });
     let failed: u64 = out.errors.values().sum();
     assert_eq!(

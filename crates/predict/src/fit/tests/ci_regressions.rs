@@ -1,4 +1,5 @@
-//! Fits that clean-clone CI runs got wrong, each rebuilt from the run's
+//! Fits that clean-clone CI runs (and the simulated bench: sim_) got
+//! wrong, each rebuilt from the run's
 //! own numbers.
 
 use super::*;
@@ -106,4 +107,42 @@ fn r31_19_ci19_a_core_busy_compiling_at_the_knee_is_not_the_cpu_binding() {
     assert_eq!(f.binding.resource, Resource::Cpu, "{:?}", f.binding);
     let f = fit(&steps(Some(0.8)), 106.0, 1).unwrap();
     assert_eq!(f.binding.resource, Resource::Threads, "{:?}", f.binding);
+}
+
+#[test]
+fn sim_01_a_lazy_pool_grown_to_the_threads_is_not_the_pool_binding() {
+    // The simulated bench: a Tomcat of 10 threads x 100 ms, each request
+    // holding a connection of a lazy pool of 30 for 20 ms, held 98/s; the
+    // pool had grown to 10 connections (all ten threads in the database at
+    // once, once) and was named "a pool of 10 connections".
+    let sig = |futex: f64| Signals {
+        threads: Some(threads(
+            10.0,
+            1,
+            &[
+                (ThreadState::Running, 0.2),
+                (ThreadState::Socket, 2.0),
+                (ThreadState::Sleep, 7.6 - futex),
+                (ThreadState::Futex, futex),
+            ],
+        )),
+        downstream: vec![Downstream {
+            endpoint: "127.0.0.1:5432".into(),
+            connections: 10,
+        }],
+        ..Signals::default()
+    };
+    let steps = |futex: f64| {
+        [
+            step(25.0, true, 101.0, Some(0.02)),
+            step(50.0, true, 101.0, Some(0.04)),
+            with(step(98.0, true, 102.0, Some(0.08)), sig(futex)),
+            step(110.0, false, 900.0, Some(0.09)),
+        ]
+    };
+    let f = fit(&steps(0.0), 98.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Threads, "{:?}", f.binding);
+    // Its threads parked waiting for a connection: the pool binds them.
+    let f = fit(&steps(5.0), 98.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Pool, "{:?}", f.binding);
 }

@@ -16,11 +16,12 @@ mod client;
 mod server;
 
 use super::histogram::Histogram;
+use super::noise::{Draws, Noise};
 use super::program::{Op, Program, NO_PARENT};
 use super::queue::{Event, EventQueue, Lane};
 use super::resource::{Resource, Then, Waiter};
 use super::tokio::Tokio;
-use super::{Scheduler, SimInput, SimOutcome};
+use super::{Held, Scheduler, SimInput, SimOutcome};
 use crate::calibration::PG_WAIT_NS;
 use iolab_model::concurrency::{Admission, Shape};
 use iolab_model::schedule::Schedule;
@@ -102,6 +103,10 @@ pub(super) struct Engine<'a> {
     last_answer: u64,
     /// The spans of the first requests, when asked for ([`super::trace`]).
     pub(super) trace: Option<Box<super::trace::Trace>>,
+    /// The run's noise and its draws.
+    noise: Option<(&'a Noise, Draws)>,
+    /// Time integrals over the window of what [`Held`] means, ns x units.
+    held: Held,
 }
 
 /// Where requests come from (a schedule, or clients that send again on an
@@ -191,7 +196,44 @@ impl<'a> Engine<'a> {
             first_timeout_sent: None,
             last_answer: 0,
             trace: None,
+            noise: input.noise.map(|n| (n, Draws::new(n.seed))),
+            held: Held::default(),
         }
+    }
+
+    /// Add what the resources held from now to `t` (within the window).
+    fn integrate(&mut self, t: u64) {
+        let end = if self.window_ns == 0 {
+            t
+        } else {
+            t.min(self.window_ns)
+        };
+        if end <= self.now {
+            return;
+        }
+        let dt = (end - self.now) as f64;
+        // A stalled core computes nothing: not counted busy.
+        let running = self
+            .noise
+            .as_ref()
+            .map_or(dt, |(n, _)| n.running_ns(self.now, end) as f64);
+        let threads = match (&self.threads, &self.offload) {
+            (Some(r), _) | (None, Some(r)) => r.busy,
+            (None, None) => 0,
+        };
+        self.held.cpu += running * f64::from(self.cpu.busy);
+        self.held.cpu_waiting += running * self.cpu.waiting() as f64;
+        self.held.pg_waiting += dt * self.pg_waiting.len() as f64;
+        self.held.threads += dt * f64::from(threads);
+        self.held.pg += dt * f64::from(self.pg.busy);
+    }
+
+    /// When a leaf of `ns` started now ends: `ns` from now, or as the
+    /// run's noise draws it.
+    pub(super) fn leaf_end(&mut self, node: u32, ns: u64) -> Option<u64> {
+        let (noise, draws) = self.noise.as_mut()?;
+        let cpu = matches!(self.prog.nodes[node as usize].op, Op::Cpu { .. });
+        Some(noise.leaf_end(draws, self.now, ns, cpu))
     }
 
     /// Run to the end and report.
@@ -230,6 +272,7 @@ impl<'a> Engine<'a> {
             if t > horizon || self.trace.as_ref().is_some_and(|t| t.complete()) {
                 break;
             }
+            self.integrate(t);
             self.now = t;
             if ev == Some(t) {
                 let (_, e) = self.q.pop().expect("peeked");
@@ -252,7 +295,18 @@ impl<'a> Engine<'a> {
             (None, Some(o)) => (self.shape.fixed_threads + o.peak) as u64,
             (None, None) => self.shape.fixed_threads as u64,
         };
+        let per_ns = 1.0 / (window_ns.max(1) as f64);
+        let h = self.held;
         SimOutcome {
+            held: Held {
+                cpu: h.cpu * per_ns,
+                cpu_waiting: h.cpu_waiting * per_ns,
+                threads: h.threads * per_ns,
+                pg: h.pg * per_ns,
+                pg_waiting: h.pg_waiting * per_ns,
+            },
+            pg_peak: self.pg.peak,
+            left_in_server: self.in_server,
             offered: self.sent,
             ok: self.ok,
             errors: self.errors,

@@ -149,9 +149,13 @@ impl Engine<'_> {
 
     /// Schedule the end of leaf `node` of `slot`, `ns` from now.
     pub(super) fn leaf_at(&mut self, slot: u32, node: u32, ns: u64) {
+        let done = Event::LeafDone { slot, node };
+        if let Some(end) = self.leaf_end(node, ns) {
+            self.q.push_loose(end, done);
+            return;
+        }
         let lane = self.node_lane[node as usize];
-        self.q
-            .push(lane, self.now + ns, Event::LeafDone { slot, node });
+        self.q.push(lane, self.now + ns, done);
     }
 
     pub(super) fn leaf_done(&mut self, slot: u32, node: u32) {
