@@ -5,11 +5,13 @@
 
 use std::rc::Rc;
 
+use bytes::Bytes;
+use h2::client::SendRequest;
 use h2::RecvStream;
 use http::HeaderMap;
 
 use super::classify::{class, is_graceful_close};
-use super::conn::Shared;
+use super::conn::{Live, Shared};
 use super::head::Head;
 use crate::http::Answer;
 use crate::recorder::ErrorClass;
@@ -20,39 +22,26 @@ const GRPC_INTERNAL: u32 = 13;
 
 /// Send `head` on `conn` and read the whole answer.
 pub async fn exchange(conn: &Rc<Shared>, ctx: &RunCtx, head: &Head) -> Result<Answer, ErrorClass> {
-    // A connection that began closing gracefully (GOAWAY, NO_ERROR)
-    // before this request left may be replaced once: nothing was sent.
-    let mut retried = false;
-    let (send, generation) = loop {
-        let send = conn.sender(ctx).await?;
-        let generation = conn.generation();
-        match send.ready().await {
-            Ok(send) => break (send, generation),
-            Err(e) => {
-                conn.forget(generation);
-                if retried || !is_graceful_close(&e) {
-                    return Err(class(&e));
-                }
-                retried = true;
-            }
-        }
-    };
-    let mut send = send;
-    let end_now = head.body.is_empty();
-    let (answer, mut body) = send
-        .send_request(head.request(), end_now)
-        .map_err(|e| fail(conn, generation, &e))?;
-    if !end_now {
-        body.send_data(head.body.clone(), true)
-            .map_err(|e| fail(conn, generation, &e))?;
+    let (live, mut send) = ready(conn, ctx).await?;
+    if head.list_size() > u64::from(live.seen.max_header_list()) {
+        // The server's SETTINGS_MAX_HEADER_LIST_SIZE leaves no room for
+        // this head: not written, as Go's client refuses it (issue 49,
+        // finding 2).
+        return Err(ErrorClass::ProtocolError(u32::from(
+            h2::Reason::PROTOCOL_ERROR,
+        )));
     }
-    let answer = answer.await.map_err(|e| fail(conn, generation, &e))?;
+    let fail = |e: h2::Error| failed(conn, &live, &e);
+    let end_now = head.body.is_empty();
+    let (answer, mut body) = send.send_request(head.request(), end_now).map_err(fail)?;
+    if !end_now {
+        body.send_data(head.body.clone(), true).map_err(fail)?;
+    }
+    let answer = answer.await.map_err(fail)?;
     conn.note_limit(&send);
     let (parts, stream) = answer.into_parts();
     let status = parts.status.as_u16();
-    let trailers = drain(stream)
-        .await
-        .map_err(|e| fail(conn, generation, &e))?;
+    let trailers = drain(stream).await.map_err(fail)?;
     if head.grpc && status == 200 {
         let code = grpc_code(&parts.headers, trailers.as_ref());
         if code != 0 {
@@ -65,11 +54,37 @@ pub async fn exchange(conn: &Rc<Shared>, ctx: &RunCtx, head: &Head) -> Result<An
     })
 }
 
-/// Classify `e`; a connection that failed as a whole is forgotten, so
-/// the next request opens a new one.
-fn fail(conn: &Shared, generation: u64, e: &h2::Error) -> ErrorClass {
+/// The connection, ready for a new stream. One that began closing
+/// gracefully (GOAWAY, NO_ERROR) before this request left may be
+/// replaced once: nothing was sent.
+async fn ready(conn: &Rc<Shared>, ctx: &RunCtx) -> Result<(Live, SendRequest<Bytes>), ErrorClass> {
+    let mut retried = false;
+    loop {
+        let live = conn.sender(ctx).await?;
+        match live.send.clone().ready().await {
+            Ok(send) => return Ok((live, send)),
+            Err(e) => {
+                conn.forget(live.generation);
+                if retried || !is_graceful_close(&e) {
+                    return Err(failed(conn, &live, &e));
+                }
+                retried = true;
+            }
+        }
+    }
+}
+
+/// Classify `f`: a SETTINGS value the client refused is a
+/// `protocol_error` whatever `h2` then made of the closed connection; a
+/// connection that failed as a whole is forgotten, so the next request
+/// opens a new one.
+fn failed(conn: &Shared, live: &Live, e: &h2::Error) -> ErrorClass {
+    if let Some(fault) = live.seen.fault() {
+        conn.forget(live.generation);
+        return ErrorClass::ProtocolError(fault.code());
+    }
     if e.is_go_away() || e.is_io() {
-        conn.forget(generation);
+        conn.forget(live.generation);
     }
     class(e)
 }

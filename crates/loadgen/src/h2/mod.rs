@@ -14,6 +14,7 @@ pub mod classify;
 pub mod conn;
 pub mod exchange;
 pub mod head;
+pub mod watch;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -106,7 +107,9 @@ fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
     ))
 }
 
-/// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a PING.
+/// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a
+/// PING, done once the server's SETTINGS are in (a server that never
+/// answers PING is left to the run, issue 49 finding 1).
 async fn speaks_http2(
     addr: SocketAddr,
     tls: Option<&Tls>,
@@ -121,7 +124,7 @@ async fn speaks_http2(
     if let Some(refused) = alpn_refusal(&stream, host, fix) {
         return Err(refused);
     }
-    let prior = tls.is_none();
+    let (stream, seen) = watch::Watched::new(stream);
     let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {
         return Ok(());
     };
@@ -129,15 +132,48 @@ async fn speaks_http2(
         return Ok(());
     };
     let driver = tokio::spawn(conn);
-    let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
+    let answered = tokio::time::timeout(PREFLIGHT_WAIT, async {
+        tokio::select! {
+            pong = pings.ping(h2::Ping::opaque()) => pong.err(),
+            () = settings_in(&seen) => None,
+        }
+    })
+    .await;
     driver.abort();
-    match pong {
-        Ok(Ok(_)) | Err(_) => Ok(()),
-        Ok(Err(_)) if prior => Err(format!(
+    if let Some(fault) = seen.fault() {
+        return Err(format!(
+            "{host} speaks HTTP/2 but sent {fault}: fix the server's HTTP/2 settings{}",
+            if target.grpc {
+                ""
+            } else {
+                ", or drop --http2 to measure it over HTTP/1.1"
+            }
+        ));
+    }
+    match answered {
+        Ok(None) | Err(_) => Ok(()),
+        Ok(Some(e)) => Err(broke_off(&seen, &e, tls.is_none(), target)),
+    }
+}
+
+/// Ends once a SETTINGS frame of the server's has been read.
+async fn settings_in(seen: &watch::Seen) {
+    while !seen.settings_arrived() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Why the check before the run failed: with prior knowledge, a server
+/// that sent no HTTP/2 frame (an HTTP/1.1 answer, garbage, a close) does
+/// not speak h2c; one that did broke HTTP/2 off after its start.
+fn broke_off(seen: &watch::Seen, e: &h2::Error, prior: bool, target: &Endpoint) -> String {
+    let (host, fix) = (&target.host, fix(target));
+    match prior && !seen.settings_arrived() {
+        true => format!(
             "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
             if target.grpc { "grpcs://" } else { "https://" }
-        )),
-        Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
+        ),
+        false => format!("{host} broke off HTTP/2 at its start ({e}): {fix}"),
     }
 }
 
@@ -149,7 +185,7 @@ pub async fn call(
     head: &head::Head,
 ) -> Result<CallAnswer, String> {
     let broke = |e: h2::Error| format!("HTTP/2 request to {addr} failed: {e}");
-    let (send, conn) = conn::open(addr, None, tls)
+    let (send, conn, _) = conn::open(addr, None, tls)
         .await
         .map_err(|c| format!("cannot open an HTTP/2 connection to {addr} ({})", c.label()))?;
     let driver = tokio::spawn(conn);

@@ -1,0 +1,166 @@
+//! Hostile round 4 (issue 49), HTTP/2 and gRPC: servers written frame by
+//! frame on loopback (`common/h2raw.rs`) that never acknowledge PING, send
+//! SETTINGS a client must refuse, flood interim heads or headers, or lie
+//! about gRPC's framing. Each test is named after its finding (`r38_N_*`);
+//! every run's `sent = ok + non_2xx + errors` is checked by `common::run`.
+
+mod common;
+#[path = "common/h2raw.rs"]
+mod h2raw;
+
+use std::time::{Duration, Instant};
+
+use h2raw::{headers, status, Script};
+use iolab_loadgen::{attack, Hooks};
+use iolab_model::attack::{AttackPlan, AttackResult};
+use iolab_model::driver::{ConnectionMode, Driver};
+use iolab_model::protocol::HttpVersion;
+
+/// `requests` requests over HTTP/2 from one client on one connection.
+fn http2(url: &str, requests: u64) -> AttackPlan {
+    let mut plan = AttackPlan {
+        timeout: Duration::from_secs(3),
+        threads: Some(1),
+        connections: ConnectionMode::KeepAlive { max: 1 },
+        ..AttackPlan::new(
+            url,
+            Driver::Closed {
+                concurrency: 1,
+                requests: Some(requests),
+                duration: None,
+            },
+        )
+    };
+    plan.request.protocol.http = HttpVersion::Http2;
+    plan
+}
+
+/// The one-line error of a plan refused before any load.
+fn refused(plan: &AttackPlan) -> String {
+    match attack(plan, &Hooks::default()) {
+        Ok(r) => panic!(
+            "ran, not refused: {:?} {:?}",
+            r.result.requests, r.result.errors
+        ),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(!e.contains('\n'), "{e}");
+            e
+        }
+    }
+}
+
+/// How many errors of `class` were counted under `code`.
+fn by_code(r: &AttackResult, class: &str, code: &str) -> u64 {
+    let codes = r.errors.by_code.get(class);
+    codes.and_then(|c| c.get(code)).copied().unwrap_or(0)
+}
+
+/// `:status 200`, ending the stream.
+fn ok(id: u32) -> Vec<u8> {
+    headers(id, true, &status(200))
+}
+
+/// Finding 1: a server that serves every request but never answers PING
+/// had each request wait on a new connection's PING until it timed out.
+#[test]
+fn r38_1_a_server_that_never_answers_ping_is_still_used() {
+    let s = h2raw::spawn(Script {
+        ack_ping: false,
+        ..Script::answering(ok)
+    });
+    let started = Instant::now();
+    let r = common::run(&http2(&s.url("http"), 20)).result;
+    assert_eq!((r.requests.sent, r.requests.ok), (20, 20), "{:?}", r.errors);
+    let p = r.protocol.expect("an HTTP/2 run says so");
+    assert_eq!(p.connections_opened, 1, "{p:?}");
+    // One PING wait (1 s) at most, not 20 timeouts of 3 s.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
+
+/// Finding 2: SETTINGS_ENABLE_PUSH=1 from a server is a connection error
+/// (RFC 9113 6.5.2); it counted `reset`. Refused before the run when the
+/// check meets it, `protocol_error` when the run does; no request is
+/// written on such a connection.
+#[test]
+fn r38_2_a_server_enabling_push_is_a_protocol_error() {
+    let push = vec![(h2raw::ENABLE_PUSH, 1)];
+    let s = h2raw::spawn(Script {
+        settings: push.clone(),
+        ..Script::answering(ok)
+    });
+    let e = refused(&http2(&s.url("http"), 5));
+    assert!(e.contains("SETTINGS_ENABLE_PUSH=1"), "{e}");
+    let s = h2raw::spawn(Script {
+        settings: push,
+        clean_first: true,
+        ..Script::answering(ok)
+    });
+    let r = common::run(&http2(&s.url("http"), 6)).result;
+    assert_eq!(r.requests.sent, 6);
+    assert_eq!(r.errors.protocol_error, 6, "{:?}", r.errors);
+    assert_eq!(by_code(&r, "protocol_error", "PROTOCOL_ERROR"), 6);
+    assert_eq!(s.requests(), 0, "a request was written");
+}
+
+/// Finding 2: a SETTINGS_MAX_HEADER_LIST_SIZE no request head fits (1
+/// byte) counted `reset`; the head is not written (as Go's client), a
+/// `protocol_error`, and the connection kept.
+#[test]
+fn r38_2_a_header_list_limit_below_the_head_is_a_protocol_error() {
+    let s = h2raw::spawn(Script {
+        settings: vec![(h2raw::MAX_HEADER_LIST_SIZE, 1)],
+        ..Script::answering(ok)
+    });
+    let r = common::run(&http2(&s.url("http"), 6)).result;
+    assert_eq!(r.requests.sent, 6);
+    assert_eq!(
+        by_code(&r, "protocol_error", "PROTOCOL_ERROR"),
+        6,
+        "{:?}",
+        r.errors
+    );
+    assert_eq!(s.requests(), 0, "a request was written");
+    assert_eq!(r.protocol.map(|p| p.connections_opened), Some(1));
+}
+
+/// Finding 3: an out-of-range SETTINGS value was refused as "it did not
+/// answer HTTP/2's preface"; now the setting is named, and in the run it
+/// is a `protocol_error` by its code.
+#[test]
+fn r38_3_invalid_settings_are_named_not_taken_for_http1() {
+    for (id, value, named, code) in [
+        (
+            h2raw::INITIAL_WINDOW_SIZE,
+            1 << 31,
+            "SETTINGS_INITIAL_WINDOW_SIZE=2147483648",
+            "FLOW_CONTROL_ERROR",
+        ),
+        (
+            h2raw::MAX_FRAME_SIZE,
+            100,
+            "SETTINGS_MAX_FRAME_SIZE=100",
+            "PROTOCOL_ERROR",
+        ),
+    ] {
+        let script = Script {
+            settings: vec![(id, value)],
+            ..Script::answering(ok)
+        };
+        let s = h2raw::spawn(script.clone());
+        let e = refused(&http2(&s.url("http"), 3));
+        assert!(e.contains(named) && !e.contains("preface"), "{e}");
+        let s = h2raw::spawn(Script {
+            clean_first: true,
+            ..script
+        });
+        let r = common::run(&http2(&s.url("http"), 3)).result;
+        assert_eq!(
+            by_code(&r, "protocol_error", code),
+            3,
+            "{named}: {:?}",
+            r.errors
+        );
+    }
+}
