@@ -10,11 +10,11 @@ mod h2raw;
 
 use std::time::{Duration, Instant};
 
-use h2raw::{headers, status, Script};
+use h2raw::{data, field, grpc_prefix, headers, status, Script};
 use iolab_loadgen::{attack, Hooks};
 use iolab_model::attack::{AttackPlan, AttackResult};
 use iolab_model::driver::{ConnectionMode, Driver};
-use iolab_model::protocol::HttpVersion;
+use iolab_model::protocol::{GrpcCall, HttpVersion};
 
 /// `requests` requests over HTTP/2 from one client on one connection.
 fn http2(url: &str, requests: u64) -> AttackPlan {
@@ -32,6 +32,20 @@ fn http2(url: &str, requests: u64) -> AttackPlan {
         )
     };
     plan.request.protocol.http = HttpVersion::Http2;
+    plan
+}
+
+/// `requests` calls of the test Greeter's SayHello, its types from
+/// `greeter.proto`.
+fn grpc(server: &h2raw::RawServer, requests: u64) -> AttackPlan {
+    let mut plan = http2(server.url("grpc").trim_end_matches('/'), requests);
+    let proto = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scripts/foreign-services/greeter.proto");
+    plan.request.protocol.grpc = Some(GrpcCall {
+        method: "iolab.test.Greeter/SayHello".into(),
+        data: r#"{"name":"x"}"#.into(),
+        protos: vec![proto],
+    });
     plan
 }
 
@@ -163,4 +177,45 @@ fn r38_3_invalid_settings_are_named_not_taken_for_http1() {
             r.errors
         );
     }
+}
+
+/// A gRPC answer: 200, `content-type: application/grpc` and `extra`
+/// fields, then `body` and the trailers `grpc-status: 0` (none when
+/// `trailers` is false: the stream stays open).
+fn grpc_answer(id: u32, extra: &[u8], body: &[u8], trailers: bool) -> Vec<u8> {
+    let mut block = status(200);
+    block.extend(field("content-type", "application/grpc"));
+    block.extend_from_slice(extra);
+    let mut bytes = headers(id, false, &block);
+    bytes.extend(data(id, false, body));
+    if trailers {
+        bytes.extend(headers(id, true, &field("grpc-status", "0")));
+    }
+    bytes
+}
+
+/// Finding 5: HTTP 204 or 206 with no `grpc-status` counted `ok`; a gRPC
+/// answer is HTTP 200, any other status `non_2xx`.
+#[test]
+fn r38_5_grpc_204_or_206_is_non_2xx() {
+    for code in [204u16, 206] {
+        let s = h2raw::spawn(Script::answering(move |id| {
+            headers(id, true, &status(code))
+        }));
+        let r = common::run(&grpc(&s, 4)).result;
+        assert_eq!(
+            (r.requests.ok, r.requests.non_2xx),
+            (0, 4),
+            "{code}: {:?}",
+            r.errors
+        );
+        assert_eq!(r.status_codes.get(&code.to_string()), Some(&4));
+    }
+    let s = h2raw::spawn(Script::answering(|id| {
+        let mut body = grpc_prefix(false, 2);
+        body.extend_from_slice(b"\x0a\x00");
+        grpc_answer(id, &[], &body, true)
+    }));
+    let r = common::run(&grpc(&s, 4)).result;
+    assert_eq!(r.requests.ok, 4, "{:?}", r.errors);
 }
