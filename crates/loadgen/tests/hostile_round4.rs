@@ -179,6 +179,52 @@ fn r38_3_invalid_settings_are_named_not_taken_for_http1() {
     }
 }
 
+/// Finding 4: `--max-headers 10` was ignored over HTTP/2 (301 headers
+/// were `ok`); past it the answer is a `read`, as over HTTP/1.1.
+#[test]
+fn r38_4_max_headers_holds_over_http2() {
+    let s = h2raw::spawn(Script::answering(|id| {
+        let mut block = status(200);
+        for i in 0..300 {
+            block.extend(field(&format!("x-h{i}"), "v"));
+        }
+        headers(id, true, &block)
+    }));
+    let mut plan = http2(&s.url("http"), 4);
+    plan.max_headers = Some(10);
+    let r = common::run(&plan).result;
+    assert_eq!((r.requests.sent, r.errors.read), (4, 4), "{:?}", r.errors);
+    plan.max_headers = Some(400);
+    let r = common::run(&plan).result;
+    assert_eq!(r.requests.ok, 4, "{:?}", r.errors);
+}
+
+/// Finding 4: 10,000 interim heads were accepted over HTTP/2; more than
+/// 32 before the final answer is a `read`, at once, as over HTTP/1.1.
+#[test]
+fn r38_4_more_than_32_interim_heads_is_a_read_over_http2() {
+    fn interim(n: usize) -> impl Fn(u32) -> Vec<u8> {
+        move |id| {
+            let mut bytes = Vec::new();
+            for _ in 0..n {
+                bytes.extend(headers(id, false, &status(100)));
+            }
+            bytes.extend(ok(id));
+            bytes
+        }
+    }
+    let s = h2raw::spawn(Script::answering(interim(32)));
+    let r = common::run(&http2(&s.url("http"), 3)).result;
+    assert_eq!(r.requests.ok, 3, "{:?}", r.errors);
+    for n in [33, 10_000] {
+        let s = h2raw::spawn(Script::answering(interim(n)));
+        let started = Instant::now();
+        let r = common::run(&http2(&s.url("http"), 3)).result;
+        assert_eq!(r.errors.read, 3, "{n}: {:?}", r.errors);
+        assert!(started.elapsed() < Duration::from_secs(3), "{n}");
+    }
+}
+
 /// A gRPC answer: 200, `content-type: application/grpc` and `extra`
 /// fields, then `body` and the trailers `grpc-status: 0` (none when
 /// `trailers` is false: the stream stays open).
@@ -218,4 +264,53 @@ fn r38_5_grpc_204_or_206_is_non_2xx() {
     }));
     let r = common::run(&grpc(&s, 4)).result;
     assert_eq!(r.requests.ok, 4, "{:?}", r.errors);
+}
+
+/// Finding 6: gRPC's framing was never checked: a message cut short, a
+/// compressed flag with no `grpc-encoding`, a 4 GiB length prefix were
+/// `ok` (or waited for). Each is a `read`, the prefix at once.
+#[test]
+fn r38_6_grpc_body_framing_is_checked() {
+    let cut = |id| {
+        grpc_answer(
+            id,
+            &[],
+            &[grpc_prefix(false, 10), b"abc".to_vec()].concat(),
+            true,
+        )
+    };
+    let packed = |id| {
+        grpc_answer(
+            id,
+            &[],
+            &[grpc_prefix(true, 2), b"ab".to_vec()].concat(),
+            true,
+        )
+    };
+    let huge = |id| grpc_answer(id, &[], &grpc_prefix(false, u32::MAX), false);
+    for (what, answer) in [
+        (
+            "cut",
+            Box::new(cut) as Box<dyn Fn(u32) -> Vec<u8> + Send + Sync>,
+        ),
+        ("compressed", Box::new(packed)),
+        ("4 GiB", Box::new(huge)),
+    ] {
+        let s = h2raw::spawn(Script::answering(answer));
+        let started = Instant::now();
+        let r = common::run(&grpc(&s, 3)).result;
+        assert_eq!(r.errors.read, 3, "{what}: {:?}", r.errors);
+        assert!(started.elapsed() < Duration::from_secs(3), "{what}: waited");
+    }
+    let gzip = field("grpc-encoding", "gzip");
+    let s = h2raw::spawn(Script::answering(move |id| {
+        grpc_answer(
+            id,
+            &gzip,
+            &[grpc_prefix(true, 2), b"ab".to_vec()].concat(),
+            true,
+        )
+    }));
+    let r = common::run(&grpc(&s, 3)).result;
+    assert_eq!(r.requests.ok, 3, "{:?}", r.errors);
 }

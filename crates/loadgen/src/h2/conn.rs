@@ -52,6 +52,8 @@ pub async fn open(
         // flow control from pacing them (h2load opens 1 GiB windows too).
         .initial_window_size(1 << 30)
         .initial_connection_window_size(1 << 30)
+        // A head is at most 1 MiB, as over HTTP/1.1 (h2's default: 16 MiB).
+        .max_header_list_size(crate::response::MAX_HEAD as u32)
         .handshake(stream)
         .await
         .map_err(|e| super::classify::class(&e))?;

@@ -10,6 +10,7 @@
 //! does not offer; `scripts/bench-h2` measures this engine against h2load
 //! per generator CPU-second (docs/attack.md).
 
+pub mod answer;
 pub mod classify;
 pub mod conn;
 pub mod exchange;
