@@ -314,3 +314,52 @@ fn r38_6_grpc_body_framing_is_checked() {
     let r = common::run(&grpc(&s, 3)).result;
     assert_eq!(r.requests.ok, 3, "{:?}", r.errors);
 }
+
+/// A reflection answer (`ServerReflectionResponse`) carrying one file,
+/// `name`, that imports `import`: a whole gRPC answer on stream `id`.
+fn reflection_answer(id: u32, name: &str, import: &str) -> Vec<u8> {
+    use prost::Message;
+    let file = prost_types::FileDescriptorProto {
+        name: Some(name.into()),
+        dependency: vec![import.into()],
+        ..Default::default()
+    };
+    let field = |tag: u8, bytes: &[u8]| {
+        let mut f = vec![tag];
+        prost::encoding::encode_varint(bytes.len() as u64, &mut f);
+        f.extend_from_slice(bytes);
+        f
+    };
+    // file_descriptor_response (4) { file_descriptor_proto (1) }
+    let answer = field(0x22, &field(0x0a, &file.encode_to_vec()));
+    let body = [grpc_prefix(false, answer.len() as u32), answer].concat();
+    grpc_answer(id, &[], &body, true)
+}
+
+/// A plan calling by reflection (no `--proto`).
+fn by_reflection(server: &h2raw::RawServer) -> AttackPlan {
+    let mut plan = grpc(server, 1);
+    if let Some(call) = &mut plan.request.protocol.grpc {
+        call.protos.clear();
+    }
+    plan
+}
+
+/// Finding 7: a server answering each reflection call with the same file
+/// and a new import ran 6,515 calls in 100 s (the limit counted distinct
+/// names). At most 500 calls now, within 30 s for all of them.
+#[test]
+fn r38_7_reflection_stops_at_500_calls() {
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counted = calls.clone();
+    let s = h2raw::spawn(Script::answering(move |id| {
+        let n = counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        reflection_answer(id, "a.proto", &format!("d{n}.proto"))
+    }));
+    let started = Instant::now();
+    let e = refused(&by_reflection(&s));
+    assert!(e.contains("over 500 files") && e.contains("--proto"), "{e}");
+    let calls = calls.load(std::sync::atomic::Ordering::Relaxed);
+    assert!((500..=502).contains(&calls), "{calls} calls");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
