@@ -363,3 +363,20 @@ fn r38_7_reflection_stops_at_500_calls() {
     assert!((500..=502).contains(&calls), "{calls} calls");
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// Finding 8: a 300 MB reflection answer was read whole (RSS 1.3 GB);
+/// an answer is cut at 16 MiB, refused naming the cap.
+#[test]
+fn r38_8_a_reflection_answer_over_16_mib_is_refused() {
+    let s = h2raw::spawn(Script::answering(|id| {
+        let mut block = status(200);
+        block.extend(field("content-type", "application/grpc"));
+        let mut bytes = headers(id, false, &block);
+        for _ in 0..(17 << 20) / 16_384 {
+            bytes.extend(data(id, false, &[0u8; 16_384]));
+        }
+        bytes
+    }));
+    let e = refused(&by_reflection(&s));
+    assert!(e.contains("over 16 MiB"), "{e}");
+}

@@ -39,6 +39,11 @@ impl Head {
         r
     }
 
+    /// The path requested (`/package.Service/Method` for gRPC).
+    pub fn path(&self) -> &str {
+        self.uri.path()
+    }
+
     /// The head's size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC
     /// 9113 6.5.2: each field's name and value octets plus 32), the
     /// pseudo-headers included: a server's limit below it refuses the head.

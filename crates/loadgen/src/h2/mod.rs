@@ -178,6 +178,10 @@ fn broke_off(seen: &watch::Seen, e: &h2::Error, prior: bool, target: &Endpoint) 
     }
 }
 
+/// Most bytes of an answer [`call`] keeps (a reflection answer, before a
+/// run): four of gRPC's largest messages.
+pub const MAX_CALL_BODY: usize = 4 * answer::MAX_GRPC_MESSAGE as usize;
+
 /// Make one request on a new HTTP/2 connection and read all of its answer
 /// (before a run: gRPC reflection). The error is one line.
 pub async fn call(
@@ -203,6 +207,13 @@ pub async fn call(
     while let Some(chunk) = stream.data().await {
         let chunk = chunk.map_err(broke)?;
         let _ = stream.flow_control().release_capacity(chunk.len());
+        if bytes.len() + chunk.len() > MAX_CALL_BODY {
+            return Err(format!(
+                "the answer of {addr} to {} is over {} MiB: is it a gRPC server?",
+                head.path(),
+                MAX_CALL_BODY >> 20
+            ));
+        }
         bytes.extend_from_slice(&chunk);
     }
     let trailers = stream.trailers().await.map_err(broke)?;
