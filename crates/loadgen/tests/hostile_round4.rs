@@ -380,3 +380,20 @@ fn r38_8_a_reflection_answer_over_16_mib_is_refused() {
     let e = refused(&by_reflection(&s));
     assert!(e.contains("over 16 MiB"), "{e}");
 }
+
+/// Finding 9: `--proto /dev/zero` took 4.2 GB in 13 s; `--proto` goes
+/// through the capped reader: a device is refused at once, in one line.
+#[test]
+fn r38_9_proto_files_go_through_the_capped_reader() {
+    let port = common::closed_port();
+    let mut plan = http2(&format!("grpc://127.0.0.1:{port}"), 1);
+    plan.request.protocol.grpc = Some(GrpcCall {
+        method: "a.B/C".into(),
+        data: "{}".into(),
+        protos: vec!["/dev/zero".into()],
+    });
+    let started = Instant::now();
+    let e = refused(&plan);
+    assert!(e.contains("/dev/zero") && e.contains("not a file"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+}

@@ -6,6 +6,7 @@
 //! answer's `grpc-status` is read in [`crate::h2::exchange`]. Every fault
 //! of the call is one line naming it and the fix, found before any load.
 
+mod protos;
 mod reflection;
 
 use std::net::SocketAddr;
@@ -118,7 +119,11 @@ pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
             one_line(&e)
         )
     };
-    let set = protox::compile(files, &includes).map_err(|e| fault(e.to_string()))?;
+    let mut compiler = protos::compiler(&includes);
+    compiler
+        .open_files(files)
+        .map_err(|e| fault(e.to_string()))?;
+    let set = compiler.file_descriptor_set();
     DescriptorPool::from_file_descriptor_set(set).map_err(|e| fault(e.to_string()))
 }
 
