@@ -10,7 +10,7 @@ mod h2raw;
 
 use std::time::{Duration, Instant};
 
-use h2raw::{data, field, grpc_prefix, headers, status, Script};
+use h2raw::{data, field, grpc_answer, grpc_prefix, headers, ok, status, Script};
 use iolab_loadgen::{attack, Hooks};
 use iolab_model::attack::{AttackPlan, AttackResult};
 use iolab_model::driver::{ConnectionMode, Driver};
@@ -68,11 +68,6 @@ fn refused(plan: &AttackPlan) -> String {
 fn by_code(r: &AttackResult, class: &str, code: &str) -> u64 {
     let codes = r.errors.by_code.get(class);
     codes.and_then(|c| c.get(code)).copied().unwrap_or(0)
-}
-
-/// `:status 200`, ending the stream.
-fn ok(id: u32) -> Vec<u8> {
-    headers(id, true, &status(200))
 }
 
 /// Finding 1: a server that serves every request but never answers PING
@@ -223,21 +218,6 @@ fn r38_4_more_than_32_interim_heads_is_a_read_over_http2() {
         assert_eq!(r.errors.read, 3, "{n}: {:?}", r.errors);
         assert!(started.elapsed() < Duration::from_secs(3), "{n}");
     }
-}
-
-/// A gRPC answer: 200, `content-type: application/grpc` and `extra`
-/// fields, then `body` and the trailers `grpc-status: 0` (none when
-/// `trailers` is false: the stream stays open).
-fn grpc_answer(id: u32, extra: &[u8], body: &[u8], trailers: bool) -> Vec<u8> {
-    let mut block = status(200);
-    block.extend(field("content-type", "application/grpc"));
-    block.extend_from_slice(extra);
-    let mut bytes = headers(id, false, &block);
-    bytes.extend(data(id, false, body));
-    if trailers {
-        bytes.extend(headers(id, true, &field("grpc-status", "0")));
-    }
-    bytes
 }
 
 /// Finding 5: HTTP 204 or 206 with no `grpc-status` counted `ok`; a gRPC
@@ -396,4 +376,22 @@ fn r38_9_proto_files_go_through_the_capped_reader() {
     let e = refused(&plan);
     assert!(e.contains("/dev/zero") && e.contains("not a file"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+/// Finding 12: a reflection error's text (escape sequences, a bell, a
+/// newline) was printed raw; it is shown escaped, in one line.
+#[test]
+fn r38_12_a_reflection_error_is_printed_escaped() {
+    let s = h2raw::spawn(Script::answering(|id| {
+        let text = "\x1b[2J\x07boom\nkind: Secret";
+        // error_response (7) { error_code (1): 5, error_message (2) }
+        let mut error = vec![0x08, 5, 0x12, text.len() as u8];
+        error.extend_from_slice(text.as_bytes());
+        let answer = [vec![0x3a, error.len() as u8], error].concat();
+        let body = [grpc_prefix(false, answer.len() as u32), answer].concat();
+        grpc_answer(id, &[], &body, true)
+    }));
+    let e = refused(&by_reflection(&s));
+    assert!(e.contains("boom") && e.contains("\\n"), "{e}");
+    assert!(!e.chars().any(char::is_control), "{e:?}");
 }

@@ -148,7 +148,8 @@ async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, String> 
     };
     DescriptorPool::from_file_descriptor_set(set).map_err(|e| {
         format!(
-            "the server's reflection gave files that do not fit together ({e}): give --proto FILE"
+            "the server's reflection gave files that do not fit together ({}): give --proto FILE",
+            super::printable(&e.to_string())
         )
     })
 }
@@ -185,7 +186,8 @@ async fn call(
     req: Request,
 ) -> Result<Option<Vec<FileDescriptorProto>>, String> {
     let asked = match &req.ask {
-        Some(Ask::FileByFilename(f)) => format!("file {f}"),
+        // A file name to ask comes from the server's own imports.
+        Some(Ask::FileByFilename(f)) => format!("file {}", super::printable(f)),
         Some(Ask::FileContainingSymbol(s)) => s.clone(),
         None => "it".into(),
     };
@@ -231,7 +233,7 @@ async fn call(
             Some(Answer::Error(e)) => {
                 return Err(format!(
                     "{}'s reflection does not know {asked} ({}, code {}): check --call, or give --proto FILE",
-                    target.host, e.error_message, e.error_code
+                    target.host, super::printable(&e.error_message), e.error_code
                 ))
             }
             None => {}

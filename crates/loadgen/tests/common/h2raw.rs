@@ -189,3 +189,23 @@ pub fn grpc_prefix(compressed: bool, len: u32) -> Vec<u8> {
     b.extend_from_slice(&len.to_be_bytes());
     b
 }
+
+/// `:status 200`, ending the stream.
+pub fn ok(id: u32) -> Vec<u8> {
+    headers(id, true, &status(200))
+}
+
+/// A gRPC answer: 200, `content-type: application/grpc` and `extra`
+/// fields, then `body` and the trailers `grpc-status: 0` (none when
+/// `trailers` is false: the stream stays open).
+pub fn grpc_answer(id: u32, extra: &[u8], body: &[u8], trailers: bool) -> Vec<u8> {
+    let mut block = status(200);
+    block.extend(field("content-type", "application/grpc"));
+    block.extend_from_slice(extra);
+    let mut bytes = headers(id, false, &block);
+    bytes.extend(data(id, false, body));
+    if trailers {
+        bytes.extend(headers(id, true, &field("grpc-status", "0")));
+    }
+    bytes
+}
