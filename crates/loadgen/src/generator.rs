@@ -169,6 +169,7 @@ fn spawn(
                     live,
                 );
                 rec.feed = tap.map(|t| Arc::new(t) as Arc<dyn crate::recorder::Publish>);
+                rec.only_200 = ctx.h2.as_ref().is_some_and(|h| h.grpc_method.is_some());
                 gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;

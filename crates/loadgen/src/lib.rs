@@ -63,6 +63,15 @@ pub use request_list::parse_request_list;
 pub use shard::thread_schedule;
 pub use validate::validate;
 
+/// The HTTP/2 answer rules and the watch on a server's SETTINGS, for
+/// `verify --http2`, so it reads an HTTP/2 answer as `attack` does.
+pub mod http2 {
+    pub use crate::h2::answer::{final_head, Failed};
+    pub use crate::h2::watch::{Seen, SettingsFault, Watched};
+    /// The body type of `h2`'s requests, as the generator sends them.
+    pub use bytes::Bytes;
+}
+
 /// Whether the io_uring engine can run on this kernel: `Err` says why not
 /// (no io_uring, disabled by `kernel.io_uring_disabled`, a missing operation).
 pub fn io_uring_available() -> Result<(), String> {

@@ -110,6 +110,9 @@ pub struct Recorder {
     pub protocol: Option<ProtocolSummary>,
     /// `--live`: where the books go each time an interval closes.
     pub(crate) feed: Option<Arc<dyn Publish>>,
+    /// gRPC: only HTTP 200 carries a call's answer, so any other status,
+    /// a 204 or 206 too, is `non_2xx` (issue 49, finding 5).
+    pub(crate) only_200: bool,
 }
 
 /// Where a recorder hands its books as each interval closes (`--live`: the
@@ -149,6 +152,7 @@ impl Recorder {
             first_send: None,
             protocol: None,
             feed: None,
+            only_200: false,
         }
     }
 
@@ -276,7 +280,10 @@ impl Recorder {
                 self.status[code.min(999) as usize] += 1;
                 self.latency.saturating_record(latency);
                 self.service.saturating_record(service);
-                let ok = (200..300).contains(&code);
+                let ok = match self.only_200 {
+                    true => code == 200,
+                    false => (200..300).contains(&code),
+                };
                 if ok {
                     self.counts.ok += 1;
                     self.live.ok.fetch_add(1, Relaxed);

@@ -6,6 +6,7 @@
 //! answer's `grpc-status` is read in [`crate::h2::exchange`]. Every fault
 //! of the call is one line naming it and the fix, found before any load.
 
+mod protos;
 mod reflection;
 
 use std::net::SocketAddr;
@@ -118,7 +119,11 @@ pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
             one_line(&e)
         )
     };
-    let set = protox::compile(files, &includes).map_err(|e| fault(e.to_string()))?;
+    let mut compiler = protos::compiler(&includes);
+    compiler
+        .open_files(files)
+        .map_err(|e| fault(e.to_string()))?;
+    let set = compiler.file_descriptor_set();
     DescriptorPool::from_file_descriptor_set(set).map_err(|e| fault(e.to_string()))
 }
 
@@ -172,15 +177,37 @@ pub fn encode(m: &MethodDescriptor, data: &str) -> Result<Vec<u8>, String> {
     Ok(message.encode_to_vec())
 }
 
+/// Names for a message; they may come from the server's reflection.
 fn list(names: &[String]) -> String {
     match names.is_empty() {
         true => "none".into(),
-        false => names.join(", "),
+        false => printable(&names.join(", ")),
     }
 }
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Most characters of a server's text kept in a message.
+const MAX_PRINTED: usize = 200;
+
+/// A server's text made fit for one line on a terminal: control
+/// characters (an escape sequence, a newline, a bell) shown escaped, and at
+/// most [`MAX_PRINTED`] characters (issue 49, finding 12: a reflection error
+/// cleared the screen and broke the one-line error in two).
+pub fn printable(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars().take(MAX_PRINTED) {
+        match c.is_control() {
+            true => out.extend(c.escape_default()),
+            false => out.push(c),
+        }
+    }
+    if s.chars().nth(MAX_PRINTED).is_some() {
+        out.push_str("...");
+    }
+    out
 }
 
 /// The messages of a gRPC body: 5-byte prefixes (compressed flag, length)

@@ -21,7 +21,12 @@ use crate::tls::Tls;
 
 /// How long one reflection call may take.
 const CALL_WAIT: Duration = Duration::from_secs(5);
-/// Most files fetched for one service (imports included).
+/// How long all of them may take: a server answering each file slowly
+/// cannot hold the run back for MAX_FILES x CALL_WAIT (issue 49, finding 7).
+const REFLECTION_WAIT: Duration = Duration::from_secs(30);
+/// Most files asked for one service (imports included): calls, not
+/// distinct names, so a server that answers each call with a new import
+/// under an old name is stopped too.
 const MAX_FILES: usize = 500;
 /// gRPC's UNIMPLEMENTED: the server has no such service.
 const UNIMPLEMENTED: u32 = 12;
@@ -95,37 +100,57 @@ pub fn pool(
         .enable_all()
         .build()
         .map_err(|e| format!("cannot build an event loop: {e}"))?;
-    rt.block_on(async {
-        let ask = |a: Ask| Request {
-            host: String::new(),
-            ask: Some(a),
-        };
-        let (path, first) = versions(&at, ask(Ask::FileContainingSymbol(service.into()))).await?;
-        let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
-        let mut asked = BTreeSet::new();
-        let mut todo = first;
-        loop {
-            for f in todo.drain(..) {
-                files.insert(f.name().to_string(), f);
-            }
-            let missing: Vec<String> = files
-                .values()
-                .flat_map(|f| f.dependency.iter())
-                .filter(|d| !files.contains_key(*d) && !asked.contains(*d))
-                .cloned()
-                .collect();
-            let Some(next) = missing.into_iter().next() else { break };
-            if files.len() >= MAX_FILES {
-                return Err(format!("the server's reflection names over {MAX_FILES} files for {service}: give --proto FILE"));
-            }
-            asked.insert(next.clone());
-            let file = ask(Ask::FileByFilename(next));
-            todo = call(&at, path, file).await?.unwrap_or_default();
+    let within = async { tokio::time::timeout(REFLECTION_WAIT, fetch(&at, service)).await };
+    rt.block_on(within).unwrap_or_else(|_| {
+        Err(format!(
+            "{}'s reflection did not give {service}'s files within {}: give --proto FILE",
+            target.host,
+            iolab_model::format_duration(REFLECTION_WAIT)
+        ))
+    })
+}
+
+/// [`pool`]'s calls: the file defining `service`, then each import not
+/// yet asked, at most [`MAX_FILES`] calls.
+async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, String> {
+    let ask = |a: Ask| Request {
+        host: String::new(),
+        ask: Some(a),
+    };
+    let (path, first) = versions(at, ask(Ask::FileContainingSymbol(service.into()))).await?;
+    let mut files: BTreeMap<String, FileDescriptorProto> = BTreeMap::new();
+    let mut asked = BTreeSet::new();
+    let mut todo = first;
+    loop {
+        for f in todo.drain(..) {
+            files.insert(f.name().to_string(), f);
         }
-        let set = FileDescriptorSet { file: in_import_order(files) };
-        DescriptorPool::from_file_descriptor_set(set).map_err(|e| {
-            format!("the server's reflection gave files that do not fit together ({e}): give --proto FILE")
-        })
+        let missing: Vec<String> = files
+            .values()
+            .flat_map(|f| f.dependency.iter())
+            .filter(|d| !files.contains_key(*d) && !asked.contains(*d))
+            .cloned()
+            .collect();
+        let Some(next) = missing.into_iter().next() else {
+            break;
+        };
+        if asked.len() >= MAX_FILES {
+            return Err(format!(
+                "the server's reflection named over {MAX_FILES} files for {service}: give --proto FILE"
+            ));
+        }
+        asked.insert(next.clone());
+        let file = ask(Ask::FileByFilename(next));
+        todo = call(at, path, file).await?.unwrap_or_default();
+    }
+    let set = FileDescriptorSet {
+        file: in_import_order(files),
+    };
+    DescriptorPool::from_file_descriptor_set(set).map_err(|e| {
+        format!(
+            "the server's reflection gave files that do not fit together ({}): give --proto FILE",
+            super::printable(&e.to_string())
+        )
     })
 }
 
@@ -161,7 +186,8 @@ async fn call(
     req: Request,
 ) -> Result<Option<Vec<FileDescriptorProto>>, String> {
     let asked = match &req.ask {
-        Some(Ask::FileByFilename(f)) => format!("file {f}"),
+        // A file name to ask comes from the server's own imports.
+        Some(Ask::FileByFilename(f)) => format!("file {}", super::printable(f)),
         Some(Ask::FileContainingSymbol(s)) => s.clone(),
         None => "it".into(),
     };
@@ -207,7 +233,7 @@ async fn call(
             Some(Answer::Error(e)) => {
                 return Err(format!(
                     "{}'s reflection does not know {asked} ({}, code {}): check --call, or give --proto FILE",
-                    target.host, e.error_message, e.error_code
+                    target.host, super::printable(&e.error_message), e.error_code
                 ))
             }
             None => {}

@@ -9,6 +9,8 @@
 //! - a GOAWAY with an error code, or a frame or setting the client found
 //!   broken (h2 then resets the stream or closes the connection itself):
 //!   `protocol_error` with its code;
+//! - an answer's head over the client's 1 MiB (h2 refuses the stream
+//!   itself, with REFUSED_STREAM): `read`, as over HTTP/1.1;
 //! - a socket error: as over HTTP/1.1 (`reset`, `read`).
 
 use h2::Reason;
@@ -27,6 +29,9 @@ pub fn class(e: &h2::Error) -> ErrorClass {
         return ErrorClass::Reset;
     };
     let code = u32::from(reason);
+    if e.is_reset() && e.is_library() && reason == Reason::REFUSED_STREAM {
+        return ErrorClass::Read;
+    }
     if e.is_reset() && e.is_remote() {
         return match reason {
             Reason::REFUSED_STREAM => ErrorClass::RefusedStream,

@@ -9,22 +9,36 @@
 use std::cell::{Cell, RefCell};
 use std::net::SocketAddr;
 use std::rc::{Rc, Weak};
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use h2::client::SendRequest;
 use iolab_model::protocol::ProtocolSummary;
+use tokio::sync::watch;
 
+use super::watch::{Seen, Watched};
 use crate::recorder::ErrorClass;
 use crate::run_ctx::RunCtx;
 use crate::tls::{Stream, Tls};
 
+/// An HTTP/2 connection's driver, its server's bytes watched.
+pub type Driver = h2::client::Connection<Watched<Stream>, Bytes>;
+
+/// How long a new connection waits for the answer to its PING (and so
+/// for the server's SETTINGS, which come before it) before it is used
+/// anyway: a server that never answers PING still serves (issue 49,
+/// finding 1), and its first streams may then meet its stream limit late.
+pub const PING_WAIT: Duration = Duration::from_secs(1);
+
 /// Open a TCP connection (from `source` when given), TLS with ALPN `h2`
-/// when `tls` is given, and make it an HTTP/2 connection.
+/// when `tls` is given, and make it an HTTP/2 connection whose server
+/// side is watched ([`Seen`]).
 pub async fn open(
     addr: SocketAddr,
     source: Option<std::net::IpAddr>,
     tls: Option<&Tls>,
-) -> Result<(SendRequest<Bytes>, h2::client::Connection<Stream, Bytes>), ErrorClass> {
+) -> Result<(SendRequest<Bytes>, Driver, Arc<Seen>), ErrorClass> {
     let stream = crate::http::open_stream(addr, source, tls).await?;
     if let Stream::Tls(s) = &stream {
         if s.get_ref().1.alpn_protocol() != Some(b"h2") {
@@ -32,20 +46,46 @@ pub async fn open(
             return Err(ErrorClass::ConnectOther);
         }
     }
-    h2::client::Builder::new()
+    let (stream, seen) = Watched::new(stream);
+    let (send, conn) = h2::client::Builder::new()
         // Answers are read and dropped at once: a large window keeps
         // flow control from pacing them (h2load opens 1 GiB windows too).
         .initial_window_size(1 << 30)
         .initial_connection_window_size(1 << 30)
+        // A head is at most 1 MiB, as over HTTP/1.1 (h2's default: 16 MiB).
+        .max_header_list_size(crate::response::MAX_HEAD as u32)
         .handshake(stream)
         .await
-        .map_err(|e| super::classify::class(&e))
+        .map_err(|e| super::classify::class(&e))?;
+    Ok((send, conn, seen))
+}
+
+/// A future that waits, at most [`PING_WAIT`], for the answer to a PING
+/// on `conn`: the server's SETTINGS have come by then.
+pub fn settle(conn: &mut Driver) -> impl std::future::Future<Output = ()> {
+    let pings = conn.ping_pong();
+    async move {
+        if let Some(mut pings) = pings {
+            let _ = tokio::time::timeout(PING_WAIT, pings.ping(h2::Ping::opaque())).await;
+        }
+    }
+}
+
+/// The connection now held: its sender, what its server showed, and
+/// whether its start is settled (see [`settle`]).
+#[derive(Clone)]
+pub struct Live {
+    pub send: SendRequest<Bytes>,
+    pub seen: Arc<Seen>,
+    /// Which connection of this share it is (see [`Shared::forget`]).
+    pub generation: u64,
+    settled: watch::Receiver<bool>,
 }
 
 /// One connection, shared by the workers assigned to it.
 #[derive(Default)]
 pub struct Shared {
-    send: RefCell<Option<SendRequest<Bytes>>>,
+    live: RefCell<Option<Live>>,
     /// Held while a worker opens the connection, so its peers wait for it.
     connecting: tokio::sync::Mutex<()>,
     /// Bumped on each new connection: a driver that ends forgets only its own.
@@ -64,17 +104,36 @@ pub struct Stats {
 }
 
 impl Shared {
-    /// The connection, opened now if there is none.
-    pub async fn sender(self: &Rc<Self>, ctx: &RunCtx) -> Result<SendRequest<Bytes>, ErrorClass> {
-        if let Some(s) = self.send.borrow().as_ref() {
-            return Ok(s.clone());
+    /// The connection, opened now if there is none, once its start has
+    /// settled; a SETTINGS value the client refused is a `protocol_error`
+    /// (nothing was written).
+    pub async fn sender(self: &Rc<Self>, ctx: &RunCtx) -> Result<Live, ErrorClass> {
+        let held = self.live.borrow().clone();
+        let live = match held {
+            Some(live) => live,
+            None => {
+                let _one = self.connecting.lock().await;
+                let held = self.live.borrow().clone();
+                match held {
+                    Some(live) => live,
+                    None => self.connect(ctx).await?,
+                }
+            }
+        };
+        let mut settled = live.settled.clone();
+        // Ends when settled, or when the connection's tasks are gone.
+        let _ = settled.wait_for(|s| *s).await;
+        if let Some(fault) = live.seen.fault() {
+            return Err(ErrorClass::ProtocolError(fault.code()));
         }
-        let _one = self.connecting.lock().await;
-        if let Some(s) = self.send.borrow().as_ref() {
-            return Ok(s.clone());
-        }
-        let (send, mut conn) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
-        let pings = conn.ping_pong();
+        Ok(live)
+    }
+
+    /// Open a connection, drive it and settle it on tasks of its own (so a
+    /// request that times out meanwhile leaves it to the next), and hold it.
+    async fn connect(self: &Rc<Self>, ctx: &RunCtx) -> Result<Live, ErrorClass> {
+        let (send, mut conn, seen) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
+        let settling = settle(&mut conn);
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
         self.limit_seen.set(false);
@@ -88,23 +147,26 @@ impl Shared {
         });
         // The server's SETTINGS (its stream limit) come before its answer
         // to a PING: streams opened before them may be refused.
-        if let Some(mut pings) = pings {
-            let _ = pings.ping(h2::Ping::opaque()).await;
-        }
-        *self.send.borrow_mut() = Some(send.clone());
-        Ok(send)
+        let (done, settled) = watch::channel(false);
+        tokio::task::spawn_local(async move {
+            settling.await;
+            let _ = done.send(true);
+        });
+        let live = Live {
+            send,
+            seen,
+            generation,
+            settled,
+        };
+        *self.live.borrow_mut() = Some(live.clone());
+        Ok(live)
     }
 
     /// Drop connection `generation` (ended, or refused a request).
     pub fn forget(&self, generation: u64) {
         if self.generation.get() == generation {
-            self.send.borrow_mut().take();
+            self.live.borrow_mut().take();
         }
-    }
-
-    /// The generation of the connection now held.
-    pub fn generation(&self) -> u64 {
-        self.generation.get()
     }
 
     /// Note the server's stream limit, once per connection: it is known

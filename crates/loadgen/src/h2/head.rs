@@ -39,6 +39,31 @@ impl Head {
         r
     }
 
+    /// The path requested (`/package.Service/Method` for gRPC).
+    pub fn path(&self) -> &str {
+        self.uri.path()
+    }
+
+    /// The head's size as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC
+    /// 9113 6.5.2: each field's name and value octets plus 32), the
+    /// pseudo-headers included: a server's limit below it refuses the head.
+    pub fn list_size(&self) -> u64 {
+        let field = |name: usize, value: usize| (name + value + 32) as u64;
+        let uri = &self.uri;
+        let authority = uri.authority().map_or(0, |a| a.as_str().len());
+        let path = uri.path_and_query().map_or(1, |p| p.as_str().len());
+        let scheme = uri.scheme_str().map_or(0, str::len);
+        let pseudo = field(7, self.method.as_str().len())
+            + field(7, scheme)
+            + field(10, authority)
+            + field(5, path);
+        let fields = self.headers.iter();
+        pseudo
+            + fields
+                .map(|(n, v)| field(n.as_str().len(), v.len()))
+                .sum::<u64>()
+    }
+
     /// A request from a template (method, URL, headers, body).
     pub fn of(t: &RequestTemplate) -> Result<Head, String> {
         let target = Endpoint::parse(&t.url)?;

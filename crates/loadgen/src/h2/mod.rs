@@ -10,10 +10,12 @@
 //! does not offer; `scripts/bench-h2` measures this engine against h2load
 //! per generator CPU-second (docs/attack.md).
 
+pub mod answer;
 pub mod classify;
 pub mod conn;
 pub mod exchange;
 pub mod head;
+pub mod watch;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -106,7 +108,9 @@ fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
     ))
 }
 
-/// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a PING.
+/// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a
+/// PING, done once the server's SETTINGS are in (a server that never
+/// answers PING is left to the run, issue 49 finding 1).
 async fn speaks_http2(
     addr: SocketAddr,
     tls: Option<&Tls>,
@@ -121,7 +125,7 @@ async fn speaks_http2(
     if let Some(refused) = alpn_refusal(&stream, host, fix) {
         return Err(refused);
     }
-    let prior = tls.is_none();
+    let (stream, seen) = watch::Watched::new(stream);
     let Ok((_send, mut conn)) = h2::client::handshake(stream).await else {
         return Ok(());
     };
@@ -129,17 +133,54 @@ async fn speaks_http2(
         return Ok(());
     };
     let driver = tokio::spawn(conn);
-    let pong = tokio::time::timeout(PREFLIGHT_WAIT, pings.ping(h2::Ping::opaque())).await;
+    let answered = tokio::time::timeout(PREFLIGHT_WAIT, async {
+        tokio::select! {
+            pong = pings.ping(h2::Ping::opaque()) => pong.err(),
+            () = settings_in(&seen) => None,
+        }
+    })
+    .await;
     driver.abort();
-    match pong {
-        Ok(Ok(_)) | Err(_) => Ok(()),
-        Ok(Err(_)) if prior => Err(format!(
-            "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
-            if target.grpc { "grpcs://" } else { "https://" }
-        )),
-        Ok(Err(e)) => Err(format!("{host} broke off HTTP/2 at its start ({e}): {fix}")),
+    if let Some(fault) = seen.fault() {
+        return Err(format!(
+            "{host} speaks HTTP/2 but sent {fault}: fix the server's HTTP/2 settings{}",
+            if target.grpc {
+                ""
+            } else {
+                ", or drop --http2 to measure it over HTTP/1.1"
+            }
+        ));
+    }
+    match answered {
+        Ok(None) | Err(_) => Ok(()),
+        Ok(Some(e)) => Err(broke_off(&seen, &e, tls.is_none(), target)),
     }
 }
+
+/// Ends once a SETTINGS frame of the server's has been read.
+async fn settings_in(seen: &watch::Seen) {
+    while !seen.settings_arrived() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Why the check before the run failed: with prior knowledge, a server
+/// that sent no HTTP/2 frame (an HTTP/1.1 answer, garbage, a close) does
+/// not speak h2c; one that did broke HTTP/2 off after its start.
+fn broke_off(seen: &watch::Seen, e: &h2::Error, prior: bool, target: &Endpoint) -> String {
+    let (host, fix) = (&target.host, fix(target));
+    match prior && !seen.settings_arrived() {
+        true => format!(
+            "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
+            if target.grpc { "grpcs://" } else { "https://" }
+        ),
+        false => format!("{host} broke off HTTP/2 at its start ({e}): {fix}"),
+    }
+}
+
+/// Most bytes of an answer [`call`] keeps (a reflection answer, before a
+/// run): four of gRPC's largest messages.
+pub const MAX_CALL_BODY: usize = 4 * answer::MAX_GRPC_MESSAGE as usize;
 
 /// Make one request on a new HTTP/2 connection and read all of its answer
 /// (before a run: gRPC reflection). The error is one line.
@@ -149,7 +190,7 @@ pub async fn call(
     head: &head::Head,
 ) -> Result<CallAnswer, String> {
     let broke = |e: h2::Error| format!("HTTP/2 request to {addr} failed: {e}");
-    let (send, conn) = conn::open(addr, None, tls)
+    let (send, conn, _) = conn::open(addr, None, tls)
         .await
         .map_err(|c| format!("cannot open an HTTP/2 connection to {addr} ({})", c.label()))?;
     let driver = tokio::spawn(conn);
@@ -166,6 +207,13 @@ pub async fn call(
     while let Some(chunk) = stream.data().await {
         let chunk = chunk.map_err(broke)?;
         let _ = stream.flow_control().release_capacity(chunk.len());
+        if bytes.len() + chunk.len() > MAX_CALL_BODY {
+            return Err(format!(
+                "the answer of {addr} to {} is over {} MiB: is it a gRPC server?",
+                head.path(),
+                MAX_CALL_BODY >> 20
+            ));
+        }
         bytes.extend_from_slice(&chunk);
     }
     let trailers = stream.trailers().await.map_err(broke)?;
