@@ -30,8 +30,7 @@ use crate::CliError;
 pub struct Args {
     #[arg(long, short = 'm', value_name = "MODEL", help = model_help())]
     pub model: String,
-    /// Where the target runs: rust (built in) or a runtime folder under runtimes/ (jvm, node, ruby, python, play).
-    #[arg(long, value_name = "RUNTIME", default_value = "rust")]
+    #[arg(long, value_name = "RUNTIME", default_value = "rust", help = runtime_help())]
     pub runtime: String,
     /// A runtime's option (repeatable), e.g. `synchronized` on the JVM (Loom's pinning case).
     #[arg(long = "option", value_name = "NAME")]
@@ -159,6 +158,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Err(e @ (ServeError::BadParams(_) | ServeError::Unsupported(_))) => Err(CliError::usage(e)),
         Err(e) => Err(CliError::Failed(anyhow::anyhow!("serve: {e}"))),
     }
+}
+
+/// `--runtime`'s help, from the runtime folders built into the binary.
+fn runtime_help() -> String {
+    format!(
+        "Where the target runs: rust (built in) or a runtime folder under runtimes/ ({}).",
+        iolab_lab::targets::embedded::names().join(", ")
+    )
 }
 
 /// `--model`'s help, from the model table: the built-in ones and the rest.

@@ -17,6 +17,21 @@ include!(concat!(env!("OUT_DIR"), "/runtimes.rs"));
 /// The marker file of a root holding runtime folders.
 const MARKER: &str = "runtimes/README.md";
 
+/// The runtime folders built into this binary (`jvm`, `node`, ...), sorted: the
+/// ones `--runtime` can always name, listed in help from here, not typed there.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = RUNTIME_FILES
+        .iter()
+        .filter_map(|(path, _, _)| {
+            path.strip_prefix("runtimes/")?
+                .strip_suffix("/runtime.toml")
+        })
+        .filter(|name| !name.contains('/'))
+        .collect();
+    names.sort_unstable();
+    names
+}
+
 /// The short hash of every embedded file's path, mode and bytes.
 fn content_hash() -> String {
     let mut h = Sha256::new();
@@ -109,6 +124,14 @@ pub fn unpack(dir: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn r48_1_the_runtime_names_are_every_folder_with_a_manifest() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let on_disk = crate::targets::manifest::available(&root);
+        assert!(on_disk.len() >= 7, "{on_disk:?}");
+        assert_eq!(names(), on_disk);
+    }
 
     #[test]
     fn every_runtime_folder_is_embedded_with_its_launchers_executable() {
