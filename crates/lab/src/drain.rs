@@ -82,7 +82,10 @@ mod tests {
         drop(c);
         drop(s);
         drop(l);
-        let waited = wait(port, 28_000, Duration::from_secs(5));
+        // Only this port's drain is under test: the machine's own TIME_WAIT sockets (15-28k
+        // from other work on a shared machine) must not decide it, so their limit is set
+        // above any count.
+        let waited = wait(port, usize::MAX, Duration::from_secs(5));
         assert!(waited < Duration::from_secs(5));
         assert_eq!(count(port).0.active, 0);
     }

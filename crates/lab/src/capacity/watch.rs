@@ -166,7 +166,7 @@ mod tests {
         let mut sh = std::process::Command::new("sh")
             .args([
                 "-c",
-                "sleep 5 & timeout 2 sh -c 'while :; do :; done' & wait",
+                "sleep 6 & timeout 4 sh -c 'while :; do :; done' & wait",
             ])
             .spawn()
             .unwrap();
@@ -176,7 +176,9 @@ mod tests {
             thread::sleep(Duration::from_millis(20));
         }
         let w = Watch::start(sh.id());
-        thread::sleep(Duration::from_millis(1000));
+        // Two seconds, not one: at a load average of 5 the sampler took 2 samples in one
+        // second where it takes 10 on a quiet machine.
+        thread::sleep(Duration::from_millis(2000));
         let s = w.finish();
         sh.kill().unwrap();
         sh.wait().unwrap();
