@@ -1,4 +1,4 @@
-//! The parser's and printer's own tests (the shared vectors are in tests/vectors.rs).
+//! The parser's and printer's own tests (the shared vectors are in tests/integration/vectors.rs).
 
 use super::*;
 use proptest::prelude::*;

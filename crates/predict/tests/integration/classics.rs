@@ -1,7 +1,7 @@
 //! The published classics, compared (not tuned): E2's 200-OK counts and E3's
 //! batch times (REFERENCE.md). Run with `--nocapture` to see the numbers.
 
-mod common;
+use crate::common;
 
 use common::*;
 use iolab_model::batch::{BatchSpec, TaskMix};

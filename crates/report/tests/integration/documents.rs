@@ -29,7 +29,7 @@ const DOCUMENTS: [(&str, &str); 12] = [
     ("waiting", "runs"),
 ];
 
-/// The fixtures that are not results folders (those have tests/render.rs).
+/// The fixtures that are not results folders (those have render.rs).
 const NEW: [&str; 5] = [
     "attack-open",
     "attack-refused",

@@ -131,7 +131,7 @@ fn r16_10_cancel_ends_verify_at_once() {
     );
 }
 
-#[path = "../../../fuzz/corpus.rs"]
+#[path = "../../../../fuzz/corpus.rs"]
 mod corpus;
 
 /// A raw server answering each connection with `bytes`, then closing.

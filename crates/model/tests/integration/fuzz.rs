@@ -3,7 +3,7 @@
 //! Properties: no panic; whatever parses is within the limits and prints
 //! back to itself; every refusal is one line.
 
-#[path = "../../../fuzz/corpus.rs"]
+#[path = "../../../../fuzz/corpus.rs"]
 mod corpus;
 
 use iolab_model::limits::parse_cpu_list;

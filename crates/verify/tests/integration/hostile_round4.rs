@@ -5,7 +5,7 @@
 //! that sent no HTTP/2 frame, and an answer is read by the generator's
 //! HTTP/2 rules.
 
-#[path = "../../loadgen/tests/common/h2raw.rs"]
+#[path = "../../../loadgen/tests/common/h2raw.rs"]
 mod h2raw;
 
 use std::io::{Read, Write};

@@ -1,7 +1,7 @@
 //! The simulation agrees with the closed forms where they are exact:
 //! deterministic queues (D/D/c) below and above capacity, closed loops.
 
-mod common;
+use crate::common;
 
 use common::*;
 use iolab_model::ModelKind;
