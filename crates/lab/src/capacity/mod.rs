@@ -27,15 +27,17 @@ pub mod step;
 pub mod sweep;
 pub mod warm;
 pub mod watch;
+pub mod windows;
 
 use std::time::{Duration, Instant};
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
+use iolab_model::capacity::{Budget, Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
 pub use bench::{Bench, StepError};
+use iolab_model::capacity::{SearchStage, Windows};
 use search::{Bounds, End, Next, Search};
 pub use step::{judge, Probe};
 pub use sweep::SweepOptions;
@@ -81,6 +83,10 @@ pub struct Options {
     pub cores: u32,
     /// The closed-loop sweep after the search (`--sweep N`), if asked.
     pub sweep: Option<SweepOptions>,
+    /// The share of a rate's windows allowed to miss the objective
+    /// (`--budget`): a rate is held window after window until it is clear
+    /// whether it holds ([`Budget`]).
+    pub budget: Budget,
 }
 
 impl Default for Options {
@@ -94,6 +100,7 @@ impl Default for Options {
             max_steps: 30,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sweep: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -228,10 +235,92 @@ struct Walk {
     failure: Option<StepError>,
 }
 
-/// Measure the steps `search` asks for until it is done, cancelled, or a
-/// step cannot run. A failed step with no verdict (the generator was late)
-/// is measured again, up to [`GENERATOR_RETRIES`] times, once the service
-/// has drained.
+/// Why a rate got no decision.
+enum Stop {
+    /// Cancelled, or a step failed to run (the refusal).
+    Cut(Option<StepError>),
+    /// The generator was the bottleneck past its retries: the last window's
+    /// verdict is recorded and the search stops.
+    Saturated(bool),
+}
+
+/// What holding rates needs, and what it has measured.
+struct Walker<'a> {
+    probe: &'a dyn Bench,
+    slo: &'a Slo,
+    o: &'a Options,
+    unloaded_ms: f64,
+    each: &'a dyn Progress,
+    steps: Vec<StepRecord>,
+    /// Fails with no verdict (a late generator) still measured again.
+    retries: usize,
+}
+
+impl Walker<'_> {
+    /// Hold `rate` window after window (each a step) until its windows
+    /// decide it ([`Budget`]): `Ok(held)`. A window that failed is
+    /// recovered from before the next, as a failed step was; a window
+    /// with no verdict (the generator was late) is kept in the curve, not
+    /// counted, and held again once the service has drained, up to
+    /// [`GENERATOR_RETRIES`] times in the search.
+    fn decide(&mut self, rate: f64, stage: SearchStage) -> Result<bool, Stop> {
+        let quick = settle_time(self.unloaded_ms);
+        let length = step_length(
+            self.slo,
+            self.probe.timeout(),
+            self.unloaded_ms,
+            self.o,
+            rate,
+        );
+        let mut tally = self.o.budget.tally();
+        let first = self.steps.len();
+        loop {
+            if self.probe.cancelled() {
+                return Err(Stop::Cut(None));
+            }
+            let rec = self
+                .probe
+                .step(self.slo, rate, length, stage)
+                .map_err(|e| Stop::Cut(Some(e)))?;
+            if rec.generator_saturated {
+                self.each.step(&rec);
+                let passed = rec.passed;
+                self.steps.push(rec);
+                if self.retries == 0 {
+                    return Err(Stop::Saturated(passed));
+                }
+                self.retries -= 1;
+                self.probe.settle(quick);
+                continue;
+            }
+            tally.add(rec.passed);
+            let passed = rec.passed;
+            self.steps.push(rec);
+            let these = &self.steps[first..];
+            let counted: Vec<StepRecord> = these
+                .iter()
+                .filter(|s| !s.generator_saturated)
+                .cloned()
+                .collect();
+            let decided = windows::decide(self.slo, &tally, &counted);
+            let rec = self.steps.last_mut().expect("just pushed");
+            if let Some(held) = decided {
+                rec.windows = Some(Windows { held, ..tally });
+            }
+            self.each.step(rec);
+            if !passed {
+                let rec = rec.clone();
+                self.probe.recover(&rec, self.slo, quick);
+            }
+            if let Some(held) = decided {
+                return Ok(held);
+            }
+        }
+    }
+}
+
+/// Measure the rates `search` asks for, each decided by its windows, until
+/// it is done, cancelled, or a step cannot run.
 fn walk(
     search: &mut Search,
     probe: &dyn Bench,
@@ -240,43 +329,31 @@ fn walk(
     unloaded_ms: f64,
     each: &dyn Progress,
 ) -> Walk {
-    let quick = settle_time(unloaded_ms);
-    let mut steps: Vec<StepRecord> = Vec::new();
-    let mut retries = GENERATOR_RETRIES;
+    let mut w = Walker {
+        probe,
+        slo,
+        o,
+        unloaded_ms,
+        each,
+        steps: Vec::new(),
+        retries: GENERATOR_RETRIES,
+    };
     let (end, failure) = loop {
-        if probe.cancelled() {
-            break (None, None);
-        }
         let (rate, stage) = match search.next_step() {
             Next::Measure { rate, stage } => (rate, stage),
             Next::Done(end) => break (Some(end), None),
         };
-        let length = step_length(slo, probe.timeout(), unloaded_ms, o, rate);
-        let rec = match probe.step(slo, rate, length, stage) {
-            Ok(rec) => rec,
-            Err(e) => break (None, Some(e)),
-        };
-        each.step(&rec);
-        if rec.generator_saturated && retries > 0 {
-            // No verdict: kept in the curve, not in the search; the
-            // same rate is measured again once the service has drained.
-            retries -= 1;
-            steps.push(rec);
-            probe.settle(quick);
-            continue;
+        match w.decide(rate, stage) {
+            Ok(held) => search.record(rate, held, stage),
+            Err(Stop::Cut(failure)) => break (None, failure),
+            Err(Stop::Saturated(passed)) => {
+                search.record(rate, passed, stage);
+                break (None, None);
+            }
         }
-        search.record(rate, rec.passed, stage);
-        if rec.generator_saturated {
-            steps.push(rec);
-            break (None, None);
-        }
-        if !rec.passed {
-            probe.recover(&rec, slo, quick);
-        }
-        steps.push(rec);
     };
     Walk {
-        steps,
+        steps: w.steps,
         end,
         failure,
     }

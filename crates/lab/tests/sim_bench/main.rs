@@ -9,6 +9,7 @@
 //! itself. The numbers reached are printed (`--nocapture`) to be quoted:
 //! `cargo test -p iolab-lab --test sim_bench -- --nocapture`.
 
+mod pauses;
 mod services;
 
 use std::time::Instant;

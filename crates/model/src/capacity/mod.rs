@@ -11,6 +11,7 @@
 //! ([`usl::Sweep`]).
 
 mod binding;
+mod budget;
 mod gate;
 mod signals;
 pub mod slo;
@@ -24,6 +25,7 @@ use crate::attack::AttackResult;
 use crate::telemetry::Telemetry;
 
 pub use binding::{Binding, Confidence, Evidence, Resource, Source};
+pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
 pub use gate::{Gate, GateCheck};
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
@@ -102,6 +104,17 @@ pub struct StepRecord {
     /// its raw flag is `attack.generator.saturated`.
     #[serde(default)]
     pub generator_saturated: bool,
+    /// The rate's decision, on the window (this step) that made it: its
+    /// windows passed and failed, and how many the budget allowed to fail
+    /// (`budget.rs`); `passed` above is this window's own verdict. `None`
+    /// on the windows before the decision, and in documents written before
+    /// budgets (one step decided alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Windows>,
+    /// Answers within each latency bound of the objective: what a rate's
+    /// windows are judged on together (their requests pooled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within: Vec<Within>,
     /// What the step saw inside the target and in the kernel (with its PID).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<Signals>,
@@ -110,6 +123,15 @@ pub struct StepRecord {
     /// The target's telemetry during the step (empty without a PID).
     #[serde(default)]
     pub telemetry: Telemetry,
+}
+
+/// Answers (any status) within a latency bound, from their intended send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Within {
+    /// The bound, ms (a latency clause's).
+    pub below_ms: f64,
+    /// Answers within it.
+    pub answered: u64,
 }
 
 /// Whose CPU time the CPU per request was read from.

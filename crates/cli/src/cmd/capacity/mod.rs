@@ -54,6 +54,12 @@ pub struct Args {
     /// Stop when the bracket (fail - pass) / pass is this narrow, e.g. 5%.
     #[arg(long, value_name = "P", default_value = "5%")]
     pub precision: String,
+    /// The share of a rate's windows allowed to miss the objective, like an
+    /// SLO's error budget: each rate is held window after window (each a
+    /// step) until its windows decide it; 25% holds a rate when three of
+    /// four windows met the objective; 0% lets one window decide alone.
+    #[arg(long, value_name = "SHARE", default_value = "25%")]
+    pub budget: String,
     /// Shortest step.
     #[arg(long, value_name = "D", default_value = "1s")]
     pub min_step: String,
