@@ -247,6 +247,17 @@ pub struct Noise {
     pub failed_rps: f64,
 }
 
+/// Where the capacity lies, as far as the search can tell: the bracket
+/// (the highest rate held, the lowest failed) widened by what its
+/// decisions were unsure of (`iolab_lab::capacity::interval`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Interval {
+    /// The lowest rate the capacity may be, req/s.
+    pub low_rps: f64,
+    /// The highest rate it may be, req/s.
+    pub high_rps: f64,
+}
+
 /// The search of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Search {
@@ -263,6 +274,10 @@ pub struct Search {
     pub steps: Vec<StepRecord>,
     /// The highest rate that met the objective, req/s (`None`: none did).
     pub capacity_rps: Option<f64>,
+    /// Where the capacity lies (`None` without both a rate held and one
+    /// failed above it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// The lowest rate that failed above it, req/s (`None`: none failed up to the cap).
     pub failed_rps: Option<f64>,
     /// (failed - capacity) / capacity, %.
@@ -296,6 +311,9 @@ pub struct CapacityFile {
     pub slo: Slo,
     /// The answer when one target was searched (each search has its own).
     pub capacity_rps: Option<f64>,
+    /// Where it lies, when one target was searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// One search per target.
     pub searches: Vec<Search>,
     /// Start, RFC 3339 UTC.
@@ -314,6 +332,10 @@ impl CapacityFile {
             slo,
             capacity_rps: match searches.as_slice() {
                 [one] => one.capacity_rps,
+                _ => None,
+            },
+            interval: match searches.as_slice() {
+                [one] => one.interval,
                 _ => None,
             },
             searches,
