@@ -7,7 +7,8 @@
 //! charts draw the measured curve beside each model's simulated one.
 
 use iolab_model::capacity::{
-    CapacityFile, CpuSource, Fit, Gate, Search, Source, StepRecord, CAPACITY_SCHEMA,
+    CapacityFile, CpuSource, Fit, Gate, Interval, Search, Source, StepRecord, Windows,
+    CAPACITY_SCHEMA,
 };
 use serde_json::json;
 
@@ -30,10 +31,32 @@ pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError
     })
 }
 
+/// A rate's decision in a cell: `3/4 held`, `0/2 failed` (windows that met
+/// the objective, of those held).
+pub fn windows(w: &Windows) -> String {
+    format!(
+        "{}/{} {}",
+        w.passed,
+        w.passed + w.failed,
+        if w.held { "held" } else { "failed" }
+    )
+}
+
+/// What "held" meant in a search, from its deciding steps' windows.
+fn budget_line(s: &Search) -> Option<String> {
+    let w = s.steps.iter().find_map(|st| st.windows)?;
+    (w.most > 1).then(|| {
+        format!(
+            "held: a rate is held in up to {} windows (steps) and holds when at most {} of them missed the objective, or their requests together met it",
+            w.most, w.allowed
+        )
+    })
+}
+
 /// One line per step, for progress: `ramp  80 req/s for 2.0s: pass (...)`.
 pub fn step_line(s: &StepRecord) -> String {
     format!(
-        "{:<7} {:>9} for {}: {} ({}, p99 {}, success {})",
+        "{:<7} {:>9} for {}: {} ({}, p99 {}, success {}){}",
         s.stage
             .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
         format!("{}/s", rate(s.rate_rps)),
@@ -41,7 +64,9 @@ pub fn step_line(s: &StepRecord) -> String {
         if s.passed { "pass" } else { "FAIL" },
         s.verdict,
         ms(s.p99_ms),
-        percent(s.success_ratio)
+        percent(s.success_ratio),
+        s.windows
+            .map_or(String::new(), |w| format!(": windows {}", windows(&w)))
     )
 }
 
@@ -54,6 +79,7 @@ pub fn curve(search: &Search) -> Grid {
             "rate/s",
             "for",
             "verdict",
+            "windows",
             "success",
             "goodput/s",
             "p50",
@@ -62,7 +88,7 @@ pub fn curve(search: &Search) -> Grid {
             "CPU cores",
         ],
         &[
-            true, false, true, true, false, true, true, true, true, true, true,
+            true, false, true, true, false, false, true, true, true, true, true, true,
         ],
     );
     for (i, s) in search.steps.iter().enumerate() {
@@ -77,6 +103,7 @@ pub fn curve(search: &Search) -> Grid {
             } else {
                 "fail".into()
             },
+            s.windows.map_or(String::new(), |w| windows(&w)),
             percent(s.success_ratio),
             rate(s.goodput_rps),
             ms(s.p50_ms),
@@ -127,18 +154,52 @@ pub fn extrapolated(s: &Search) -> Option<String> {
     )
 }
 
-/// The answer in one line.
+/// The capacity `c` with the digits its interval gives it, and the
+/// interval: `3,050/s (2,900-3,200)`. Both are rounded to the largest unit
+/// (1, 2 or 5 times a power of ten) within a fifth of the interval's width,
+/// the ends outward: a figure finer than that was not measured.
+pub fn estimate(c: f64, i: &Interval) -> String {
+    let fifth = ((i.high_rps - i.low_rps) / 5.0).max(1e-3);
+    let power = 10f64.powf(fifth.log10().floor());
+    let unit = [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|k| k * power)
+        .find(|u| *u <= fifth)
+        .unwrap_or(power);
+    let shown = |v: f64| {
+        if unit < 1.0 {
+            num(v, (-unit.log10()).ceil() as usize)
+        } else {
+            rate(v)
+        }
+    };
+    format!(
+        "{}/s ({}-{})",
+        shown((c / unit).round() * unit),
+        shown((i.low_rps / unit).floor() * unit),
+        shown((i.high_rps / unit).ceil() * unit)
+    )
+}
+
+/// The answer in one line: the estimate and its interval when the search
+/// has one, then the rates that bracket it.
 pub fn answer(s: &Search) -> String {
-    match (s.capacity_rps, s.failed_rps) {
-        (Some(c), Some(f)) => format!(
-            "capacity {}/s (passed; {}/s failed: the bracket is {}% wide)",
+    let width = num(s.bracket_width_pct.unwrap_or(0.0), 1);
+    match (s.capacity_rps, s.failed_rps, &s.interval) {
+        (Some(c), Some(f), Some(i)) => format!(
+            "capacity {}: {}/s held, {}/s failed (the bracket is {width}% wide)",
+            estimate(c, i),
             rate(c),
-            rate(f),
-            num(s.bracket_width_pct.unwrap_or(0.0), 1)
+            rate(f)
         ),
-        (Some(c), None) => format!("capacity at least {}/s (nothing failed)", rate(c)),
-        (None, Some(f)) => format!("no capacity: even {}/s failed", rate(f)),
-        (None, None) => "no step was measured".into(),
+        (Some(c), Some(f), None) => format!(
+            "capacity {}/s (passed; {}/s failed: the bracket is {width}% wide)",
+            rate(c),
+            rate(f)
+        ),
+        (Some(c), None, _) => format!("capacity at least {}/s (nothing failed)", rate(c)),
+        (None, Some(f), _) => format!("no capacity: even {}/s failed", rate(f)),
+        (None, None, _) => "no step was measured".into(),
     }
 }
 
@@ -200,6 +261,7 @@ fn findings(s: &Search) -> Vec<String> {
         answer(s),
         format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
     ];
+    out.extend(budget_line(s));
     for n in &s.noise {
         out.push(format!(
             "noise: {}/s passed at or above {}/s, which failed",
