@@ -57,7 +57,8 @@ pub struct Args {
     /// The share of a rate's windows allowed to miss the objective, like an
     /// SLO's error budget: each rate is held window after window (each a
     /// step) until its windows decide it; 25% holds a rate when three of
-    /// four windows met the objective; 0% lets one window decide alone.
+    /// four windows met the objective, or their requests together did; 0%
+    /// lets one window decide alone.
     #[arg(long, value_name = "SHARE", default_value = "25%")]
     pub budget: String,
     /// Shortest step.
