@@ -79,7 +79,7 @@ pub struct Options {
     pub min_step: Duration,
     /// Longest step.
     pub max_step: Duration,
-    /// Most steps.
+    /// Most rates decided (each held in up to [`Budget::windows`] steps).
     pub max_steps: usize,
     /// Cores the target's host offers (for the fit and the what-ifs).
     pub cores: u32,

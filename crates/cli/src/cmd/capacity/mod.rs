@@ -67,7 +67,7 @@ pub struct Args {
     /// Longest step.
     #[arg(long, value_name = "D", default_value = "30s")]
     pub max_step: String,
-    /// Most steps.
+    /// Most rates decided (each held in up to the budget's windows).
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub max_steps: usize,
     /// Per-request timeout [default: twice the tightest latency bound, at least 1s].
