@@ -41,9 +41,9 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     /// Hold `rate` window after window (each a step) until its windows
-    /// decide it ([`Budget`]): `Ok(held)`. A window that failed is
-    /// recovered from before the next, as a failed step was; a window
-    /// with no verdict (the generator was late) is kept in the curve, not
+    /// decide it ([`Budget`](iolab_model::capacity::Budget)): `Ok(held)`.
+    /// A window that failed is recovered from before the next, as a failed
+    /// step was; a window with no verdict (the generator was late) is kept in the curve, not
     /// counted, and held again once the service has drained, up to
     /// [`GENERATOR_RETRIES`] times in the search.
     fn decide(&mut self, rate: f64, stage: SearchStage) -> Result<bool, Stop> {
