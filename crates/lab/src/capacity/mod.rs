@@ -18,6 +18,7 @@
 
 pub mod bench;
 pub mod gate;
+pub mod interval;
 pub mod preset;
 pub mod scrape;
 pub mod search;
@@ -25,20 +26,23 @@ pub mod sim;
 mod start;
 pub mod step;
 pub mod sweep;
+mod walk;
 pub mod warm;
 pub mod watch;
+pub mod windows;
 
 use std::time::{Duration, Instant};
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{Search as SearchRecord, Slo, StepRecord};
+use iolab_model::capacity::{Budget, Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
 pub use bench::{Bench, StepError};
-use search::{Bounds, End, Next, Search};
+use search::{Bounds, End, Search};
 pub use step::{judge, Probe};
 pub use sweep::SweepOptions;
+use walk::walk;
 
 /// What a search shows as it goes: each step, and each level of its sweep.
 /// Any `Fn(&StepRecord)` is one that shows no level.
@@ -75,12 +79,16 @@ pub struct Options {
     pub min_step: Duration,
     /// Longest step.
     pub max_step: Duration,
-    /// Most steps.
+    /// Most rates decided (each held in up to [`Budget::windows`] steps).
     pub max_steps: usize,
     /// Cores the target's host offers (for the fit and the what-ifs).
     pub cores: u32,
     /// The closed-loop sweep after the search (`--sweep N`), if asked.
     pub sweep: Option<SweepOptions>,
+    /// The share of a rate's windows allowed to miss the objective
+    /// (`--budget`): a rate is held window after window until it is clear
+    /// whether it holds ([`Budget`]).
+    pub budget: Budget,
 }
 
 impl Default for Options {
@@ -94,6 +102,7 @@ impl Default for Options {
             max_steps: 30,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             sweep: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -202,6 +211,7 @@ pub fn run(
         notes,
         step_rule: step_rule(slo, probe.timeout(), unloaded_ms, o),
         outcome: outcome(walk.end, walk.failure, &walk.steps, o),
+        interval: interval::interval(capacity, failed, &walk.steps, &search.noise(), o.precision),
         noise: search.noise(),
         bracket_width_pct: capacity
             .zip(failed)
@@ -214,71 +224,6 @@ pub fn run(
         what_if: what,
         elapsed_s: searched_s,
         sweep,
-    }
-}
-
-/// The steps a search measured and why it stopped.
-struct Walk {
-    /// Every step measured, in order (retried ones included).
-    steps: Vec<StepRecord>,
-    /// How the search ended (`None`: cancelled, the generator saturated, or
-    /// a step failed to run).
-    end: Option<End>,
-    /// The load generator's refusal of a step.
-    failure: Option<StepError>,
-}
-
-/// Measure the steps `search` asks for until it is done, cancelled, or a
-/// step cannot run. A failed step with no verdict (the generator was late)
-/// is measured again, up to [`GENERATOR_RETRIES`] times, once the service
-/// has drained.
-fn walk(
-    search: &mut Search,
-    probe: &dyn Bench,
-    slo: &Slo,
-    o: &Options,
-    unloaded_ms: f64,
-    each: &dyn Progress,
-) -> Walk {
-    let quick = settle_time(unloaded_ms);
-    let mut steps: Vec<StepRecord> = Vec::new();
-    let mut retries = GENERATOR_RETRIES;
-    let (end, failure) = loop {
-        if probe.cancelled() {
-            break (None, None);
-        }
-        let (rate, stage) = match search.next_step() {
-            Next::Measure { rate, stage } => (rate, stage),
-            Next::Done(end) => break (Some(end), None),
-        };
-        let length = step_length(slo, probe.timeout(), unloaded_ms, o, rate);
-        let rec = match probe.step(slo, rate, length, stage) {
-            Ok(rec) => rec,
-            Err(e) => break (None, Some(e)),
-        };
-        each.step(&rec);
-        if rec.generator_saturated && retries > 0 {
-            // No verdict: kept in the curve, not in the search; the
-            // same rate is measured again once the service has drained.
-            retries -= 1;
-            steps.push(rec);
-            probe.settle(quick);
-            continue;
-        }
-        search.record(rate, rec.passed, stage);
-        if rec.generator_saturated {
-            steps.push(rec);
-            break (None, None);
-        }
-        if !rec.passed {
-            probe.recover(&rec, slo, quick);
-        }
-        steps.push(rec);
-    };
-    Walk {
-        steps,
-        end,
-        failure,
     }
 }
 
@@ -337,7 +282,7 @@ fn outcome(
     match end {
         None => "interrupted: the answer covers the steps measured".into(),
         Some(End::Converged) => format!(
-            "converged: the bracket is within {:.0}% and its bottom passed twice",
+            "converged: the bracket is within {:.0}% and its bottom held twice",
             o.precision * 100.0
         ),
         Some(End::Cap) => format!(

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use iolab_model::capacity::{Search, Slo};
+use iolab_model::capacity::{BudgetError, Search, Slo};
 use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 
 use super::start::start;
@@ -59,6 +59,9 @@ pub struct Section {
     /// Most steps per target.
     #[serde(default)]
     pub max_steps: Option<usize>,
+    /// The share of a rate's windows allowed to miss, e.g. "25%".
+    #[serde(default)]
+    pub budget: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +124,12 @@ pub fn load(
         max_steps: sec.max_steps.unwrap_or(d.max_steps),
         cores: d.cores,
         sweep: None,
+        budget: match &sec.budget {
+            Some(b) => b
+                .parse()
+                .map_err(|e: BudgetError| bad("budget", e.to_string()))?,
+            None => d.budget,
+        },
     };
     if !(o.start_rps > 0.0 && o.max_rps >= o.start_rps) {
         return Err(bad(

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::AttackPlan;
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{CpuSource, Observed, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Observed, SearchStage, Slo, StepRecord, Within};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
@@ -153,6 +153,15 @@ impl Bench for Probe {
             core_irq_cores: cpu.cores.map(|c| c.irq_s / cpu.wall_s),
             metrics: scraper.map(Scraper::finish).unwrap_or_default(),
             generator_saturated: saturated,
+            windows: None,
+            within: slo
+                .bounds_ms()
+                .into_iter()
+                .map(|b| Within {
+                    below_ms: b,
+                    answered: report.latency.count_between(0, (b * 1000.0) as u64),
+                })
+                .collect(),
             signals,
             attack: a,
             telemetry,

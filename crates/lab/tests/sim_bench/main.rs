@@ -9,6 +9,7 @@
 //! itself. The numbers reached are printed (`--nocapture`) to be quoted:
 //! `cargo test -p iolab-lab --test sim_bench -- --nocapture`.
 
+mod pauses;
 mod services;
 
 use std::time::Instant;
@@ -38,9 +39,16 @@ const WHAT_IF: (f64, f64) = (0.10, 0.15);
 /// change predicted 10.5% high).
 const WITHIN: f64 = 0.99;
 
+/// The share of services whose interval must hold their truth: a miss is a
+/// service whose edge the search's windows all agreed on, a bracket's
+/// width or more from the truth's (printed).
+const INTERVAL: f64 = 0.95;
+
 /// What one case reached.
 struct Reached {
     capacity_err: f64,
+    /// The truth lies in the search's interval.
+    in_interval: bool,
     named_right: bool,
     what_ifs: Vec<WhatIfErr>,
 }
@@ -101,6 +109,9 @@ fn reach(c: &Case) -> (Reached, SearchRecord) {
     let named = search.fit.as_ref().map(|f| f.binding.resource);
     let r = Reached {
         capacity_err: (found - truth) / truth,
+        in_interval: search
+            .interval
+            .is_some_and(|i| i.low_rps <= truth && truth <= i.high_rps),
         named_right: named == Some(c.binds),
         what_ifs: what_ifs(c, &search, &o),
     };
@@ -122,6 +133,8 @@ fn spread(errs: &[f64]) -> String {
 #[derive(Default)]
 struct Tally {
     capacity: Vec<f64>,
+    /// Cases whose interval holds the truth.
+    in_interval: usize,
     named_right: usize,
     what_ifs: Vec<f64>,
     unseen_pool: Vec<f64>,
@@ -133,6 +146,14 @@ impl Tally {
         let (r, s) = reach(c);
         let label = format!("#{i} {} {} ({})", c.class, s.target, c.slo);
         self.capacity.push(r.capacity_err);
+        if r.in_interval {
+            self.in_interval += 1;
+        } else {
+            let held = s.interval.map(|v| (v.low_rps, v.high_rps));
+            let e = 100.0 * r.capacity_err;
+            let line = format!("{label}: interval {held:?} misses the truth ({e:+.1}% off)");
+            self.misses.push((i, line));
+        }
         if r.capacity_err.abs() > CAPACITY.0 {
             let e = 100.0 * r.capacity_err;
             let found = s.capacity_rps;
@@ -165,6 +186,7 @@ impl Tally {
     /// Every case of `other` added.
     fn merge(mut self, other: Tally) -> Tally {
         self.capacity.extend(other.capacity);
+        self.in_interval += other.in_interval;
         self.named_right += other.named_right;
         self.what_ifs.extend(other.what_ifs);
         self.unseen_pool.extend(other.unseen_pool);
@@ -210,9 +232,10 @@ fn searches_fits_and_what_ifs_of_generated_services_meet_their_truth() {
     let t0 = Instant::now();
     let t = tally();
     eprintln!(
-        "sim bench property: {SERVICES} services in {:.1} s; capacity error {}; binding named right {:.1}% ({}/{SERVICES}); {} what-ifs, error {}; {} more made a pool the search never filled bind (over-predicted, as a black box must: error {})",
+        "sim bench property: {SERVICES} services in {:.1} s; capacity error {}; the truth in the interval of {}/{SERVICES}; binding named right {:.1}% ({}/{SERVICES}); {} what-ifs, error {}; {} more made a pool the search never filled bind (over-predicted, as a black box must: error {})",
         t0.elapsed().as_secs_f64(),
         spread(&t.capacity),
+        t.in_interval,
         100.0 * t.named_right as f64 / SERVICES as f64,
         t.named_right,
         t.what_ifs.len(),
@@ -224,6 +247,11 @@ fn searches_fits_and_what_ifs_of_generated_services_meet_their_truth() {
         eprintln!("  miss: {m}");
     }
     assert_eq!(t.named_right, SERVICES, "bindings named wrong (above)");
+    assert!(
+        t.in_interval as f64 >= INTERVAL * SERVICES as f64,
+        "the truth outside {} intervals (above)",
+        SERVICES - t.in_interval
+    );
     let (share, max) = within(&t.capacity, CAPACITY.0);
     assert!(
         share >= WITHIN && max <= CAPACITY.1,

@@ -11,6 +11,7 @@
 //! ([`usl::Sweep`]).
 
 mod binding;
+mod budget;
 mod gate;
 mod signals;
 pub mod slo;
@@ -24,6 +25,7 @@ use crate::attack::AttackResult;
 use crate::telemetry::Telemetry;
 
 pub use binding::{Binding, Confidence, Evidence, Resource, Source};
+pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
 pub use gate::{Gate, GateCheck};
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
@@ -102,6 +104,17 @@ pub struct StepRecord {
     /// its raw flag is `attack.generator.saturated`.
     #[serde(default)]
     pub generator_saturated: bool,
+    /// The rate's decision, on the window (this step) that made it: its
+    /// windows passed and failed, and how many the budget allowed to fail
+    /// (`budget.rs`); `passed` above is this window's own verdict. `None`
+    /// on the windows before the decision, and in documents written before
+    /// budgets (one step decided alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Windows>,
+    /// Answers within each latency bound of the objective: what a rate's
+    /// windows are judged on together (their requests pooled).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub within: Vec<Within>,
     /// What the step saw inside the target and in the kernel (with its PID).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<Signals>,
@@ -110,6 +123,15 @@ pub struct StepRecord {
     /// The target's telemetry during the step (empty without a PID).
     #[serde(default)]
     pub telemetry: Telemetry,
+}
+
+/// Answers (any status) within a latency bound, from their intended send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Within {
+    /// The bound, ms (a latency clause's).
+    pub below_ms: f64,
+    /// Answers within it.
+    pub answered: u64,
 }
 
 /// Whose CPU time the CPU per request was read from.
@@ -225,6 +247,17 @@ pub struct Noise {
     pub failed_rps: f64,
 }
 
+/// Where the capacity lies, as far as the search can tell: the bracket
+/// (the highest rate held, the lowest failed) widened by what its
+/// decisions were unsure of (`iolab_lab::capacity::interval`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Interval {
+    /// The lowest rate the capacity may be, req/s.
+    pub low_rps: f64,
+    /// The highest rate it may be, req/s.
+    pub high_rps: f64,
+}
+
 /// The search of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Search {
@@ -241,6 +274,10 @@ pub struct Search {
     pub steps: Vec<StepRecord>,
     /// The highest rate that met the objective, req/s (`None`: none did).
     pub capacity_rps: Option<f64>,
+    /// Where the capacity lies (`None` without both a rate held and one
+    /// failed above it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// The lowest rate that failed above it, req/s (`None`: none failed up to the cap).
     pub failed_rps: Option<f64>,
     /// (failed - capacity) / capacity, %.
@@ -274,6 +311,9 @@ pub struct CapacityFile {
     pub slo: Slo,
     /// The answer when one target was searched (each search has its own).
     pub capacity_rps: Option<f64>,
+    /// Where it lies, when one target was searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// One search per target.
     pub searches: Vec<Search>,
     /// Start, RFC 3339 UTC.
@@ -292,6 +332,10 @@ impl CapacityFile {
             slo,
             capacity_rps: match searches.as_slice() {
                 [one] => one.capacity_rps,
+                _ => None,
+            },
+            interval: match searches.as_slice() {
+                [one] => one.interval,
                 _ => None,
             },
             searches,

@@ -85,6 +85,17 @@ impl Slo {
             .reduce(f64::min)
     }
 
+    /// Every latency clause's bound, ms, in the order written.
+    pub fn bounds_ms(&self) -> Vec<f64> {
+        self.clauses
+            .iter()
+            .filter_map(|c| match c {
+                Clause::Latency { below_ms, .. } => Some(*below_ms),
+                Clause::Success { .. } => None,
+            })
+            .collect()
+    }
+
     /// The highest latency percentile asked for, as a fraction (0.99).
     pub fn percentile(&self) -> Option<f64> {
         self.clauses

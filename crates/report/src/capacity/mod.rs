@@ -16,7 +16,10 @@ use crate::numbers::{ms, num, opt, percent, rate, secs};
 use crate::svg::esc;
 use crate::{csv, json as to_json, Format, RenderError};
 
+mod answer;
 mod charts;
+use answer::budget_line;
+pub use answer::{answer, estimate, windows};
 pub use charts::charts;
 
 /// Render a capacity document in any format.
@@ -33,7 +36,7 @@ pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError
 /// One line per step, for progress: `ramp  80 req/s for 2.0s: pass (...)`.
 pub fn step_line(s: &StepRecord) -> String {
     format!(
-        "{:<7} {:>9} for {}: {} ({}, p99 {}, success {})",
+        "{:<7} {:>9} for {}: {} ({}, p99 {}, success {}){}",
         s.stage
             .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
         format!("{}/s", rate(s.rate_rps)),
@@ -41,7 +44,9 @@ pub fn step_line(s: &StepRecord) -> String {
         if s.passed { "pass" } else { "FAIL" },
         s.verdict,
         ms(s.p99_ms),
-        percent(s.success_ratio)
+        percent(s.success_ratio),
+        s.windows
+            .map_or(String::new(), |w| format!(": windows {}", windows(&w)))
     )
 }
 
@@ -54,6 +59,7 @@ pub fn curve(search: &Search) -> Grid {
             "rate/s",
             "for",
             "verdict",
+            "windows",
             "success",
             "goodput/s",
             "p50",
@@ -62,7 +68,7 @@ pub fn curve(search: &Search) -> Grid {
             "CPU cores",
         ],
         &[
-            true, false, true, true, false, true, true, true, true, true, true,
+            true, false, true, true, false, false, true, true, true, true, true, true,
         ],
     );
     for (i, s) in search.steps.iter().enumerate() {
@@ -77,6 +83,7 @@ pub fn curve(search: &Search) -> Grid {
             } else {
                 "fail".into()
             },
+            s.windows.map_or(String::new(), |w| windows(&w)),
             percent(s.success_ratio),
             rate(s.goodput_rps),
             ms(s.p50_ms),
@@ -125,21 +132,6 @@ pub fn extrapolated(s: &Search) -> Option<String> {
         s.capacity_rps,
         predicted.map(|w| (w.change.as_str(), w.slo_capacity_rps)),
     )
-}
-
-/// The answer in one line.
-pub fn answer(s: &Search) -> String {
-    match (s.capacity_rps, s.failed_rps) {
-        (Some(c), Some(f)) => format!(
-            "capacity {}/s (passed; {}/s failed: the bracket is {}% wide)",
-            rate(c),
-            rate(f),
-            num(s.bracket_width_pct.unwrap_or(0.0), 1)
-        ),
-        (Some(c), None) => format!("capacity at least {}/s (nothing failed)", rate(c)),
-        (None, Some(f)) => format!("no capacity: even {}/s failed", rate(f)),
-        (None, None) => "no step was measured".into(),
-    }
 }
 
 /// The gate's verdict in one line, e.g. `gate FAILED against base.json: url
@@ -200,6 +192,7 @@ fn findings(s: &Search) -> Vec<String> {
         answer(s),
         format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
     ];
+    out.extend(budget_line(s));
     for n in &s.noise {
         out.push(format!(
             "noise: {}/s passed at or above {}/s, which failed",

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use iolab_model::capacity::CapacityFile;
-use iolab_report::capacity::{extrapolated, text};
+use iolab_model::capacity::{CapacityFile, Interval, Windows};
+use iolab_report::capacity::{answer, estimate, extrapolated, text};
 use iolab_report::numbers::{num, rate};
 
 fn fixture() -> CapacityFile {
@@ -50,4 +50,49 @@ fn the_fitted_cpu_says_how_it_was_read_in_the_models_words() {
         "{phrase}"
     );
     assert!(!text(&doc).contains("one rate"));
+}
+
+/// The fixture as a search with budgets writes it: its deciding steps'
+/// windows, and an interval around its answer.
+fn with_interval() -> CapacityFile {
+    let mut doc = fixture();
+    let s = &mut doc.searches[0];
+    let c = s.capacity_rps.unwrap();
+    for st in &mut s.steps {
+        st.windows = Some(Windows {
+            passed: if st.passed { 3 } else { 0 },
+            failed: if st.passed { 0 } else { 2 },
+            most: 4,
+            allowed: 1,
+            held: st.passed,
+        });
+    }
+    s.interval = Some(Interval {
+        low_rps: 0.93 * c,
+        high_rps: 1.12 * c,
+    });
+    doc
+}
+
+/// The answer says the capacity with the digits its interval gives it,
+/// the interval, and the bracket; each decided step its windows.
+#[test]
+fn the_capacity_is_said_with_its_interval_and_each_rate_with_its_windows() {
+    let doc = with_interval();
+    let t = text(&doc);
+    insta::assert_snapshot!("capacity-pool-interval", t);
+    let s = &doc.searches[0];
+    let i = s.interval.unwrap();
+    let line = answer(s);
+    assert!(line.starts_with(&format!(
+        "capacity {}",
+        estimate(s.capacity_rps.unwrap(), &i)
+    )));
+    // 206/s in 191.6-230.7: a fifth of the width is 7.8, the unit 5.
+    assert_eq!(estimate(206.0, &i), "205/s (190-235)");
+    let wide = Interval {
+        low_rps: 2_900.0,
+        high_rps: 3_200.0,
+    };
+    assert_eq!(estimate(3_050.0, &wide), "3,050/s (2,900-3,200)");
 }

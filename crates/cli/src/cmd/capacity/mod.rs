@@ -54,13 +54,20 @@ pub struct Args {
     /// Stop when the bracket (fail - pass) / pass is this narrow, e.g. 5%.
     #[arg(long, value_name = "P", default_value = "5%")]
     pub precision: String,
+    /// The share of a rate's windows allowed to miss the objective, like an
+    /// SLO's error budget: each rate is held window after window (each a
+    /// step) until its windows decide it; 25% holds a rate when three of
+    /// four windows met the objective, or their requests together did; 0%
+    /// lets one window decide alone.
+    #[arg(long, value_name = "SHARE", default_value = "25%")]
+    pub budget: String,
     /// Shortest step.
     #[arg(long, value_name = "D", default_value = "1s")]
     pub min_step: String,
     /// Longest step.
     #[arg(long, value_name = "D", default_value = "30s")]
     pub max_step: String,
-    /// Most steps.
+    /// Most rates decided (each held in up to the budget's windows).
     #[arg(long, value_name = "N", default_value_t = 30)]
     pub max_steps: usize,
     /// Per-request timeout [default: twice the tightest latency bound, at least 1s].

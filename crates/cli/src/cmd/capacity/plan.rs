@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use iolab_lab::capacity::{self, Options, Probe, SweepOptions};
 use iolab_lab::interrupt::cancel_on_signals;
-use iolab_model::capacity::Slo;
+use iolab_model::capacity::{BudgetError, Slo};
 use iolab_model::driver::ConnectionMode;
 use iolab_model::parse_duration;
 
@@ -37,6 +37,10 @@ pub fn options(args: &Args) -> Result<Options, CliError> {
             None => Options::default().cores,
         },
         sweep: sweep(args, args.connections)?,
+        budget: args
+            .budget
+            .parse()
+            .map_err(|e: BudgetError| CliError::usage(format!("--budget {e}")))?,
     };
     if !(o.start_rps > 0.0 && o.start_rps.is_finite() && o.max_rps >= o.start_rps) {
         return Err(CliError::usage(

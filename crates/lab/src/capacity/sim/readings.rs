@@ -12,6 +12,7 @@ use iolab_model::attack::AttackResult;
 use iolab_model::capacity::usl::SweepLevel;
 use iolab_model::capacity::{
     Downstream, HotThread, Observed, SearchStage, Signals, Slo, StepRecord, ThreadState, Threads,
+    Within,
 };
 use iolab_model::ModelKind;
 use iolab_predict::sim::SimOutcome;
@@ -102,6 +103,15 @@ pub fn record(at: &At, out: &SimOutcome, service: &Service, seen: &Seen) -> Step
         p50_ms: a.latency_ms.p50,
         p99_ms: a.latency_ms.p99,
         in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
+        within: at
+            .slo
+            .bounds_ms()
+            .into_iter()
+            .map(|b| Within {
+                below_ms: b,
+                answered: within(b),
+            })
+            .collect(),
         cpu_cores: Some(cpu),
         compiler_cores: seen.jit_cores,
         cpu_per_request_ms: (answered > 0).then(|| cpu * out.window_s * 1000.0 / answered as f64),

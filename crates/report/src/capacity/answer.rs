@@ -1,0 +1,78 @@
+//! The answer of a search in words: the capacity with the digits its
+//! interval gives it, each rate's decision by its windows, and what
+//! "held" meant.
+
+use iolab_model::capacity::{Interval, Search, Windows};
+
+use crate::numbers::{num, rate};
+
+/// A rate's decision in a cell: `3/4 held`, `0/2 failed` (windows that met
+/// the objective, of those held).
+pub fn windows(w: &Windows) -> String {
+    format!(
+        "{}/{} {}",
+        w.passed,
+        w.passed + w.failed,
+        if w.held { "held" } else { "failed" }
+    )
+}
+
+/// What "held" meant in a search, from its deciding steps' windows.
+pub(super) fn budget_line(s: &Search) -> Option<String> {
+    let w = s.steps.iter().find_map(|st| st.windows)?;
+    (w.most > 1).then(|| {
+        format!(
+            "held: a rate is held in up to {} windows (steps) and holds when at most {} of them missed the objective, or their requests together met it",
+            w.most, w.allowed
+        )
+    })
+}
+
+/// The capacity `c` with the digits its interval gives it, and the
+/// interval: `3,050/s (2,900-3,200)`. Both are rounded to the largest unit
+/// (1, 2 or 5 times a power of ten) within a fifth of the interval's width,
+/// the ends outward: a figure finer than that was not measured.
+pub fn estimate(c: f64, i: &Interval) -> String {
+    let fifth = ((i.high_rps - i.low_rps) / 5.0).max(1e-3);
+    let power = 10f64.powf(fifth.log10().floor());
+    let unit = [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|k| k * power)
+        .find(|u| *u <= fifth)
+        .unwrap_or(power);
+    let shown = |v: f64| {
+        if unit < 1.0 {
+            num(v, (-unit.log10()).ceil() as usize)
+        } else {
+            rate(v)
+        }
+    };
+    format!(
+        "{}/s ({}-{})",
+        shown((c / unit).round() * unit),
+        shown((i.low_rps / unit).floor() * unit),
+        shown((i.high_rps / unit).ceil() * unit)
+    )
+}
+
+/// The answer in one line: the estimate and its interval when the search
+/// has one, then the rates that bracket it.
+pub fn answer(s: &Search) -> String {
+    let width = num(s.bracket_width_pct.unwrap_or(0.0), 1);
+    match (s.capacity_rps, s.failed_rps, &s.interval) {
+        (Some(c), Some(f), Some(i)) => format!(
+            "capacity {}: {}/s held, {}/s failed (the bracket is {width}% wide)",
+            estimate(c, i),
+            rate(c),
+            rate(f)
+        ),
+        (Some(c), Some(f), None) => format!(
+            "capacity {}/s (passed; {}/s failed: the bracket is {width}% wide)",
+            rate(c),
+            rate(f)
+        ),
+        (Some(c), None, _) => format!("capacity at least {}/s (nothing failed)", rate(c)),
+        (None, Some(f), _) => format!("no capacity: even {}/s failed", rate(f)),
+        (None, None, _) => "no step was measured".into(),
+    }
+}
