@@ -279,3 +279,56 @@ fn r38_10_merge_live_ends_on_a_page_that_hangs() {
     let url = page(|_| std::thread::sleep(Duration::from_secs(120)));
     merge_live_refuses(&url, "no state for 30 s", Duration::from_secs(60));
 }
+
+/// Issue 49 finding 23: `iolab serve --model pool --threads 8` stopped
+/// answering `/health` for about 20 s while 12 clients trickled a request
+/// head a byte a second (a worker held per slow head). Now a head not whole
+/// goes back to the poller with its bytes.
+#[test]
+fn r38_23_slow_heads_hold_no_pool_worker() {
+    let target = common::serve(&["--model", "pool", "--threads", "8"]);
+    let addr = target.url.strip_prefix("http://").unwrap().to_string();
+    let slow: Vec<TcpStream> = (0..12)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
+    let trickle = std::thread::spawn(move || {
+        let head = b"GET /health HTTP/1.1\r\nHost: x\r\n";
+        for b in head.iter().take(6) {
+            for mut s in &slow {
+                let _ = s.write_all(&[*b]);
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        slow
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    for _ in 0..3 {
+        let started = Instant::now();
+        let (status, _) = common::get(&target.url, "/health").unwrap();
+        assert!(status.contains("200"), "{status}");
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "/health took {:?} beside 12 slow heads",
+            started.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    drop(trickle.join().unwrap());
+}
+
+/// Issue 49 finding 24: a request with two `Host` headers was answered 200
+/// (RFC 9112 3.2: 400), by every model.
+#[test]
+fn r38_24_two_host_headers_are_a_400() {
+    for model in ["pool", "loop-async"] {
+        let target = common::serve(&["--model", model]);
+        let addr = target.url.strip_prefix("http://").unwrap();
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET /health HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{model}: {answer}");
+    }
+}
