@@ -332,3 +332,74 @@ fn r38_24_two_host_headers_are_a_400() {
         assert!(answer.starts_with("HTTP/1.1 400"), "{model}: {answer}");
     }
 }
+
+/// Start `iolab ARGS` under `ulimit -n NOFILE`; the live page's URL read
+/// from its stderr (the rest of stderr drained in the background).
+fn live_limited(nofile: u32, args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        if let Some(rest) = line.strip_prefix("live: ") {
+            let url = rest.split_whitespace().next().unwrap().to_string();
+            std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+            return (child, url.trim_end_matches('/').to_string());
+        }
+        line.clear();
+    }
+    let _ = child.kill();
+    panic!("no live URL on stderr: {line}");
+}
+
+/// Issue 49 finding 13: the live page had no connection cap and shares the
+/// generator's descriptors: under `ulimit -n 256`, 230 idle connections to
+/// it turned a clean run into 2,145 `fd_limit` errors. Now it holds at most
+/// 64 and closes the rest on accept.
+#[test]
+fn r38_13_idle_readers_of_the_live_page_leave_the_load_its_descriptors() {
+    let target = common::serve(&["--model", "loop-async"]);
+    let url = format!("{}/work?steps=sleep:100", target.url);
+    let (child, page) = live_limited(
+        256,
+        &[
+            "attack",
+            &url,
+            "--rate",
+            "400",
+            "-d",
+            "3s",
+            "--json",
+            "-q",
+            "--live=127.0.0.1:0",
+        ],
+    );
+    let addr = page.strip_prefix("http://").unwrap().to_string();
+    let idle: Vec<TcpStream> = (0..230)
+        .filter_map(|_| TcpStream::connect(&addr).ok())
+        .collect();
+    let out = child.wait_with_output().unwrap();
+    drop(idle);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+    });
+    assert_eq!(
+        doc["errors"]["fd_limit"].as_u64().unwrap_or(0),
+        0,
+        "{}",
+        doc["errors"]
+    );
+    assert_eq!(
+        doc["requests"]["ok"], doc["requests"]["sent"],
+        "{}",
+        doc["errors"]
+    );
+}
