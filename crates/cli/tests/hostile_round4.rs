@@ -357,6 +357,7 @@ fn live_limited(nofile: u32, args: &[&str]) -> (std::process::Child, String) {
         line.clear();
     }
     let _ = child.kill();
+    let _ = child.wait();
     panic!("no live URL on stderr: {line}");
 }
 
