@@ -404,3 +404,26 @@ fn r38_13_idle_readers_of_the_live_page_leave_the_load_its_descriptors() {
         doc["errors"]
     );
 }
+
+/// Issue 49 finding 14: `run --live=PORT --dry-run` exited 0 while PORT was
+/// busy, and the real run was refused. The dry run now binds it too.
+#[test]
+fn r38_14_a_dry_run_is_refused_a_busy_live_port() {
+    let held = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port();
+    let preset = common::root().join("presets/test/tiny.toml");
+    let out = iolab()
+        .arg("run")
+        .arg(&preset)
+        .args(["--dry-run", &format!("--live=127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    refused(&out, &format!("port {port} is in use"));
+    let free = iolab()
+        .arg("run")
+        .arg(&preset)
+        .args(["--dry-run", "--live=127.0.0.1:0"])
+        .output()
+        .unwrap();
+    common::assert_ok(&free);
+}
