@@ -427,3 +427,55 @@ fn r38_14_a_dry_run_is_refused_a_busy_live_port() {
         .unwrap();
     common::assert_ok(&free);
 }
+
+/// Issue 49 finding 19: documents read back were not held to what a run can
+/// produce: a `--baseline` of capacity 0 passed ("inf% above"), -50 printed
+/// as 0, 1e308 as 18,446,744,073,709,551,615/s; an attack with a negative
+/// `elapsed_s` or a p50 above its max rendered ("Duration -5000.00ms").
+#[test]
+fn r38_19_documents_with_impossible_figures_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = "http://127.0.0.1:1/work?steps=sleep:50";
+    let slo = "p99<200ms";
+    for capacity in [0.0, -50.0, 1e308] {
+        let doc = serde_json::json!({
+            "schema": "iolab.capacity/1", "name": "capacity", "capacity_rps": capacity,
+            "slo": {"clauses": [{"kind": "latency", "percentile": 99.0, "below_ms": 200.0}]},
+            "searches": [{
+                "name": "url", "target": url, "step_rule": "", "steps": [],
+                "capacity_rps": capacity, "failed_rps": 110.0, "bracket_width_pct": 10.0,
+                "outcome": "converged", "elapsed_s": 1.0
+            }],
+            "started_utc": "2026-11-24T00:00:00Z"
+        });
+        let path = dir.path().join("baseline.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let report = iolab().arg("report").arg(&path).output().unwrap();
+        refused(&report, "a capacity is a rate above 0");
+        let out = iolab()
+            .args(["capacity", url, "--slo", slo, "--baseline"])
+            .arg(&path)
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        refused(&out, "holds a figure no search finds");
+        assert!(!dir.path().join("out").exists(), "measured");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let shard = &shards().1[0];
+    for (field, value, needle) in [
+        ("elapsed_s", -5.0, "elapsed_s is -5"),
+        ("p50", 1e6, "latency_ms.p50 is 1000000"),
+    ] {
+        let mut doc = shard.clone();
+        match field {
+            "p50" => doc["latency_ms"]["p50"] = value.into(),
+            f => doc[f] = value.into(),
+        }
+        let path = tmp.path().join("attack.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let out = iolab().arg("report").arg(&path).output().unwrap();
+        refused(&out, needle);
+    }
+}
