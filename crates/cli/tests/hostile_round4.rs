@@ -479,3 +479,52 @@ fn r38_19_documents_with_impossible_figures_are_refused() {
         refused(&out, needle);
     }
 }
+
+/// Issue 49 findings 22 and 12: `k8s --cpu banana`, `--storage banana`,
+/// `--namespace 'Not Valid!'` and `--image ''` wrote manifests kubectl
+/// refuses later; `--name $'x\nkind: Secret'` was a two-line error.
+#[test]
+fn r38_22_k8s_flags_are_checked_as_kubernetes_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("job.yaml");
+    let k8s = |flags: &[&str]| {
+        iolab()
+            .args(["k8s", "--shards", "2", "-o"])
+            .arg(&out_file)
+            .args(flags)
+            .args(["--", "http://svc:8080/", "--rate", "10", "-d", "5s"])
+            .output()
+            .unwrap()
+    };
+    for (flags, needle) in [
+        (
+            &["--cpu", "banana", "--image", "r/i:1"][..],
+            "--cpu 'banana': a CPU quantity",
+        ),
+        (
+            &["--storage", "banana", "--image", "r/i:1"][..],
+            "--storage 'banana': a size",
+        ),
+        (
+            &["--namespace", "Not Valid!", "--image", "r/i:1"][..],
+            "--namespace 'Not Valid!'",
+        ),
+        (&["--image", ""][..], "--image '': give the image"),
+        (
+            &["--name", "x\nkind: Secret", "--image", "r/i:1"][..],
+            "--name 'x\\nkind: Secret'",
+        ),
+    ] {
+        refused(&k8s(flags), needle);
+        assert!(!out_file.exists(), "{flags:?}: a manifest was written");
+    }
+    common::assert_ok(&k8s(&[
+        "--cpu",
+        "500m",
+        "--namespace",
+        "load-test",
+        "--image",
+        "r/i:1",
+    ]));
+    assert!(out_file.is_file());
+}
