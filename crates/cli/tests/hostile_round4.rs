@@ -528,3 +528,28 @@ fn r38_22_k8s_flags_are_checked_as_kubernetes_does() {
     ]));
     assert!(out_file.is_file());
 }
+
+/// Issue 49 finding 12: a document's `target` holding clear-screen and bell
+/// was printed raw by `report`, and the control bytes of `--slo` echoed.
+#[test]
+fn r38_12_outside_text_reaches_the_terminal_escaped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc = shards().1[0].clone();
+    doc["target"] = "http://127.0.0.1:1/\u{1b}[2J\u{7}".into();
+    let path = tmp.path().join("attack.json");
+    std::fs::write(&path, doc.to_string()).unwrap();
+    let out = iolab().arg("report").arg(&path).output().unwrap();
+    common::assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text}"
+    );
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
+    let out = iolab()
+        .args(["attack", "http://127.0.0.1:1/", "--rate", "1", "-d", "1s"])
+        .args(["--slo", "p99<\u{1b}[2J\nsecond line\u{7}"])
+        .output()
+        .unwrap();
+    refused(&out, "objective 'p99<\\u{1b}[2J\\nsecond line\\u{7}'");
+}

@@ -22,6 +22,21 @@ pub fn printable(s: &str) -> String {
     out
 }
 
+/// `s` with its control characters shown escaped, whole: for a field kept
+/// (a document's `target`), where cutting would change what it names.
+pub fn escape_controls(s: &str) -> String {
+    match s.chars().any(char::is_control) {
+        true => s
+            .chars()
+            .flat_map(|c| match c.is_control() {
+                true => c.escape_default().collect::<Vec<_>>(),
+                false => vec![c],
+            })
+            .collect(),
+        false => s.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -32,5 +47,9 @@ mod tests {
         let long = "x".repeat(500);
         assert_eq!(printable(&long).len(), MAX_PRINTED + 3);
         assert_eq!(printable("ok"), "ok");
+        assert_eq!(
+            escape_controls("http://x/\x1b[2J\x07"),
+            "http://x/\\u{1b}[2J\\u{7}"
+        );
     }
 }

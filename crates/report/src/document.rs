@@ -117,6 +117,9 @@ pub const DOCUMENTS: &[DocumentDef] = &[
             a.check_accounting().map_err(LoadError::Unbalanced)?;
             a.check_figures()
                 .map_err(|e| LoadError::Figures(e.to_string()))?;
+            // Shown on a terminal by every renderer: a clear-screen or a
+            // bell in it is shown escaped (issue 49 finding 12).
+            a.target = iolab_model::text::escape_controls(&a.target);
             a.refresh_rates();
             Ok(Document::Attack(Box::new(a)))
         },
