@@ -21,6 +21,7 @@ pub mod gate;
 pub mod preset;
 pub mod scrape;
 pub mod search;
+pub mod seen;
 pub mod sim;
 mod start;
 pub mod step;
@@ -196,7 +197,7 @@ pub fn run(
         probe.settle(settle_time(unloaded_ms));
         sweep::run(probe, &sw, fitted.as_ref(), each)
     });
-    SearchRecord {
+    let mut record = SearchRecord {
         name: name.to_string(),
         target: probe.target(),
         notes,
@@ -214,7 +215,9 @@ pub fn run(
         what_if: what,
         elapsed_s: searched_s,
         sweep,
-    }
+    };
+    seen::review(&mut record);
+    record
 }
 
 /// The steps a search measured and why it stopped.
@@ -264,6 +267,12 @@ fn walk(
             steps.push(rec);
             probe.settle(quick);
             continue;
+        }
+        // A target that answers nothing is not there: no further step
+        // would tell more (seen.rs says so in the outcome).
+        if seen::unanswered(&rec) {
+            steps.push(rec);
+            break (None, None);
         }
         search.record(rate, rec.passed, stage);
         if rec.generator_saturated {

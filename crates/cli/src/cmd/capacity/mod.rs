@@ -227,6 +227,16 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
         eprintln!("{}", iolab_report::capacity::gate_line(g));
         return Ok(ExitCode::from(1));
     }
+    // A search of a target that was never there measured nothing: a
+    // failed run, not an answer (issue 49 finding 17).
+    if let Some(s) = doc
+        .searches
+        .iter()
+        .find(|s| capacity::seen::never_answered(s))
+    {
+        eprintln!("error: {}: {}", s.name, s.outcome);
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
