@@ -12,6 +12,9 @@ use iolab_model::capacity::{Search, StepRecord};
 /// Fewest requests a step must plan for its pass to count as evidence
 /// that the target works: one lucky answer is not a capacity.
 pub const MIN_EVIDENCE: u64 = 20;
+/// Below this share of successes at every rate, down to the lowest, the
+/// target fails requests whatever the load: said so, not "no rate met".
+const MOSTLY_FAILING: f64 = 0.95;
 
 /// The step's target was not there: nothing answered, and every request
 /// failed to connect or was cut off (refused, reset, another connect
@@ -36,7 +39,7 @@ fn errors(step: &StepRecord) -> String {
         .into_iter()
         .filter(|(_, n)| *n > 0)
         .collect();
-    classes.sort_by(|a, b| b.1.cmp(&a.1));
+    classes.sort_by_key(|c| std::cmp::Reverse(c.1));
     let named: Vec<String> = classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
     match named.is_empty() {
         true => "no answer".into(),
@@ -80,16 +83,29 @@ fn fails_everywhere(search: &mut Search) {
         .iter()
         .filter(|s| s.attack.requests.planned >= MIN_EVIDENCE)
         .collect();
-    if telling.is_empty() || telling.iter().any(|s| s.passed) || search.capacity_rps.is_none() {
+    if telling.is_empty() || telling.iter().any(|s| s.passed) {
         return;
     }
     let best = telling
         .iter()
         .map(|s| s.success_ratio)
         .fold(0.0_f64, f64::max);
+    // Failing on latency alone at every rate is "no rate met the
+    // objective"; failing requests at the lowest rate too is the target's.
+    if best >= MOSTLY_FAILING {
+        return;
+    }
+    let lowest = telling
+        .iter()
+        .map(|s| s.rate_rps)
+        .fold(f64::INFINITY, f64::min);
     search.outcome = format!(
-        "the target fails at every rate: at best {:.0}% of requests succeeded in a step of {MIN_EVIDENCE} or more; the passes were steps too short to tell",
-        best * 100.0
+        "the target fails at every rate: at best {:.0}% of requests succeeded, down to {lowest:.1} req/s{}",
+        best * 100.0,
+        match search.capacity_rps.is_some() {
+            true => format!("; the passes were steps of under {MIN_EVIDENCE} requests, too short to tell"),
+            false => String::new(),
+        }
     );
     withdraw(search);
 }
