@@ -693,3 +693,32 @@ fn r38_18_a_target_failing_at_every_rate_is_said() {
     );
     assert!(s["fit"].is_null(), "{s}");
 }
+
+/// Issue 49 finding 16: `capacity --pid 1` was accepted and its fit read
+/// the whole machine; a `--pid` that exits mid-search got no note.
+#[test]
+fn r38_16_a_pid_that_is_the_machine_or_exits_is_said() {
+    let url = http_server(|_| Some(200));
+    for (pid, needle) in [
+        ("1".to_string(), "--pid 1 is init"),
+        (
+            std::process::id().to_string(),
+            "the shell that started iolab",
+        ),
+    ] {
+        let out = iolab()
+            .args(["capacity", &url, "--pid", &pid, "--max-steps", "2"])
+            .output()
+            .unwrap();
+        refused(&out, needle);
+    }
+    let mut child = Command::new("sleep").arg("4").spawn().unwrap();
+    let pid = child.id().to_string();
+    let (_, doc, err) = capacity(&url, &["--pid", &pid, "--start", "200", "--max-steps", "6"]);
+    let _ = child.wait();
+    let notes = doc["searches"][0]["notes"].to_string();
+    assert!(
+        notes.contains(&format!("--pid {pid} exited during the search")),
+        "{notes}: {err}"
+    );
+}

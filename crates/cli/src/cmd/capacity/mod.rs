@@ -163,7 +163,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    let mut search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    if let Some(pid) = probe.pid {
+        if iolab_lab::telemetry::sample_proc(pid).is_none() {
+            search.notes.push(format!(
+                "--pid {pid} exited during the search: CPU and telemetry cover only the steps before it; no CPU binding is read"
+            ));
+            search.fit = None;
+        }
+    }
     if let Some(page) = page {
         page.finish();
     }
