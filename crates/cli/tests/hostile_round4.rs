@@ -552,6 +552,24 @@ fn r38_12_outside_text_reaches_the_terminal_escaped() {
         .output()
         .unwrap();
     refused(&out, "objective 'p99<\\u{1b}[2J\\nsecond line\\u{7}'");
+    let capacity = serde_json::json!({
+        "schema": "iolab.capacity/1", "name": "capacity", "capacity_rps": 100.0,
+        "slo": {"clauses": [{"kind": "latency", "percentile": 99.0, "below_ms": 200.0}]},
+        "searches": [{
+            "name": "url", "target": "http://x/\u{1b}[2J\u{7}", "step_rule": "", "steps": [],
+            "capacity_rps": 100.0, "failed_rps": 110.0, "bracket_width_pct": 10.0,
+            "outcome": "converged", "elapsed_s": 1.0
+        }],
+        "started_utc": "2026-11-24T00:00:00Z"
+    });
+    std::fs::write(&path, capacity.to_string()).unwrap();
+    let out = iolab().arg("report").arg(&path).output().unwrap();
+    common::assert_ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains('\u{1b}') && text.contains("\\u{1b}[2J"),
+        "{text}"
+    );
 }
 
 /// Issue 49 finding 21: `whatif whatif-cpu --scale 1e-300` blamed the

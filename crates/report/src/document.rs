@@ -93,8 +93,9 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         charts: true,
         read: |v| {
             let mut runs: RunsFile = parse(v, RUNS_SCHEMA)?;
-            for r in &runs.runs {
-                if let Some(a) = &r.attack {
+            for r in &mut runs.runs {
+                if let Some(a) = &mut r.attack {
+                    a.target = iolab_model::text::escape_controls(&a.target);
                     a.check_accounting()
                         .map_err(|e| LoadError::Unbalanced(format!("run '{}': {e}", r.name)))?;
                     a.check_figures()
@@ -155,9 +156,12 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         written_by: "iolab capacity --json (and its capacity.json)",
         charts: true,
         read: |v| {
-            let c: CapacityFile = parse(v, CAPACITY_SCHEMA)?;
+            let mut c: CapacityFile = parse(v, CAPACITY_SCHEMA)?;
             c.check_figures()
                 .map_err(|e| LoadError::Figures(e.to_string()))?;
+            for s in &mut c.searches {
+                s.target = iolab_model::text::escape_controls(&s.target);
+            }
             Ok(Document::Capacity(Box::new(c)))
         },
         json_schema: tagged::<CapacityFile>,
