@@ -144,6 +144,12 @@ fn r38_20_an_impossible_index_or_mixed_intervals_are_named() {
         }
     });
     refused(&merge(&paths), "shards of one plan share --interval");
+    let paths = edited(tmp.path(), |i, d| {
+        if i == 1 {
+            d["shard"]["plan_requests"] = 7.into();
+        }
+    });
+    refused(&merge(&paths), "record different plans");
 }
 
 fn base64_encode(bytes: &[u8]) -> String {

@@ -17,6 +17,8 @@ use iolab_model::attack::{
 use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
+mod records;
+
 use super::record::encode;
 use crate::merge::{
     add, add_counts, add_protocol, interval_histograms, latency_summary, series, service_summary,
@@ -120,18 +122,7 @@ fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
         return Err("nothing to merge: give shard result files or folders holding them".into());
     };
     for &(name, _, r) in &shards {
-        if r.count == 0 || r.index == 0 || r.index > r.count {
-            return Err(format!(
-                "{name} claims to be shard {} of {}: an index runs 1 to n (a corrupt or edited shard record)",
-                r.index, r.count
-            ));
-        }
-        if r.interval_s != r0.interval_s {
-            return Err(format!(
-                "{name} has series intervals of {} s, {name0} of {} s: shards of one plan share --interval",
-                r.interval_s, r0.interval_s
-            ));
-        }
+        records::agree((name, r), (name0, r0)).map_err(|e| e.to_string())?;
         if r.plan_hash != r0.plan_hash {
             return Err(format!(
                 "{name} is of plan {}, {name0} of plan {}: shards of different plans do not merge",

@@ -116,22 +116,34 @@ fn inflate(bytes: &[u8]) -> Result<Vec<u8>, HistError> {
     Ok(out)
 }
 
+/// A finished shard's latency histogram does not hold its answers.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswersError {
+    /// The histogram is refused.
+    #[error("the latency histogram {0}")]
+    Decode(#[from] HistError),
+    /// It holds another number of values than the counts' answers.
+    #[error("its latency histogram holds {held} answers and its counts {answered}: the merged percentiles would leave some out (a corrupt or edited shard)")]
+    Count {
+        /// Values in the histogram (0 when it is missing).
+        held: u64,
+        /// `ok + non_2xx`.
+        answered: u64,
+    },
+}
+
 /// A finished shard's latency histogram holds one value per answer (ok
 /// and non-2xx alike, as the recorder writes it): a histogram missing or
 /// short would leave the merged percentiles those of part of the requests
 /// (issue 49 finding 15: a null histogram gave the percentiles of 50 of 100).
-pub(crate) fn holds_answers(doc: &AttackResult) -> Result<(), String> {
+pub(crate) fn holds_answers(doc: &AttackResult) -> Result<(), AnswersError> {
     let answered = doc.requests.ok + doc.requests.non_2xx;
     let held = match doc.histogram.as_deref().filter(|s| !s.is_empty()) {
-        Some(b64) => decode_base64(b64)
-            .map_err(|e| format!("the latency histogram {e}"))?
-            .len(),
+        Some(b64) => decode_base64(b64)?.len(),
         None => 0,
     };
     if held != answered {
-        return Err(format!(
-            "its latency histogram holds {held} answers and its counts {answered}: the merged percentiles would leave some out (a corrupt or edited shard)"
-        ));
+        return Err(AnswersError::Count { held, answered });
     }
     Ok(())
 }
