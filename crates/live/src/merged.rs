@@ -249,6 +249,9 @@ impl Source for MergeWatch {
         LiveView {
             title: format!("iolab merge of {} shards", self.urls.len()),
             stage: match (&st.error, &st.merged) {
+                _ if st.gave_up.is_some() => {
+                    format!("gave up: {}", st.gave_up.as_ref().expect("checked"))
+                }
                 (Some(e), _) => format!("the shards do not merge: {e}"),
                 (None, Some(m)) if m.finished => "every shard finished: merged".into(),
                 (None, Some(_)) => "shards sending: merged as they stand".into(),
