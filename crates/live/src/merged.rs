@@ -9,8 +9,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use base64::Engine;
-use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use iolab_loadgen::shard::combine;
 use iolab_model::attack::AttackResult;
@@ -18,6 +16,11 @@ use iolab_model::live::{LiveRun, LiveSource, LiveState, LiveView, LIVE_STATE_SCH
 
 use crate::metrics::Snapshot;
 use crate::Source;
+
+mod health;
+
+pub use health::GiveUp;
+use health::{Health, ReadError};
 
 /// How often the shards are read.
 const POLL: Duration = Duration::from_millis(500);
@@ -41,6 +44,10 @@ struct State {
     merged: Option<Now>,
     /// Why the states do not merge, when they do not.
     error: Option<String>,
+    /// Each shard's record of reads, in `urls` order.
+    health: Vec<Health>,
+    /// Why the merge ends before every shard has finished.
+    gave_up: Option<GiveUp>,
 }
 
 /// The merge as it stands.
@@ -59,6 +66,7 @@ impl MergeWatch {
         let w = Arc::new(MergeWatch {
             state: Mutex::new(State {
                 states: vec![None; urls.len()],
+                health: vec![Health::new(); urls.len()],
                 ..State::default()
             }),
             urls,
@@ -80,10 +88,16 @@ impl MergeWatch {
 
     /// Read every shard once and merge; true once every shard has finished.
     fn poll(&self) -> bool {
-        let reads: Vec<Result<LiveState, String>> = self.urls.iter().map(|u| read(u)).collect();
+        let reads: Vec<Result<LiveState, ReadError>> = self.urls.iter().map(|u| read(u)).collect();
         let Ok(mut st) = self.state.lock() else {
             return true;
         };
+        let both = &mut *st;
+        for ((h, url), r) in both.health.iter_mut().zip(&self.urls).zip(&reads) {
+            if let Some(g) = h.note(url, r) {
+                both.gave_up.get_or_insert(g);
+            }
+        }
         st.sources = self
             .urls
             .iter()
@@ -104,7 +118,7 @@ impl MergeWatch {
                             ", sending"
                         }
                     ),
-                    Err(e) => e.clone(),
+                    Err(e) => e.to_string(),
                 },
             })
             .collect();
@@ -139,16 +153,20 @@ impl MergeWatch {
             Ok(_) => {}
             Err(e) => st.error = Some(e),
         }
+        let over = finished || st.gave_up.is_some();
         drop(st);
         self.version.fetch_add(1, Relaxed);
-        finished
+        over
     }
 
     /// Wait until every shard has finished (or `cancel` is set): the merged
     /// final document, or why there is none.
-    pub fn wait(&self, cancel: &AtomicBool) -> Result<AttackResult, String> {
+    pub fn wait(&self, cancel: &AtomicBool) -> Result<AttackResult, GiveUp> {
         loop {
             if let Ok(st) = self.state.lock() {
+                if let Some(g) = &st.gave_up {
+                    return Err(g.clone());
+                }
                 match (&st.merged, &st.error) {
                     (Some(m), None) if m.finished => return Ok(m.result.clone()),
                     (_, Some(e))
@@ -157,14 +175,14 @@ impl MergeWatch {
                             .iter()
                             .all(|s| s.as_ref().is_some_and(|s| s.finished)) =>
                     {
-                        return Err(e.clone())
+                        return Err(GiveUp::DoNotMerge(e.clone()))
                     }
                     _ => {}
                 }
             }
             if cancel.load(Relaxed) {
                 self.stop.store(true, Relaxed);
-                return Err("interrupted before every shard finished".into());
+                return Err(GiveUp::Interrupted);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -172,27 +190,44 @@ impl MergeWatch {
 }
 
 /// A shard's `/state`.
-fn read(url: &str) -> Result<LiveState, String> {
+/// A shard's `/state`, read within [`READ`] and the client's body cap; an
+/// answer that is no live state is told from no answer (see [`health`]).
+fn read(url: &str) -> Result<LiveState, ReadError> {
     let at = format!("{}/state", url.trim_end_matches('/'));
-    let r = iolab_lab::http::get(&at, READ).map_err(|e| format!("unreachable: {e}"))?;
+    let r = iolab_lab::http::get(&at, READ).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+            ReadError::NotAPage(format!("not an HTTP answer of a live page: {e}"))
+        }
+        _ => ReadError::Unreachable(e.to_string()),
+    })?;
     match r.status {
         200 => {}
-        503 => return Err("not sending yet".into()),
-        s => return Err(format!("answered {s}: is this an iolab --live page?")),
+        503 => return Err(ReadError::Waiting),
+        s => {
+            return Err(ReadError::NotAPage(format!(
+                "answered {s}: is this an iolab --live page?"
+            )))
+        }
     }
-    let s: LiveState =
-        serde_json::from_str(&r.body).map_err(|e| format!("not an iolab live state: {e}"))?;
+    let s: LiveState = serde_json::from_str(&r.body).map_err(|e| {
+        ReadError::NotAPage(format!(
+            "not an iolab live state: {}",
+            iolab_model::text::printable(&e.to_string())
+        ))
+    })?;
     if s.schema != LIVE_STATE_SCHEMA {
-        return Err(format!("schema {} is not {LIVE_STATE_SCHEMA}", s.schema));
+        return Err(ReadError::NotAPage(format!(
+            "schema {} is not {LIVE_STATE_SCHEMA}",
+            iolab_model::text::printable(&s.schema)
+        )));
     }
     Ok(s)
 }
 
+/// The merged latency histogram (the merge has decoded each shard's
+/// through the capped decoder already).
 fn decode(b64: Option<&str>) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(b64?)
-        .ok()?;
-    Deserializer::new().deserialize(&mut &bytes[..]).ok()
+    iolab_loadgen::shard::hist::decode_base64(b64?).ok()
 }
 
 impl Drop for MergeWatch {
@@ -214,6 +249,9 @@ impl Source for MergeWatch {
         LiveView {
             title: format!("iolab merge of {} shards", self.urls.len()),
             stage: match (&st.error, &st.merged) {
+                _ if st.gave_up.is_some() => {
+                    format!("gave up: {}", st.gave_up.as_ref().expect("checked"))
+                }
                 (Some(e), _) => format!("the shards do not merge: {e}"),
                 (None, Some(m)) if m.finished => "every shard finished: merged".into(),
                 (None, Some(_)) => "shards sending: merged as they stand".into(),

@@ -41,6 +41,7 @@ pub mod shard;
 pub mod spans;
 pub mod steps;
 pub mod telemetry;
+pub mod text;
 pub mod units;
 pub mod verify;
 pub mod whatif;

@@ -47,6 +47,10 @@ pub enum LoadError {
     /// or corrupt, refused by the rule `iolab merge` applies.
     #[error("does not balance ({0}): the document was edited or is corrupt")]
     Unbalanced(String),
+    /// A time or rate no run produces (a negative duration, a p50 above
+    /// the max, a capacity of 0 or 1e308): edited or corrupt.
+    #[error("holds a figure no run produces ({0}): the document was edited or is corrupt")]
+    Figures(String),
     /// The tag is known but the fields do not match it.
     #[error("does not match {schema}: {source}")]
     Mismatch {
@@ -89,10 +93,13 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         charts: true,
         read: |v| {
             let mut runs: RunsFile = parse(v, RUNS_SCHEMA)?;
-            for r in &runs.runs {
-                if let Some(a) = &r.attack {
+            for r in &mut runs.runs {
+                if let Some(a) = &mut r.attack {
+                    a.target = iolab_model::text::escape_controls(&a.target);
                     a.check_accounting()
                         .map_err(|e| LoadError::Unbalanced(format!("run '{}': {e}", r.name)))?;
+                    a.check_figures()
+                        .map_err(|e| LoadError::Figures(format!("run '{}': {e}", r.name)))?;
                 }
             }
             runs.refresh_rates();
@@ -109,6 +116,11 @@ pub const DOCUMENTS: &[DocumentDef] = &[
             let mut a: AttackResult = parse(v, ATTACK_SCHEMA)?;
             // 125% ok is what no run measures: `merge`'s rule, applied on read.
             a.check_accounting().map_err(LoadError::Unbalanced)?;
+            a.check_figures()
+                .map_err(|e| LoadError::Figures(e.to_string()))?;
+            // Shown on a terminal by every renderer: a clear-screen or a
+            // bell in it is shown escaped (issue 49 finding 12).
+            a.target = iolab_model::text::escape_controls(&a.target);
             a.refresh_rates();
             Ok(Document::Attack(Box::new(a)))
         },
@@ -143,7 +155,15 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         about: "capacity searches",
         written_by: "iolab capacity --json (and its capacity.json)",
         charts: true,
-        read: |v| Ok(Document::Capacity(Box::new(parse(v, CAPACITY_SCHEMA)?))),
+        read: |v| {
+            let mut c: CapacityFile = parse(v, CAPACITY_SCHEMA)?;
+            c.check_figures()
+                .map_err(|e| LoadError::Figures(e.to_string()))?;
+            for s in &mut c.searches {
+                s.target = iolab_model::text::escape_controls(&s.target);
+            }
+            Ok(Document::Capacity(Box::new(c)))
+        },
         json_schema: tagged::<CapacityFile>,
     },
     DocumentDef {

@@ -135,8 +135,8 @@ pub(crate) struct Head {
 /// answer refusing it. The grammar is `httparse`'s (bare-LF line ends, as
 /// RFC 9112 lets a server accept); a head over [`MAX_HEAD`] is a 431, a
 /// body over [`MAX_BODY`] a 413, and a repeated or non-digit
-/// `Content-Length` a 400: two lengths are how a request is smuggled past a
-/// proxy that reads the other one.
+/// `Content-Length` (or a second `Host`) a 400: two lengths are how a
+/// request is smuggled past a proxy that reads the other one.
 pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
     let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut req = httparse::Request::new(&mut slots);
@@ -156,6 +156,17 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
     }
     let http11 = req.version == Some(1);
     let (mut keep_alive, mut body_len, mut expect) = (http11, None, false);
+    // RFC 9112 3.2: more than one Host is a 400; which one a proxy in front
+    // routed on is unknown (issue 49 finding 24: two were answered 200).
+    if req
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("host"))
+        .count()
+        > 1
+    {
+        return Err(Reply::error(400, "more than one Host header"));
+    }
     for h in req.headers.iter() {
         let value = std::str::from_utf8(h.value)
             .map_err(|_| Reply::error(400, "header value is not UTF-8"))?

@@ -20,6 +20,10 @@ pub struct Conn {
     pub buf: Vec<u8>,
     /// When it was parked.
     since: Instant,
+    /// When the first byte of a request head not yet whole arrived: a
+    /// head read piece by piece between parkings still has
+    /// [`REQUEST_TIMEOUT`](crate::http1::REQUEST_TIMEOUT) in all.
+    pub head_since: Option<Instant>,
     registered: bool,
     _slot: Slot,
 }
@@ -31,6 +35,7 @@ impl Conn {
             stream,
             buf: Vec::new(),
             since: Instant::now(),
+            head_since: None,
             registered: false,
             _slot: slot,
         }

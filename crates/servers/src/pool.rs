@@ -34,6 +34,9 @@ use crate::http1::{
 use crate::poller::{Conn, ConnLimit, Poller};
 use crate::{ServeError, THREAD_STACK};
 
+/// Longest a worker waits for more of a request that is not whole before
+/// parking it again (the poller wakes it when more arrives).
+const HEAD_SLICE: Duration = Duration::from_millis(10);
 /// Threads started with the pool (Tomcat minSpareThreads 10).
 const MIN_SPARE: usize = 10;
 
@@ -198,10 +201,20 @@ impl Pool {
     /// Read one request, answer it, and park the connection again.
     fn serve_conn(self: &Arc<Self>, mut conn: Conn, queued: Option<Instant>) {
         let ctx = &self.ctx;
-        let _ = conn.stream.set_read_timeout(Some(accept::TICK));
-        let outcome = read_request(&mut conn.stream, &mut conn.buf, &|waited, _| {
-            waited < REQUEST_TIMEOUT
+        // Only what has arrived is read: a head (or body) not whole within
+        // a slice goes back to the poller with its bytes, so a client
+        // trickling a byte a second holds no worker (issue 49 finding 23:
+        // 12 such clients kept 8 workers from /health for 20 s).
+        let _ = conn.stream.set_read_timeout(Some(HEAD_SLICE));
+        let waiting = std::cell::Cell::new(false);
+        let outcome = read_request(&mut conn.stream, &mut conn.buf, &|_, _| {
+            waiting.set(true);
+            false
         });
+        if matches!(outcome, Ok(Incoming::Closed)) && waiting.get() {
+            return self.park_partial(conn);
+        }
+        conn.head_since = None;
         match outcome {
             Ok(Incoming::Request(req)) => {
                 let reply = ctx.answer_queued(&req.method, &req.target, queued, |step| {
@@ -221,6 +234,20 @@ impl Pool {
             }
             Ok(Incoming::Bad(reply)) => answer_and_linger(&mut conn.stream, &reply),
             Ok(Incoming::Closed) | Err(_) => {}
+        }
+    }
+
+    /// A connection whose request is not whole yet: parked again with its
+    /// bytes, unless its head has had [`REQUEST_TIMEOUT`] already (then
+    /// closed, as Tomcat's connectionTimeout does).
+    fn park_partial(&self, mut conn: Conn) {
+        if conn.buf.is_empty() {
+            let _ = self.poller.park(conn);
+            return;
+        }
+        let since = *conn.head_since.get_or_insert_with(Instant::now);
+        if since.elapsed() < REQUEST_TIMEOUT {
+            let _ = self.poller.park(conn);
         }
     }
 

@@ -4,6 +4,8 @@
 //! exactly as `iolab attack` would check them, so a plan that cannot run is
 //! refused before anything reaches a cluster.
 
+mod check;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -74,12 +76,7 @@ pub struct Args {
 
 /// Run `iolab k8s`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    if !dns_label(&args.name) {
-        return Err(CliError::usage(format!(
-            "--name '{}': use lowercase letters, digits and '-', at most 50 characters, starting with a letter",
-            args.name
-        )));
-    }
+    check_flags(&args).map_err(CliError::usage)?;
     let whole: Shard = format!("1/{}", args.shards)
         .parse()
         .map_err(|e: String| CliError::usage(e.replace("--shard '1/", "--shards '")))?;
@@ -189,26 +186,29 @@ fn local_files(attack: &super::attack::Args) -> Result<(), CliError> {
     }
 }
 
-/// A name Kubernetes accepts for every object made from it.
-fn dns_label(s: &str) -> bool {
-    s.len() <= 50
-        && s.starts_with(|c: char| c.is_ascii_lowercase())
-        && !s.ends_with('-')
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+/// Every flag that lands in the manifest, checked as Kubernetes would.
+fn check_flags(args: &Args) -> Result<(), check::K8sFlagError> {
+    check::name(&args.name)?;
+    check::image(&args.image)?;
+    check::storage(&args.storage)?;
+    if let Some(ns) = &args.namespace {
+        check::namespace(ns)?;
+    }
+    if let Some(cpu) = &args.cpu {
+        check::cpu(cpu)?;
+    }
+    if let Some(class) = &args.storage_class {
+        check::subdomain("--storage-class", class)?;
+    }
+    if let Some(claim) = &args.claim {
+        check::subdomain("--claim", claim)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_kubernetes_accepts() {
-        assert!(dns_label("iolab-e2"));
-        for bad in ["", "Iolab", "9x", "a_b", "x-", &"a".repeat(51)] {
-            assert!(!dns_label(bad), "{bad}");
-        }
-    }
 
     #[test]
     fn per_pod_flags_are_refused_and_attack_flags_checked() {

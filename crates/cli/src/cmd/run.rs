@@ -71,11 +71,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     )
     .map_err(CliError::usage)?;
     let sharding = sharding(&args)?;
+    // Bound before the dry run's plan too: a dry run says what the real
+    // one would do, and a busy --live port refuses it (issue 49 finding 14).
+    let page = args.live.bind()?;
     if args.dry_run {
         print_plan(&plan);
         return Ok(ExitCode::SUCCESS);
     }
-    let page = args.live.bind()?;
     // A default name is taken by mkdir, so two runs started in the same
     // second get two folders; the runner claims it (or --out) for this run.
     let out_dir = match &args.out {

@@ -22,6 +22,7 @@ pub mod interval;
 pub mod preset;
 pub mod scrape;
 pub mod search;
+pub mod seen;
 pub mod sim;
 mod start;
 pub mod step;
@@ -205,7 +206,7 @@ pub fn run(
         probe.settle(settle_time(unloaded_ms));
         sweep::run(probe, &sw, fitted.as_ref(), each)
     });
-    SearchRecord {
+    let mut record = SearchRecord {
         name: name.to_string(),
         target: probe.target(),
         notes,
@@ -224,7 +225,9 @@ pub fn run(
         what_if: what,
         elapsed_s: searched_s,
         sweep,
-    }
+    };
+    seen::review(&mut record);
+    record
 }
 
 /// Long enough for an unloaded service to answer what is still queued.

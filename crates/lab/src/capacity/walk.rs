@@ -76,6 +76,13 @@ impl Walker<'_> {
                 self.probe.settle(quick);
                 continue;
             }
+            // A target that answers nothing is not there: no further window
+            // would tell more (seen.rs says so in the outcome).
+            if super::seen::unanswered(&rec) {
+                self.each.step(&rec);
+                self.steps.push(rec);
+                return Err(Stop::Cut(None));
+            }
             tally.add(rec.passed);
             let passed = rec.passed;
             self.steps.push(rec);

@@ -189,25 +189,10 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Most characters of a server's text kept in a message.
-const MAX_PRINTED: usize = 200;
-
-/// A server's text made fit for one line on a terminal: control
-/// characters (an escape sequence, a newline, a bell) shown escaped, and at
-/// most [`MAX_PRINTED`] characters (issue 49, finding 12: a reflection error
-/// cleared the screen and broke the one-line error in two).
+/// A server's text made fit for one line (issue 49 finding 12): the one
+/// rule for all outside text, [`iolab_model::text::printable`].
 pub fn printable(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars().take(MAX_PRINTED) {
-        match c.is_control() {
-            true => out.extend(c.escape_default()),
-            false => out.push(c),
-        }
-    }
-    if s.chars().nth(MAX_PRINTED).is_some() {
-        out.push_str("...");
-    }
-    out
+    iolab_model::text::printable(s)
 }
 
 /// The messages of a gRPC body: 5-byte prefixes (compressed flag, length)

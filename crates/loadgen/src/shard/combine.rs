@@ -10,14 +10,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use base64::Engine;
-use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
     AttackResult, ErrorCounts, GeneratorStats, RequestCounts, Throughput, ATTACK_SCHEMA,
 };
 use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
+
+mod records;
 
 use super::record::encode;
 use crate::merge::{
@@ -85,6 +85,9 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
         .unwrap_or(0);
     let mut acc = Acc::default();
     for (name, doc, rec) in &shards {
+        if !live {
+            super::hist::holds_answers(doc).map_err(|e| format!("{name}: {e}"))?;
+        }
         acc.add(doc, rec, base, interval)
             .map_err(|e| format!("{name}: {e}"))?;
     }
@@ -119,6 +122,7 @@ fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
         return Err("nothing to merge: give shard result files or folders holding them".into());
     };
     for &(name, _, r) in &shards {
+        records::agree((name, r), (name0, r0)).map_err(|e| e.to_string())?;
         if r.plan_hash != r0.plan_hash {
             return Err(format!(
                 "{name} is of plan {}, {name0} of plan {}: shards of different plans do not merge",
@@ -185,18 +189,14 @@ fn apart(shards: &[Checked<'_>]) -> Result<(), String> {
     Ok(())
 }
 
-/// A base64 V2 + deflate histogram.
+/// A base64 V2 + deflate histogram, through the capped decoder.
 fn decode(what: &str, b64: Option<&str>) -> Result<Option<Histogram<u64>>, String> {
     let Some(b64) = b64.filter(|s| !s.is_empty()) else {
         return Ok(None);
     };
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_err(|e| format!("the {what} histogram is not base64 ({e})"))?;
-    Deserializer::new()
-        .deserialize(&mut &bytes[..])
+    super::hist::decode_base64(b64)
         .map(Some)
-        .map_err(|e| format!("the {what} histogram does not decode ({e:?})"))
+        .map_err(|e| format!("the {what} histogram {e}"))
 }
 
 /// The sums so far.

@@ -12,6 +12,7 @@
 //! series, CSV rows and HDR log are on the full plan's clock.
 
 pub mod combine;
+pub mod hist;
 pub(crate) mod record;
 
 pub use record::plan_hash;

@@ -17,6 +17,8 @@ use crate::shard::{MergeRecord, ShardRecord};
 /// The schema tag of [`AttackResult`].
 pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
+mod figures;
+pub use figures::FigureError;
 mod plan;
 
 pub use plan::{AttackPlan, SPIN_WINDOW};

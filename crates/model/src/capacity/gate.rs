@@ -50,6 +50,33 @@ impl GateCheck {
     }
 }
 
+impl super::CapacityFile {
+    /// Every capacity it states is a rate a search can find: above 0 and
+    /// at most [`MAX_RATE`](crate::limits::MAX_RATE) (issue 49 finding 19:
+    /// a baseline of 0 passed any search "inf% above", one of 1e308 printed
+    /// as 18,446,744,073,709,551,615/s). The field named is the first
+    /// that is not.
+    pub fn check_figures(&self) -> Result<(), crate::attack::FigureError> {
+        let stated = std::iter::once(("capacity_rps", self.capacity_rps)).chain(
+            self.searches
+                .iter()
+                .map(|s| ("searches[].capacity_rps", s.capacity_rps)),
+        );
+        for (field, rate) in stated {
+            if let Some(value) = rate {
+                if !(value > 0.0 && value <= crate::limits::MAX_RATE) {
+                    return Err(crate::attack::FigureError {
+                        field,
+                        value,
+                        rule: "a capacity is a rate above 0 and at most 10,000,000/s",
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,7 +177,13 @@ impl FromStr for Slo {
 
     fn from_str(text: &str) -> Result<Slo, String> {
         let bad = |part: &str, why: &str| {
-            format!("objective '{part}': {why} (write e.g. 'p99<200ms,success>=99.9%')")
+            // The user's text echoed escaped: control bytes of --slo once
+            // reached the terminal (issue 49 finding 12).
+            format!(
+                "objective '{}': {} (write e.g. 'p99<200ms,success>=99.9%')",
+                crate::text::printable(part),
+                crate::text::printable(why)
+            )
         };
         let mut clauses = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {

@@ -170,7 +170,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    let mut search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    if let Some(pid) = probe.pid {
+        if iolab_lab::telemetry::sample_proc(pid).is_none() {
+            search.notes.push(format!(
+                "--pid {pid} exited during the search: CPU and telemetry cover only the steps before it; no CPU binding is read"
+            ));
+            search.fit = None;
+        }
+    }
     if let Some(page) = page {
         page.finish();
     }
@@ -232,6 +240,16 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
     }
     if let Some(g) = doc.gate.as_ref().filter(|g| !g.passed) {
         eprintln!("{}", iolab_report::capacity::gate_line(g));
+        return Ok(ExitCode::from(1));
+    }
+    // A search of a target that was never there measured nothing: a
+    // failed run, not an answer (issue 49 finding 17).
+    if let Some(s) = doc
+        .searches
+        .iter()
+        .find(|s| capacity::seen::never_answered(s))
+    {
+        eprintln!("error: {}: {}", s.name, s.outcome);
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

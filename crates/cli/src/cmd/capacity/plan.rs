@@ -88,6 +88,21 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
         return Err(CliError::usage("--timeout must be above 0"));
     }
     if let Some(pid) = args.pid {
+        // The CPU read is the process and every descendant: init's is the
+        // whole machine, iolab's or its shell's include the load itself
+        // (issue 49 finding 16: `--pid 1` named another job's compiler
+        // the CPU binding "with high confidence").
+        let own = [1, std::process::id(), std::os::unix::process::parent_id()];
+        if own.contains(&pid) {
+            return Err(CliError::usage(format!(
+                "--pid {pid} is {}: its CPU is the whole machine's or the load's own; give the service's PID (e.g. from `pgrep -f gunicorn`)",
+                match pid {
+                    1 => "init, every process's ancestor",
+                    p if p == std::process::id() => "iolab itself",
+                    _ => "the shell that started iolab",
+                }
+            )));
+        }
         if iolab_lab::telemetry::sample_proc(pid).is_none() {
             return Err(CliError::usage(format!(
                 "--pid {pid}: no such process (give the service's PID, e.g. from `pgrep -f gunicorn`)"
