@@ -40,22 +40,7 @@ pub(super) fn check_run(
             .iter()
             .any(|f| f.preset() == field || field.ends_with(".rate"));
             if scaled && scale != 1.0 {
-                // The flag the user typed is the cause, not the preset's
-                // line (issue 49 finding 21: `--scale 1e-300` blamed
-                // `load.rate` with a 300-digit rate).
-                fault(
-                    "--scale",
-                    format!(
-                        "{} makes {field} {}: give a factor nearer 1",
-                        short(scale),
-                        // "X req/s is above ...": the rule, not the value.
-                        iolab_model::text::printable(
-                            message
-                                .split_once(" is ")
-                                .map_or(message.as_str(), |(_, r)| r)
-                        )
-                    ),
-                )
+                fault(field, format!("{message} (at time-scale {scale})"))
             } else {
                 fault(field, message)
             }
@@ -63,13 +48,5 @@ pub(super) fn check_run(
         Work::Batch(b) => limits::check_batch(b)
             .and_then(|()| crate::machine::check_batch_tasks(b))
             .map_err(|(field, m)| fault(format!("batch.{field}"), m)),
-    }
-}
-
-/// A factor as typed, short: `1e-300`, not 300 digits.
-fn short(f: f64) -> String {
-    match f != 0.0 && f.abs() < 1e-3 {
-        true => format!("{f:e}"),
-        false => f.to_string(),
     }
 }
