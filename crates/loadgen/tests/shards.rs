@@ -214,7 +214,7 @@ fn merges_refuse_what_is_not_one_plan_in_one_line() {
     let cases: Vec<(Vec<Source>, &str)> = vec![
         (vec![a.clone()], "shard(s) 2 of 2 missing"),
         (vec![a.clone(), a.clone(), b.clone()], "appears twice"),
-        (vec![a.clone(), shard(2, 2, 120.0)], "of different plans"),
+        (vec![a.clone(), shard(2, 2, 120.0)], "different plans"),
         (vec![a.clone(), shard(2, 3, 100.0)], "one plan, one n"),
         (
             vec![
