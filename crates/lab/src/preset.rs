@@ -157,6 +157,10 @@ fn table_above(before: &str) -> Option<String> {
 
 /// One line from a rule that spans fields, with the line of the field (or its table).
 fn field_error(text: &str, origin: &str, e: &FieldError) -> PresetError {
+    // A flag (`--scale`) is named as typed, with no line of the preset.
+    if e.field.starts_with("--") {
+        return PresetError(format!("{} {}", e.field, e.message));
+    }
     match line_of(text, &e.field) {
         Some(n) => PresetError(format!("{origin}:{n}: field '{}': {}", e.field, e.message)),
         None => PresetError(format!("{origin}: field '{}': {}", e.field, e.message)),

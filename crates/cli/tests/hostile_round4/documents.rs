@@ -1,4 +1,4 @@
-//! Documents read back, `k8s` flags and outside text: refused in one line.
+//! Documents read back, `k8s` flags, outside text and `--scale`: refused in one line.
 
 use super::*;
 use crate::merge::shards;
@@ -145,4 +145,27 @@ fn r38_12_outside_text_reaches_the_terminal_escaped() {
         !text.contains('\u{1b}') && text.contains("\\u{1b}[2J"),
         "{text}"
     );
+}
+
+/// Issue 49 finding 21: `whatif whatif-cpu --scale 1e-300` blamed the
+/// preset's `load.rate` (a 300-digit rate) for the flag the user typed.
+#[test]
+fn r38_21_a_scale_too_small_is_blamed_on_the_flag() {
+    for cmd in [
+        &["whatif", "presets/whatif-cpu.toml"][..],
+        &["run", "presets/test/tiny.toml", "--dry-run"][..],
+    ] {
+        let out = iolab()
+            .current_dir(common::root())
+            .args(cmd)
+            .args(["--scale", "1e-300"])
+            .output()
+            .unwrap();
+        refused(
+            &out,
+            "--scale 1e-300 makes load.rate above the most iolab sends",
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.len() < 200 && !err.contains("toml:"), "{err}");
+    }
 }

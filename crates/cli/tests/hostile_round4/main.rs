@@ -5,7 +5,7 @@
 //! are in crates/loadgen/tests/hostile_round4.rs and crates/verify's.
 //!
 //! One binary, one file per surface: `merge` (shard documents and `merge --live`), `serve`
-//! (the pool model and the live page), `documents` (read back, k8s, outside text),
+//! (the pool model and the live page), `documents` (read back, k8s, outside text, `--scale`),
 //! `capacity` (dead and failing targets, `--pid`).
 
 #[path = "../common/mod.rs"]

@@ -13,12 +13,15 @@ use super::super::file::TargetSection;
 use super::{fault, FieldError};
 use crate::runner::check_http;
 
-/// Check run `spec` of `[[targets]]` table `ti` (`t`) at time-scale `scale`.
+/// Check run `spec` of `[[targets]]` table `ti` (`t`) at time-scale `scale`;
+/// `scale_flag` says the scale came from `--scale`, not the preset's own
+/// `scale` field.
 pub(super) fn check_run(
     ti: usize,
     t: &TargetSection,
     spec: &RunSpec,
     scale: f64,
+    scale_flag: bool,
 ) -> Result<(), FieldError> {
     crate::targets::check(spec).map_err(|e| fault(format!("targets[{ti}].model"), e))?;
     crate::machine::check_task_knobs(&spec.params)
@@ -39,7 +42,13 @@ pub(super) fn check_run(
             ]
             .iter()
             .any(|f| f.preset() == field || field.ends_with(".rate"));
-            if scaled && scale != 1.0 {
+            if scaled && scale != 1.0 && scale_flag {
+                // The flag the user typed is the cause, not the preset's line
+                // (issue 49 finding 21: `--scale 1e-300` blamed `load.rate`
+                // with a 300-digit rate). A preset's own `scale` field stays
+                // named by its field and line (r16_12).
+                fault("--scale", scale_blame(scale, &field, &message))
+            } else if scaled && scale != 1.0 {
                 fault(field, format!("{message} (at time-scale {scale})"))
             } else {
                 fault(field, message)
@@ -49,4 +58,19 @@ pub(super) fn check_run(
             .and_then(|()| crate::machine::check_batch_tasks(b))
             .map_err(|(field, m)| fault(format!("batch.{field}"), m)),
     }
+}
+
+/// `--scale F makes FIELD RULE: give a factor nearer 1`, the factor short
+/// (`1e-300`, not 300 digits) and the rule without the scaled value.
+fn scale_blame(scale: f64, field: &str, message: &str) -> String {
+    let factor = match scale != 0.0 && scale.abs() < 1e-3 {
+        true => format!("{scale:e}"),
+        false => scale.to_string(),
+    };
+    // "X req/s is above ...": keep the rule, drop the value.
+    let rule = message.split_once(" is ").map_or(message, |(_, r)| r);
+    format!(
+        "{factor} makes {field} {}: give a factor nearer 1",
+        iolab_model::text::printable(rule)
+    )
 }

@@ -99,7 +99,7 @@ pub fn expand(
         }
         for combo in sweep::product(&axes) {
             let spec = run_of(&file, t, &axes, &combo, &swept, scale)?;
-            bounds::check_run(ti, t, &spec, scale)?;
+            bounds::check_run(ti, t, &spec, scale, over.scale.is_some())?;
             runs.push(spec);
         }
     }
