@@ -4,7 +4,7 @@
 
 use iolab_model::capacity::{Search, StepRecord};
 
-use super::step_line;
+use super::{answered_latency, step_line};
 use crate::numbers::rate;
 use crate::svg::line::{Axis, LineChart, Point, Series};
 use crate::svg::scale::Kind;
@@ -15,7 +15,7 @@ fn chart(
     s: &Search,
     title: &str,
     y: Axis,
-    measured: fn(&StepRecord) -> f64,
+    measured: fn(&StepRecord) -> Option<f64>,
     sim: fn(&iolab_model::capacity::WhatIfPoint) -> f64,
 ) -> String {
     let mut steps: Vec<&StepRecord> = s.steps.iter().collect();
@@ -25,10 +25,12 @@ fn chart(
         colour: 0,
         points: steps
             .iter()
-            .map(|st| Point {
-                x: st.rate_rps,
-                y: measured(st),
-                tip: step_line(st),
+            .filter_map(|st| {
+                measured(st).map(|y| Point {
+                    x: st.rate_rps,
+                    y,
+                    tip: step_line(st),
+                })
             })
             .collect(),
         dashed: false,
@@ -95,7 +97,7 @@ pub fn charts(s: &Search) -> Vec<(String, String)> {
                 s,
                 "p99 latency vs offered rate",
                 Axis::new(Kind::Log, "p99 (ms)"),
-                |st| st.p99_ms.max(0.01),
+                |st| answered_latency(st, st.p99_ms).map(|v| v.max(0.01)),
                 |p| p.p99_ms.max(0.01),
             ),
         ),
@@ -105,7 +107,7 @@ pub fn charts(s: &Search) -> Vec<(String, String)> {
                 s,
                 "success vs offered rate",
                 Axis::new(Kind::Linear, "success (%)").fixed(0.0, 100.0),
-                |st| st.success_ratio * 100.0,
+                |st| Some(st.success_ratio * 100.0),
                 |p| p.success_ratio * 100.0,
             ),
         ),

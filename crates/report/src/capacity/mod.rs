@@ -43,11 +43,22 @@ pub fn step_line(s: &StepRecord) -> String {
         secs(s.duration_s),
         if s.passed { "pass" } else { "FAIL" },
         s.verdict,
-        ms(s.p99_ms),
+        latency(s, s.p99_ms),
         percent(s.success_ratio),
         s.windows
             .map_or(String::new(), |w| format!(": windows {}", windows(&w)))
     )
+}
+
+/// A step's latency percentile `v`, or `None` when nothing answered: a step
+/// with no answer has no latency, and its 0 is not a measurement.
+pub(crate) fn answered_latency(s: &StepRecord, v: f64) -> Option<f64> {
+    (s.attack.requests.answered() > 0).then_some(v)
+}
+
+/// [`answered_latency`] as text: `-` when missing.
+fn latency(s: &StepRecord, v: f64) -> String {
+    opt(answered_latency(s, v), ms)
 }
 
 /// The curve: one row per step.
@@ -86,8 +97,8 @@ pub fn curve(search: &Search) -> Grid {
             s.windows.map_or(String::new(), |w| windows(&w)),
             percent(s.success_ratio),
             rate(s.goodput_rps),
-            ms(s.p50_ms),
-            ms(s.p99_ms),
+            latency(s, s.p50_ms),
+            latency(s, s.p99_ms),
             num(s.in_flight, 1),
             opt(s.cpu_cores, |c| num(c, 2)),
         ]);
@@ -318,8 +329,8 @@ pub fn csv_steps(doc: &CapacityFile) -> String {
                 ("passed", json!(s.passed)),
                 ("success_ratio", json!(s.success_ratio)),
                 ("goodput_rps", json!(s.goodput_rps)),
-                ("p50_ms", json!(s.p50_ms)),
-                ("p99_ms", json!(s.p99_ms)),
+                ("p50_ms", json!(answered_latency(s, s.p50_ms))),
+                ("p99_ms", json!(answered_latency(s, s.p99_ms))),
                 ("in_flight", json!(s.in_flight)),
                 ("cpu_cores", json!(s.cpu_cores)),
                 ("cpu_per_request_ms", json!(s.cpu_per_request_ms)),

@@ -96,3 +96,42 @@ fn the_capacity_is_said_with_its_interval_and_each_rate_with_its_windows() {
     };
     assert_eq!(estimate(3_050.0, &wide), "3,050/s (2,900-3,200)");
 }
+
+/// Issue 49 finding 17, the rest of it: a step nothing answered printed
+/// "p50 0s, p99 0s" in its line, the curve and the CSV, and drew a p99 point.
+/// A step with no answer has no latency: `-` in text, empty in CSV, no point.
+#[test]
+fn r38_17_a_step_nothing_answered_has_no_latency() {
+    use iolab_model::capacity::StepRecord;
+    use iolab_report::capacity::{curve, render, step_line};
+    use iolab_report::Format;
+    let mut doc = fixture();
+    let answered = doc.searches[0].steps[0].clone();
+    assert!(answered.attack.requests.answered() > 0);
+    let dead = StepRecord {
+        rate_rps: 10.0,
+        verdict: "0% answered within 200ms".into(),
+        ..StepRecord::default()
+    };
+    assert_eq!(dead.attack.requests.answered(), 0);
+    assert!(step_line(&dead).contains("p99 -,"), "{}", step_line(&dead));
+    assert!(step_line(&answered).contains(&format!(
+        "p99 {},",
+        iolab_report::numbers::ms(answered.p99_ms)
+    )));
+    doc.searches[0].steps = vec![dead, answered];
+    let g = curve(&doc.searches[0]);
+    let (p50, p99) = (
+        g.header.iter().position(|h| h == "p50"),
+        g.header.iter().position(|h| h == "p99"),
+    );
+    let (p50, p99) = (p50.unwrap(), p99.unwrap());
+    assert_eq!(
+        (g.rows[0][p50].as_str(), g.rows[0][p99].as_str()),
+        ("-", "-")
+    );
+    assert_ne!(g.rows[1][p99], "-");
+    let csv = String::from_utf8(render(&doc, Format::Csv).unwrap()).unwrap();
+    let first = csv.lines().nth(1).unwrap();
+    assert!(!first.contains(",0,0,") && first.contains(",,"), "{first}");
+}
