@@ -6,11 +6,11 @@ use iolab_model::capacity::{Interval, Search, Windows};
 
 use crate::numbers::{num, rate};
 
-/// A rate's decision in a cell: `3/4 held`, `0/2 failed` (windows that met
+/// A rate's decision in a cell: `3/4 met: held`, `0/2 met: failed` (windows that met
 /// the objective, of those held).
 pub fn windows(w: &Windows) -> String {
     format!(
-        "{}/{} {}",
+        "{}/{} met: {}",
         w.passed,
         w.passed + w.failed,
         if w.held { "held" } else { "failed" }
