@@ -172,6 +172,9 @@ fn capacity_searches_a_running_service_given_by_url_and_pid() {
         std::thread::sleep(Duration::from_millis(100));
     }
     // Two sync workers, each request sleeps 50 ms: 2 / 0.05 s = 40 req/s.
+    // One window decides (`budget = "0%"`): the test is about a running
+    // service given by URL and PID; windows are held on the simulated bench
+    // and in capacity.rs.
     let tmp = tempfile::tempdir().unwrap();
     let preset = format!(
         r#"name = "own-gunicorn"
@@ -180,6 +183,7 @@ description = "gunicorn already running"
 slo = "p99<250ms,success>=99%"
 start = 15
 precision = "10%"
+budget = "0%"
 [load]
 steps = "sleep:50"
 rate = 20

@@ -212,6 +212,10 @@ fn capacity_of_a_grpc_service_is_its_workers_over_the_call_time() {
         "20",
         "--max-step",
         "2s",
+        // One window decides: this test is about the gRPC path; windows are
+        // held on the simulated bench and in capacity.rs.
+        "--budget",
+        "0%",
         "--pid",
         &s.pid().to_string(),
         "--json",
