@@ -1,7 +1,13 @@
 //! Exit codes: 0 success, 1 a run or check failed, 2 bad input (flags, presets,
-//! workload strings, a target or backend that cannot be used).
+//! workload strings, a target or backend that cannot be used), 3 a capacity
+//! measured on a machine too noisy for the precision asked (`--strict`),
+//! 130 interrupted.
 
 use std::process::ExitCode;
+
+/// `capacity --strict`: the machine moved more than the precision asked
+/// allows (the answer is written, and says so).
+pub const EXIT_NOISY: u8 = 3;
 
 /// What a subcommand can fail with.
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,6 @@
 //! How steady the machine's CPU was while something was measured
-//! ([`CpuSpeed`]): `iolab whatif` reads one through each pair.
+//! ([`CpuSpeed`]): `iolab whatif` reads one through each pair, `iolab
+//! capacity` one through each search.
 
 use serde::{Deserialize, Serialize};
 

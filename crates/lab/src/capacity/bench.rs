@@ -16,7 +16,7 @@
 use std::time::Duration;
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{CpuSource, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Machine, SearchStage, Slo, StepRecord};
 
 /// Why a bench could not measure a step (the search stops there, and says
 /// so in its outcome).
@@ -32,6 +32,19 @@ pub enum StepError {
 impl From<StepError> for String {
     fn from(e: StepError) -> String {
         e.to_string()
+    }
+}
+
+/// The machine watched through a search ([`Bench::watch_machine`]).
+pub trait MachineWatch {
+    /// What the machine did since the watch started; `None` when nothing
+    /// could be read.
+    fn finish(self: Box<Self>) -> Option<Machine>;
+}
+
+impl MachineWatch for super::machine::Watch {
+    fn finish(self: Box<Self>) -> Option<Machine> {
+        super::machine::Watch::finish(*self)
     }
 }
 
@@ -71,6 +84,11 @@ pub trait Bench {
 
     /// The target as a search's record names it.
     fn target(&self) -> String;
+
+    /// Start watching the machine's noise through a search (the CPU's
+    /// speed where the generator and the target run, the steal); what it
+    /// saw comes from [`MachineWatch::finish`] at the search's end.
+    fn watch_machine(&self) -> Box<dyn MachineWatch + '_>;
 
     /// Whose CPU a warm-up's steadiness is judged by: the process tree's
     /// when it is read, else the pinned cores'.

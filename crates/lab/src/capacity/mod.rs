@@ -19,6 +19,7 @@
 pub mod bench;
 pub mod gate;
 pub mod interval;
+pub mod machine;
 pub mod preset;
 pub mod scrape;
 pub mod search;
@@ -35,7 +36,7 @@ pub mod windows;
 use std::time::{Duration, Instant};
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{Budget, Search as SearchRecord, Slo, StepRecord};
+use iolab_model::capacity::{Budget, Machine, Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
@@ -172,6 +173,7 @@ pub fn run(
     each: &dyn Progress,
 ) -> SearchRecord {
     let t0 = Instant::now();
+    let watch = probe.watch_machine();
     let unloaded_ms = probe.unloaded_ms().unwrap_or(0.0);
     let mut search = Search::new(Bounds {
         start_rps: o.start_rps,
@@ -180,6 +182,10 @@ pub fn run(
         max_steps: o.max_steps,
     });
     let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
+    let machine = watch.finish().map(|m| Machine {
+        asked_pct: o.precision * 100.0,
+        ..m
+    });
     let capacity = search.answer();
     let failed = search.lowest_fail();
     let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));
@@ -212,8 +218,10 @@ pub fn run(
         notes,
         step_rule: step_rule(slo, probe.timeout(), unloaded_ms, o),
         outcome: outcome(walk.end, walk.failure, &walk.steps, o),
-        interval: interval::interval(capacity, failed, &walk.steps, &search.noise(), o.precision),
+        interval: interval::interval(capacity, failed, &walk.steps, &search.noise(), o.precision)
+            .map(|i| machine.as_ref().map_or(i, |m| m.widen(i))),
         noise: search.noise(),
+        machine,
         bracket_width_pct: capacity
             .zip(failed)
             .filter(|(c, f)| f > c)

@@ -253,6 +253,10 @@ impl Bench for Probe {
         super::describe(self)
     }
 
+    fn watch_machine(&self) -> Box<dyn super::bench::MachineWatch + '_> {
+        Box::new(super::machine::Watch::start(&self.target_cpus))
+    }
+
     fn cpu_source(&self) -> CpuSource {
         if self.pid.is_some() {
             CpuSource::Process

@@ -32,7 +32,6 @@ use predictor::Predictor;
 
 mod a_cost;
 pub mod calibrate;
-mod cpu_speed;
 pub(crate) mod holds;
 mod predictor;
 
@@ -149,7 +148,7 @@ struct Named<'a> {
 
 /// A, fitted; each B predicted (calibrated when asked), then measured.
 fn pair(rig: &Rig, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
-    let (name, speed) = (n.name, cpu_speed::Sampler::start());
+    let (name, speed) = (n.name, crate::capacity::machine::Sampler::start());
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
     let (fitted, (warm, side)) = fit_a(rig, a, n.calibrated, say)?;

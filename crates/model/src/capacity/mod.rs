@@ -13,6 +13,7 @@
 mod binding;
 mod budget;
 mod gate;
+mod machine;
 mod signals;
 pub mod slo;
 pub mod usl;
@@ -27,6 +28,7 @@ use crate::telemetry::Telemetry;
 pub use binding::{Binding, Confidence, Evidence, Resource, Source};
 pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
 pub use gate::{Gate, GateCheck};
+pub use machine::Machine;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
 
@@ -287,6 +289,9 @@ pub struct Search {
     /// Passes above fails met on the way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub noise: Vec<Noise>,
+    /// The machine's own noise through the search (the CPU's speed, steal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
     /// The queueing model read from the curve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fit: Option<Fit>,

@@ -2,9 +2,9 @@
 //! interval gives it, each rate's decision by its windows, and what
 //! "held" meant.
 
-use iolab_model::capacity::{Interval, Search, Windows};
+use iolab_model::capacity::{Interval, Machine, Search, Windows};
 
-use crate::numbers::{num, rate};
+use crate::numbers::{ms, num, rate};
 
 /// A rate's decision in a cell: `3/4 met: held`, `0/2 met: failed` (windows that met
 /// the objective, of those held).
@@ -75,4 +75,53 @@ pub fn answer(s: &Search) -> String {
         (None, Some(f), _) => format!("no capacity: even {}/s failed", rate(f)),
         (None, None, _) => "no step was measured".into(),
     }
+}
+
+/// The machine's noise through the search in one sentence, from its
+/// figures: steady enough for the precision asked, or not, and then the
+/// interval it widened to (issue 51).
+pub fn machine_line(s: &Search) -> Option<String> {
+    let m = s.machine.as_ref()?;
+    let mut seen = Vec::new();
+    for (speed, place) in [
+        (&m.generator_cpu, "the generator's"),
+        (&m.target_cpu, "the target's"),
+    ] {
+        if let Some(c) = speed {
+            seen.push(format!(
+                "the CPU's speed moved {}% on {place} cores (a fixed loop took {} to {})",
+                num(c.spread_pct(), 0),
+                ms(c.p10_ms),
+                ms(c.p90_ms)
+            ));
+        }
+    }
+    if let Some(st) = m.steal_pct {
+        seen.push(format!("{}% of the CPU time was stolen", num(st, 1)));
+    }
+    let seen = seen.join(", ");
+    let asked = num(m.asked_pct, 0);
+    if m.allows() {
+        return Some(format!(
+            "machine: steady enough for the {asked}% asked: {seen} (it may move a capacity by {}%)",
+            num(m.reach() * 100.0, 1)
+        ));
+    }
+    let between = match (&s.interval, s.capacity_rps) {
+        (Some(i), Some(_)) => format!(
+            ": the capacity is between {}/s and {}/s",
+            rate(i.low_rps),
+            rate(i.high_rps)
+        ),
+        _ => String::new(),
+    };
+    Some(format!(
+        "machine: too noisy for the {asked}% asked: {seen}, which may move a capacity by {}%{between}; rerun on quieter cores for ±{asked}%",
+        num(m.reach() * 100.0, 1)
+    ))
+}
+
+/// The machine did not allow the precision the search asked for.
+pub fn too_noisy(s: &Search) -> bool {
+    s.machine.as_ref().is_some_and(|m: &Machine| !m.allows())
 }

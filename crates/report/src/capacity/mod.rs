@@ -19,7 +19,7 @@ use crate::{csv, json as to_json, Format, RenderError};
 mod answer;
 mod charts;
 use answer::budget_line;
-pub use answer::{answer, estimate, windows};
+pub use answer::{answer, estimate, machine_line, too_noisy, windows};
 pub use charts::charts;
 
 /// Render a capacity document in any format.
@@ -204,6 +204,7 @@ fn findings(s: &Search) -> Vec<String> {
         format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
     ];
     out.extend(budget_line(s));
+    out.extend(machine_line(s));
     for n in &s.noise {
         out.push(format!(
             "noise: {}/s passed at or above {}/s, which failed",

@@ -135,3 +135,68 @@ fn r38_17_a_step_nothing_answered_has_no_latency() {
     let first = csv.lines().nth(1).unwrap();
     assert!(!first.contains(",0,0,") && first.contains(",,"), "{first}");
 }
+
+/// Issue 51: the machine's noise in one sentence made from its figures:
+/// steady within the precision asked, or too noisy, with the interval it
+/// widened to and the precision a quieter machine would give.
+#[test]
+fn the_machine_line_says_the_noise_from_its_figures() {
+    use iolab_model::capacity::Machine;
+    use iolab_model::whatif::CpuSpeed;
+    use iolab_report::capacity::{machine_line, too_noisy};
+    let mut doc = with_interval();
+    let s = &mut doc.searches[0];
+    assert_eq!(machine_line(s), None, "nothing watched, nothing said");
+    let speed = |p10_ms: f64, p90_ms: f64| CpuSpeed {
+        timings: 60,
+        p10_ms,
+        p50_ms: p10_ms,
+        p90_ms,
+    };
+    s.machine = Some(Machine {
+        generator_cpu: Some(speed(2.0, 2.12)),
+        target_cpu: None,
+        steal_pct: Some(0.4),
+        asked_pct: 5.0,
+    });
+    let line = machine_line(s).unwrap();
+    assert_eq!(
+        line,
+        "machine: steady enough for the 5% asked: the CPU's speed moved 6% on the generator's cores (a fixed loop took 2.00ms to 2.12ms), 0.4% of the CPU time was stolen (it may move a capacity by 3.4%)"
+    );
+    assert!(!too_noisy(s));
+    let m = Machine {
+        generator_cpu: Some(speed(2.0, 2.2)),
+        target_cpu: Some(speed(1.0, 1.45)),
+        steal_pct: Some(0.0),
+        asked_pct: 5.0,
+    };
+    // The reach is half the larger move (45%) plus the steal: 22.5%.
+    assert!((m.reach() - 0.225).abs() < 1e-9);
+    s.interval = s.interval.map(|i| m.widen(i));
+    s.machine = Some(m);
+    let i = s.interval.unwrap();
+    let line = machine_line(s).unwrap();
+    assert!(too_noisy(s));
+    assert!(
+        line.starts_with("machine: too noisy for the 5% asked: the CPU's speed moved 10% on the generator's cores"),
+        "{line}"
+    );
+    assert!(
+        line.contains("moved 45% on the target's cores (a fixed loop took 1.00ms to 1.45ms)"),
+        "{line}"
+    );
+    assert!(
+        line.contains("which may move a capacity by 22.5%"),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!(
+            "the capacity is between {}/s and {}/s; rerun on quieter cores for ±5%",
+            rate(i.low_rps),
+            rate(i.high_rps)
+        )),
+        "{line}"
+    );
+    assert!(text(&doc).contains(&line));
+}

@@ -112,6 +112,11 @@ pub struct Args {
     /// Print the iolab.capacity/1 document instead of the text report.
     #[arg(long)]
     pub json: bool,
+    /// Exit 3 when the machine was too noisy for --precision (the CPU's
+    /// speed moved, or steal took, more than it allows): the answer is
+    /// still written, with its widened interval.
+    #[arg(long)]
+    pub strict: bool,
     /// No line per step on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -251,6 +256,15 @@ fn finish(args: &Args, doc: &CapacityFile, cancelled: bool) -> Result<ExitCode, 
     {
         eprintln!("error: {}: {}", s.name, s.outcome);
         return Ok(ExitCode::from(1));
+    }
+    if let Some(s) = doc
+        .searches
+        .iter()
+        .find(|s| args.strict && iolab_report::capacity::too_noisy(s))
+    {
+        let why = iolab_report::capacity::machine_line(s).unwrap_or_default();
+        eprintln!("error: {} (--strict): {why}", s.name);
+        return Ok(ExitCode::from(crate::exit::EXIT_NOISY));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -321,7 +321,43 @@ impl Bench for SimBench {
         format!("simulated {} running {}", net.label(), net.steps)
     }
 
+    fn watch_machine(&self) -> Box<dyn super::bench::MachineWatch + '_> {
+        Box::new(SimWatch {
+            bench: self,
+            from_s: self.now_s(),
+        })
+    }
+
     fn cpu_source(&self) -> CpuSource {
         CpuSource::Process
+    }
+}
+
+/// The simulated machine watched through a search: a fixed loop timed every
+/// quarter second of bench time, slower by the dial's factor inside its
+/// slow window, as the real sampler reads a CPU that changed speed.
+struct SimWatch<'a> {
+    bench: &'a SimBench,
+    from_s: f64,
+}
+
+impl super::bench::MachineWatch for SimWatch<'_> {
+    fn finish(self: Box<Self>) -> Option<iolab_model::capacity::Machine> {
+        let to_s = self.bench.now_s();
+        let slow = self.bench.dial.slow;
+        let n = ((to_s - self.from_s) / 0.25).floor().max(0.0) as usize;
+        let timings: Vec<f64> = (0..n)
+            .map(|k| {
+                let t = self.from_s + k as f64 * 0.25;
+                match slow {
+                    Some(w) if t >= w.from_s && t < w.from_s + w.for_s => w.factor,
+                    _ => 1.0,
+                }
+            })
+            .collect();
+        Some(iolab_model::capacity::Machine {
+            target_cpu: iolab_model::whatif::CpuSpeed::of(&timings),
+            ..Default::default()
+        })
     }
 }
