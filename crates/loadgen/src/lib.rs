@@ -34,6 +34,7 @@ mod merge;
 mod open_loop;
 mod output;
 mod recorder;
+pub mod replay;
 mod report;
 mod request;
 mod request_list;

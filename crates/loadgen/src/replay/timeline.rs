@@ -1,0 +1,66 @@
+//! A replay at the recorded times (`--speed`): the recorded requests in
+//! the order they were sent, and an open loop's phases that send each
+//! recorded second's requests within that second (scaled by the speed),
+//! evenly spaced. A log's times are whole seconds, so a second is the
+//! finest the recording knows; a HAR's are read to the same grain. The
+//! generator's own schedule and clock send them: nothing here sleeps.
+
+use std::time::Duration;
+
+use iolab_model::driver::Phase;
+use iolab_model::request::RequestTemplate;
+
+use super::mix::{Mix, MAX_SEQUENCE};
+
+/// What a replay at the recorded times sends.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The recorded requests in time order.
+    pub list: Vec<RequestTemplate>,
+    /// The endpoint of each.
+    pub of: Vec<u32>,
+    /// One phase per run of seconds with the same count.
+    pub phases: Vec<Phase>,
+    /// Only the first [`MAX_SEQUENCE`] requests were kept.
+    pub truncated: bool,
+}
+
+/// The recording at `speed` (2.0: twice as fast); `None` when some kept
+/// request has no time (a vegeta file): such a mix is replayed at `--rate`.
+pub fn recorded(mix: &Mix, speed: f64) -> Option<Recording> {
+    let mut steps: Vec<(u64, usize)> = Vec::with_capacity(mix.sequence.len());
+    for (i, s) in mix.sequence.iter().enumerate() {
+        steps.push((s.at_ms?, i));
+    }
+    steps.sort();
+    let first = steps.first()?.0;
+    let seconds = ((steps.last()?.0 - first) / 1000 + 1) as usize;
+    let mut counts = vec![0u64; seconds];
+    for (at, _) in &steps {
+        counts[((at - first) / 1000) as usize] += 1;
+    }
+    let mut phases = Vec::new();
+    let mut i = 0;
+    while i < counts.len() {
+        let run = counts[i..].iter().take_while(|c| **c == counts[i]).count();
+        phases.push(Phase::hold(
+            counts[i] as f64 * speed,
+            Duration::from_secs_f64(run as f64 / speed),
+        ));
+        i += run;
+    }
+    let list = steps
+        .iter()
+        .map(|(_, i)| mix.sequence[*i].request.clone())
+        .collect();
+    let of = steps
+        .iter()
+        .map(|(_, i)| mix.sequence[*i].endpoint)
+        .collect();
+    Some(Recording {
+        list,
+        of,
+        phases,
+        truncated: mix.total as usize > MAX_SEQUENCE,
+    })
+}
