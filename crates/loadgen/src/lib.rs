@@ -20,6 +20,7 @@ mod backlog;
 mod clock;
 mod closed_loop;
 mod endpoint;
+mod endpoints;
 mod engine;
 mod error;
 mod gen_thread;
