@@ -46,9 +46,9 @@ fn the_har_fixture_becomes_endpoints_with_shares_and_no_credentials() {
             ("GET", "/static/app.js", 1)
         ]
     );
-    // The HAR's `time` of entries 1, 2, 4, 6 and 8: 12.5, 13.5, 15.5, 17.5, 19.5 ms.
-    let ms = l.mix.endpoints[0].recorded_service_ms.unwrap();
-    assert!((ms - 15.7).abs() < 1e-9, "{ms}");
+    // The server's part of each entry's time (`timings.wait`), not the
+    // whole `time` (12.5-21.5 ms in the fixture).
+    assert_eq!(l.mix.endpoints[0].recorded_service_ms, Some(10.0));
     let line = l.mix.skipped_line().unwrap();
     assert!(
         line.contains("1 POST") && line.contains("cookie x9") && line.contains("authorization x9"),
@@ -66,7 +66,7 @@ fn the_har_fixture_becomes_endpoints_with_shares_and_no_credentials() {
     // The recorded times: 9 requests over two seconds, each sent once.
     let r = timeline::recorded(&l.mix, 1.0).unwrap();
     let planned: f64 = r.phases.iter().map(|p| p.planned()).sum();
-    assert_eq!((r.list.len(), planned), (9, 9.0));
+    assert_eq!((r.list.len(), planned.floor()), (9, 9.0));
     assert_eq!(r.list[0].url, "/api/products/101");
 }
 
@@ -88,6 +88,10 @@ fn allow_writes_keeps_the_post_and_its_body() {
         .unwrap();
     assert_eq!(post.request.body, br#"{"product":101,"qty":1}"#);
     assert_eq!(
+        post.request.header("content-type"),
+        Some("application/json")
+    );
+    assert_eq!(
         post.request.header("authorization"),
         Some("Bearer secret-token")
     );
@@ -105,10 +109,13 @@ fn a_combined_log_with_request_time_and_a_vegeta_file() {
     assert!((ms - 20.0).abs() < 1e-9, "{ms}");
     let r = timeline::recorded(&l.mix, 2.0).unwrap();
     assert_eq!(r.phases.len(), 2);
-    assert_eq!(
-        (r.phases[0].from_rps, r.phases[0].duration.as_millis()),
-        (4.0, 500)
+    // Two requests in the first recorded second, sent in its half at 2x.
+    assert!(
+        (r.phases[0].from_rps - 4.0).abs() < 1e-6,
+        "{:?}",
+        r.phases[0]
     );
+    assert_eq!(r.phases[0].duration.as_millis(), 500);
     let f = write(
         &dir,
         "targets.txt",
@@ -237,4 +244,31 @@ fn a_har_over_the_limit_is_refused_before_it_is_read() {
     let e = replay::load(&f, &Options::default()).unwrap_err();
     let limit = replay::har::MAX_HAR_BYTES.to_string();
     one_line(&e, &f, &["2147483648 bytes", &limit, "access log"]);
+}
+
+/// Found while writing the replay: at a speed whose seconds are not exact
+/// in binary (3x: 1/3 s), a phase's area fell a hair short of its count
+/// and the schedule's floor dropped the last recorded request.
+#[test]
+fn r53_1_every_recorded_request_is_scheduled_at_any_speed() {
+    // 5 + 4 requests in two seconds; with the POST, 5 + 5 (one phase of
+    // two seconds: its rate is still 5 a recorded second).
+    for (allow_writes, n) in [(false, 9), (true, 10)] {
+        let opts = Options {
+            safety: Safety {
+                allow_writes,
+                ..Safety::default()
+            },
+            ..Options::default()
+        };
+        let l = replay::load(&fixture(), &opts).unwrap();
+        for speed in [1.0, 2.0, 3.0, 7.0, 0.3, 10.0 / 3.0] {
+            let r = timeline::recorded(&l.mix, speed).unwrap();
+            let arrival = iolab_model::driver::Arrival::Constant;
+            let s = iolab_model::schedule::Schedule::new(&r.phases, arrival);
+            assert_eq!(s.count(), n, "speed {speed}");
+            let secs: f64 = r.phases.iter().map(|p| p.duration.as_secs_f64()).sum();
+            assert!((secs - 2.0 / speed).abs() < 1e-6, "speed {speed}: {secs} s");
+        }
+    }
 }

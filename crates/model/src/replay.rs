@@ -21,7 +21,8 @@ pub struct EndpointKey {
     /// Requests of it in the recording.
     pub recorded: u64,
     /// Mean service time the recording gives for it (an access log's
-    /// `$request_time`, a HAR's `time`), ms; absent when it has none.
+    /// `$request_time`, a HAR's `timings.wait`, else its `time`), ms;
+    /// absent when it has none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_service_ms: Option<f64>,
 }

@@ -1,6 +1,6 @@
 //! HAR 1.2 (browser DevTools, k6 Studio, proxies): `log.entries[]`, each a
-//! request (method, URL, headers, `postData`), when it started and how long
-//! it took. Read with serde_json: a HAR is one JSON document, so it is
+//! request (method, URL, headers, `postData` with its content type), when it
+//! started and the server's part of its time (`timings.wait`, else `time`). Read with serde_json: a HAR is one JSON document, so it is
 //! parsed whole, and a file above [`MAX_HAR_BYTES`] is refused before it
 //! is read. Each entry is read on its own, so one bad entry is named by
 //! its number and the rest still load under `--skip-bad`.
@@ -32,7 +32,15 @@ struct Log {
 struct Entry {
     started_date_time: Option<String>,
     time: Option<f64>,
+    timings: Option<Timings>,
     request: Request,
+}
+
+/// The phases of an entry's time; `wait` is the server's part (from the
+/// request sent to the first byte of the answer), -1 when not known.
+#[derive(Deserialize)]
+struct Timings {
+    wait: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -113,17 +121,29 @@ fn entry(file: &Path, at: &str, value: serde_json::Value) -> Result<Recorded, Re
             fix,
         )
     })?;
+    let mut headers: Vec<(String, String)> =
+        r.headers.into_iter().map(|h| (h.name, h.value)).collect();
     let body = match r.post_data {
-        Some(p) => body(p).map_err(|why| ReplayError::bad(file, at.into(), why, fix))?,
+        Some(p) => {
+            let typed = headers
+                .iter()
+                .any(|(n, _)| n.eq_ignore_ascii_case("content-type"));
+            if !typed && !p.mime_type.is_empty() {
+                headers.push(("Content-Type".into(), p.mime_type.clone()));
+            }
+            body(p).map_err(|why| ReplayError::bad(file, at.into(), why, fix))?
+        }
         None => Vec::new(),
     };
+    let known = |t: &f64| t.is_finite() && *t >= 0.0;
+    let wait = e.timings.and_then(|t| t.wait).filter(known);
     Ok(Recorded {
         method: r.method,
         target,
-        headers: r.headers.into_iter().map(|h| (h.name, h.value)).collect(),
+        headers,
         body,
         at_ms: e.started_date_time.as_deref().and_then(iso8601_ms),
-        service_ms: e.time.filter(|t| t.is_finite() && *t >= 0.0),
+        service_ms: wait.or(e.time.filter(known)),
     })
 }
 

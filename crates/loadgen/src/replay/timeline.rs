@@ -12,6 +12,14 @@ use iolab_model::request::RequestTemplate;
 
 use super::mix::{Mix, MAX_SEQUENCE};
 
+/// How much a phase's rate is raised above its count over its duration: a
+/// duration such as 1/3 s is not exact in binary, so count / d x d can fall a
+/// hair short of the count and the schedule (which plans the floor of the
+/// area) would drop a recorded request (r53_1). A part in a billion keeps
+/// the floor at the count for any sequence this holds ([`MAX_SEQUENCE`]),
+/// and moves a send by nanoseconds.
+const AREA_MARGIN: f64 = 1e-9;
+
 /// What a replay at the recorded times sends.
 #[derive(Debug, Clone)]
 pub struct Recording {
@@ -43,10 +51,9 @@ pub fn recorded(mix: &Mix, speed: f64) -> Option<Recording> {
     let mut i = 0;
     while i < counts.len() {
         let run = counts[i..].iter().take_while(|c| **c == counts[i]).count();
-        phases.push(Phase::hold(
-            counts[i] as f64 * speed,
-            Duration::from_secs_f64(run as f64 / speed),
-        ));
+        let dur = Duration::from_secs_f64(run as f64 / speed);
+        let rate = (counts[i] * run as u64) as f64 / dur.as_secs_f64() * (1.0 + AREA_MARGIN);
+        phases.push(Phase::hold(rate, dur));
         i += run;
     }
     let list = steps
