@@ -49,6 +49,16 @@ fn bad_recordings_exit_2_in_one_line_naming_the_fix() {
             vec!["--http2"],
             "--replay cannot take --http2",
         ),
+        (
+            put("ok3.log", ok_line),
+            vec!["--speed", "0x"],
+            "--speed '0x'",
+        ),
+        (
+            put("ok4.log", ok_line),
+            vec!["--rate", "10"],
+            "needs --duration",
+        ),
     ];
     for (file, extra, word) in &cases {
         let out = iolab()

@@ -5,9 +5,9 @@
 //! shares. The flags here become the plan's requests and driver; the rest
 //! of the plan is attack's own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use iolab_loadgen::replay::{self, timeline, Format, Options, Routes, Safety};
+use iolab_loadgen::replay::{self, timeline, Format, Loaded, Options, Routes, Safety};
 use iolab_model::driver::{Arrival, Driver, Phase};
 use iolab_model::replay::ReplayMix;
 use iolab_model::request::{parse_header, RequestSet, RequestTemplate};
@@ -85,66 +85,15 @@ pub fn plan(args: &Args) -> Result<Option<Replayed>, CliError> {
             "--base '{base}': give an http:// or https:// URL, e.g. http://127.0.0.1:8080"
         )));
     }
-    let opts = Options {
-        format: r.replay_format.as_deref().and_then(Format::named),
-        skip_bad: r.skip_bad,
-        routes: Routes::new(&r.routes).map_err(CliError::usage)?,
-        safety: Safety {
-            allow_writes: r.allow_writes,
-            keep_auth: auth_names(&r.keep_auth)?,
-        },
-        ..Options::default()
-    };
-    let loaded = replay::load(file, &opts).map_err(CliError::usage)?;
+    let loaded = replay::load(file, &options(r)?).map_err(CliError::usage)?;
     let mut notes: Vec<String> = [loaded.mix.skipped_line(), loaded.bad_line(file)]
         .into_iter()
         .flatten()
         .collect();
-    let (list, of, driver) = match args.rate {
-        Some(rate) => {
-            let (list, of) = loaded.mix.weighted(WEIGHTED);
-            (list, of, poisson(args, rate)?)
-        }
-        None => {
-            let speed = speed(r.speed.as_deref())?;
-            let rec = timeline::recorded(&loaded.mix, speed).ok_or_else(|| {
-                CliError::usage(format!(
-                    "--replay {}: the {} file has no times: replay it at --rate R --duration D",
-                    file.display(),
-                    loaded.format.name()
-                ))
-            })?;
-            if rec.truncated {
-                notes.push(format!(
-                    "replay: only the first {} recorded requests are replayed at the recorded times ({} in the file; --rate replays all of their shares)",
-                    rec.list.len(),
-                    loaded.mix.total
-                ));
-            }
-            let driver = Driver::Open {
-                phases: rec.phases,
-                arrival: Arrival::Constant,
-            };
-            (rec.list, rec.of, driver)
-        }
-    };
-    let extra = (args.request.headers.iter())
-        .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let list: Vec<RequestTemplate> = (list.into_iter())
-        .map(|mut t| {
-            t.url = format!("{base}{}", t.url);
-            for (name, value) in &extra {
-                if t.header(name).is_none() {
-                    t.headers.push((name.clone(), value.clone()));
-                }
-            }
-            t
-        })
-        .collect();
+    let (list, of, driver) = schedule(args, file, &loaded, &mut notes)?;
     let target = format!("{base}/");
     let (_, mut request) = args.request.requests(Some(&target))?;
-    request.list = list;
+    request.list = to_base(list, &base, &args.request.headers)?;
     request.mix = Some(ReplayMix {
         endpoints: loaded.mix.endpoints,
         of_request: of,
@@ -155,6 +104,77 @@ pub fn plan(args: &Args) -> Result<Option<Replayed>, CliError> {
         driver,
         notes,
     }))
+}
+
+/// How to read the recording, from the flags.
+fn options(r: &ReplayArgs) -> Result<Options, CliError> {
+    Ok(Options {
+        format: r.replay_format.as_deref().and_then(Format::named),
+        skip_bad: r.skip_bad,
+        routes: Routes::new(&r.routes).map_err(CliError::usage)?,
+        safety: Safety {
+            allow_writes: r.allow_writes,
+            keep_auth: auth_names(&r.keep_auth)?,
+        },
+        ..Options::default()
+    })
+}
+
+/// The requests, their endpoints and the driver: a Poisson stream over the
+/// recorded shares at `--rate`, else the recording at its times (`--speed`).
+fn schedule(
+    args: &Args,
+    file: &Path,
+    loaded: &Loaded,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<RequestTemplate>, Vec<u32>, Driver), CliError> {
+    if let Some(rate) = args.rate {
+        let (list, of) = loaded.mix.weighted(WEIGHTED);
+        return Ok((list, of, poisson(args, rate)?));
+    }
+    let speed = speed(args.replay.speed.as_deref())?;
+    let rec = timeline::recorded(&loaded.mix, speed).ok_or_else(|| {
+        CliError::usage(format!(
+            "--replay {}: the {} file has no times: replay it at --rate R --duration D",
+            file.display(),
+            loaded.format.name()
+        ))
+    })?;
+    if rec.truncated {
+        notes.push(format!(
+            "replay: only the first {} recorded requests are replayed at the recorded times ({} in the file; --rate replays all of their shares)",
+            rec.list.len(),
+            loaded.mix.total
+        ));
+    }
+    let driver = Driver::Open {
+        phases: rec.phases,
+        arrival: Arrival::Constant,
+    };
+    Ok((rec.list, rec.of, driver))
+}
+
+/// The recorded paths joined to `--base`, with each `-H` header a request
+/// does not set itself.
+fn to_base(
+    list: Vec<RequestTemplate>,
+    base: &str,
+    headers: &[String],
+) -> Result<Vec<RequestTemplate>, CliError> {
+    let extra = (headers.iter())
+        .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((list.into_iter())
+        .map(|mut t| {
+            t.url = format!("{base}{}", t.url);
+            for (name, value) in &extra {
+                if t.header(name).is_none() {
+                    t.headers.push((name.clone(), value.clone()));
+                }
+            }
+            t
+        })
+        .collect())
 }
 
 /// A replay names its own requests and driver: the flags that would too are refused.
