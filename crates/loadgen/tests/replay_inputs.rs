@@ -272,3 +272,40 @@ fn r53_1_every_recorded_request_is_scheduled_at_any_speed() {
         }
     }
 }
+
+/// A long recording whose every second differs would make a phase a second,
+/// past the plan's limit: it is laid out in wider buckets, every request kept.
+#[test]
+fn r53_2_a_long_recording_fits_the_phase_limit() {
+    use iolab_loadgen::replay::{MixBuilder, Recorded, Routes};
+    let mut b = MixBuilder::new(Routes::default(), Safety::default());
+    let mut n = 0;
+    for second in 0..30_000u64 {
+        for _ in 0..=(second * 7 % 3) {
+            b.add(Recorded {
+                method: "GET".into(),
+                target: "/a".into(),
+                at_ms: Some(1_700_000_000_000 + second * 1000),
+                ..Recorded::default()
+            });
+            n += 1;
+        }
+    }
+    let r = timeline::recorded(&b.finish(), 1.0).unwrap();
+    assert!(
+        r.phases.len() <= iolab_model::limits::MAX_PHASES,
+        "{}",
+        r.phases.len()
+    );
+    assert!(r.bucket_s > 1);
+    let arrival = iolab_model::driver::Arrival::Constant;
+    assert_eq!(
+        iolab_model::schedule::Schedule::new(&r.phases, arrival).count(),
+        n
+    );
+    let secs: f64 = r.phases.iter().map(|p| p.duration.as_secs_f64()).sum();
+    assert!(
+        secs >= 30_000.0 && secs < 30_000.0 + r.bucket_s as f64,
+        "{secs}"
+    );
+}

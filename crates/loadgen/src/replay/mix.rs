@@ -15,6 +15,12 @@ use super::route::Routes;
 /// Recorded requests kept in order for a replay at the recorded times;
 /// past it the replay sends the first ones and says so.
 pub const MAX_SEQUENCE: usize = 100_000;
+/// Most endpoints a mix holds: past it, new routes are grouped under
+/// [`OTHER`] (a log whose paths carry slugs the id rule does not see would
+/// otherwise make an endpoint, and a row, of every page).
+pub const MAX_ENDPOINTS: usize = 1000;
+/// The template of the routes past [`MAX_ENDPOINTS`].
+pub const OTHER: &str = "(other routes)";
 /// Sample requests kept per endpoint (varied ids for a `--rate` replay).
 const SAMPLES: usize = 16;
 /// Methods that change no state on a well-behaved server.
@@ -75,6 +81,7 @@ pub struct MixBuilder {
     sequence: Vec<Step>,
     skipped_writes: BTreeMap<String, u64>,
     dropped_headers: BTreeMap<String, u64>,
+    folded: u64,
     total: u64,
 }
 
@@ -93,6 +100,8 @@ pub struct Skipped {
     pub writes: BTreeMap<String, u64>,
     /// Headers dropped, by lower-case name.
     pub headers: BTreeMap<String, u64>,
+    /// Requests of routes past [`MAX_ENDPOINTS`], grouped under [`OTHER`].
+    pub folded: u64,
 }
 
 /// A recording's endpoints, shares and samples.
@@ -124,7 +133,11 @@ impl MixBuilder {
             return;
         }
         let headers = self.headers(r.headers);
-        let key = (method.clone(), self.routes.template(&r.target));
+        let mut key = (method.clone(), self.routes.template(&r.target));
+        if self.accs.len() >= MAX_ENDPOINTS && !self.index.contains_key(&key) {
+            key.1 = OTHER.to_string();
+            self.folded += 1;
+        }
         let next = self.accs.len();
         let i = *self.index.entry(key.clone()).or_insert(next);
         if i == next {
@@ -218,6 +231,7 @@ impl MixBuilder {
             skipped: Skipped {
                 writes: self.skipped_writes,
                 headers: self.dropped_headers,
+                folded: self.folded,
             },
         }
     }
@@ -276,6 +290,12 @@ impl Mix {
             parts.push(format!(
                 "dropped {} (credentials; --keep-auth NAME keeps one)",
                 list.join(", ")
+            ));
+        }
+        if self.skipped.folded > 0 {
+            parts.push(format!(
+                "grouped {} requests of routes past the first {MAX_ENDPOINTS} endpoints as {OTHER} (--route TEMPLATE groups them)",
+                self.skipped.folded
             ));
         }
         (!parts.is_empty()).then(|| format!("replay: {}", parts.join("; ")))

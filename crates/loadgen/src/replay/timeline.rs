@@ -2,12 +2,15 @@
 //! the order they were sent, and an open loop's phases that send each
 //! recorded second's requests within that second (scaled by the speed),
 //! evenly spaced. A log's times are whole seconds, so a second is the
-//! finest the recording knows; a HAR's are read to the same grain. The
+//! finest the recording knows; a HAR's are read to the same grain. A long
+//! recording whose seconds would pass the plan's phase limit is laid out
+//! in wider buckets (2 s, 4 s, ...), said by [`Recording::bucket_s`]. The
 //! generator's own schedule and clock send them: nothing here sleeps.
 
 use std::time::Duration;
 
 use iolab_model::driver::Phase;
+use iolab_model::limits::MAX_PHASES;
 use iolab_model::request::RequestTemplate;
 
 use super::mix::{Mix, MAX_SEQUENCE};
@@ -31,6 +34,9 @@ pub struct Recording {
     pub phases: Vec<Phase>,
     /// Only the first [`MAX_SEQUENCE`] requests were kept.
     pub truncated: bool,
+    /// Seconds per bucket: 1, or wider when one phase a second would pass
+    /// [`MAX_PHASES`].
+    pub bucket_s: u64,
 }
 
 /// The recording at `speed` (2.0: twice as fast); `None` when some kept
@@ -42,20 +48,17 @@ pub fn recorded(mix: &Mix, speed: f64) -> Option<Recording> {
     }
     steps.sort();
     let first = steps.first()?.0;
-    let seconds = ((steps.last()?.0 - first) / 1000 + 1) as usize;
-    let mut counts = vec![0u64; seconds];
-    for (at, _) in &steps {
-        counts[((at - first) / 1000) as usize] += 1;
-    }
-    let mut phases = Vec::new();
-    let mut i = 0;
-    while i < counts.len() {
-        let run = counts[i..].iter().take_while(|c| **c == counts[i]).count();
-        let dur = Duration::from_secs_f64(run as f64 / speed);
-        let rate = (counts[i] * run as u64) as f64 / dur.as_secs_f64() * (1.0 + AREA_MARGIN);
-        phases.push(Phase::hold(rate, dur));
-        i += run;
-    }
+    let span_ms = steps.last()?.0 - first;
+    // Past MAX_PHASES the plan is refused: widen the buckets until it fits
+    // (each bucket's requests then spread evenly over it).
+    let mut bucket_s = 1u64;
+    let phases = loop {
+        let phases = phases(&steps, first, span_ms, bucket_s, speed);
+        if phases.len() <= MAX_PHASES {
+            break phases;
+        }
+        bucket_s *= 2;
+    };
     let list = steps
         .iter()
         .map(|(_, i)| mix.sequence[*i].request.clone())
@@ -69,5 +72,32 @@ pub fn recorded(mix: &Mix, speed: f64) -> Option<Recording> {
         of,
         phases,
         truncated: mix.total as usize > MAX_SEQUENCE,
+        bucket_s,
     })
+}
+
+/// The phases of `steps` (times in ms from `first`) in buckets of
+/// `bucket_s` seconds: one phase per run of buckets with the same count.
+fn phases(
+    steps: &[(u64, usize)],
+    first: u64,
+    span_ms: u64,
+    bucket_s: u64,
+    speed: f64,
+) -> Vec<Phase> {
+    let width_ms = bucket_s * 1000;
+    let mut counts = vec![0u64; (span_ms / width_ms + 1) as usize];
+    for (at, _) in steps {
+        counts[((at - first) / width_ms) as usize] += 1;
+    }
+    let mut phases = Vec::new();
+    let mut i = 0;
+    while i < counts.len() {
+        let run = counts[i..].iter().take_while(|c| **c == counts[i]).count();
+        let dur = Duration::from_secs_f64((run as u64 * bucket_s) as f64 / speed);
+        let rate = (counts[i] * run as u64) as f64 / dur.as_secs_f64() * (1.0 + AREA_MARGIN);
+        phases.push(Phase::hold(rate, dur));
+        i += run;
+    }
+    phases
 }

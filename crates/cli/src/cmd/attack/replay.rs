@@ -147,6 +147,13 @@ fn schedule(
             loaded.mix.total
         ));
     }
+    if rec.bucket_s > 1 {
+        notes.push(format!(
+            "replay: the recording is sent in buckets of {} s (its requests spread evenly in each): one a second would pass {} phases",
+            rec.bucket_s,
+            iolab_model::limits::MAX_PHASES
+        ));
+    }
     let driver = Driver::Open {
         phases: rec.phases,
         arrival: Arrival::Constant,

@@ -114,3 +114,22 @@ fn a_weighted_list_keeps_the_shares_and_spreads_them() {
         .zip(&of)
         .all(|(r, e)| r.url == m.endpoints[*e as usize].template));
 }
+
+#[test]
+fn routes_past_the_endpoint_limit_are_grouped_and_said() {
+    let mut b = MixBuilder::new(Routes::default(), Safety::default());
+    for i in 0..MAX_ENDPOINTS + 50 {
+        b.add(rec("GET", &format!("/blog/post-{i}"), &[]));
+    }
+    b.add(rec("GET", "/blog/post-1", &[]));
+    let m = b.finish();
+    assert_eq!(m.endpoints.len(), MAX_ENDPOINTS + 1);
+    let other = m.endpoints.iter().find(|e| e.template == OTHER).unwrap();
+    assert_eq!(other.recorded, 50);
+    assert_eq!(m.endpoints[0].template, OTHER, "most requests first");
+    let line = m.skipped_line().unwrap();
+    assert!(
+        line.contains("grouped 50 requests") && line.contains("--route"),
+        "{line}"
+    );
+}
