@@ -64,6 +64,7 @@ fn run_ctx(
             max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
             ..Limits::default()
         },
+        endpoint_of: (plan.request.mix.as_ref()).map_or_else(Vec::new, |m| m.of_request.clone()),
     }
 }
 
@@ -170,6 +171,7 @@ fn spawn(
                 );
                 rec.feed = tap.map(|t| Arc::new(t) as Arc<dyn crate::recorder::Publish>);
                 rec.only_200 = ctx.h2.as_ref().is_some_and(|h| h.grpc_method.is_some());
+                rec.endpoints = crate::endpoints::books(plan.request.mix.as_ref(), highest_us);
                 gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
             .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;

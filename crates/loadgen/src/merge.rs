@@ -112,6 +112,8 @@ struct Merged {
     first_send: Option<(u64, u64)>,
     /// HTTP/2: the threads' connections and the servers' stream limits.
     protocol: Option<ProtocolSummary>,
+    /// A replayed mix: each endpoint's books.
+    endpoints: Vec<crate::endpoints::Book>,
 }
 
 impl Merged {
@@ -135,6 +137,7 @@ impl Merged {
             end_ns: run.start_ns,
             first_send: None,
             protocol: None,
+            endpoints: Vec::new(),
         }
     }
 
@@ -169,6 +172,7 @@ impl Merged {
             self.rows.extend(r);
         }
         add_protocol(&mut self.protocol, r.protocol.as_ref());
+        crate::endpoints::absorb(&mut self.endpoints, r.endpoints);
     }
 }
 
@@ -336,6 +340,7 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         ),
         merged: None,
         slo: None,
+        endpoints: crate::endpoints::results(plan.request.mix.as_ref(), &m.endpoints),
     };
     let intervals = interval_histograms(m.intervals, interval);
     AttackReport {

@@ -113,6 +113,8 @@ pub struct Recorder {
     /// gRPC: only HTTP 200 carries a call's answer, so any other status,
     /// a 204 or 206 too, is `non_2xx` (issue 49, finding 5).
     pub(crate) only_200: bool,
+    /// A replayed mix: each endpoint's books (empty without one).
+    pub endpoints: Vec<crate::endpoints::Book>,
 }
 
 /// Where a recorder hands its books as each interval closes (`--live`: the
@@ -153,6 +155,7 @@ impl Recorder {
             protocol: None,
             feed: None,
             only_200: false,
+            endpoints: Vec::new(),
         }
     }
 
@@ -261,6 +264,21 @@ impl Recorder {
         self.interval(sent_ns).sent += 1;
         if self.first_send.is_none_or(|(_, s)| sent_ns < s) {
             self.first_send = Some((intended_ns, sent_ns));
+        }
+    }
+
+    /// A request of endpoint `ep` of a replayed mix finished (after
+    /// [`Recorder::done`]); nothing without a mix.
+    pub fn endpoint_done(
+        &mut self,
+        ep: Option<usize>,
+        intended_ns: u64,
+        done_ns: u64,
+        outcome: Result<u16, ErrorClass>,
+    ) {
+        if let Some(ep) = ep {
+            let latency = Self::us(done_ns.saturating_sub(intended_ns));
+            crate::endpoints::record(&mut self.endpoints, ep, latency, outcome, self.only_200);
         }
     }
 

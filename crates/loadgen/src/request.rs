@@ -43,10 +43,13 @@ pub async fn request(
 ) -> Result<u16, ErrorClass> {
     let sent_ns = now_ns();
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
+    // The request's index is taken here, so its endpoint is known (a
+    // replayed mix); HTTP/2 takes its head in turn below.
+    let index = matches!(slot, Slot::Http1(_)).then(|| ctx.next_index());
     let work = async {
         match slot {
             Slot::Http1(slot) => {
-                let request = ctx.next_request();
+                let request = &ctx.requests[index.unwrap_or(0)];
                 let mut retried = false;
                 loop {
                     let tried = attempt(slot, ctx, request).await;
@@ -83,6 +86,12 @@ pub async fn request(
         r.unclean_tls_close();
     }
     r.done(intended_ns, sent_ns, done_ns, outcome);
+    r.endpoint_done(
+        index.and_then(|i| ctx.endpoint(i)),
+        intended_ns,
+        done_ns,
+        outcome,
+    );
     drop(r);
     outcome
 }

@@ -40,6 +40,8 @@ pub struct RunCtx {
     pub h2: Option<crate::h2::Requests>,
     /// Bounds on an answer's head (`--max-headers`).
     pub limits: Limits,
+    /// A replayed mix: the endpoint of each of `requests` (empty without one).
+    pub endpoint_of: Vec<u32>,
 }
 
 impl RunCtx {
@@ -47,9 +49,9 @@ impl RunCtx {
         self.cancel.as_ref().is_some_and(|c| c.load(Relaxed))
     }
 
-    /// The next request's bytes: the requests in turn, across threads.
-    pub fn next_request(&self) -> &[u8] {
-        &self.requests[self.next_index()]
+    /// The endpoint of request `i` of a replayed mix (`None` without one).
+    pub fn endpoint(&self, i: usize) -> Option<usize> {
+        self.endpoint_of.get(i).map(|e| *e as usize)
     }
 
     /// The index of the next request in [`RunCtx::requests`].
@@ -66,7 +68,7 @@ impl RunCtx {
         }
     }
 
-    /// HTTP/2: the next request's head, in turn as [`Self::next_request`].
+    /// HTTP/2: the next request's head, in turn as [`Self::next_index`].
     pub fn next_head(&self) -> Option<&crate::h2::head::Head> {
         let heads = &self.h2.as_ref()?.heads;
         heads.get(self.next_of(heads.len()))

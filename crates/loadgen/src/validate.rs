@@ -31,6 +31,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     }
     settings(plan)?;
     protocol(plan, &target)?;
+    replay(plan)?;
     crate::shard::validate(plan).map_err(AttackError::Invalid)?;
     cpus(plan)
 }
@@ -46,6 +47,20 @@ fn protocol(plan: &AttackPlan, target: &Endpoint) -> Result<(), AttackError> {
     p.check().map_err(AttackError::Invalid)?;
     if p.is_http2() && p.grpc.is_none() {
         crate::h2::Requests::of(plan).map_err(AttackError::Invalid)?;
+    }
+    Ok(())
+}
+
+/// A replayed mix names an endpoint for each request, and goes over HTTP/1.1
+/// (its books are kept where a request's index is known).
+fn replay(plan: &AttackPlan) -> Result<(), AttackError> {
+    let Some(mix) = &plan.request.mix else {
+        return Ok(());
+    };
+    mix.check(plan.request.list.len())
+        .map_err(AttackError::Invalid)?;
+    if plan.request.protocol.is_http2() {
+        return bad("a replayed mix is sent over HTTP/1.1: drop --http2");
     }
     Ok(())
 }

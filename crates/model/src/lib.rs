@@ -33,6 +33,7 @@ pub mod live;
 pub mod noise;
 pub mod predict;
 pub mod protocol;
+pub mod replay;
 pub mod request;
 pub mod runs;
 pub mod runtime;

@@ -74,12 +74,15 @@ pub struct RequestSet {
     /// HTTP/1.1, HTTP/2 with its streams per connection, or a gRPC call.
     #[serde(default, skip_serializing_if = "Protocol::is_default")]
     pub protocol: Protocol,
+    /// A replayed mix (`--replay`): the endpoint of each request of `list`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<crate::replay::ReplayMix>,
 }
 
 impl RequestSet {
     /// A plain GET of the plan's target over a verified HTTP/1.1 connection.
     pub fn is_plain_get(&self) -> bool {
-        self.list.is_empty() && !self.insecure && self.protocol.is_default()
+        self.list.is_empty() && !self.insecure && self.protocol.is_default() && self.mix.is_none()
     }
 }
 
@@ -150,6 +153,7 @@ impl ForeignSpec {
             list: vec![r],
             insecure: self.insecure,
             protocol: self.protocol.clone(),
+            mix: None,
         }
     }
 

@@ -2,7 +2,9 @@
 //! the spirit of `vegeta report` (one labelled line per fact, bracketed
 //! column names, then a verdict on the generator itself), the same facts as a
 //! Markdown table, the document as JSON, one flat CSV record, and the live
-//! progress line.
+//! progress line; a replay's endpoints as a table ([`endpoints`]).
+
+mod endpoints;
 
 use iolab_model::attack::{AttackResult, Progress, ATTACK_SCHEMA};
 use serde_json::json;
@@ -266,6 +268,7 @@ pub fn text(r: &AttackResult) -> String {
             f.label, f.values, f.note
         ));
     }
+    lines.extend(endpoints::text(r));
     lines.extend(objective(r));
     lines.extend(warnings(r));
     grid::join(&lines)
@@ -290,6 +293,7 @@ pub fn markdown(r: &AttackResult) -> String {
         String::new(),
     ];
     lines.extend(g.markdown());
+    lines.extend(endpoints::markdown(r));
     if let Some(o) = objective(r) {
         lines.push(String::new());
         lines.push(format!(

@@ -93,7 +93,15 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
     }
     let shards: Vec<(&AttackResult, &ShardRecord)> =
         shards.iter().map(|(_, d, r)| (*d, *r)).collect();
-    let result = acc.result(&shards, base, interval);
+    let mut result = acc.result(&shards, base, interval);
+    let names: Vec<String> = shards
+        .iter()
+        .map(|(_, r)| format!("shard {}", r.index))
+        .collect();
+    let sections: Vec<(&str, &[iolab_model::replay::EndpointResult])> = (names.iter().zip(&shards))
+        .map(|(n, (d, _))| (n.as_str(), d.endpoints.as_slice()))
+        .collect();
+    result.endpoints = crate::endpoints::combine(&sections)?;
     if live {
         let intervals = interval_histograms(acc.intervals, interval);
         return Ok(Merged { result, intervals });
@@ -345,6 +353,7 @@ impl Acc {
             shard: None,
             merged: Some(merge_record(shards, base)),
             slo: None,
+            endpoints: Vec::new(),
         }
     }
 }

@@ -249,8 +249,10 @@ impl<'a> Conns<'a> {
         s.unanswered = matches!(outcome, Err(e) if e != ErrorClass::Timeout);
         let r = s.req;
         self.deadlines.remove(slot);
-        self.rec
-            .done(r.intended, r.sent, now, outcome.map(|a| a.status));
+        let status = outcome.map(|a| a.status);
+        self.rec.done(r.intended, r.sent, now, status);
+        let ep = self.ctx.endpoint(r.request);
+        self.rec.endpoint_done(ep, r.intended, now, status);
         if outcome.is_ok() {
             s.answered += 1;
         }

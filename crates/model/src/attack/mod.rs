@@ -274,6 +274,9 @@ pub struct AttackResult {
     /// The objective judged on this run (`iolab attack --slo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<crate::capacity::slo::SloVerdict>,
+    /// A replayed mix (`--replay`): what each endpoint got.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<crate::replay::EndpointResult>,
 }
 
 impl AttackResult {

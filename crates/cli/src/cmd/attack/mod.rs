@@ -6,6 +6,7 @@
 //! [`plan`].
 
 mod plan;
+mod replay;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -55,6 +56,8 @@ pub enum EngineArg {
   iolab attack http://127.0.0.1:8080/api/orders -m POST -H 'Content-Type: application/json' --body-file order.json --rate 100 -d 10s
   iolab attack https://127.0.0.1:8443/ --insecure --rate 100 -d 10s
   iolab attack --targets targets.txt --rate 100 -d 10s        (vegeta's format, sent in turn)
+  iolab attack --replay access.log --base http://127.0.0.1:8080 --speed 2x   (recorded times)
+  iolab attack --replay site.har --base http://127.0.0.1:8080 --rate 200 -d 30s  (recorded shares)
   iolab attack http://127.0.0.1:8080/ --rate 4000 -d 1m --shard 2/4 --start-at +10s -o shard-2.json
   iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)
   iolab attack http://127.0.0.1:8080/ --http2 --streams 16 --connections 2 --rate 2000 -d 10s
@@ -63,7 +66,7 @@ pub enum EngineArg {
 pub struct Args {
     /// URL to attack (http://, https://; grpc:// or grpcs:// with --call), e.g.
     /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
-    #[arg(value_name = "URL", required_unless_present = "targets")]
+    #[arg(value_name = "URL", required_unless_present_any = ["targets", "replay"])]
     pub url: Option<String>,
     #[command(flatten)]
     pub request: RequestFlags,
@@ -161,6 +164,9 @@ pub struct Args {
     pub sharding: super::shard::ShardArgs,
     #[command(flatten)]
     pub live: super::live::LiveArgs,
+    /// Replay recorded traffic (`--replay FILE --base URL`).
+    #[command(flatten)]
+    pub replay: replay::ReplayArgs,
 }
 
 /// Run `iolab attack`.

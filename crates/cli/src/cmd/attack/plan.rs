@@ -95,9 +95,20 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         .as_deref()
         .map(|d| duration("--duration", d))
         .transpose()?;
-    let driver = driver(args, dur)?;
+    let (target, request, driver) = match super::replay::plan(args)? {
+        Some(r) => {
+            for note in &r.notes {
+                eprintln!("{note}");
+            }
+            (r.target, r.request, r.driver)
+        }
+        None => {
+            let driver = driver(args, dur)?;
+            let (target, request) = args.request.requests(args.url.as_deref())?;
+            (target, request, driver)
+        }
+    };
     let max = args.connections;
-    let (target, request) = args.request.requests(args.url.as_deref())?;
     Ok(AttackPlan {
         target,
         request,

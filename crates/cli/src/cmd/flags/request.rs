@@ -129,6 +129,7 @@ impl RequestFlags {
             list,
             insecure: self.insecure,
             protocol,
+            mix: None,
         };
         Ok((target, set))
     }
