@@ -111,8 +111,12 @@ impl Baseline {
         let checks: Vec<GateCheck> = searches
             .iter()
             .filter_map(|s| {
-                let b = self.search(&s.name)?.capacity_rps?;
-                Some(GateCheck::of(&s.name, b, s.capacity_rps, max_drop_pct))
+                let base = self.search(&s.name)?;
+                let b = base.capacity_rps?;
+                Some(
+                    GateCheck::of(&s.name, b, s.capacity_rps, max_drop_pct)
+                        .with_intervals(base.interval, s.interval),
+                )
             })
             .collect();
         Gate {

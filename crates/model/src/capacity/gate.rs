@@ -1,8 +1,15 @@
 //! A capacity search as a CI gate (`iolab capacity --baseline OLD.json
 //! --max-drop 10%`): each search's answer against the same target's in an
-//! earlier document; the gate fails when one fell by more than allowed.
+//! earlier document; the gate fails when one fell by more than allowed and
+//! the fall is larger than the noise: when both documents have intervals,
+//! a drop past the allowed one whose intervals still meet is within the
+//! noise (a rerun of an unchanged service lands anywhere in its interval),
+//! and passes, said so. Points alone fail a gate on an unchanged service
+//! as often as one search's noise reaches past the allowed drop.
 
 use serde::{Deserialize, Serialize};
+
+use super::Interval;
 
 /// One target's answer against its baseline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -16,8 +23,18 @@ pub struct GateCheck {
     /// (baseline - capacity) / baseline, % (100 when nothing passed;
     /// negative when the capacity rose).
     pub drop_pct: f64,
-    /// The drop is within the allowed one.
+    /// The drop is within the allowed one, or within the noise.
     pub passed: bool,
+    /// The baseline's interval, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_interval: Option<Interval>,
+    /// This search's interval, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+    /// The drop is past the allowed one, but the two intervals meet: it is
+    /// within the noise, and the check passed for that reason.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub within_noise: bool,
 }
 
 /// The gate's verdict.
@@ -46,6 +63,28 @@ impl GateCheck {
             capacity_rps: capacity,
             drop_pct,
             passed: drop_pct <= max_drop_pct,
+            baseline_interval: None,
+            interval: None,
+            within_noise: false,
+        }
+    }
+
+    /// [`GateCheck::of`], then held to the intervals when both are known:
+    /// a drop past the allowed one whose intervals meet (this search's
+    /// high end at or above the baseline's low end) passes as within the
+    /// noise.
+    pub fn with_intervals(self, baseline: Option<Interval>, now: Option<Interval>) -> GateCheck {
+        let meet = match (baseline, now) {
+            (Some(b), Some(n)) => n.high_rps >= b.low_rps,
+            _ => false,
+        };
+        let within_noise = !self.passed && self.capacity_rps.is_some() && meet;
+        GateCheck {
+            passed: self.passed || within_noise,
+            baseline_interval: baseline,
+            interval: now,
+            within_noise,
+            ..self
         }
     }
 }
@@ -91,5 +130,32 @@ mod tests {
         assert!(rose.passed && rose.drop_pct < 0.0);
         let none = GateCheck::of("a", 200.0, None, 10.0);
         assert!(!none.passed && none.drop_pct == 100.0);
+    }
+
+    fn i(low_rps: f64, high_rps: f64) -> Option<Interval> {
+        Some(Interval { low_rps, high_rps })
+    }
+
+    #[test]
+    fn a_drop_within_the_noise_passes_and_a_real_one_fails() {
+        // 15% below, but 170's interval (150-195) meets 200's (185-220).
+        let noise = GateCheck::of("a", 200.0, Some(170.0), 10.0)
+            .with_intervals(i(185.0, 220.0), i(150.0, 195.0));
+        assert!(noise.passed && noise.within_noise, "{noise:?}");
+        // 30% below, and 140's interval (130-150) ends under 185.
+        let real = GateCheck::of("a", 200.0, Some(140.0), 10.0)
+            .with_intervals(i(185.0, 220.0), i(130.0, 150.0));
+        assert!(!real.passed && !real.within_noise, "{real:?}");
+        // Within the allowed drop: passed, not for the noise.
+        let ok = GateCheck::of("a", 200.0, Some(190.0), 10.0)
+            .with_intervals(i(185.0, 220.0), i(175.0, 205.0));
+        assert!(ok.passed && !ok.within_noise);
+        // An interval missing on either side: the points decide.
+        let old =
+            GateCheck::of("a", 200.0, Some(170.0), 10.0).with_intervals(None, i(150.0, 195.0));
+        assert!(!old.passed && !old.within_noise);
+        // Nothing passed: no interval saves it.
+        let none = GateCheck::of("a", 200.0, None, 10.0).with_intervals(i(185.0, 220.0), None);
+        assert!(!none.passed);
     }
 }

@@ -158,11 +158,28 @@ pub fn gate_line(g: &Gate) -> String {
             } else {
                 format!("{}% above", num(-c.drop_pct, 1))
             };
+            let verdict = match (c.passed, c.within_noise, c.baseline_interval, c.interval) {
+                (true, true, Some(b), Some(n)) => format!(
+                    " (within the noise: {}-{}/s meets the baseline's {}-{}/s)",
+                    rate(n.low_rps),
+                    rate(n.high_rps),
+                    rate(b.low_rps),
+                    rate(b.high_rps)
+                ),
+                (true, _, _, _) => String::new(),
+                (false, _, Some(b), Some(n)) => format!(
+                    " (FAILED: {}-{}/s is below the baseline's {}-{}/s)",
+                    rate(n.low_rps),
+                    rate(n.high_rps),
+                    rate(b.low_rps),
+                    rate(b.high_rps)
+                ),
+                (false, _, _, _) => " (FAILED)".into(),
+            };
             format!(
-                "{} {now}, {how} the baseline's {}/s{}",
+                "{} {now}, {how} the baseline's {}/s{verdict}",
                 c.name,
                 rate(c.baseline_rps),
-                if c.passed { "" } else { " (FAILED)" }
             )
         })
         .collect();

@@ -200,3 +200,26 @@ fn the_machine_line_says_the_noise_from_its_figures() {
     );
     assert!(text(&doc).contains(&line));
 }
+
+/// Issue 51: the gate's line names the intervals it was held to, from the
+/// check's own figures.
+#[test]
+fn the_gate_line_says_a_drop_within_the_noise_and_a_real_one() {
+    use iolab_model::capacity::{Gate, GateCheck};
+    use iolab_report::capacity::gate_line;
+    let i = |low_rps: f64, high_rps: f64| Some(Interval { low_rps, high_rps });
+    let noise = GateCheck::of("url", 200.0, Some(170.0), 10.0)
+        .with_intervals(i(185.0, 220.0), i(150.0, 195.0));
+    let real = GateCheck::of("api", 200.0, Some(140.0), 10.0)
+        .with_intervals(i(185.0, 220.0), i(130.0, 150.0));
+    let g = Gate {
+        baseline: "base.json".into(),
+        max_drop_pct: 10.0,
+        passed: noise.passed && real.passed,
+        checks: vec![noise, real],
+    };
+    assert_eq!(
+        gate_line(&g),
+        "gate FAILED against base.json: url 170/s, 15% below the baseline's 200/s (within the noise: 150-195/s meets the baseline's 185-220/s); api 140/s, 30% below the baseline's 200/s (FAILED: 130-150/s is below the baseline's 185-220/s) (at most 10% allowed)"
+    );
+}
