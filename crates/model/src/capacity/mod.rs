@@ -14,6 +14,7 @@ mod binding;
 mod budget;
 mod gate;
 mod machine;
+mod repeat;
 mod signals;
 pub mod slo;
 pub mod usl;
@@ -29,6 +30,7 @@ pub use binding::{Binding, Confidence, Evidence, Resource, Source};
 pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
 pub use gate::{Gate, GateCheck};
 pub use machine::Machine;
+pub use repeat::Repeat;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
 
@@ -261,7 +263,7 @@ pub struct Interval {
 }
 
 /// The search of one target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Search {
     /// The target's name (a preset's label or model, or `url`).
     pub name: String,
@@ -326,6 +328,10 @@ pub struct CapacityFile {
     /// The answers against a baseline's (`--baseline`, `--max-drop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+    /// `--repeat N`: the N searches of one target together (then
+    /// `capacity_rps` is their median and `interval` theirs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
 }
 
 impl CapacityFile {
@@ -346,6 +352,24 @@ impl CapacityFile {
             searches,
             started_utc,
             gate: None,
+            repeat: None,
+        }
+    }
+
+    /// Searches of one target run `--repeat` times: the answer is their
+    /// median, where it lies their interval over every run.
+    pub fn repeated(
+        name: &str,
+        slo: Slo,
+        searches: Vec<Search>,
+        started_utc: String,
+    ) -> CapacityFile {
+        let r = Repeat::of(&searches);
+        CapacityFile {
+            capacity_rps: r.median_rps,
+            interval: r.interval,
+            repeat: Some(r),
+            ..CapacityFile::new(name, slo, searches, started_utc)
         }
     }
 }

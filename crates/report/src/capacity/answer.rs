@@ -2,7 +2,7 @@
 //! interval gives it, each rate's decision by its windows, and what
 //! "held" meant.
 
-use iolab_model::capacity::{Interval, Machine, Search, Windows};
+use iolab_model::capacity::{CapacityFile, Interval, Machine, Search, Windows};
 
 use crate::numbers::{ms, num, rate};
 
@@ -124,4 +124,30 @@ pub fn machine_line(s: &Search) -> Option<String> {
 /// The machine did not allow the precision the search asked for.
 pub fn too_noisy(s: &Search) -> bool {
     s.machine.as_ref().is_some_and(|m: &Machine| !m.allows())
+}
+
+/// `--repeat N` in one line from its figures: each run's answer, their
+/// median and spread, how many intervals hold the median, and the interval
+/// over every run.
+pub fn repeat_line(doc: &CapacityFile) -> Option<String> {
+    let r = doc.repeat.as_ref()?;
+    let each: Vec<String> = r
+        .capacities_rps
+        .iter()
+        .map(|c| c.map_or("none".into(), rate))
+        .collect();
+    let mut line = format!("{} searches: {} /s", r.runs, each.join(", "));
+    if let (Some(m), Some(x)) = (r.median_rps, r.max_over_min) {
+        line.push_str(&format!("; median {}/s, max/min {}", rate(m), num(x, 2)));
+    }
+    if r.intervals > 0 {
+        line.push_str(&format!(
+            "; {} of {} intervals hold the median",
+            r.intervals_holding_median, r.intervals
+        ));
+    }
+    if let (Some(m), Some(i)) = (r.median_rps, r.interval) {
+        line.push_str(&format!("; capacity {} over every run", estimate(m, &i)));
+    }
+    Some(line)
 }

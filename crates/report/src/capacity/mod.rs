@@ -19,7 +19,7 @@ use crate::{csv, json as to_json, Format, RenderError};
 mod answer;
 mod charts;
 use answer::budget_line;
-pub use answer::{answer, estimate, machine_line, too_noisy, windows};
+pub use answer::{answer, estimate, machine_line, repeat_line, too_noisy, windows};
 pub use charts::charts;
 
 /// Render a capacity document in any format.
@@ -269,6 +269,7 @@ fn heading(doc: &CapacityFile, s: &Search) -> String {
 /// Terminal text.
 pub fn text(doc: &CapacityFile) -> String {
     let mut lines: Vec<String> = doc.gate.iter().map(gate_line).collect();
+    lines.extend(repeat_line(doc));
     for s in &doc.searches {
         lines.push(heading(doc, s));
         lines.extend(curve(s).text());
@@ -296,6 +297,7 @@ pub fn markdown(doc: &CapacityFile) -> String {
         .gate
         .iter()
         .map(|g| format!("**{}**", grid::cell(&gate_line(g))))
+        .chain(repeat_line(doc).map(|l| format!("**{}**", grid::cell(&l))))
         .collect();
     for s in &doc.searches {
         lines.push(format!("## {}", grid::cell(&heading(doc, s))));

@@ -223,3 +223,35 @@ fn the_gate_line_says_a_drop_within_the_noise_and_a_real_one() {
         "gate FAILED against base.json: url 170/s, 15% below the baseline's 200/s (within the noise: 150-195/s meets the baseline's 185-220/s); api 140/s, 30% below the baseline's 200/s (FAILED: 130-150/s is below the baseline's 185-220/s) (at most 10% allowed)"
     );
 }
+
+/// Issue 51: `--repeat N` said in one line made from the runs' figures.
+#[test]
+fn the_repeat_line_is_made_from_the_runs() {
+    use iolab_model::capacity::Search;
+    use iolab_report::capacity::repeat_line;
+    let base = fixture();
+    let run = |cap: Option<f64>, low_rps: f64, high_rps: f64| Search {
+        capacity_rps: cap,
+        interval: cap.map(|_| Interval { low_rps, high_rps }),
+        ..base.searches[0].clone()
+    };
+    let runs = vec![
+        run(Some(206.0), 190.0, 235.0),
+        run(Some(213.0), 195.0, 240.0),
+        run(None, 0.0, 0.0),
+    ];
+    let doc = CapacityFile::repeated("capacity", base.slo.clone(), runs, base.started_utc.clone());
+    let r = doc.repeat.as_ref().unwrap();
+    assert_eq!(doc.capacity_rps, Some(209.5));
+    assert_eq!(r.intervals_holding_median, 2);
+    let line = repeat_line(&doc).unwrap();
+    assert_eq!(
+        line,
+        format!(
+            "3 searches: 206, 213, none /s; median 210/s, max/min {}; 2 of 2 intervals hold the median; capacity {} over every run",
+            num(213.0 / 206.0, 2),
+            estimate(209.5, &r.interval.unwrap())
+        )
+    );
+    assert!(text(&doc).contains(&line));
+}

@@ -112,6 +112,10 @@ pub struct Args {
     /// Print the iolab.capacity/1 document instead of the text report.
     #[arg(long)]
     pub json: bool,
+    /// Run the search N times back to back (1-20): the answer is their
+    /// median, with the spread and the interval over every run.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
     /// Exit 3 when the machine was too noisy for --precision (the CPU's
     /// speed moved, or steal took, more than it allows): the answer is
     /// still written, with its widened interval.
@@ -124,6 +128,9 @@ pub struct Args {
     pub live: super::live::LiveArgs,
 }
 
+/// Most searches `--repeat` runs: each takes a minute or more.
+const MAX_REPEAT: u32 = 20;
+
 /// Run `iolab capacity`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(preset) = args.url.as_deref().filter(|u| !u.contains("://")) {
@@ -132,7 +139,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "--live watches the search of one URL: run `iolab capacity URL --live` for each of the preset's targets",
             ));
         }
+        if args.repeat != 1 {
+            return Err(CliError::usage(
+                "--repeat repeats the search of one URL: run `iolab capacity URL --repeat N` for each of the preset's targets",
+            ));
+        }
         return run_preset(&args, preset);
+    }
+    if !(1..=MAX_REPEAT).contains(&args.repeat) {
+        return Err(CliError::usage(format!(
+            "--repeat {}: give 1 to {MAX_REPEAT} searches",
+            args.repeat
+        )));
     }
     let page = args.live.bind()?;
     let slo = match slo_flag(&args)? {
@@ -175,19 +193,37 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let mut search = capacity::run("url", &probe, &slo, &o, notes, &each);
-    if let Some(pid) = probe.pid {
-        if iolab_lab::telemetry::sample_proc(pid).is_none() {
-            search.notes.push(format!(
-                "--pid {pid} exited during the search: CPU and telemetry cover only the steps before it; no CPU binding is read"
-            ));
-            search.fit = None;
+    let mut searches = Vec::new();
+    for k in 1..=args.repeat {
+        if probe.cancel.load(Ordering::Relaxed) {
+            break;
         }
+        let name = match args.repeat {
+            1 => "url".to_string(),
+            _ => format!("url #{k}"),
+        };
+        if k > 1 {
+            // What the last search's last step left queued drains first.
+            capacity::Bench::settle(&probe, Duration::from_secs(1));
+        }
+        let mut search = capacity::run(&name, &probe, &slo, &o, notes.clone(), &each);
+        if let Some(pid) = probe.pid {
+            if iolab_lab::telemetry::sample_proc(pid).is_none() {
+                search.notes.push(format!(
+                    "--pid {pid} exited during the search: CPU and telemetry cover only the steps before it; no CPU binding is read"
+                ));
+                search.fit = None;
+            }
+        }
+        searches.push(search);
     }
     if let Some(page) = page {
         page.finish();
     }
-    let mut doc = CapacityFile::new("capacity", slo, vec![search], started);
+    let mut doc = match args.repeat {
+        1 => CapacityFile::new("capacity", slo, searches, started),
+        _ => CapacityFile::repeated("capacity", slo, searches, started),
+    };
     doc.gate = gate.map(|(b, max)| b.gate(&doc.searches, max));
     finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
 }

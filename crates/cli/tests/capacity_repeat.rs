@@ -1,0 +1,118 @@
+//! `iolab capacity --repeat N` end to end (issue 51): N searches of one
+//! URL, the document's answer their median with the interval over every
+//! run, the machine watched through each; and its bad input, one line and
+//! exit 2.
+
+mod common;
+
+use common::serve;
+
+use std::process::Command;
+
+fn iolab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+}
+
+/// pool(4) at sleep:20: 4 / 0.02 s = 200 req/s, searched twice (short
+/// steps, one window a rate: the test is about the repeat, not precision).
+#[test]
+fn two_searches_give_their_median_and_the_interval_over_both() {
+    let s = serve(&["--model", "pool", "--threads", "4"]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
+        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
+        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
+        .args(["--repeat", "2", "--json", "--quiet", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    let searches = doc["searches"].as_array().unwrap();
+    let names: Vec<&str> = searches
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["url #1", "url #2"]);
+    let caps: Vec<f64> = searches
+        .iter()
+        .map(|s| s["capacity_rps"].as_f64().expect("each run found one"))
+        .collect();
+    let r = &doc["repeat"];
+    assert_eq!(r["runs"], 2);
+    let median = (caps[0] + caps[1]) / 2.0;
+    assert!(
+        (r["median_rps"].as_f64().unwrap() - median).abs() < 1e-9,
+        "{r}"
+    );
+    assert_eq!(doc["capacity_rps"].as_f64(), Some(median));
+    let hi = caps[0].max(caps[1]) / caps[0].min(caps[1]);
+    assert!(
+        (r["max_over_min"].as_f64().unwrap() - hi).abs() < 1e-9,
+        "{r}"
+    );
+    // The interval over both reaches every run's interval.
+    let (low, high) = (
+        doc["interval"]["low_rps"].as_f64().unwrap(),
+        doc["interval"]["high_rps"].as_f64().unwrap(),
+    );
+    for s in searches {
+        assert!(
+            s["interval"]["low_rps"].as_f64().unwrap() >= low - 1e-9,
+            "{s}"
+        );
+        assert!(
+            s["interval"]["high_rps"].as_f64().unwrap() <= high + 1e-9,
+            "{s}"
+        );
+        // The machine was watched through each search.
+        assert!(
+            s["machine"]["generator_cpu"]["timings"].as_u64().unwrap() >= 10,
+            "{s}"
+        );
+        assert_eq!(s["machine"]["asked_pct"], 20.0);
+    }
+    assert!(
+        (median - 200.0).abs() <= 0.3 * 200.0,
+        "median {median} vs 4 / 20 ms = 200"
+    );
+    // The saved document re-renders with the line the test recomputes.
+    let text = iolab()
+        .args(["report"])
+        .arg(out_dir.path().join("capacity.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("2 searches: "), "{text}");
+}
+
+#[test]
+fn bad_repeats_are_one_line_and_exit_2() {
+    for (args, says) in [
+        (vec!["--repeat", "0"], "--repeat 0: give 1 to 20"),
+        (vec!["--repeat", "21"], "--repeat 21: give 1 to 20"),
+        (vec!["--repeat", "x"], "--repeat"),
+    ] {
+        let out = iolab()
+            .args(["capacity", "http://127.0.0.1:1/"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let out = iolab()
+        .current_dir(common::root())
+        .args(["capacity", "presets/test/tiny.toml", "--repeat", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--repeat repeats the search of one URL"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
