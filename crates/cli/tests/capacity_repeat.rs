@@ -1,7 +1,7 @@
-//! `iolab capacity --repeat N` end to end (issue 51): N searches of one
-//! URL, the document's answer their median with the interval over every
-//! run, the machine watched through each; and its bad input, one line and
-//! exit 2.
+//! `iolab capacity --repeat N` and `--warm-up N` end to end (issue 51): N
+//! searches of one URL, warmed once, the document's answer their median
+//! with the interval over every run, the machine watched through each; and
+//! its bad input, one line and exit 2.
 
 mod common;
 
@@ -23,7 +23,15 @@ fn two_searches_give_their_median_and_the_interval_over_both() {
         .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
         .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
         .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
-        .args(["--repeat", "2", "--json", "--quiet", "--out"])
+        .args([
+            "--repeat",
+            "2",
+            "--warm-up",
+            "100",
+            "--json",
+            "--quiet",
+            "--out",
+        ])
         .arg(out_dir.path())
         .output()
         .unwrap();
@@ -35,6 +43,22 @@ fn two_searches_give_their_median_and_the_interval_over_both() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["url #1", "url #2"]);
+    // Warmed once, before the first: 100 requests at --start's 50/s, no PID
+    // to judge it steady by.
+    let warmed = |s: &serde_json::Value| {
+        s["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n.as_str().unwrap().starts_with("warmed first: "))
+            .cloned()
+    };
+    let note = warmed(&searches[0]).expect("the first search was warmed");
+    assert!(
+        note.as_str().unwrap().contains("its CPU not read"),
+        "{note}"
+    );
+    assert!(warmed(&searches[1]).is_none());
     let caps: Vec<f64> = searches
         .iter()
         .map(|s| s["capacity_rps"].as_f64().expect("each run found one"))

@@ -64,7 +64,11 @@ impl Warm {
     ) -> Result<Vec<StepRecord>, StepError> {
         let mut steps = vec![self.serve(probe, slo)?];
         let mut spent = self.length();
-        while spent + WARM_UP <= MAX_WARM_UP && !steady(&steps, source) {
+        // Without a CPU reading (no PID, cores not pinned) steadiness
+        // cannot be read: the count alone is the warm-up, not 30 s of holds.
+        let readable =
+            |steps: &[StepRecord]| steps.last().and_then(|s| cpu::at(s, source)).is_some();
+        while spent + WARM_UP <= MAX_WARM_UP && readable(&steps) && !steady(&steps, source) {
             if probe.cancelled() {
                 break;
             }
@@ -104,6 +108,8 @@ fn said(rate: f64, steps: &[StepRecord], source: CpuSource) -> String {
     };
     let verdict = if steady(steps, source) {
         "steady"
+    } else if steps.iter().all(|s| cpu::at(s, source).is_none()) {
+        "its CPU not read, so not judged steady (give --pid)"
     } else if steps.len() < 2 {
         "the count took the longest warm-up, so no hold to compare"
     } else {

@@ -112,6 +112,11 @@ pub struct Args {
     /// Print the iolab.capacity/1 document instead of the text report.
     #[arg(long)]
     pub json: bool,
+    /// Before the search, send N requests at --start's rate, then hold it
+    /// until the CPU per request is steady (with --pid; 30 s at most): a
+    /// JIT compiles by count, pools fill. Said in the search's notes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub warm_up: u64,
     /// Run the search N times back to back (1-20): the answer is their
     /// median, with the spread and the interval over every run.
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -206,7 +211,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             // What the last search's last step left queued drains first.
             capacity::Bench::settle(&probe, Duration::from_secs(1));
         }
-        let mut search = capacity::run(&name, &probe, &slo, &o, notes.clone(), &each);
+        let mut these = notes.clone();
+        if k == 1 && args.warm_up > 0 {
+            let warm = capacity::warm::Warm {
+                requests: args.warm_up as f64,
+                rate: o.start_rps,
+            };
+            match warm.before_search(&probe, &slo) {
+                Ok(said) => these.push(said),
+                Err(e) => these.push(format!("the warm-up failed ({e}): searched cold")),
+            }
+        }
+        let mut search = capacity::run(&name, &probe, &slo, &o, these, &each);
         if let Some(pid) = probe.pid {
             if iolab_lab::telemetry::sample_proc(pid).is_none() {
                 search.notes.push(format!(
