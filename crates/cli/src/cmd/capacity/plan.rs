@@ -104,8 +104,14 @@ pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
             )));
         }
         if iolab_lab::telemetry::sample_proc(pid).is_none() {
+            // A zombie is a service that died (a port clash before the
+            // search, issue 50 finding 7): it has a /proc entry and no CPU.
+            let gone = match std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                true => "has exited (its parent has not reaped it)",
+                false => "is no running process",
+            };
             return Err(CliError::usage(format!(
-                "--pid {pid}: no such process (give the service's PID, e.g. from `pgrep -f gunicorn`)"
+                "--pid {pid} {gone}: start the service and give its PID (e.g. from `pgrep -f gunicorn`)"
             )));
         }
     }

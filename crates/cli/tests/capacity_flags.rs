@@ -1,7 +1,8 @@
-//! `iolab capacity --repeat N` and `--warm-up N` end to end (issue 51): N
-//! searches of one URL, warmed once, the document's answer their median
-//! with the interval over every run, the machine watched through each; and
-//! its bad input, one line and exit 2.
+//! `iolab capacity`'s flags for a noisy world end to end: `--repeat N` and
+//! `--warm-up N` (issue 51): N searches of one URL, warmed once, the
+//! document's answer their median with the interval over every run, the
+//! machine watched through each; and bad input, one line and exit 2 (a
+//! `--pid` whose service died among it).
 
 mod common;
 
@@ -139,4 +140,41 @@ fn bad_repeats_are_one_line_and_exit_2() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+/// Issue 50 finding 7: a `--pid` whose service died before the search (a
+/// zombie: a port clash, its parent not yet reaping it) was accepted, and
+/// the search read no CPU and named "threads (medium)". It is refused,
+/// saying the process exited; a PID that never was says so too.
+#[test]
+fn r50_7_a_zombie_pid_is_said_to_have_exited() {
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    // Not waited for: a zombie until `wait` below.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .any(|l| l.starts_with("State:") && l.contains('Z'))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{pid} never became a zombie"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for (pid, says) in [
+        (pid.to_string(), "has exited (its parent has not reaped it)"),
+        ("999999999".to_string(), "is no running process"),
+    ] {
+        let out = iolab()
+            .args(["capacity", "http://127.0.0.1:1/", "--pid", &pid])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&format!("--pid {pid} {says}")), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    child.wait().unwrap();
 }
