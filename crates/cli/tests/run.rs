@@ -165,6 +165,30 @@ fn bad_presets_exit_2_naming_the_field() {
         .stderr(predicate::str::contains("--scale"));
 }
 
+/// Issue 50 finding 8: `iolab presets` listed each whatif pair at "~14s"
+/// (its load's time) where its searches took minutes. A searched preset
+/// has no estimate: "search", and the command that runs it.
+#[test]
+fn r50_8_a_searched_preset_is_listed_without_a_time() {
+    let out = iolab()
+        .args(["presets", "--dir", "/nonexistent"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name}: {text}"))
+            .split_whitespace()
+            .nth(2)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(row("whatif-cpu"), "search");
+    assert!(row("showdown").starts_with('~'), "{text}");
+    assert!(text.contains("`iolab whatif NAME` for a pair"), "{text}");
+}
+
 #[test]
 fn presets_lists_the_showdown_and_dry_run_expands_it() {
     iolab()

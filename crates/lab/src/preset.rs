@@ -232,6 +232,22 @@ pub struct PresetInfo {
     pub origin: String,
     /// The plan at its own scale, or why it cannot be loaded.
     pub plan: Result<ExperimentPlan, String>,
+    /// What it is run with: `run`, `capacity` or `whatif` (a `[capacity]`
+    /// table makes it searched, a `[whatif]` table a pair).
+    pub command: &'static str,
+}
+
+/// The command a preset's text is run with (see [`PresetInfo::command`]).
+fn command_of(text: &str) -> &'static str {
+    let tables = toml::from_str::<toml::Table>(text).unwrap_or_default();
+    match (
+        tables.contains_key("whatif"),
+        tables.contains_key("capacity"),
+    ) {
+        (true, _) => "whatif",
+        (false, true) => "capacity",
+        (false, false) => "run",
+    }
 }
 
 /// Every preset: embedded ones and `presets/*.toml` under `dir` (a file on
@@ -253,10 +269,16 @@ pub fn list(dir: &Path) -> Vec<PresetInfo> {
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
         let origin = path.display().to_string();
-        let plan = read_preset(&path)
-            .map_err(|e| format!("{origin}: {e}"))
-            .and_then(|t| parse_plan(&t, &origin, Overrides::default()).map_err(|e| e.0));
-        out.push(PresetInfo { name, origin, plan });
+        let text = read_preset(&path).map_err(|e| format!("{origin}: {e}"));
+        let command = text.as_deref().map_or("run", command_of);
+        let plan =
+            text.and_then(|t| parse_plan(&t, &origin, Overrides::default()).map_err(|e| e.0));
+        out.push(PresetInfo {
+            name,
+            origin,
+            plan,
+            command,
+        });
     }
     for (name, text) in EMBEDDED {
         if out.iter().all(|p| p.name != *name) {
@@ -266,6 +288,7 @@ pub fn list(dir: &Path) -> Vec<PresetInfo> {
                 name: name.to_string(),
                 origin,
                 plan,
+                command: command_of(text),
             });
         }
     }

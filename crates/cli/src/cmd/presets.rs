@@ -31,15 +31,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for p in &all {
         match &p.plan {
             Ok(plan) => {
-                let secs = iolab_lab::estimate::estimate(plan).as_secs().max(1);
+                // A search's length is set by what it finds: no estimate
+                // (a whatif pair listed at "~14s" took minutes, issue 50).
+                let time = match p.command {
+                    "run" => format!(
+                        "~{}",
+                        iolab_model::format_duration(Duration::from_secs(
+                            iolab_lab::estimate::estimate(plan).as_secs().max(1)
+                        ))
+                    ),
+                    _ => "search".to_string(),
+                };
                 crate::outln!(
                     "{:<width$}  {:>5}  {:>8}  {}",
                     p.name,
                     plan.runs.len() * plan.reps as usize,
-                    format!(
-                        "~{}",
-                        iolab_model::format_duration(Duration::from_secs(secs))
-                    ),
+                    time,
                     plan.description
                 );
             }
@@ -53,6 +60,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         "\nrun one with `iolab run NAME` (default: {})",
         preset::DEFAULT_PRESET
     );
+    if all.iter().any(|p| p.command != "run") {
+        crate::outln!("TIME \"search\": searched, not run: `iolab whatif NAME` for a pair, `iolab capacity NAME` for the rest; a search lasts as long as what it finds takes");
+    }
     Ok(if broken > 0 {
         ExitCode::from(1)
     } else {
