@@ -33,6 +33,17 @@ pub fn render(doc: &CapacityFile, format: Format) -> Result<Vec<u8>, RenderError
     })
 }
 
+/// A step's decision: passed, `failed`, or no verdict when the generator
+/// was too late to judge the target by (issue 50: a step printed "FAIL
+/// (... no verdict on the target)").
+fn decision(s: &StepRecord, failed: &'static str) -> &'static str {
+    match (s.passed, s.generator_saturated) {
+        (true, _) => "pass",
+        (false, true) => "no verdict",
+        (false, false) => failed,
+    }
+}
+
 /// One line per step, for progress: `ramp  80 req/s for 2.0s: pass (...)`.
 pub fn step_line(s: &StepRecord) -> String {
     format!(
@@ -41,7 +52,7 @@ pub fn step_line(s: &StepRecord) -> String {
             .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
         format!("{}/s", rate(s.rate_rps)),
         secs(s.duration_s),
-        if s.passed { "pass" } else { "FAIL" },
+        decision(s, "FAIL"),
         s.verdict,
         latency(s, s.p99_ms),
         percent(s.success_ratio),
@@ -89,11 +100,7 @@ pub fn curve(search: &Search) -> Grid {
                 .map_or("-".into(), |p| format!("{p:?}").to_lowercase()),
             rate(s.rate_rps),
             secs(s.duration_s),
-            if s.passed {
-                "pass".into()
-            } else {
-                "fail".into()
-            },
+            decision(s, "fail").into(),
             s.windows.map_or(String::new(), |w| windows(&w)),
             percent(s.success_ratio),
             rate(s.goodput_rps),

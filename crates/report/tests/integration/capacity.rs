@@ -255,3 +255,27 @@ fn the_repeat_line_is_made_from_the_runs() {
     );
     assert!(text(&doc).contains(&line));
 }
+
+/// Issue 50 finding 8: a step the generator was too late to judge printed
+/// "FAIL (the generator was the bottleneck: no verdict on the target ...)".
+#[test]
+fn r50_8_a_step_the_generator_could_not_judge_is_no_verdict() {
+    use iolab_model::capacity::StepRecord;
+    use iolab_report::capacity::{curve, step_line};
+    let mut doc = fixture();
+    let late = StepRecord {
+        rate_rps: 9000.0,
+        passed: false,
+        generator_saturated: true,
+        verdict: "the generator was the bottleneck: no verdict on the target (p99 1s > 200ms)"
+            .into(),
+        ..StepRecord::default()
+    };
+    let line = step_line(&late);
+    assert!(line.contains(": no verdict (the generator"), "{line}");
+    assert!(!line.contains("FAIL"), "{line}");
+    doc.searches[0].steps = vec![late];
+    let g = curve(&doc.searches[0]);
+    let col = g.header.iter().position(|h| h == "verdict").unwrap();
+    assert_eq!(g.rows[0][col], "no verdict");
+}
