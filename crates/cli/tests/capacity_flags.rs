@@ -43,7 +43,9 @@ fn two_searches_give_their_median_and_the_interval_over_both() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["url #1", "url #2"]);
+    // Named by the service's host, port and path (issue 50: not "url").
+    let host = s.url.strip_prefix("http://").unwrap();
+    assert_eq!(names, [format!("{host}/work #1"), format!("{host}/work #2")]);
     // Warmed once, before the first: 100 requests at --start's 50/s, no PID
     // to judge it steady by.
     let warmed = |s: &serde_json::Value| {

@@ -133,6 +133,15 @@ pub struct Args {
     pub live: super::live::LiveArgs,
 }
 
+/// A searched URL's name in the report's sentences: its host, port and
+/// path (`127.0.0.1:8080/orders`), not "url" (issue 50 finding 8: "url is
+/// limited by its threads").
+fn service_name(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.split(['?', '#']).next().unwrap_or(rest);
+    path.strip_suffix('/').unwrap_or(path).to_string()
+}
+
 /// Most searches `--repeat` runs: each takes a minute or more.
 const MAX_REPEAT: u32 = 20;
 
@@ -166,7 +175,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut probe = probe(&args, &slo)?;
     let gate = baseline(&args, &slo)?;
     if let Some((b, _)) = &gate {
-        b.check("url", Some(&capacity::describe(&probe)))
+        b.check(&service_name(&probe.url), Some(&capacity::describe(&probe)))
             .map_err(CliError::usage)?;
     }
     // Refuse an unusable request before the search starts.
@@ -204,8 +213,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             break;
         }
         let name = match args.repeat {
-            1 => "url".to_string(),
-            _ => format!("url #{k}"),
+            1 => service_name(&probe.url),
+            _ => format!("{} #{k}", service_name(&probe.url)),
         };
         if k > 1 {
             // What the last search's last step left queued drains first.
