@@ -45,7 +45,10 @@ fn two_searches_give_their_median_and_the_interval_over_both() {
         .collect();
     // Named by the service's host, port and path (issue 50: not "url").
     let host = s.url.strip_prefix("http://").unwrap();
-    assert_eq!(names, [format!("{host}/work #1"), format!("{host}/work #2")]);
+    assert_eq!(
+        names,
+        [format!("{host}/work #1"), format!("{host}/work #2")]
+    );
     // Warmed once, before the first: 100 requests at --start's 50/s, no PID
     // to judge it steady by.
     let warmed = |s: &serde_json::Value| {

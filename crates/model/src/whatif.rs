@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::cpu_speed::CpuSpeed;
 
-use crate::capacity::{CpuSource, Resource, Search, Slo, WhatIf};
+use crate::capacity::{CpuSource, Interval, Resource, Search, Slo, WhatIf};
 
 /// The schema tag of [`WhatIfFile`].
 pub const WHATIF_SCHEMA: &str = "iolab.whatif/1";
@@ -28,6 +28,15 @@ pub struct Counterfactual {
     /// (predicted - measured) / measured capacity, %; `None` when either
     /// is missing.
     pub error_pct: Option<f64>,
+    /// Where the prediction lies: the predicted capacity stretched by A's
+    /// interval relative to A's capacity (B is predicted from A's fit, so
+    /// A's doubt is B's); `None` without both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_interval: Option<Interval>,
+    /// The predicted and the measured intervals meet: the prediction holds
+    /// within what both searches could tell (issue 51); `None` without both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals_meet: Option<bool>,
     /// What a request costs under B's runtime, measured before B was: the
     /// CPU per request `predicted` was simulated with. `None`: not
     /// calibrated (`--uncalibrated`, a foreign A or B, no CPU reading).
@@ -239,10 +248,52 @@ pub struct WhatIfFile {
 }
 
 impl Counterfactual {
+    /// `predicted` stretched as A's `interval` stretches A's `capacity`.
+    pub fn interval(
+        predicted: Option<f64>,
+        a_capacity: Option<f64>,
+        a_interval: Option<Interval>,
+    ) -> Option<Interval> {
+        let (p, c, i) = (predicted?, a_capacity?, a_interval?);
+        (c > 0.0).then(|| Interval {
+            low_rps: p * i.low_rps / c,
+            high_rps: p * i.high_rps / c,
+        })
+    }
+
+    /// The two intervals share a rate.
+    pub fn meet(predicted: Option<Interval>, measured: Option<Interval>) -> Option<bool> {
+        let (p, m) = (predicted?, measured?);
+        Some(p.low_rps <= m.high_rps && m.low_rps <= p.high_rps)
+    }
+
     /// (predicted - measured) / measured, %.
     pub fn error(predicted: Option<f64>, measured: Option<f64>) -> Option<f64> {
         let (p, m) = (predicted?, measured?);
         (m > 0.0).then(|| (p - m) / m * 100.0)
+    }
+}
+
+#[cfg(test)]
+mod interval_tests {
+    use super::*;
+
+    #[test]
+    fn a_prediction_takes_as_wide_an_interval_as_a_had_and_meets_or_not() {
+        let a = Some(Interval {
+            low_rps: 180.0,
+            high_rps: 240.0,
+        });
+        let p = Counterfactual::interval(Some(400.0), Some(200.0), a).unwrap();
+        assert_eq!((p.low_rps, p.high_rps), (360.0, 480.0));
+        let m = |low_rps, high_rps| Some(Interval { low_rps, high_rps });
+        assert_eq!(Counterfactual::meet(Some(p), m(470.0, 520.0)), Some(true));
+        assert_eq!(Counterfactual::meet(Some(p), m(300.0, 350.0)), Some(false));
+        assert_eq!(Counterfactual::meet(Some(p), None), None);
+        assert_eq!(
+            Counterfactual::interval(Some(400.0), Some(200.0), None),
+            None
+        );
     }
 }
 

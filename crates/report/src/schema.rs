@@ -5,7 +5,7 @@
 //! results folder's `environment.json`).
 //!
 //! `schema/*.schema.json` are these, written by
-//! `IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test schemas`; that
+//! `IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test integration schemas`; that
 //! test fails while a committed file differs, and checks every committed
 //! result against them.
 

@@ -35,8 +35,9 @@ pub fn pairs(doc: &WhatIfFile) -> Grid {
             "predicted/s",
             "measured/s",
             "error",
+            "intervals",
         ],
-        &[false, true, false, false, false, true, true, true],
+        &[false, true, false, false, false, true, true, true, false],
     );
     for p in &doc.pairs {
         let fit = p.fitted.fit.as_ref();
@@ -60,9 +61,18 @@ pub fn pairs(doc: &WhatIfFile) -> Grid {
                 if first { named.clone() } else { String::new() },
                 if first { right.clone() } else { String::new() },
                 c.change.clone(),
-                opt(c.predicted.slo_capacity_rps, rate),
-                opt(c.measured.capacity_rps, rate),
+                match (c.predicted.slo_capacity_rps, c.predicted_interval) {
+                    (Some(p), Some(i)) => crate::capacity::estimate(p, &i).replace("/s", ""),
+                    (p, _) => opt(p, rate),
+                },
+                match (c.measured.capacity_rps, c.measured.interval) {
+                    (Some(m), Some(i)) => crate::capacity::estimate(m, &i).replace("/s", ""),
+                    (m, _) => opt(m, rate),
+                },
                 opt(c.error_pct, |e| format!("{}%", num(e, 1))),
+                opt(c.intervals_meet, |m| {
+                    if m { "meet" } else { "apart" }.to_string()
+                }),
             ]);
         }
     }

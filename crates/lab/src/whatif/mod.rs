@@ -194,10 +194,17 @@ fn pair(rig: &Rig, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result
             },
             |_, _| Ok(()),
         )?;
+        let predicted_interval = Counterfactual::interval(
+            predicted.slo_capacity_rps,
+            fitted.capacity_rps,
+            fitted.interval,
+        );
         changes.push(Counterfactual {
             name: b.name.clone(),
             change: predictor.words.clone(),
             error_pct: Counterfactual::error(predicted.slo_capacity_rps, measured.capacity_rps),
+            intervals_meet: Counterfactual::meet(predicted_interval, measured.interval),
+            predicted_interval,
             predicted,
             measured,
             calibration,

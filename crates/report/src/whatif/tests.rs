@@ -1,4 +1,4 @@
-//! The calibration sentence, recomputed from its numbers.
+//! The calibration sentence and the pair table, recomputed from their numbers.
 
 use iolab_model::capacity::CpuSource;
 use iolab_model::whatif::RateCost;
@@ -157,4 +157,70 @@ fn the_cpu_speed_line_is_made_from_its_numbers() {
         speed_line(&s),
         format!("  the CPU: a fixed loop took 4.05ms to 6.60ms (p10 to p90 of 520 timings on the generator's cores): its speed moved {moved:.0}% through the pair")
     );
+}
+
+/// Issue 51: each B's prediction and measurement with their intervals, and
+/// whether they meet, in the pair table from the document's figures.
+#[test]
+fn the_pair_table_says_whether_the_intervals_meet() {
+    use iolab_model::capacity::{Interval, Search, WhatIf};
+    use iolab_model::whatif::{Counterfactual, Pair, WhatIfFile};
+    let i = |low_rps, high_rps| Some(Interval { low_rps, high_rps });
+    let fitted = Search {
+        name: "a".into(),
+        capacity_rps: Some(200.0),
+        interval: i(180.0, 240.0),
+        ..Search::default()
+    };
+    let change = |name: &str, predicted: f64, measured: f64, m: Option<Interval>| {
+        let predicted_interval =
+            Counterfactual::interval(Some(predicted), fitted.capacity_rps, fitted.interval);
+        Counterfactual {
+            name: name.into(),
+            change: name.into(),
+            predicted: WhatIf {
+                label: name.into(),
+                change: name.into(),
+                model: "pool".into(),
+                fitted: false,
+                capacity_rps: Some(predicted),
+                slo_capacity_rps: Some(predicted),
+                points: Vec::new(),
+            },
+            measured: Search {
+                capacity_rps: Some(measured),
+                interval: m,
+                ..Search::default()
+            },
+            error_pct: Counterfactual::error(Some(predicted), Some(measured)),
+            intervals_meet: Counterfactual::meet(predicted_interval, m),
+            predicted_interval,
+            calibration: None,
+        }
+    };
+    let doc = WhatIfFile {
+        schema: iolab_model::whatif::WHATIF_SCHEMA.into(),
+        scale: 1.0,
+        started_utc: String::new(),
+        pairs: vec![Pair {
+            name: "p".into(),
+            description: String::new(),
+            slo: "p99<200ms".parse().unwrap(),
+            fitted: fitted.clone(),
+            expected: None,
+            named_right: None,
+            changes: vec![
+                change("b1", 400.0, 470.0, i(450.0, 520.0)),
+                change("b2", 400.0, 300.0, i(280.0, 340.0)),
+            ],
+            cpu_speed: None,
+        }],
+    };
+    let g = super::pairs(&doc);
+    let col = |h: &str| g.header.iter().position(|x| x == h).unwrap();
+    // 400 predicted from A's 180-240 around 200: 360-480.
+    assert_eq!(g.rows[0][col("predicted/s")], "400 (360-480)");
+    assert_eq!(g.rows[0][col("intervals")], "meet");
+    assert_eq!(g.rows[1][col("intervals")], "apart");
+    assert_eq!(g.rows[1][col("error")], "33.3%");
 }

@@ -3,7 +3,7 @@
 //! matches its schema and reads back as its document.
 //!
 //! After changing a document type, rewrite the files with
-//! `IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test schemas`.
+//! `IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test integration schemas`.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,8 @@ use iolab_report::schema::{schema_files, schema_of_file};
 use iolab_report::{Document, DOCUMENTS};
 use serde_json::Value;
 
-const REGENERATE: &str = "IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test schemas";
+const REGENERATE: &str =
+    "IOLAB_WRITE_SCHEMAS=1 cargo test -p iolab-report --test integration schemas";
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
