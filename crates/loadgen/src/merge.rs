@@ -336,6 +336,8 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         ),
         merged: None,
         slo: None,
+        connections: None,
+        messages: None,
     };
     let intervals = interval_histograms(m.intervals, interval);
     AttackReport {

@@ -345,6 +345,8 @@ impl Acc {
             shard: None,
             merged: Some(merge_record(shards, base)),
             slo: None,
+            connections: None,
+            messages: None,
         }
     }
 }

@@ -19,8 +19,10 @@ pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
 mod figures;
 pub use figures::FigureError;
+mod held;
 mod plan;
 
+pub use held::{ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts};
 pub use plan::{AttackPlan, SPIN_WINDOW};
 
 /// Request counts.
@@ -274,6 +276,14 @@ pub struct AttackResult {
     /// The objective judged on this run (`iolab attack --slo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<crate::capacity::slo::SloVerdict>,
+    /// Held connections (WebSocket, SSE): how each connection attempt
+    /// ended. Absent on request runs. The `requests` section of such a run
+    /// counts the handshakes (`ok`: upgraded, or 200 `text/event-stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<ConnectionCounts>,
+    /// Held connections: the messages sent and echoed, or events pushed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<MessageCounts>,
 }
 
 impl AttackResult {
@@ -340,6 +350,12 @@ impl AttackResult {
             ));
         }
         self.errors.check_codes()?;
+        if let Some(c) = &self.connections {
+            c.check().map_err(|e| e.to_string())?;
+        }
+        if let Some(m) = &self.messages {
+            m.check().map_err(|e| e.to_string())?;
+        }
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
         let answers = r.answered();
         if by_status != answers {

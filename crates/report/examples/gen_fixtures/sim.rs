@@ -377,6 +377,8 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
         shard: None,
         merged: None,
         slo: None,
+        connections: None,
+        messages: None,
     }
 }
 

@@ -1,0 +1,234 @@
+//! Odd servers, each written here in a few lines over a real socket, and
+//! the class each lands in: a 200 instead of 101, a handshake never
+//! answered, every close code, a ping never answered, an event stream
+//! without line ends, cut mid-event, or with a 10 MB event. Each run is
+//! bounded in time (and by the event cap in memory) and keeps the identities.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::time::Duration;
+
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+
+use super::{run, sections, sse, ws};
+
+/// Serve every connection with `f` on its own thread.
+fn spawn(f: impl Fn(TcpStream) + Send + Sync + Copy + 'static) -> SocketAddr {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            std::thread::spawn(move || f(s));
+        }
+    });
+    addr
+}
+
+/// Read a request head; its `Sec-WebSocket-Key`, if any.
+fn read_head(s: &mut TcpStream) -> Option<String> {
+    let mut buf = Vec::new();
+    let mut b = [0u8; 1];
+    while !buf.ends_with(b"\r\n\r\n") {
+        if s.read(&mut b).ok()? == 0 {
+            return None;
+        }
+        buf.push(b[0]);
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    head.lines()
+        .find_map(|l| {
+            l.strip_prefix("Sec-WebSocket-Key: ")
+                .or(l.strip_prefix("sec-websocket-key: "))
+        })
+        .map(|k| k.trim().to_string())
+}
+
+fn sse_head(s: &mut TcpStream) {
+    let _ = read_head(s);
+    let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n");
+}
+
+fn short(mut plan: iolab_model::attack::HeldPlan) -> iolab_model::attack::HeldPlan {
+    plan.timeout = Duration::from_millis(300);
+    plan
+}
+
+#[test]
+fn a_200_instead_of_101_is_refused_by_its_status() {
+    let addr = spawn(|mut s| {
+        let _ = read_head(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+        std::thread::sleep(Duration::from_millis(500));
+    });
+    let r = run(
+        &ws(&format!("ws://{addr}/ws"), 3, Duration::from_secs(1), 5.0),
+        Duration::from_secs(3),
+    );
+    let (c, m) = sections(&r.result);
+    assert_eq!(
+        (c.established, c.failed.get("status_200")),
+        (0, Some(&3)),
+        "{c:?}"
+    );
+    assert_eq!((m.sent, r.result.requests.non_2xx), (0, 3));
+}
+
+#[test]
+fn a_handshake_never_answered_fails_at_the_timeout() {
+    let addr = spawn(|mut s| {
+        let _ = read_head(&mut s);
+        std::thread::sleep(Duration::from_secs(5));
+    });
+    let plan = short(ws(
+        &format!("ws://{addr}/ws"),
+        2,
+        Duration::from_secs(10),
+        5.0,
+    ));
+    let r = run(&plan, Duration::from_secs(2));
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.failed.get("handshake_timeout"), Some(&2), "{c:?}");
+    assert_eq!(r.result.errors.timeout, 2);
+}
+
+fn closing_with(code: u16) -> SocketAddr {
+    // One server per code: the code travels in the port's closure.
+    static CODES: [u16; 4] = [1000, 1001, 1008, 1011];
+    assert!(CODES.contains(&code));
+    match code {
+        1000 => spawn(|s| close_after_first(s, 1000)),
+        1001 => spawn(|s| close_after_first(s, 1001)),
+        1008 => spawn(|s| close_after_first(s, 1008)),
+        _ => spawn(|s| close_after_first(s, 1011)),
+    }
+}
+
+fn close_after_first(s: TcpStream, code: u16) {
+    let Ok(mut ws) = tokio_tungstenite::tungstenite::accept(s) else {
+        return;
+    };
+    let _ = ws.read();
+    let frame = CloseFrame {
+        code: CloseCode::from(code),
+        reason: "odd".into(),
+    };
+    let _ = ws.close(Some(frame));
+    while ws.read().is_ok() {}
+}
+
+#[test]
+fn a_server_close_is_counted_by_its_code_and_its_messages_lost() {
+    for code in [1000u16, 1001, 1008, 1011] {
+        let addr = closing_with(code);
+        let plan = ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 20.0);
+        let r = run(&plan, Duration::from_secs(2));
+        let (c, m) = sections(&r.result);
+        assert_eq!(
+            c.closed_by_server.get(&code.to_string()),
+            Some(&2),
+            "{code}: {c:?}"
+        );
+        assert_eq!((c.held, m.answered), (0, 0), "{code}");
+        assert_eq!(
+            m.lost, m.sent,
+            "{code}: unanswered when the server closed: {m:?}"
+        );
+    }
+}
+
+#[test]
+fn a_server_that_never_answers_a_ping_is_no_pong() {
+    let addr = spawn(|mut s| {
+        let Some(key) = read_head(&mut s) else { return };
+        let head = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
+            derive_accept_key(key.as_bytes())
+        );
+        let _ = s.write_all(head.as_bytes());
+        let mut sink = [0u8; 4096];
+        while matches!(s.read(&mut sink), Ok(n) if n > 0) {}
+    });
+    let plan = short(ws(
+        &format!("ws://{addr}/ws"),
+        2,
+        Duration::from_secs(10),
+        0.0,
+    ));
+    let r = run(&plan, Duration::from_secs(2));
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.broken.get("no_pong"), Some(&2), "{c:?}");
+}
+
+#[test]
+fn an_event_stream_without_line_ends_stops_at_the_cap() {
+    let addr = spawn(|mut s| {
+        sse_head(&mut s);
+        let _ = s.write_all(b"data: ");
+        let junk = vec![b'x'; 64 << 10];
+        while s.write_all(&junk).is_ok() {}
+    });
+    let r = run(
+        &sse(&format!("http://{addr}/events"), 2, Duration::from_secs(10)),
+        Duration::from_secs(3),
+    );
+    let (c, m) = sections(&r.result);
+    assert_eq!(c.broken.get("oversize"), Some(&2), "{c:?}");
+    assert_eq!(m.answered, 0);
+}
+
+#[test]
+fn a_10_mb_event_is_oversize_not_memory() {
+    let addr = spawn(|mut s| {
+        sse_head(&mut s);
+        let _ = s.write_all(b"id: 1\ndata: {\"seq\":1}\n\nid: 2\ndata: ");
+        let _ = s.write_all(&vec![b'y'; 10 << 20]);
+        let _ = s.write_all(b"\n\n");
+    });
+    let r = run(
+        &sse(&format!("http://{addr}/events"), 1, Duration::from_secs(10)),
+        Duration::from_secs(3),
+    );
+    let (c, m) = sections(&r.result);
+    assert_eq!(
+        (c.broken.get("oversize"), m.answered),
+        (Some(&1), 1),
+        "{c:?} {m:?}"
+    );
+}
+
+#[test]
+fn an_event_cut_without_its_line_end_is_truncated() {
+    let addr = spawn(|mut s| {
+        sse_head(&mut s);
+        let _ = s.write_all(b"id: 1\ndata: {}\n\nid: 3\ndata: {}\n\nid: 4\ndata: half");
+    });
+    let r = run(
+        &sse(&format!("http://{addr}/events"), 1, Duration::from_secs(10)),
+        Duration::from_secs(3),
+    );
+    let (c, m) = sections(&r.result);
+    assert_eq!(c.broken.get("truncated"), Some(&1), "{c:?}");
+    assert_eq!(
+        (m.sent, m.answered, m.lost),
+        (3, 2, 1),
+        "id 2 never came: {m:?}"
+    );
+}
+
+#[test]
+fn a_200_that_is_not_an_event_stream_is_its_class() {
+    let addr = spawn(|mut s| {
+        let _ = read_head(&mut s);
+        let _ = s.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok",
+        );
+    });
+    let r = run(
+        &sse(&format!("http://{addr}/events"), 2, Duration::from_secs(1)),
+        Duration::from_secs(3),
+    );
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.failed.get("not_event_stream"), Some(&2), "{c:?}");
+}
