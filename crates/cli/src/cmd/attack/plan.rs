@@ -96,7 +96,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         .map(|d| duration("--duration", d))
         .transpose()?;
     let driver = driver(args, dur)?;
-    let max = args.connections;
+    let max = args.connections.unwrap_or(ConnectionMode::DEFAULT_MAX);
     let (target, request) = args.request.requests(args.url.as_deref())?;
     Ok(AttackPlan {
         target,
