@@ -105,7 +105,6 @@ impl Books {
     /// A connection's attempt started (its connect is under way).
     pub fn attempted(&mut self) {
         self.conns.attempted += 1;
-        self.handshakes.planned += 1;
         self.handshakes.sent += 1;
     }
 
@@ -188,12 +187,16 @@ impl Books {
                 .flatten(),
         };
         let driver = super::driver_summary(plan);
+        // Connections the schedule never opened (the run was stopped first).
+        let mut handshakes = self.handshakes;
+        handshakes.planned = u64::from(plan.connections).max(handshakes.sent);
+        handshakes.not_sent = handshakes.planned - handshakes.sent;
         AttackResult {
             schema: ATTACK_SCHEMA.into(),
             target: plan.target.clone(),
-            throughput_rps: Throughput::of(&driver, &self.handshakes, run.elapsed_s, run.cancelled),
+            throughput_rps: Throughput::of(&driver, &handshakes, run.elapsed_s, run.cancelled),
             driver,
-            requests: self.handshakes,
+            requests: handshakes,
             errors: self.errors,
             status_codes: self.status,
             latency_ms: latency_summary(&self.handshake),

@@ -212,3 +212,32 @@ fn held_documents_match_the_attack_schema() {
     assert!(doc["connections"]["held"].is_u64() && doc["messages"]["sent"].is_u64());
     srv.stop().unwrap();
 }
+
+#[test]
+fn a_stopped_run_counts_what_was_open_and_never_opened() {
+    let srv = serve(ModelKind::ThreadPerRequest);
+    let url = format!("ws://{}/ws", srv.addr);
+    let mut plan = ws(&url, 40, Duration::from_secs(20), 10.0);
+    plan.open_rate = 20.0;
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let hooks = Hooks {
+        cancel: Some(cancel.clone()),
+        ..Hooks::default()
+    };
+    let stop = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(600));
+        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let t = Instant::now();
+    let r = attack(&plan, &hooks).unwrap();
+    stop.join().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    r.result.check_accounting().unwrap();
+    let (c, m) = sections(&r.result);
+    assert!(r.cancelled && r.result.interrupted);
+    assert!(c.open_at_end > 0 && c.open_at_end == c.established, "{c:?}");
+    assert_eq!(r.result.requests.planned, 40);
+    assert_eq!(r.result.requests.not_sent, 40 - c.attempted, "never opened");
+    assert_eq!(m.sent, m.answered + m.lost + m.in_flight_at_end);
+    srv.stop().unwrap();
+}

@@ -93,18 +93,6 @@ fn a_handshake_never_answered_fails_at_the_timeout() {
     assert_eq!(r.result.errors.timeout, 2);
 }
 
-fn closing_with(code: u16) -> SocketAddr {
-    // One server per code: the code travels in the port's closure.
-    static CODES: [u16; 4] = [1000, 1001, 1008, 1011];
-    assert!(CODES.contains(&code));
-    match code {
-        1000 => spawn(|s| close_after_first(s, 1000)),
-        1001 => spawn(|s| close_after_first(s, 1001)),
-        1008 => spawn(|s| close_after_first(s, 1008)),
-        _ => spawn(|s| close_after_first(s, 1011)),
-    }
-}
-
 fn close_after_first(s: TcpStream, code: u16) {
     let Ok(mut ws) = tokio_tungstenite::tungstenite::accept(s) else {
         return;
@@ -121,7 +109,7 @@ fn close_after_first(s: TcpStream, code: u16) {
 #[test]
 fn a_server_close_is_counted_by_its_code_and_its_messages_lost() {
     for code in [1000u16, 1001, 1008, 1011] {
-        let addr = closing_with(code);
+        let addr = spawn(move |s| close_after_first(s, code));
         let plan = ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 20.0);
         let r = run(&plan, Duration::from_secs(2));
         let (c, m) = sections(&r.result);
