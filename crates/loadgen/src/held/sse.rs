@@ -10,7 +10,7 @@
 //! `oversize` and nothing more is buffered.
 
 use std::rc::Rc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -24,8 +24,6 @@ use crate::response::chunked::Chunked;
 pub const MAX_HEAD: usize = 64 << 10;
 /// Largest event, or line without an end.
 pub const MAX_EVENT: usize = 1 << 20;
-/// How often a connection looks at the cancel flag.
-const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Open connection `at` (run-clock ns), read its events for the hold, book it.
 pub async fn hold(run: Rc<Run>, at: u64) {
@@ -104,7 +102,7 @@ async fn read_events(run: &Run, mut io: Box<dyn Io>, mut body: Body) -> (Ending,
     if let Err(ending) = events.feed_body(&mut body, &[]) {
         return (ending, events.tally);
     }
-    let mut poll = tokio::time::interval(CANCEL_POLL);
+    let mut stop = run.stop.subscribe();
     let mut buf = vec![0u8; 16 << 10];
     loop {
         tokio::select! {
@@ -121,11 +119,7 @@ async fn read_events(run: &Run, mut io: Box<dyn Io>, mut body: Body) -> (Ending,
                 }
             }
             _ = tokio::time::sleep_until(hold_end) => return (Ending::Held, events.tally),
-            _ = poll.tick() => {
-                if run.cancelled() {
-                    return (Ending::OpenAtEnd, events.tally);
-                }
-            }
+            _ = Run::stopped(&mut stop) => return (Ending::OpenAtEnd, events.tally),
         }
     }
 }
@@ -153,18 +147,26 @@ impl<'a> Events<'a> {
         let rest = std::mem::take(&mut body.rest);
         for piece in [&rest[..], bytes] {
             let mut data = Vec::new();
-            match &mut body.chunked {
-                None => data.extend_from_slice(piece),
-                Some(c) => match c.feed_with(piece, &mut |d| data.extend_from_slice(d)) {
-                    Ok(None) => {}
-                    Ok(Some(_)) => return Err(Ending::Broken("eof")),
-                    Err(_) => return Err(Ending::Broken("malformed")),
-                },
-            }
+            let framing = match &mut body.chunked {
+                None => {
+                    data.extend_from_slice(piece);
+                    Ok(None)
+                }
+                Some(c) => c.feed_with(piece, &mut |d| data.extend_from_slice(d)),
+            };
+            // The events before the body's end (or a bad chunk) count:
+            // the last chunk often arrives in the same read as them (r52_1).
             let mut seen = Vec::new();
-            self.parser.feed(&data, &mut |e| seen.push(e))?;
+            let parsed = self.parser.feed(&data, &mut |e| seen.push(e));
             for e in seen {
                 self.event(e);
+            }
+            parsed?;
+            match framing {
+                Ok(None) => {}
+                Ok(Some(_)) if self.parser.pending() => return Err(Ending::Broken("truncated")),
+                Ok(Some(_)) => return Err(Ending::Broken("eof")),
+                Err(_) => return Err(Ending::Broken("malformed")),
             }
         }
         Ok(())

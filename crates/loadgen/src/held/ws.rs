@@ -10,7 +10,6 @@
 
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::protocol::{
@@ -27,8 +26,6 @@ use crate::clock::now_ns;
 /// Largest message or frame accepted from the server (a bigger one ends
 /// the connection as `oversize`, not the generator's memory).
 const MAX_FRAME: usize = 4 << 20;
-/// How often a connection looks at the cancel flag.
-const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 type Ws = WebSocketStream<Box<dyn Io>>;
 
@@ -98,7 +95,7 @@ impl<'a> Session<'a> {
         let mut ping = tokio::time::interval(self.run.plan.timeout);
         ping.tick().await;
         let mut awaiting_pong = false;
-        let mut poll = tokio::time::interval(CANCEL_POLL);
+        let mut stop = self.run.stop.subscribe();
         loop {
             let send_at = next_send.filter(|&t| t < hold_end).unwrap_or(hold_end);
             tokio::select! {
@@ -126,12 +123,10 @@ impl<'a> Session<'a> {
                         return self.broke(Ending::Broken("reset"));
                     }
                 }
-                _ = poll.tick() => {
-                    if self.run.cancelled() {
-                        self.tally.in_flight = self.outstanding.len() as u64;
-                        let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
-                        return (Ending::OpenAtEnd, self.tally);
-                    }
+                _ = Run::stopped(&mut stop) => {
+                    self.tally.in_flight = self.outstanding.len() as u64;
+                    let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
+                    return (Ending::OpenAtEnd, self.tally);
                 }
             }
         }

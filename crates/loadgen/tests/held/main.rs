@@ -4,6 +4,8 @@
 //! written by us, Python's `websockets` ([`foreign`]). Every run's
 //! identities are checked ([`run`]).
 
+#[path = "../common/mod.rs"]
+mod common;
 mod foreign;
 mod odd;
 

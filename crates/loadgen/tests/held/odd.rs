@@ -220,3 +220,70 @@ fn a_200_that_is_not_an_event_stream_is_its_class() {
     let (c, _) = sections(&r.result);
     assert_eq!(c.failed.get("not_event_stream"), Some(&2), "{c:?}");
 }
+
+#[test]
+fn wss_echoes_over_tls_with_a_certificate_made_now() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = crate::common::echo::tls_config();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming().flatten() {
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let conn = rustls::ServerConnection::new(config).unwrap();
+                let tls = rustls::StreamOwned::new(conn, tcp);
+                let Ok(mut ws) = tokio_tungstenite::tungstenite::accept(tls) else {
+                    return;
+                };
+                while let Ok(msg) = ws.read() {
+                    if msg.is_text() && ws.send(msg).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    let mut plan = ws(
+        &format!("wss://localhost:{}/ws", addr.port()),
+        3,
+        Duration::from_secs(1),
+        10.0,
+    );
+    plan.insecure = true;
+    let r = run(&plan, Duration::from_secs(6));
+    let (c, m) = sections(&r.result);
+    assert_eq!((c.established, c.held), (3, 3), "{c:?}");
+    assert!(m.sent >= 27 && m.answered == m.sent, "{m:?}");
+
+    // Without --insecure the certificate (self-signed) is refused: `tls`.
+    plan.insecure = false;
+    let r = run(&plan, Duration::from_secs(6));
+    assert_eq!(sections(&r.result).0.failed.get("tls"), Some(&3));
+}
+
+#[test]
+fn r52_1_a_chunked_event_stream_ending_in_one_read_keeps_its_events() {
+    let addr = spawn(|mut s| {
+        let _ = read_head(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n");
+        // Events split across chunks anywhere, then the last chunk.
+        for piece in [&b"id: 1\ndata: {}\n"[..], b"\nid: 2\nda", b"ta: {}\n\n"] {
+            let _ = write!(s, "{:x}\r\n", piece.len());
+            let _ = s.write_all(piece);
+            let _ = s.write_all(b"\r\n");
+        }
+        let _ = s.write_all(b"0\r\n\r\n");
+        std::thread::sleep(Duration::from_millis(300));
+    });
+    let r = run(
+        &sse(&format!("http://{addr}/events"), 1, Duration::from_secs(10)),
+        Duration::from_secs(3),
+    );
+    let (c, m) = sections(&r.result);
+    assert_eq!((m.sent, m.answered, m.lost), (2, 2, 0), "{m:?}");
+    assert_eq!(
+        c.broken.get("eof"),
+        Some(&1),
+        "the stream's last chunk ends it: {c:?}"
+    );
+}
