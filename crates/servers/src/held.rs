@@ -1,6 +1,7 @@
 //! The contract's held connections, served by the thread models on the
 //! thread that read the request (so one held connection costs a model what
-//! it costs it: a thread for thread-per-request, a worker for the pool):
+//! it costs it: a thread for thread-per-request, a worker for the pool; the
+//! event-loop models' twin is [`crate::held_async`]):
 //!
 //! - `GET /ws[?steps=...]`: a WebSocket (RFC 6455; framing by
 //!   `tungstenite`) whose every text message is echoed, after running the

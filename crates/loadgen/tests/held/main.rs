@@ -68,9 +68,18 @@ fn serve(model: ModelKind) -> Running {
     start(config, "127.0.0.1:0".parse().unwrap()).unwrap()
 }
 
+/// The models that hold a connection: on a thread or on an event loop's task.
+const HOLDING: [ModelKind; 5] = [
+    ModelKind::ThreadPerRequest,
+    ModelKind::Pool,
+    ModelKind::LoopBlocking,
+    ModelKind::LoopOffload,
+    ModelKind::LoopAsync,
+];
+
 #[test]
-fn every_message_is_echoed_and_timed_by_the_thread_models() {
-    for model in [ModelKind::ThreadPerRequest, ModelKind::Pool] {
+fn every_message_is_echoed_and_timed_by_the_thread_and_event_loop_models() {
+    for model in HOLDING {
         let srv = serve(model);
         let url = format!("ws://{}/ws", srv.addr);
         let r = run(
@@ -113,20 +122,49 @@ fn each_message_runs_the_requests_steps_before_its_echo() {
 
 #[test]
 fn events_are_numbered_and_timed_from_the_servers_stamp() {
-    let srv = serve(ModelKind::ThreadPerRequest);
-    let url = format!("http://{}/events?every=50ms", srv.addr);
+    for model in HOLDING {
+        let srv = serve(model);
+        let url = format!("http://{}/events?every=50ms", srv.addr);
+        let r = run(
+            &sse(&url, 4, Duration::from_secs(1)),
+            Duration::from_secs(8),
+        );
+        let (c, m) = sections(&r.result);
+        assert_eq!((c.established, c.held), (4, 4), "{model}: {c:?}");
+        assert!(m.answered >= 4 * 15, "{model}: {m:?}");
+        assert_eq!(
+            (m.sent, m.lost, m.latency_from.as_str()),
+            (m.answered, 0, "push")
+        );
+        assert!(m.latency_ms.as_ref().unwrap().p99 < 500.0, "{model}: {m:?}");
+        srv.stop().unwrap();
+    }
+}
+
+#[test]
+fn each_message_runs_its_steps_on_an_event_loop_too() {
+    let srv = serve(ModelKind::LoopAsync);
+    let url = format!("ws://{}/ws?steps=sleep:30", srv.addr);
     let r = run(
-        &sse(&url, 4, Duration::from_secs(1)),
+        &ws(&url, 2, Duration::from_secs(1), 5.0),
         Duration::from_secs(8),
     );
-    let (c, m) = sections(&r.result);
-    assert_eq!((c.established, c.held), (4, 4), "{c:?}");
-    assert!(m.answered >= 4 * 15, "{m:?}");
-    assert_eq!(
-        (m.sent, m.lost, m.latency_from.as_str()),
-        (m.answered, 0, "push")
+    let (_, m) = sections(&r.result);
+    assert_eq!(m.answered, m.sent);
+    assert!(m.latency_ms.as_ref().unwrap().p50 >= 30.0, "{m:?}");
+    srv.stop().unwrap();
+}
+
+#[test]
+fn the_sequential_model_does_not_hold_and_says_so_by_status() {
+    let srv = serve(ModelKind::Sequential);
+    let url = format!("ws://{}/ws", srv.addr);
+    let r = run(
+        &ws(&url, 2, Duration::from_secs(1), 5.0),
+        Duration::from_secs(8),
     );
-    assert!(m.latency_ms.as_ref().unwrap().p99 < 500.0, "{m:?}");
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.failed.get("status_404"), Some(&2), "{c:?}");
     srv.stop().unwrap();
 }
 
