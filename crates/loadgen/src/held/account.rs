@@ -173,8 +173,11 @@ impl Books {
             HeldKind::Ws => "echo",
             HeldKind::Sse => "push",
         };
+        let ws = plan.kind == HeldKind::Ws;
         let messages = MessageCounts {
             latency_from: latency_from.into(),
+            rate_per_connection: ws.then_some(plan.message_rate),
+            message_bytes: ws.then_some(plan.message.len() as u64),
             sent: t.sent,
             answered: t.answered,
             lost: t.lost,
@@ -209,7 +212,10 @@ impl Books {
             started_unix_ms: run.started_unix_ms,
             histogram: encode(&self.handshake),
             interrupted: run.cancelled,
-            connections: Some(self.conns),
+            connections: Some(ConnectionCounts {
+                hold_ms: plan.hold.as_millis() as u64,
+                ..self.conns
+            }),
             messages: Some(messages),
             ..AttackResult::default()
         }

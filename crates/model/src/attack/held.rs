@@ -64,6 +64,9 @@ pub struct HeldPlan {
 /// The `connections` section: every connection attempted, and how each ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConnectionCounts {
+    /// How long each connection was to be held once established (`--hold`), ms.
+    #[serde(default)]
+    pub hold_ms: u64,
     /// Connections the schedule opened (a TCP connect started).
     pub attempted: u64,
     /// Handshakes completed (101 for WebSocket, 200 `text/event-stream` for SSE).
@@ -93,6 +96,13 @@ pub struct MessageCounts {
     /// (from the send timestamp the server put in each event; one host's
     /// clock, so the target must run on the generator's host).
     pub latency_from: String,
+    /// WebSocket: messages per connection per second asked for
+    /// (`--message-rate`); absent for SSE, whose server sets the pace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_per_connection: Option<f64>,
+    /// WebSocket: bytes of each message's text after its sequence number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_bytes: Option<u64>,
     /// WebSocket: messages sent. SSE: events the server's sequence numbers
     /// say it sent, from the first seen to the last on each connection.
     pub sent: u64,
@@ -196,7 +206,8 @@ impl ConnectionCounts {
         Ok(())
     }
 
-    /// Add another run's (or shard's) counts: every field adds.
+    /// Add another run's (or shard's) counts: every count adds (the hold
+    /// is the plan's, kept).
     pub fn merge(&mut self, other: &ConnectionCounts) {
         self.attempted += other.attempted;
         self.established += other.established;

@@ -10,13 +10,19 @@ use crate::numbers::{count, ms, rate, secs};
 
 /// How a held run was driven, e.g. `100 connections held, opened at 100/s`.
 pub(super) fn how(r: &AttackResult) -> Option<String> {
-    r.connections.as_ref()?;
+    let c = r.connections.as_ref()?;
     let d = &r.driver;
-    Some(format!(
-        "{} connections held, opened at {}/s",
+    let mut how = format!(
+        "{} connections held {} each, opened at {}/s",
         count(d.max_connections.into()),
+        secs(c.hold_ms as f64 / 1e3),
         d.rate.map_or("-".into(), rate)
-    ))
+    );
+    let m = r.messages.as_ref();
+    if let Some((per_s, bytes)) = m.and_then(|m| m.rate_per_connection.zip(m.message_bytes)) {
+        how.push_str(&format!(", {} msg/s each of {bytes} bytes", rate(per_s)));
+    }
+    Some(how)
 }
 
 /// The facts of a held run, in summary order; `None` for a request run.
