@@ -167,3 +167,44 @@ fn bad_held_flags_are_one_line_and_exit_2() {
         assert!(err.contains(names), "{args:?} should name {names}: {err}");
     }
 }
+
+#[test]
+fn two_generators_held_documents_merge_into_one_exactly() {
+    let srv = serve();
+    let url = format!("ws://{}/ws", srv.addr);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    let mut docs = Vec::new();
+    for (path, n) in [(&a, "4"), (&b, "3")] {
+        let p = path.to_str().unwrap();
+        let args = [
+            "attack",
+            &url,
+            "--connections",
+            n,
+            "--hold",
+            "500ms",
+            "--message-rate",
+            "10",
+            "--json",
+            "-o",
+            p,
+        ];
+        docs.push(document(&iolab(&args)));
+    }
+    let merged = document(&iolab(&[
+        "merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+    ]));
+    let (c, m) = (merged.connections.unwrap(), merged.messages.unwrap());
+    let sent: u64 = docs.iter().map(|d| d.messages.as_ref().unwrap().sent).sum();
+    assert_eq!(
+        (c.attempted, c.held, m.sent, m.answered),
+        (7, 7, sent, sent)
+    );
+    assert_eq!(merged.requests.ok, 7);
+    assert_eq!(merged.status_codes.get("101"), Some(&7));
+    srv.stop().unwrap();
+}

@@ -20,7 +20,7 @@ use crate::recorder::new_histogram;
 use crate::shard::record::encode;
 
 /// Longest latency a histogram holds: ten minutes, in microseconds.
-const HIGHEST_US: u64 = 600_000_000;
+pub(crate) const HIGHEST_US: u64 = 600_000_000;
 
 /// Why a connection attempt failed before it was established.
 #[derive(Debug, Clone, PartialEq, Eq)]

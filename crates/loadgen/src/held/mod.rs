@@ -11,6 +11,7 @@
 //! [`CLOSE_GRACE`], events by [`sse::MAX_EVENT`]. Books: [`account`].
 
 pub mod account;
+pub mod combine;
 mod conn;
 pub(crate) mod sse;
 mod ws;
