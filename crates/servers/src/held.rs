@@ -30,6 +30,8 @@ use crate::routes::Reply;
 pub const IDLE: Duration = Duration::from_secs(60);
 /// Largest frame or message taken from a client.
 pub const MAX_FRAME: usize = 1 << 20;
+/// Each WebSocket's read buffer (it grows for a bigger frame, up to [`MAX_FRAME`]).
+pub const READ_BUFFER: usize = 4 << 10;
 /// Shortest `/events` interval.
 const MIN_EVERY: Duration = Duration::from_millis(1);
 /// How often a held connection looks at shutdown.
@@ -115,7 +117,11 @@ fn websocket(
         return;
     }
     let _ = stream.set_read_timeout(Some(TICK));
+    // tungstenite's default read buffer is 128 KiB a connection, allocated
+    // up front: 128 MB for 1,000 held connections, which would be charged
+    // to the model (or the generator) rather than to holding them.
     let config = WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
     let mut ws = WebSocket::from_raw_socket(stream, Role::Server, Some(config));

@@ -17,7 +17,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::WebSocketStream;
 
 use crate::ctx::Ctx;
-use crate::held::{Held, IDLE, MAX_FRAME};
+use crate::held::{Held, IDLE, MAX_FRAME, READ_BUFFER};
 use crate::http1::Request;
 use crate::routes::Reply;
 
@@ -56,7 +56,11 @@ async fn websocket<F, Fut>(
     if stream.write_all(head.as_bytes()).await.is_err() {
         return;
     }
+    // tungstenite's default read buffer is 128 KiB a connection, allocated
+    // up front: 128 MB for 1,000 held connections, which would be charged
+    // to the model (or the generator) rather than to holding them.
     let config = WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
     let mut ws = WebSocketStream::from_raw_socket(stream, Role::Server, Some(config)).await;

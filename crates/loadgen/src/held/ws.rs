@@ -23,6 +23,8 @@ use super::conn::Io;
 use super::{instant_of, Run, CLOSE_GRACE};
 use crate::clock::now_ns;
 
+/// Each connection's read buffer (it grows for a bigger frame).
+const READ_BUFFER: usize = 16 << 10;
 /// Largest message or frame accepted from the server (a bigger one ends
 /// the connection as `oversize`, not the generator's memory).
 const MAX_FRAME: usize = 4 << 20;
@@ -47,7 +49,11 @@ pub async fn hold(run: Rc<Run>, at: u64) {
 
 async fn handshake(run: &Run) -> Result<Ws, Failure> {
     let io = run.target.connect().await?;
+    // tungstenite's default read buffer is 128 KiB a connection, allocated
+    // up front: 128 MB for 1,000 held connections, which would be charged
+    // to the model (or the generator) rather than to holding them.
     let config = WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
     let url = run.target.url.as_str();
@@ -93,6 +99,9 @@ impl<'a> Session<'a> {
         let hold_end = start + self.run.plan.hold.as_nanos() as u64;
         let mut next_send = self.gap_ns.map(|g| start + g);
         let mut ping = tokio::time::interval(self.run.plan.timeout);
+        // A tick missed while a send waited must not fire at once and take
+        // the pong still on its way for a missing one.
+        ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ping.tick().await;
         let mut awaiting_pong = false;
         let mut stop = self.run.stop.subscribe();
@@ -119,8 +128,11 @@ impl<'a> Session<'a> {
                         return self.broke(Ending::Broken("no_pong"));
                     }
                     awaiting_pong = true;
-                    if ws.send(Message::Ping(Vec::new().into())).await.is_err() {
-                        return self.broke(Ending::Broken("reset"));
+                    let ping = ws.send(Message::Ping(Vec::new().into()));
+                    match tokio::time::timeout(self.run.plan.timeout, ping).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => return self.broke(Ending::Broken(class(&e))),
+                        Err(_) => return self.broke(Ending::Broken("stalled")),
                     }
                 }
                 _ = Run::stopped(&mut stop) => {

@@ -287,3 +287,28 @@ fn r52_1_a_chunked_event_stream_ending_in_one_read_keeps_its_events() {
         "the stream's last chunk ends it: {c:?}"
     );
 }
+
+#[test]
+fn a_server_that_never_reads_ends_within_the_timeout_not_never() {
+    let addr = spawn(|mut s| {
+        let Some(key) = read_head(&mut s) else { return };
+        let head = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
+            derive_accept_key(key.as_bytes())
+        );
+        let _ = s.write_all(head.as_bytes());
+        std::thread::sleep(Duration::from_secs(8));
+    });
+    let mut plan = short(ws(
+        &format!("ws://{addr}/ws"),
+        1,
+        Duration::from_secs(10),
+        1000.0,
+    ));
+    plan.message = "z".repeat(64 << 10);
+    let r = run(&plan, Duration::from_secs(3));
+    let (c, m) = sections(&r.result);
+    let broken: Vec<&str> = c.broken.keys().map(String::as_str).collect();
+    assert!(broken == ["stalled"] || broken == ["no_pong"], "{c:?}");
+    assert_eq!((m.answered, m.lost), (0, m.sent), "{m:?}");
+}
