@@ -164,7 +164,7 @@ fn the_sequential_model_does_not_hold_and_says_so_by_status() {
         Duration::from_secs(8),
     );
     let (c, _) = sections(&r.result);
-    assert_eq!(c.failed.get("status_404"), Some(&2), "{c:?}");
+    assert_eq!(c.failed.get("status_501"), Some(&2), "{c:?}");
     srv.stop().unwrap();
 }
 
