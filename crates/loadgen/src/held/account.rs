@@ -81,6 +81,9 @@ pub struct Books {
     pub handshake: Histogram<u64>,
     /// Message latency (echo from intended send; push from the server's stamp), us.
     pub messages: Histogram<u64>,
+    /// How late the generator was: each open and each message send after
+    /// its intended time, us (the generator's own lag, as for requests).
+    pub lag: Histogram<u64>,
 }
 
 impl Default for Books {
@@ -93,6 +96,7 @@ impl Default for Books {
             status: BTreeMap::new(),
             handshake: new_histogram(HIGHEST_US),
             messages: new_histogram(HIGHEST_US),
+            lag: new_histogram(HIGHEST_US),
         }
     }
 }
@@ -102,6 +106,11 @@ fn bump(map: &mut BTreeMap<String, u64>, key: String) {
 }
 
 impl Books {
+    /// The generator was `ns` late for an open or a send.
+    pub fn late_by(&mut self, ns: u64) {
+        self.lag.saturating_record(ns / 1_000);
+    }
+
     /// A connection's attempt started (its connect is under way).
     pub fn attempted(&mut self) {
         self.conns.attempted += 1;
@@ -206,6 +215,8 @@ impl Books {
             generator: GeneratorStats {
                 engine: "epoll".into(),
                 threads: 1,
+                lag_p99_ms: self.lag.value_at_quantile(0.99) as f64 / 1e3,
+                lag_max_ms: self.lag.max() as f64 / 1e3,
                 ..GeneratorStats::default()
             },
             elapsed_s: run.elapsed_s,

@@ -27,7 +27,11 @@ pub const MAX_EVENT: usize = 1 << 20;
 
 /// Open connection `at` (run-clock ns), read its events for the hold, book it.
 pub async fn hold(run: Rc<Run>, at: u64) {
-    run.books.borrow_mut().attempted();
+    {
+        let mut books = run.books.borrow_mut();
+        books.late_by(now_ns().saturating_sub(at));
+        books.attempted();
+    }
     let deadline = at + run.plan.timeout.as_nanos() as u64;
     let opened = tokio::time::timeout_at(instant_of(deadline), open(&run)).await;
     let latency_us = now_ns().saturating_sub(at) / 1_000;

@@ -33,7 +33,11 @@ type Ws = WebSocketStream<Box<dyn Io>>;
 
 /// Open connection `at` (run-clock ns), hold it, close it, and book it.
 pub async fn hold(run: Rc<Run>, at: u64) {
-    run.books.borrow_mut().attempted();
+    {
+        let mut books = run.books.borrow_mut();
+        books.late_by(now_ns().saturating_sub(at));
+        books.attempted();
+    }
     let deadline = at + run.plan.timeout.as_nanos() as u64;
     let opened = tokio::time::timeout_at(instant_of(deadline), handshake(&run)).await;
     let latency_us = now_ns().saturating_sub(at) / 1_000;
@@ -147,7 +151,9 @@ impl<'a> Session<'a> {
     /// Send message `seq` due at `intended`; a socket that will not take it
     /// within the timeout is `stalled`.
     async fn send(&mut self, ws: &mut Ws, intended: u64) -> Result<(), Ending> {
-        if now_ns().saturating_sub(intended) > self.gap_ns.unwrap_or(u64::MAX) {
+        let late = now_ns().saturating_sub(intended);
+        self.run.books.borrow_mut().late_by(late);
+        if late > self.gap_ns.unwrap_or(u64::MAX) {
             self.tally.behind += 1;
         }
         let text = format!("{} {}", self.seq, self.run.plan.message);

@@ -29,7 +29,12 @@ pub(super) fn how(r: &AttackResult) -> Option<String> {
 pub(super) fn facts(r: &AttackResult) -> Option<Vec<Fact>> {
     let (c, m) = (r.connections.as_ref()?, r.messages.as_ref()?);
     let l = &r.latency_ms;
-    let lat = |v: f64| match c.established + r.requests.non_2xx {
+    // Nothing attempted, nothing timed: `-`, never a `0s` that reads as measured.
+    let lat = |v: f64| match c.attempted {
+        0 => "-".to_string(),
+        _ => ms(v),
+    };
+    let handshake = |v: f64| match c.established + r.requests.non_2xx {
         0 => "-".to_string(),
         _ => ms(v),
     };
@@ -54,16 +59,22 @@ pub(super) fn facts(r: &AttackResult) -> Option<Vec<Fact>> {
         fact(
             "Handshakes",
             "min, 50, 99, max",
-            [l.min, l.p50, l.p99, l.max].map(lat).to_vec(),
+            [l.min, l.p50, l.p99, l.max].map(handshake).to_vec(),
         ),
         fact("Status Codes", "code:count", vec![pairs(codes)]),
         fact("Error Set", "class:count", vec![pairs(errors)]),
     ];
     facts.extend(messages(r, m));
+    let g = &r.generator;
     let mut generator = fact(
         "Generator",
-        "cpu, threads",
-        vec![secs(r.generator.cpu_s), count(r.generator.threads as u64)],
+        "cpu, lag p99, lag max, threads",
+        vec![
+            secs(g.cpu_s),
+            lat(g.lag_p99_ms),
+            lat(g.lag_max_ms),
+            count(g.threads as u64),
+        ],
     );
     generator.note = format!("  (elapsed {})", secs(r.elapsed_s));
     facts.push(generator);
