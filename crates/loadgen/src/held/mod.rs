@@ -14,6 +14,7 @@ pub mod account;
 pub mod combine;
 mod conn;
 pub(crate) mod sse;
+mod timers;
 mod ws;
 
 use std::cell::RefCell;
@@ -126,6 +127,8 @@ pub(crate) struct Run {
     /// run (not a timer per connection: 1,000 connections polling every
     /// 50 ms would be 20,000 wake-ups a second of the generator's CPU).
     pub stop: tokio::sync::watch::Sender<bool>,
+    /// The run clock's sleeps (opens and sends), on one timerfd.
+    pub timers: timers::Timers,
 }
 
 impl Run {
@@ -162,6 +165,7 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
         books: RefCell::new(Books::default()),
         hooks: hooks.clone(),
         stop: tokio::sync::watch::Sender::new(false),
+        timers: timers::Timers::default(),
     });
     let started_unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -169,7 +173,7 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
     let cpu0 = thread_cpu_s();
     let start = now_ns();
     let local = tokio::task::LocalSet::new();
-    local.block_on(&rt, dispatch(run.clone(), start));
+    local.block_on(&rt, dispatch(run.clone(), start))?;
     let facts = RunFacts {
         elapsed_s: (now_ns() - start) as f64 / 1e9,
         started_unix_ms,
@@ -192,7 +196,13 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
 }
 
 /// Open connection `i` at `start + i / open_rate`; wait for all of them.
-async fn dispatch(run: Rc<Run>, start: u64) {
+async fn dispatch(run: Rc<Run>, start: u64) -> Result<(), HeldError> {
+    let timer = crate::clock::PreciseTimer::new()
+        .map_err(|e| HeldError::Setup(format!("cannot create the run's timer: {e}")))?;
+    let clock = tokio::task::spawn_local({
+        let run = run.clone();
+        async move { run.timers.serve(&timer).await }
+    });
     let gap_ns = (1e9 / run.plan.open_rate) as u64;
     let mut tasks = Vec::with_capacity(run.plan.connections as usize);
     for i in 0..u64::from(run.plan.connections) {
@@ -200,7 +210,7 @@ async fn dispatch(run: Rc<Run>, start: u64) {
             break;
         }
         let at = start + i * gap_ns;
-        sleep_until_ns(at).await;
+        run.timers.sleep_until(at).await;
         let task = match run.plan.kind {
             HeldKind::Ws => tokio::task::spawn_local(ws::hold(run.clone(), at)),
             HeldKind::Sse => tokio::task::spawn_local(sse::hold(run.clone(), at)),
@@ -213,6 +223,9 @@ async fn dispatch(run: Rc<Run>, start: u64) {
     }
     watcher.abort();
     let _ = watcher.await;
+    clock.abort();
+    let _ = clock.await;
+    Ok(())
 }
 
 /// Tell every connection once the cancel flag is set.
@@ -224,16 +237,6 @@ async fn watch_cancel(run: Rc<Run>) {
         tokio::time::sleep(CANCEL_POLL).await;
     }
     run.stop.send_replace(true);
-}
-
-/// Sleep until the run clock reads `at` (tokio's timer: within a
-/// millisecond; message latency is timed from `at`, so a late wake-up
-/// shows in the figures rather than hiding).
-pub(crate) async fn sleep_until_ns(at: u64) {
-    let now = now_ns();
-    if at > now {
-        tokio::time::sleep(Duration::from_nanos(at - now)).await;
-    }
 }
 
 /// The tokio instant of a run-clock time.

@@ -109,20 +109,24 @@ impl<'a> Session<'a> {
         ping.tick().await;
         let mut awaiting_pong = false;
         let mut stop = self.run.stop.subscribe();
+        let run: &'a Run = self.run;
+        let sending = |t: Option<u64>| t.is_some_and(|t| t < hold_end);
+        // Kept across turns of the loop: one place in the run's timers per send.
+        let mut send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
         loop {
-            let send_at = next_send.filter(|&t| t < hold_end).unwrap_or(hold_end);
             tokio::select! {
                 biased;
                 msg = ws.next() => match self.on_frame(msg) {
                     Some(ending) => return self.broke(ending),
                     None => awaiting_pong &= !std::mem::take(&mut self.pong),
                 },
-                _ = tokio::time::sleep_until(instant_of(send_at)), if next_send.is_some_and(|t| t < hold_end) => {
-                    let intended = send_at;
+                _ = &mut send_sleep, if sending(next_send) => {
+                    let intended = next_send.unwrap_or(hold_end);
                     if let Err(ending) = self.send(&mut ws, intended).await {
                         return self.broke(ending);
                     }
                     next_send = self.gap_ns.map(|g| intended + g);
+                    send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
                 }
                 _ = tokio::time::sleep_until(instant_of(hold_end)) => {
                     return self.finish(ws).await;
