@@ -208,3 +208,25 @@ fn two_generators_held_documents_merge_into_one_exactly() {
     assert_eq!(merged.status_codes.get("101"), Some(&7));
     srv.stop().unwrap();
 }
+
+#[test]
+fn r52_2_a_message_rate_of_0_holds_silently() {
+    let srv = serve();
+    let url = format!("ws://{}/ws", srv.addr);
+    let out = iolab(&[
+        "attack",
+        &url,
+        "--connections",
+        "3",
+        "--hold",
+        "500ms",
+        "--message-rate",
+        "0",
+        "--json",
+    ]);
+    let doc = document(&out);
+    let (c, m) = (doc.connections.unwrap(), doc.messages.unwrap());
+    assert_eq!((c.held, m.sent, m.latency_ms.is_none()), (3, 0, true));
+    assert_eq!(m.rate_per_connection, Some(0.0));
+    srv.stop().unwrap();
+}

@@ -291,8 +291,12 @@ impl AttackResult {
     /// latency it measured (a closed loop is judged on its CPU alone).
     pub fn generator_verdict(&self) -> GeneratorVerdict {
         let closed = self.driver.kind == "closed";
-        self.generator
-            .verdict(self.elapsed_s, self.latency_ms.p50, closed)
+        // A held run's figures are its messages' latencies (its requests
+        // are the handshakes): the generator's lag is judged against those.
+        let p50 = (self.messages.as_ref())
+            .and_then(|m| m.latency_ms.as_ref())
+            .map_or(self.latency_ms.p50, |l| l.p50);
+        self.generator.verdict(self.elapsed_s, p50, closed)
     }
 
     /// Its rates recomputed from its counts by [`Throughput::of`], so a

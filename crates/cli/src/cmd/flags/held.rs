@@ -32,7 +32,7 @@ pub struct HeldFlags {
     pub open_rate: Option<f64>,
     /// ws://: messages per connection per second (2, 2/s, 30/1m; 0 holds
     /// silently) [default: 1/s]; each echo timed from its intended send.
-    #[arg(long, value_name = "R", value_parser = super::rate)]
+    #[arg(long, value_name = "R", value_parser = message_rate)]
     pub message_rate: Option<f64>,
     /// ws://: the text of every message (after its sequence number), or
     /// @FILE to read it from FILE [default: hello].
@@ -102,6 +102,16 @@ impl HeldFlags {
             timeout,
             insecure,
         })
+    }
+}
+
+/// `--message-rate`: a rate as `--rate` takes it, or 0 (`0`, `0/s`): hold
+/// the connections without a message.
+fn message_rate(s: &str) -> Result<f64, String> {
+    let count = s.split('/').next().unwrap_or(s).trim();
+    match count.parse::<f64>() {
+        Ok(n) if n == 0.0 => Ok(0.0),
+        _ => super::rate(s),
     }
 }
 
