@@ -109,10 +109,10 @@ impl HeldFlags {
 /// the connections without a message.
 fn message_rate(s: &str) -> Result<f64, String> {
     let count = s.split('/').next().unwrap_or(s).trim();
-    match count.parse::<f64>() {
-        Ok(n) if n == 0.0 => Ok(0.0),
-        _ => super::rate(s),
+    if count.parse::<f64>().is_ok_and(|n| n == 0.0) {
+        return Ok(0.0);
     }
+    super::rate(s)
 }
 
 /// `--message`: the text, or `@FILE`'s (UTF-8, at most 1 MiB).
