@@ -46,8 +46,9 @@ pub enum Ending {
     Held,
     /// The server sent a close frame, with this code (`None`: no code).
     ClosedByServer(Option<u16>),
-    /// The server ended it without a close: `reset`, `eof`, `no_pong`,
-    /// `oversize`, `malformed`, `truncated`, `stalled`.
+    /// The server ended it without a proper close: `reset`, `eof`,
+    /// `no_pong`, `oversize`, `malformed`, `truncated`, `stalled`,
+    /// `bad_close_code`.
     Broken(&'static str),
     /// The run was stopped while it was open.
     OpenAtEnd,

@@ -180,9 +180,7 @@ impl<'a> Session<'a> {
         match msg {
             None => Some(Ending::Broken("eof")),
             Some(Err(e)) => Some(Ending::Broken(class(&e))),
-            Some(Ok(Message::Close(frame))) => Some(Ending::ClosedByServer(
-                frame.map(|f: CloseFrame| u16::from(f.code)),
-            )),
+            Some(Ok(Message::Close(frame))) => Some(close_ending(frame)),
             Some(Ok(Message::Text(t))) => {
                 self.echoed(t.as_str());
                 None
@@ -248,6 +246,19 @@ impl<'a> Session<'a> {
         let drain = async { while let Some(Ok(_)) = ws.next().await {} };
         let _ = tokio::time::timeout(CLOSE_GRACE, drain).await;
         (Ending::Held, self.tally)
+    }
+}
+
+/// How a server's close frame ends a connection. tungstenite hands a code
+/// no endpoint may send (1005, 1006, 1015, reserved or out of range; it
+/// counts 1014 among them) on as its own reply, 1002 "Protocol violation":
+/// that is the server's fault, not a 1002 it sent (r52_3).
+fn close_ending(frame: Option<CloseFrame>) -> Ending {
+    match frame {
+        Some(f) if f.code == CloseCode::Protocol && f.reason.as_str() == "Protocol violation" => {
+            Ending::Broken("bad_close_code")
+        }
+        f => Ending::ClosedByServer(f.map(|f| u16::from(f.code))),
     }
 }
 

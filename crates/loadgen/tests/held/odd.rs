@@ -108,7 +108,12 @@ fn close_after_first(s: TcpStream, code: u16) {
 
 #[test]
 fn a_server_close_is_counted_by_its_code_and_its_messages_lost() {
-    for code in [1000u16, 1001, 1008, 1011] {
+    // Every code a server may send (RFC 6455 7.4.1, IANA, and the
+    // registered and private ranges) but 1014, which tungstenite refuses.
+    let codes = [
+        1000u16, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 3000, 4999,
+    ];
+    for code in codes {
         let addr = spawn(move |s| close_after_first(s, code));
         let plan = ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 20.0);
         let r = run(&plan, Duration::from_secs(2));
@@ -311,4 +316,50 @@ fn a_server_that_never_reads_ends_within_the_timeout_not_never() {
     let broken: Vec<&str> = c.broken.keys().map(String::as_str).collect();
     assert!(broken == ["stalled"] || broken == ["no_pong"], "{c:?}");
     assert_eq!((m.answered, m.lost), (0, m.sent), "{m:?}");
+}
+
+/// The 101 a raw server answers, from the request's key.
+fn upgrade(s: &mut TcpStream) -> bool {
+    let Some(key) = read_head(s) else {
+        return false;
+    };
+    let head = format!(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {}\r\n\r\n",
+        derive_accept_key(key.as_bytes())
+    );
+    s.write_all(head.as_bytes()).is_ok()
+}
+
+#[test]
+fn r52_3_a_close_code_no_server_may_send_is_not_taken_for_1002() {
+    // 1006 (abnormal closure) is reserved: never on the wire.
+    let addr = spawn(|mut s| {
+        if upgrade(&mut s) {
+            let _ = s.write_all(&[0x88, 0x02, 0x03, 0xEE]);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let r = run(
+        &ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 5.0),
+        Duration::from_secs(2),
+    );
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.broken.get("bad_close_code"), Some(&2), "{c:?}");
+    assert!(c.closed_by_server.is_empty(), "{c:?}");
+}
+
+#[test]
+fn a_close_frame_without_a_code_is_counted_as_none() {
+    let addr = spawn(|mut s| {
+        if upgrade(&mut s) {
+            let _ = s.write_all(&[0x88, 0x00]);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let r = run(
+        &ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 5.0),
+        Duration::from_secs(2),
+    );
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.closed_by_server.get("none"), Some(&2), "{c:?}");
 }

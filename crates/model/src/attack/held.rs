@@ -81,8 +81,9 @@ pub struct ConnectionCounts {
     /// Closed by the server with a close frame, by close code (`none`: a
     /// close frame without a code).
     pub closed_by_server: BTreeMap<String, u64>,
-    /// Ended by the server without a close: `reset`, `eof`, `no_pong`,
-    /// `oversize`, `malformed`.
+    /// Ended by the server without a proper close: `reset`, `eof`,
+    /// `no_pong`, `oversize`, `malformed`, `truncated`, `stalled`,
+    /// `bad_close_code`.
     pub broken: BTreeMap<String, u64>,
     /// Still open when the run was stopped (Ctrl-C) before their hold ended.
     pub open_at_end: u64,
