@@ -363,3 +363,23 @@ fn a_close_frame_without_a_code_is_counted_as_none() {
     let (c, _) = sections(&r.result);
     assert_eq!(c.closed_by_server.get("none"), Some(&2), "{c:?}");
 }
+
+#[test]
+fn a_frame_past_the_cap_is_oversize_before_it_is_read() {
+    let addr = spawn(|mut s| {
+        if upgrade(&mut s) {
+            // A binary frame announcing 8 MiB: refused from its header.
+            let mut frame = vec![0x82, 127];
+            frame.extend_from_slice(&(8u64 << 20).to_be_bytes());
+            let _ = s.write_all(&frame);
+            let _ = s.write_all(&vec![0u8; 64 << 10]);
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let r = run(
+        &ws(&format!("ws://{addr}/ws"), 2, Duration::from_secs(3), 5.0),
+        Duration::from_secs(2),
+    );
+    let (c, _) = sections(&r.result);
+    assert_eq!(c.broken.get("oversize"), Some(&2), "{c:?}");
+}
