@@ -24,9 +24,10 @@ pub enum Command {
     /// List the presets.
     Presets(cmd::presets::Args),
     /// Send HTTP load to a URL, open or closed loop, and measure it honestly.
-    Attack(cmd::attack::Args),
+    // Boxed, as `Capacity`: their flags make them the largest variants by far.
+    Attack(Box<cmd::attack::Args>),
     /// Find the highest rate a service holds within an objective, and what limits it.
-    Capacity(cmd::capacity::Args),
+    Capacity(Box<cmd::capacity::Args>),
     /// Fit a service as a black box, predict what a change buys, then make the change and measure it.
     Whatif(cmd::whatif::Args),
     /// Serve the target contract under one concurrency model.
@@ -53,8 +54,8 @@ impl Command {
         match self {
             Command::Run(a) => cmd::run::run(a),
             Command::Presets(a) => cmd::presets::run(a),
-            Command::Attack(a) => cmd::attack::run(a),
-            Command::Capacity(a) => cmd::capacity::run(a),
+            Command::Attack(a) => cmd::attack::run(*a),
+            Command::Capacity(a) => cmd::capacity::run(*a),
             Command::Serve(a) => cmd::serve::run(a),
             Command::Verify(a) => cmd::verify::run(a),
             Command::Report(a) => cmd::report::run(a),

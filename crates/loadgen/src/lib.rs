@@ -11,7 +11,9 @@
 //! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
 //! `https://` runs over rustls ([`tls`]); `--http2` over the `h2` crate
 //! ([`h2`]); gRPC unary calls (`grpc://`, `--call`) are HTTP/2 requests
-//! made ready by [`grpc`].
+//! made ready by [`grpc`]. Held connections (WebSocket, SSE: opened on a
+//! schedule, held, their messages counted by sequence number) are
+//! [`held`], with an entry point of their own ([`held::attack`]).
 //!
 //! Entry points: [`validate`] and [`attack`]; files (`--hdr`, `--csv`) via
 //! [`AttackReport`]. Rendering the result is `iolab-report`'s job.
@@ -27,6 +29,7 @@ mod gen_thread;
 mod generator;
 mod grpc;
 mod h2;
+pub mod held;
 mod hooks;
 mod http;
 mod live;

@@ -341,6 +341,8 @@ pub fn report(plan: &AttackPlan, mut run: RunOutput) -> AttackReport {
         merged: None,
         slo: None,
         endpoints: crate::endpoints::results(plan.request.mix.as_ref(), &m.endpoints),
+        connections: None,
+        messages: None,
     };
     let intervals = interval_histograms(m.intervals, interval);
     AttackReport {

@@ -14,6 +14,8 @@ use crate::grid::{self, Grid};
 use crate::numbers::{clock, count, ms, percent, rate, secs};
 use crate::{csv, Format, RenderError, Renderers};
 
+mod held;
+
 /// Render an attack in `format` (one of [`Format::plain`]).
 pub fn render(doc: &AttackResult, format: Format) -> Result<Vec<u8>, RenderError> {
     Renderers {
@@ -45,6 +47,9 @@ fn fact(label: &'static str, names: &'static str, values: Vec<String>) -> Fact {
 /// How the load was driven, e.g. `open loop, constant at up to 450 req/s,
 /// keep-alive, max 10,000 connections`.
 fn how(r: &AttackResult) -> String {
+    if let Some(held) = held::how(r) {
+        return held;
+    }
     let d = &r.driver;
     let loop_ = match d.kind.as_str() {
         "open" => format!(
@@ -76,6 +81,9 @@ fn pairs<'a>(items: impl Iterator<Item = (&'a str, u64)>) -> String {
 
 /// The facts, in summary order, from requests to the generator.
 fn facts(r: &AttackResult) -> Vec<Fact> {
+    if let Some(held) = held::facts(r) {
+        return held;
+    }
     let (q, l, t, s) = (&r.requests, &r.latency_ms, &r.throughput_rps, &r.service_ms);
     let mut rates = fact(
         "Rate",

@@ -30,6 +30,9 @@ pub struct Request {
     pub target: String,
     /// May the connection carry another request after this one?
     pub keep_alive: bool,
+    /// `Sec-WebSocket-Key`, when the request asks `Upgrade: websocket`
+    /// (`GET /ws`, [`crate::held`]).
+    pub websocket_key: Option<String>,
 }
 
 /// What reading from a connection gave.
@@ -156,6 +159,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
     }
     let http11 = req.version == Some(1);
     let (mut keep_alive, mut body_len, mut expect) = (http11, None, false);
+    let (mut upgrade, mut ws_key) = (false, None);
     // RFC 9112 3.2: more than one Host is a 400; which one a proxy in front
     // routed on is unknown (issue 49 finding 24: two were answered 200).
     if req
@@ -187,6 +191,10 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
             return Err(Reply::error(501, "chunked request bodies are not served"));
         } else if h.name.eq_ignore_ascii_case("expect") {
             expect = value.eq_ignore_ascii_case("100-continue");
+        } else if h.name.eq_ignore_ascii_case("upgrade") {
+            upgrade = value.to_ascii_lowercase().contains("websocket");
+        } else if h.name.eq_ignore_ascii_case("sec-websocket-key") {
+            ws_key = Some(value.to_string());
         }
     }
     let body_len = body_len.unwrap_or(0);
@@ -197,6 +205,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<Head>, Reply> {
         method: req.method.unwrap_or_default().to_string(),
         target: req.path.unwrap_or_default().to_string(),
         keep_alive,
+        websocket_key: ws_key.filter(|_| upgrade),
     };
     Ok(Some(Head {
         request,

@@ -12,6 +12,8 @@ pub mod affinity;
 pub mod ctx;
 pub mod event_loop;
 pub mod exec;
+pub mod held;
+pub mod held_async;
 pub mod http1;
 pub mod loop_async;
 pub mod loop_blocking;

@@ -157,6 +157,10 @@ pub async fn serve_h1<F, Fut>(
             buf = Vec::new();
         }
         let req = head.request;
+        if let Some(held) = crate::held::route(&req) {
+            // The connection's task holds it: what one costs an event loop.
+            return crate::held_async::serve(ctx, stream, &req, held, answer).await;
+        }
         let (head_only, wants_more) = (req.method == "HEAD", req.keep_alive);
         let reply = answer(req.method, req.target).await;
         let keep_alive = wants_more && !ctx.shutdown.is_triggered();

@@ -217,6 +217,16 @@ impl Pool {
         conn.head_since = None;
         match outcome {
             Ok(Incoming::Request(req)) => {
+                if let Some(held) = crate::held::route(&req) {
+                    // The worker holds the connection: what one costs a pool.
+                    let _ = conn.stream.set_read_timeout(None);
+                    let answer = |target: &str| {
+                        ctx.answer("GET", target, |step| {
+                            run_blocking(step, &ctx.backends, &PoolFanout(self))
+                        })
+                    };
+                    return crate::held::serve(ctx, conn.stream, &req, held, &answer);
+                }
                 let reply = ctx.answer_queued(&req.method, &req.target, queued, |step| {
                     run_blocking(step, &ctx.backends, &PoolFanout(self))
                 });

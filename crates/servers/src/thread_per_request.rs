@@ -77,6 +77,14 @@ fn serve_connection(ctx: &Ctx, mut stream: TcpStream) {
         });
         match outcome {
             Ok(Incoming::Request(req)) => {
+                if let Some(held) = crate::held::route(&req) {
+                    let answer = |target: &str| {
+                        ctx.answer("GET", target, |step| {
+                            run_blocking(step, &ctx.backends, &ScopedThreads)
+                        })
+                    };
+                    return crate::held::serve(ctx, stream, &req, held, &answer);
+                }
                 let reply = ctx.answer(&req.method, &req.target, |step| {
                     run_blocking(step, &ctx.backends, &ScopedThreads)
                 });

@@ -2,13 +2,16 @@
 //! i/n` document, or folders holding them) into the one `iolab.attack/1`
 //! document a single host would have written (`iolab_loadgen::shard::combine`
 //! does the arithmetic), rendered like any attack; or the results folders of
-//! `iolab run --shard` into one folder, run by run ([`super::merge_runs`]).
+//! `iolab run --shard` into one folder, run by run ([`super::merge_runs`]);
+//! or held-connection documents (`iolab attack ws://...`, `--sse`) of
+//! several generators into one (`iolab_loadgen::held::combine`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use iolab_lab::results::RUNS_JSON;
+use iolab_loadgen::held::combine as held;
 use iolab_loadgen::shard::combine::{self, Source};
 use iolab_model::attack::AttackResult;
 use iolab_report::{Document, Format};
@@ -65,6 +68,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return runs(&args);
     }
     let docs = gather_waiting(&args.paths, wait.unwrap_or(Duration::ZERO))?;
+    if held::all_held(&docs) {
+        return merge_held(&args, &docs);
+    }
     let merged = combine::merge(&docs).map_err(CliError::usage)?;
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged.result, Format::Json)
@@ -85,6 +91,31 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         })?;
     }
     let bytes = iolab_report::attack::render(&merged.result, Format::json_or_text(args.json))
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::report::print(&bytes);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Held-connection documents (`iolab attack ws://... --out FILE` on each
+/// generator) into one: counts add, latencies from added histograms.
+fn merge_held(args: &Args, docs: &[Source]) -> Result<ExitCode, CliError> {
+    if args.hdr.is_some() {
+        return Err(CliError::usage(
+            "--hdr: held documents have no interval log; their messages.histogram merges into --json",
+        ));
+    }
+    let result = held::merge_documents(docs).map_err(CliError::usage)?;
+    if let Some(path) = &args.out {
+        let bytes = iolab_report::attack::render(&result, Format::Json)
+            .map_err(|e| CliError::Failed(e.into()))?;
+        iolab_files::write(path, &bytes).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --out {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    let bytes = iolab_report::attack::render(&result, Format::json_or_text(args.json))
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)

@@ -14,7 +14,7 @@
 //! ([`parse_kept`], which also keeps the headers) and decodes chunked bodies
 //! with the same [`Chunked`], so it cannot read an answer otherwise either.
 
-mod chunked;
+pub(crate) mod chunked;
 mod head;
 #[cfg(test)]
 mod tests;

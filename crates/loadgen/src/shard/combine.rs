@@ -354,6 +354,8 @@ impl Acc {
             merged: Some(merge_record(shards, base)),
             slo: None,
             endpoints: Vec::new(),
+            connections: None,
+            messages: None,
         }
     }
 }

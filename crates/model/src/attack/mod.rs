@@ -19,8 +19,10 @@ pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
 mod figures;
 pub use figures::FigureError;
+mod held;
 mod plan;
 
+pub use held::{ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts};
 pub use plan::{AttackPlan, SPIN_WINDOW};
 
 /// Request counts.
@@ -277,6 +279,14 @@ pub struct AttackResult {
     /// A replayed mix (`--replay`): what each endpoint got.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<crate::replay::EndpointResult>,
+    /// Held connections (WebSocket, SSE): how each connection attempt
+    /// ended. Absent on request runs. The `requests` section of such a run
+    /// counts the handshakes (`ok`: upgraded, or 200 `text/event-stream`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<ConnectionCounts>,
+    /// Held connections: the messages sent and echoed, or events pushed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<MessageCounts>,
 }
 
 impl AttackResult {
@@ -284,8 +294,12 @@ impl AttackResult {
     /// latency it measured (a closed loop is judged on its CPU alone).
     pub fn generator_verdict(&self) -> GeneratorVerdict {
         let closed = self.driver.kind == "closed";
-        self.generator
-            .verdict(self.elapsed_s, self.latency_ms.p50, closed)
+        // A held run's figures are its messages' latencies (its requests
+        // are the handshakes): the generator's lag is judged against those.
+        let p50 = (self.messages.as_ref())
+            .and_then(|m| m.latency_ms.as_ref())
+            .map_or(self.latency_ms.p50, |l| l.p50);
+        self.generator.verdict(self.elapsed_s, p50, closed)
     }
 
     /// Its rates recomputed from its counts by [`Throughput::of`], so a
@@ -343,6 +357,12 @@ impl AttackResult {
             ));
         }
         self.errors.check_codes()?;
+        if let Some(c) = &self.connections {
+            c.check().map_err(|e| e.to_string())?;
+        }
+        if let Some(m) = &self.messages {
+            m.check().map_err(|e| e.to_string())?;
+        }
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
         let answers = r.answered();
         if by_status != answers {

@@ -378,6 +378,8 @@ fn attack(reqs: &[Req], load: &Load, planned: u64, elapsed: f64) -> AttackResult
         merged: None,
         slo: None,
         endpoints: Vec::new(),
+        connections: None,
+        messages: None,
     }
 }
 

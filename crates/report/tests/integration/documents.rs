@@ -14,9 +14,10 @@ use iolab_model::predict::{PredictFile, Prediction};
 use iolab_report::{Document, Format, RenderError};
 
 /// (fixture, schema file) of every saved document, runs included.
-const DOCUMENTS: [(&str, &str); 12] = [
+const DOCUMENTS: [(&str, &str); 13] = [
     ("attack-open", "attack"),
     ("attack-refused", "attack"),
+    ("attack-held", "attack"),
     ("batch-e3", "batch"),
     ("batch-spans", "batch"),
     ("predict-showdown", "predict"),
@@ -30,9 +31,10 @@ const DOCUMENTS: [(&str, &str); 12] = [
 ];
 
 /// The fixtures that are not results folders (those have render.rs).
-const NEW: [&str; 5] = [
+const NEW: [&str; 6] = [
     "attack-open",
     "attack-refused",
+    "attack-held",
     "batch-e3",
     "predict-showdown",
     "verify-pool",

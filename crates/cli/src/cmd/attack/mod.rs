@@ -5,6 +5,7 @@
 //! Here: the flags and the run; the flags' reading into a plan is in
 //! [`plan`].
 
+mod held;
 mod plan;
 mod replay;
 
@@ -17,12 +18,11 @@ use iolab_lab::capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, AttackReport, Hooks};
 use iolab_model::capacity::{Slo, SloVerdict};
-use iolab_model::driver::ConnectionMode;
 use iolab_report::Format;
 
 pub use plan::plan;
 
-use crate::cmd::flags::RequestFlags;
+use crate::cmd::flags::{HeldFlags, RequestFlags};
 use crate::CliError;
 
 /// Arrival process of an open loop.
@@ -62,10 +62,14 @@ pub enum EngineArg {
   iolab attack http://127.0.0.1:8080/ --rate 500 -d 5m --live     (a page on 127.0.0.1, /metrics too)
   iolab attack http://127.0.0.1:8080/ --http2 --streams 16 --connections 2 --rate 2000 -d 10s
   iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --data '{\"name\":\"x\"}' -c 8 -n 10000
-  iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --proto greeter.proto --rate 500 -d 10s")]
+  iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --proto greeter.proto --rate 500 -d 10s
+  iolab attack ws://127.0.0.1:8080/ws --connections 100 --hold 10s --message-rate 2/s --message hello
+  iolab attack http://127.0.0.1:8080/events?every=100ms --sse --connections 100 --hold 10s --json")]
 pub struct Args {
-    /// URL to attack (http://, https://; grpc:// or grpcs:// with --call), e.g.
-    /// http://127.0.0.1:8080/work?steps=sleep:100; or give --targets.
+    /// URL to attack (http://, https://; grpc:// or grpcs:// with --call;
+    /// ws:// or wss:// to hold WebSocket connections, http(s):// with --sse
+    /// an event stream), e.g. http://127.0.0.1:8080/work?steps=sleep:100; or
+    /// give --targets.
     #[arg(value_name = "URL", required_unless_present_any = ["targets", "replay"])]
     pub url: Option<String>,
     #[command(flatten)]
@@ -95,9 +99,10 @@ pub struct Args {
     #[arg(long, short = 'n', value_name = "N")]
     pub requests: Option<u64>,
     /// Most connections open at once; the keep-alive pool grows to it as needed.
-    /// A request that cannot get one before its timeout is counted as not_sent.
-    #[arg(long, value_name = "MAX", default_value_t = ConnectionMode::DEFAULT_MAX)]
-    pub connections: u32,
+    /// A request that cannot get one before its timeout is counted as not_sent
+    /// [default: 10000]. With ws:// or --sse: how many connections to hold.
+    #[arg(long, value_name = "N")]
+    pub connections: Option<u32>,
     /// Open a new TCP connection for every request (artillery's way) instead of keep-alive.
     #[arg(long)]
     pub new_connection: bool,
@@ -167,10 +172,20 @@ pub struct Args {
     /// Replay recorded traffic (`--replay FILE --base URL`).
     #[command(flatten)]
     pub replay: replay::ReplayArgs,
+    #[command(flatten)]
+    pub held: HeldFlags,
 }
 
 /// Run `iolab attack`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    if args.held.wanted(args.url.as_deref()) {
+        return held::run(&args);
+    }
+    if let Some(flag) = args.held.stray() {
+        return Err(CliError::usage(format!(
+            "{flag} is for held connections: give a ws:// or wss:// URL, or --sse with an http:// one"
+        )));
+    }
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
     let slo: Option<Slo> = args

@@ -108,7 +108,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
             (target, request, driver)
         }
     };
-    let max = args.connections;
+    let max = args.connections.unwrap_or(ConnectionMode::DEFAULT_MAX);
     Ok(AttackPlan {
         target,
         request,

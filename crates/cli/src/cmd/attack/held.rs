@@ -1,0 +1,149 @@
+//! `iolab attack ws://...` and `iolab attack http://... --sse`: hold
+//! connections (`--connections`, `--hold`, `--open-rate`) and, over
+//! WebSocket, send messages on them (`--message-rate`, `--message`). The
+//! flags become a [`HeldPlan`](iolab_model::attack::HeldPlan) checked by
+//! `iolab_loadgen::held::validate`; the run is `iolab_loadgen::held::attack`;
+//! the result is the same `iolab.attack/1` document with its `connections`
+//! and `messages` sections, rendered by `iolab_report::attack`.
+
+use std::process::ExitCode;
+
+use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
+use iolab_loadgen::held::HeldError;
+use iolab_loadgen::Hooks;
+use iolab_model::attack::HeldPlan;
+use iolab_report::Format;
+
+use super::Args;
+use crate::CliError;
+
+/// Flags of request runs a held run has no use for, with what to do instead.
+fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
+    let r = &args.request;
+    let given = [
+        (
+            args.rate.is_some(),
+            "--rate",
+            "open connections at --open-rate R",
+        ),
+        (
+            !args.phases.is_empty(),
+            "--phase",
+            "open connections at --open-rate R",
+        ),
+        (
+            args.duration.is_some(),
+            "--duration",
+            "hold each connection for --hold D",
+        ),
+        (
+            args.concurrency.is_some(),
+            "--concurrency",
+            "hold --connections N",
+        ),
+        (
+            args.requests.is_some(),
+            "--requests",
+            "hold --connections N",
+        ),
+        (
+            args.new_connection,
+            "--new-connection",
+            "each held connection is its own",
+        ),
+        (
+            args.csv.is_some(),
+            "--csv",
+            "use --json (a held run has no request rows)",
+        ),
+        (
+            args.hdr.is_some(),
+            "--hdr",
+            "use --json (messages.histogram)",
+        ),
+        (
+            args.slo.is_some(),
+            "--slo",
+            "read messages.latency_ms from --json",
+        ),
+        (
+            args.sharding.shard.is_some(),
+            "--shard",
+            "merge held documents instead",
+        ),
+        (r.targets.is_some(), "--targets", "give one URL"),
+        (
+            r.body.is_some() || r.body_file.is_some(),
+            "--body",
+            "use --message TEXT|@FILE",
+        ),
+        (
+            r.http2 || r.call.is_some(),
+            "--http2/--call",
+            "held connections are HTTP/1.1 upgrades",
+        ),
+        (
+            r.method != "GET",
+            "--method",
+            "a held connection opens with GET",
+        ),
+    ];
+    match given.into_iter().find(|(on, _, _)| *on) {
+        Some((_, flag, instead)) => Err(CliError::usage(format!(
+            "{flag} does not apply to held connections (ws:// or --sse): {instead}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The plan of a held run from the flags.
+pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
+    refuse_request_flags(args)?;
+    let url = args.url.as_deref().ok_or_else(|| {
+        CliError::usage("give the URL to hold connections to, e.g. ws://127.0.0.1:8080/ws")
+    })?;
+    let timeout = iolab_model::parse_duration(&args.timeout)
+        .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
+    let plan = args
+        .held
+        .plan(url, args.connections, timeout, args.request.insecure)?;
+    iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
+    Ok(plan)
+}
+
+/// Run a held-connection attack and print its document.
+pub fn run(args: &Args) -> Result<ExitCode, CliError> {
+    let plan = plan(args)?;
+    if let Some(path) = &args.out {
+        iolab_model::files::check_writable(path)
+            .map_err(|e| CliError::usage(format!("--out {}: {e}", path.display())))?;
+    }
+    let hooks = Hooks {
+        // Ctrl-C closes the connections and still prints what was measured.
+        cancel: Some(cancel_on_signals().map_err(|e| {
+            CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+        })?),
+        ..Hooks::default()
+    };
+    let report = iolab_loadgen::held::attack(&plan, &hooks).map_err(|e| match e {
+        HeldError::Url { .. } | HeldError::Plan(_) | HeldError::Setup(_) => CliError::usage(e),
+    })?;
+    let format = Format::json_or_text(args.json);
+    let bytes = iolab_report::attack::render(&report.result, format)
+        .map_err(|e| CliError::Failed(e.into()))?;
+    super::super::report::print(&bytes);
+    if let Some(path) = &args.out {
+        let json = iolab_report::attack::render(&report.result, Format::Json)
+            .map_err(|e| CliError::Failed(e.into()))?;
+        iolab_model::files::write_atomic(path, &json).map_err(|e| {
+            CliError::Failed(anyhow::anyhow!(
+                "cannot write --out {}: {e}",
+                path.display()
+            ))
+        })?;
+    }
+    Ok(match report.cancelled {
+        true => ExitCode::from(EXIT_INTERRUPTED),
+        false => ExitCode::SUCCESS,
+    })
+}
