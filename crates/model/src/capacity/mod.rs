@@ -12,6 +12,7 @@
 
 mod binding;
 mod budget;
+mod endpoint_slo;
 mod gate;
 mod machine;
 mod signals;
@@ -27,6 +28,10 @@ use crate::telemetry::Telemetry;
 
 pub use binding::{Binding, Confidence, Evidence, Resource, Source};
 pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
+pub use endpoint_slo::{
+    EndpointObjective, EndpointObserved, EndpointSlo, EndpointSloError, EndpointVerdict, FirstFail,
+    Miss,
+};
 pub use gate::{Gate, GateCheck};
 pub use machine::Machine;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
@@ -117,6 +122,10 @@ pub struct StepRecord {
     /// windows are judged on together (their requests pooled).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub within: Vec<Within>,
+    /// A replayed mix judged per endpoint (`--slo 'GET /a:p99<200ms; ...'`):
+    /// each judged endpoint against its clauses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<EndpointVerdict>,
     /// What the step saw inside the target and in the kernel (with its PID).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<Signals>,
@@ -303,6 +312,10 @@ pub struct Search {
     /// The closed-loop sweep and its USL fit (`--sweep N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<usl::Sweep>,
+    /// A mix judged per endpoint: the endpoint that failed its clauses
+    /// first (at the lowest failing rate, the largest miss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fails_first: Option<FirstFail>,
 }
 
 /// The `iolab.capacity/1` document.
@@ -326,6 +339,10 @@ pub struct CapacityFile {
     /// The answers against a baseline's (`--baseline`, `--max-drop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
+    /// The objective as written per endpoint of a replayed mix (`slo` is
+    /// then its envelope: every clause, for the step length and timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_slo: Option<EndpointSlo>,
 }
 
 impl CapacityFile {
@@ -346,6 +363,7 @@ impl CapacityFile {
             searches,
             started_utc,
             gate: None,
+            endpoint_slo: None,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! [`plan`].
 
 mod plan;
-mod replay;
+pub(crate) mod replay;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -167,6 +167,9 @@ pub struct Args {
     /// Replay recorded traffic (`--replay FILE --base URL`).
     #[command(flatten)]
     pub replay: replay::ReplayArgs,
+    /// Replay at the recorded times this much faster: 2, 2x, 0.5x [default: 1x].
+    #[arg(long, value_name = "X", requires = "replay", conflicts_with = "rate")]
+    pub speed: Option<String>,
 }
 
 /// Run `iolab attack`.

@@ -22,6 +22,7 @@ use crate::cmd::flags::RequestFlags;
 use crate::CliError;
 
 mod plan;
+mod replay;
 
 pub use plan::{options, probe, DEFAULT_SLO};
 use plan::{slo_flag, sweep};
@@ -32,15 +33,18 @@ use plan::{slo_flag, sweep};
   iolab capacity http://127.0.0.1:8080/api/orders --slo 'p99<200ms,success>=99.9%'
   iolab capacity https://127.0.0.1:8443/ -k -m POST -H 'Content-Type: application/json' --body '{}' --slo 'p99<500ms'
   iolab capacity http://127.0.0.1:8080/ --slo 'p99<250ms' --pid 4242 --metrics http://127.0.0.1:8080/actuator/prometheus --json
-  iolab capacity http://127.0.0.1:8080/api/orders --sweep 32 --sweep-step 5s")]
+  iolab capacity http://127.0.0.1:8080/api/orders --sweep 32 --sweep-step 5s
+  iolab capacity --replay access.log --base http://127.0.0.1:8080 --slo 'GET /orders/{id}:p99<200ms; *:p99<500ms'")]
 pub struct Args {
     /// URL of the service (http:// or https://), or a preset (name or .toml
     /// file) with a [capacity] table; or give --targets.
-    #[arg(value_name = "URL|PRESET", required_unless_present = "targets")]
+    #[arg(value_name = "URL|PRESET", required_unless_present_any = ["targets", "replay"])]
     pub url: Option<String>,
     /// The objective every step must meet: latency clauses pQ<BOUND (over
     /// every planned request: an unanswered one is late) and success>=S%
-    /// [default: p99<200ms,success>=99.9%; a preset's own].
+    /// [default: p99<200ms,success>=99.9%; a preset's own]; with --replay
+    /// also per endpoint: 'GET /orders/{id}:p99<200ms; *:p99<500ms' (*:
+    /// every endpoint not named; a part without an endpoint: every request).
     #[arg(long, value_name = "SLO")]
     pub slo: Option<String>,
     #[command(flatten)]
@@ -122,6 +126,10 @@ pub struct Args {
     pub quiet: bool,
     #[command(flatten)]
     pub live: super::live::LiveArgs,
+    /// Search with recorded traffic (`--replay FILE --base URL`): each step
+    /// sends its mix in the recorded shares.
+    #[command(flatten)]
+    pub replay: crate::cmd::attack::replay::ReplayArgs,
 }
 
 /// Run `iolab capacity`.
@@ -135,12 +143,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return run_preset(&args, preset);
     }
     let page = args.live.bind()?;
-    let slo = match slo_flag(&args)? {
+    let mix = replay::plan(&args)?;
+    let (slo, per_endpoint) = match replay::objective(&args, mix.as_ref())? {
         Some(s) => s,
-        None => DEFAULT_SLO.parse().expect("the default objective parses"),
+        None => (
+            DEFAULT_SLO.parse().expect("the default objective parses"),
+            None,
+        ),
     };
     let o = options(&args)?;
-    let mut probe = probe(&args, &slo)?;
+    let mut probe = match &mix {
+        Some(m) => plan::probe_of(&args, &slo, m.url.clone(), m.request.clone())?,
+        None => probe(&args, &slo)?,
+    };
     let gate = baseline(&args, &slo)?;
     if let Some((b, _)) = &gate {
         b.check("url", Some(&capacity::describe(&probe)))
@@ -159,7 +174,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     iolab_loadgen::validate(&check).map_err(CliError::usage)?;
     let started = results::rfc3339(SystemTime::now());
     let each = Lines { quiet: args.quiet };
-    let mut notes = Vec::new();
+    let mut notes = mix.map(|m| m.notes).unwrap_or_default();
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
     }
@@ -175,7 +190,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let mut search = capacity::run("url", &probe, &slo, &o, notes, &each);
+    let mut search = match &per_endpoint {
+        Some(objective) => {
+            let bench = capacity::mix::MixBench {
+                bench: &probe,
+                objective,
+            };
+            capacity::run("url", &bench, &slo, &o, notes, &each)
+        }
+        None => capacity::run("url", &probe, &slo, &o, notes, &each),
+    };
     if let Some(pid) = probe.pid {
         if iolab_lab::telemetry::sample_proc(pid).is_none() {
             search.notes.push(format!(
@@ -189,6 +213,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let mut doc = CapacityFile::new("capacity", slo, vec![search], started);
     doc.gate = gate.map(|(b, max)| b.gate(&doc.searches, max));
+    doc.endpoint_slo = per_endpoint;
     finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
 }
 

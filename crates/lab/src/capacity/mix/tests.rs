@@ -1,0 +1,145 @@
+//! Judging a replayed mix per endpoint: a step's verdict, a rate's windows
+//! pooled per endpoint, and which endpoint failed first.
+
+use iolab_model::capacity::{Budget, Search, Within};
+use iolab_model::replay::EndpointResult;
+
+use super::*;
+
+/// An endpoint of a step: `n` requests, `late` of them at 400 ms, the
+/// rest at 20 ms.
+fn endpoint(template: &str, share: f64, n: u64, late: u64) -> EndpointResult {
+    let mut h = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+    h.record_n(20_000, n - late).unwrap();
+    if late > 0 {
+        h.record_n(400_000, late).unwrap();
+    }
+    EndpointResult {
+        method: "GET".into(),
+        template: template.into(),
+        share,
+        sent: n,
+        ok: n,
+        histogram: iolab_loadgen::shard::hist::encode_base64(&h),
+        ..EndpointResult::default()
+    }
+}
+
+/// A step at `rate` of /search (20%) and /orders (80%), `late` requests of each.
+fn step(o: &EndpointSlo, rate: f64, search_late: u64, orders_late: u64) -> StepRecord {
+    let mut s = StepRecord {
+        rate_rps: rate,
+        ..StepRecord::default()
+    };
+    s.attack.requests.planned = 1000;
+    s.attack.endpoints = vec![
+        endpoint("/search", 0.2, 200, search_late),
+        endpoint("/orders", 0.8, 800, orders_late),
+    ];
+    judge_step(&mut s, o);
+    s
+}
+
+fn objective() -> EndpointSlo {
+    EndpointSlo::parse("GET /search:p99<200ms; *:p99<500ms").unwrap()
+}
+
+#[test]
+fn a_step_passes_only_when_every_endpoint_meets_its_own_clauses() {
+    let o = objective();
+    // /orders' late answers (400 ms) are within its *:p99<500ms.
+    let s = step(&o, 100.0, 1, 100);
+    assert!(s.passed, "{}", s.verdict);
+    assert_eq!(s.verdict, "meets GET /search:p99<200ms; *:p99<500ms");
+    assert_eq!(
+        s.endpoints[0].within,
+        vec![Within {
+            below_ms: 200.0,
+            answered: 199
+        }]
+    );
+    let s = step(&o, 200.0, 10, 0);
+    assert!(!s.passed);
+    assert!(
+        s.verdict
+            .starts_with("GET /search: 95% answered within 200ms"),
+        "{}",
+        s.verdict
+    );
+    assert!(s.endpoints[1].met && !s.endpoints[0].met);
+}
+
+#[test]
+fn a_rates_windows_are_pooled_per_endpoint() {
+    let o = objective();
+    // Three of /search's 200 late fail a window; four windows with six
+    // late of 800 meet its p99.
+    let ws = [
+        step(&o, 100.0, 3, 0),
+        step(&o, 100.0, 0, 0),
+        step(&o, 100.0, 3, 0),
+        step(&o, 100.0, 0, 0),
+    ];
+    let mut tally = Budget::default().tally();
+    let mut decided = Vec::new();
+    for (i, w) in ws.iter().enumerate() {
+        tally.add(w.passed);
+        decided.push(decide(&o, &tally, &ws[..=i]));
+    }
+    assert_eq!(decided, [None, None, None, Some(true)]);
+    // The same late requests spread over the whole mix would pass a
+    // single objective; per endpoint they fail /search.
+    let ws = [step(&o, 100.0, 30, 0), step(&o, 100.0, 40, 0)];
+    let mut tally = Budget::default().tally();
+    tally.add(false);
+    tally.add(false);
+    assert_eq!(decide(&o, &tally, &ws), Some(false));
+}
+
+#[test]
+fn the_endpoint_that_fails_first_is_at_the_lowest_failed_rate_with_the_largest_miss() {
+    let o = EndpointSlo::parse("GET /search:p99<200ms; *:p99<300ms").unwrap();
+    let steps = vec![
+        step(&o, 100.0, 0, 0),
+        // At 300/s both miss; /orders by more, but 200/s failed first.
+        step(&o, 300.0, 100, 700),
+        step(&o, 200.0, 10, 0),
+        step(&o, 150.0, 1, 1),
+    ];
+    let search = Search {
+        name: "url".into(),
+        target: "t".into(),
+        notes: Vec::new(),
+        step_rule: String::new(),
+        steps,
+        capacity_rps: Some(150.0),
+        interval: None,
+        failed_rps: Some(200.0),
+        bracket_width_pct: None,
+        outcome: String::new(),
+        noise: Vec::new(),
+        machine: None,
+        fit: None,
+        what_if: Vec::new(),
+        elapsed_s: 0.0,
+        sweep: None,
+        fails_first: None,
+    };
+    let f = fails_first(&search).expect("an endpoint failed");
+    assert_eq!((f.method.as_str(), f.template.as_str()), ("GET", "/search"));
+    assert_eq!(f.rate_rps, 200.0);
+    assert_eq!(f.share, 0.2);
+    let ms = f.miss.observed.unwrap();
+    assert!((ms - 400.0).abs() < 1.0, "{ms}");
+    // Ties at one rate go to the largest miss: /orders' 300 ms bound is
+    // missed by more than /search's at 300/s.
+    let mut at300 = search.clone();
+    at300.failed_rps = Some(300.0);
+    let f = fails_first(&at300).unwrap();
+    assert_eq!(f.template, "/search");
+    assert!(f.miss.by > 1.9, "{:?}", f.miss);
+    // Without a per-endpoint verdict (a plain objective) no endpoint is named.
+    let mut plain = search;
+    plain.steps.iter_mut().for_each(|s| s.endpoints.clear());
+    assert!(fails_first(&plain).is_none());
+}
