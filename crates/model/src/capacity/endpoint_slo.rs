@@ -1,9 +1,9 @@
 //! An objective per endpoint of a replayed mix (`iolab capacity --replay
 //! FILE --slo 'GET /orders/{id}:p99<200ms; *:success>=99.9%'`): each
 //! endpoint's requests of a step are judged against its own clauses, or
-//! `*`'s when it has none; a part without an endpoint is judged over every
-//! request together, as the plain form is. A step passes when every part
-//! holds. What each endpoint did against its clauses is an
+//! `*`'s when it has none, else the part without an endpoint's; that part
+//! is also judged over every request together, as the plain form is. A
+//! step passes when every part holds. What each endpoint did against its clauses is an
 //! [`EndpointVerdict`] in the step; the endpoint that failed first is the
 //! search's [`FirstFail`].
 
@@ -116,10 +116,12 @@ impl EndpointSlo {
         (self.endpoints.iter()).find(|e| e.method == method && e.template == template)
     }
 
-    /// The clauses an endpoint is judged by: its own, else `*`'s (`None`:
-    /// only the overall part judges it).
+    /// The clauses an endpoint is judged by: its own, else `*`'s, else the
+    /// overall part's (`None`: there is none of them).
     pub fn for_endpoint(&self, method: &str, template: &str) -> Option<&Slo> {
-        (self.find(method, template).map(|e| &e.slo)).or(self.rest.as_ref())
+        (self.find(method, template).map(|e| &e.slo))
+            .or(self.rest.as_ref())
+            .or(self.overall.as_ref())
     }
 
     /// Every endpoint named is one of `recorded` (`METHOD /template`).
@@ -148,8 +150,8 @@ impl EndpointSlo {
         }
     }
 
-    /// Judge one endpoint's requests: `None` when no clause is its own or
-    /// `*`'s.
+    /// Judge one endpoint's requests: `None` when it has no clauses
+    /// ([`EndpointSlo::for_endpoint`]).
     pub fn judge(
         &self,
         method: &str,

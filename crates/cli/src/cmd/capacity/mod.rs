@@ -44,7 +44,8 @@ pub struct Args {
     /// every planned request: an unanswered one is late) and success>=S%
     /// [default: p99<200ms,success>=99.9%; a preset's own]; with --replay
     /// also per endpoint: 'GET /orders/{id}:p99<200ms; *:p99<500ms' (*:
-    /// every endpoint not named; a part without an endpoint: every request).
+    /// every endpoint not named; a part without an endpoint: every request
+    /// together, and each endpoint with neither its own clauses nor *'s).
     #[arg(long, value_name = "SLO")]
     pub slo: Option<String>,
     #[command(flatten)]

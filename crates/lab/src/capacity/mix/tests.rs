@@ -143,3 +143,29 @@ fn the_endpoint_that_fails_first_is_at_the_lowest_failed_rate_with_the_largest_m
     plain.steps.iter_mut().for_each(|s| s.endpoints.clear());
     assert!(fails_first(&plain).is_none());
 }
+
+#[test]
+fn a_part_without_an_endpoint_judges_every_request_together_and_the_unnamed_ones() {
+    let o = EndpointSlo::parse("GET /search:p99<200ms; p99<300ms").unwrap();
+    let at = |orders_late: u64| {
+        let mut s = StepRecord::default();
+        s.attack.requests.planned = 1000;
+        s.within = vec![Within {
+            below_ms: 300.0,
+            answered: 1000 - orders_late,
+        }];
+        s.attack.endpoints = vec![
+            endpoint("/search", 0.2, 200, 0),
+            endpoint("/orders", 0.8, 800, orders_late),
+        ];
+        judge_step(&mut s, &o);
+        s
+    };
+    assert!(at(5).passed);
+    // 9 of /orders' 800 late: 98.9% of its requests, 99.1% of all.
+    let s = at(9);
+    assert!(!s.passed);
+    assert!(s.verdict.starts_with("GET /orders: "), "{}", s.verdict);
+    // 20 late: the part over every request misses too, and says so first.
+    assert!(at(20).verdict.starts_with("98% answered within 300ms"));
+}

@@ -27,7 +27,7 @@ fn parses_endpoints_the_rest_and_the_overall_part() {
 }
 
 #[test]
-fn an_endpoint_without_clauses_takes_the_rests() {
+fn an_endpoint_without_clauses_takes_the_rests_then_the_overall_ones() {
     let o = parse("GET /a:p99<100ms; *:p99<300ms");
     assert_eq!(
         o.for_endpoint("GET", "/a").unwrap().to_string(),
@@ -37,8 +37,15 @@ fn an_endpoint_without_clauses_takes_the_rests() {
         o.for_endpoint("GET", "/b").unwrap().to_string(),
         "p99<300ms"
     );
+    // Without *, the part over every request; without either, none.
     let o = parse("GET /a:p99<100ms; p99<300ms");
-    assert!(o.for_endpoint("GET", "/b").is_none());
+    assert_eq!(
+        o.for_endpoint("GET", "/b").unwrap().to_string(),
+        "p99<300ms"
+    );
+    assert!(parse("GET /a:p99<100ms")
+        .for_endpoint("GET", "/b")
+        .is_none());
 }
 
 #[test]
@@ -121,7 +128,7 @@ fn each_endpoint_is_judged_by_its_own_clauses() {
     let m = v.miss.unwrap();
     assert_eq!(m.observed, Some(0.97));
     assert!((m.by - 3.0).abs() < 1e-6, "{m:?}");
-    // Without * an unnamed endpoint is not judged on its own.
+    // Without * or an overall part an unnamed endpoint is not judged on its own.
     assert!(judge(&parse("GET /search:p99<200ms"), "/orders", 10, 10, 10).is_none());
 }
 
