@@ -6,7 +6,8 @@
 //! capacity is the pool over the mix's mean service time, each endpoint's
 //! cost measured unloaded; the endpoint that fails first is the one whose
 //! bound leaves its requests the least queueing (every request waits in
-//! the same queue). Bad forms of the new flags exit 2 in one line.
+//! the same queue), and every endpoint is seen to wait in that one queue.
+//! Bad forms of the new flags exit 2 in one line.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -107,6 +108,10 @@ fn the_capacity_of_a_three_endpoint_mix_is_its_pool_over_the_mean_cost() {
         "{first}"
     );
     assert_eq!(first["rate_rps"], s0["failed_rps"]);
+    // One pool's queue: every endpoint waited in it alike.
+    let split = &s0["endpoint_split"];
+    assert_eq!(split["shared"], true, "{split}");
+    assert_eq!(split["endpoints"].as_array().map(Vec::len), Some(3));
     assert_eq!(doc["endpoint_slo"]["endpoints"][0]["template"], "/work");
     // Each step's attack carries the mix in its shares.
     let eps = s0["steps"][0]["attack"]["endpoints"].as_array().unwrap();

@@ -3,8 +3,9 @@
 //! an objective per endpoint ([`EndpointSlo`]) the bench is wrapped in a
 //! [`MixBench`], which judges each endpoint's requests of a step against
 //! its clauses and a rate's windows per endpoint pooled; after the search
-//! [`fails_first`] names the endpoint that failed first. Measuring only:
-//! the report crate says it in words.
+//! [`fails_first`] names the endpoint that failed first and [`split`] where
+//! each endpoint waited at the knee. Measuring only: the report crate says
+//! it in words.
 
 use std::time::Duration;
 
@@ -20,6 +21,9 @@ use iolab_model::request::RequestSet;
 
 use super::bench::{Bench, MachineWatch, StepError};
 use super::windows;
+
+mod split;
+pub use split::split;
 
 /// A step's driver at `rate` for `d`: a Poisson stream when a recorded mix
 /// is sent (its requests arrive as a service's users' do), else evenly

@@ -235,9 +235,11 @@ pub fn run(
         elapsed_s: searched_s,
         sweep,
         fails_first: None,
+        endpoint_split: None,
     };
     seen::review(&mut record);
     record.fails_first = mix::fails_first(&record);
+    record.endpoint_split = mix::split(&record);
     record
 }
 

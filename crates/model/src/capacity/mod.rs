@@ -13,6 +13,7 @@
 mod binding;
 mod budget;
 mod endpoint_slo;
+mod endpoint_split;
 mod gate;
 mod machine;
 mod signals;
@@ -32,6 +33,7 @@ pub use endpoint_slo::{
     EndpointObjective, EndpointObserved, EndpointSlo, EndpointSloError, EndpointVerdict, FirstFail,
     Miss,
 };
+pub use endpoint_split::{EndpointSplit, EndpointWait};
 pub use gate::{Gate, GateCheck};
 pub use machine::Machine;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
@@ -316,6 +318,9 @@ pub struct Search {
     /// first (at the lowest failing rate, the largest miss).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fails_first: Option<FirstFail>,
+    /// A replayed mix: where each endpoint waited at the knee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_split: Option<EndpointSplit>,
 }
 
 /// The `iolab.capacity/1` document.

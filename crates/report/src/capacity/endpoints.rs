@@ -1,10 +1,11 @@
 //! A replayed mix in a capacity search: per endpoint, a table of what it
 //! got at each step (its share of the step's requests, count, p50/p99,
-//! errors, its own verdict when the objective is per endpoint), and the
-//! endpoint that failed first in one sentence from its figures. Absent
-//! when the search replayed nothing.
+//! errors, its own verdict when the objective is per endpoint), the
+//! endpoint that failed first in one sentence from its figures, and where
+//! each endpoint waited at the knee. Absent when the search replayed
+//! nothing.
 
-use iolab_model::capacity::{Clause, FirstFail, Miss, Search, StepRecord};
+use iolab_model::capacity::{Clause, EndpointSplit, FirstFail, Miss, Search, StepRecord};
 use iolab_model::replay::EndpointResult;
 
 use crate::grid::Grid;
@@ -20,6 +21,30 @@ pub fn first_line(f: &FirstFail) -> String {
         rate(f.rate_rps),
         percent(f.share)
     )
+}
+
+/// Where the endpoints waited at the knee, and what it says of the
+/// binding resource the fit named for the whole mix (`binding`).
+pub fn split_line(x: &EndpointSplit, binding: Option<&str>) -> String {
+    let waits: Vec<String> = (x.endpoints.iter())
+        .map(|w| format!("{} {} +{}", w.method, w.template, ms(w.queued_ms)))
+        .collect();
+    let head = format!(
+        "per endpoint: from {}/s to {}/s the median queued {}",
+        rate(x.low_rps),
+        rate(x.failed_rps),
+        waits.join(", ")
+    );
+    match (x.shared, binding) {
+        (true, Some(b)) => format!("{head}: one queue, so the binding resource ({b}) binds each of them"),
+        (true, None) => format!("{head}: one queue binds each of them"),
+        (false, Some(b)) => format!(
+            "{head}: not one queue; those that queued longest wait on a resource of their own, which the one named for the whole mix ({b}) may not be"
+        ),
+        (false, None) => {
+            format!("{head}: not one queue; those that queued longest wait on a resource of their own")
+        }
+    }
 }
 
 /// A miss from its figures: `p99 412ms > 200ms`, `success 97.2% < 99.9%`.

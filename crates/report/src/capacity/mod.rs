@@ -237,6 +237,10 @@ fn findings(s: &Search) -> Vec<String> {
             out.push(format!("  would settle it: {settle}"));
         }
     }
+    out.extend(s.endpoint_split.as_ref().map(|x| {
+        let binding = s.fit.as_ref().map(|f| f.binding.resource.to_string());
+        endpoints::split_line(x, binding.as_deref())
+    }));
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out.push(format!("step rule: {}", s.step_rule));
     out

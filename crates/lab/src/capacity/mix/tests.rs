@@ -1,7 +1,7 @@
 //! Judging a replayed mix per endpoint: a step's verdict, a rate's windows
 //! pooled per endpoint, and which endpoint failed first.
 
-use iolab_model::capacity::{Budget, Search, Within};
+use iolab_model::capacity::{Budget, EndpointSplit, Search, Within};
 use iolab_model::replay::EndpointResult;
 
 use super::*;
@@ -107,23 +107,10 @@ fn the_endpoint_that_fails_first_is_at_the_lowest_failed_rate_with_the_largest_m
         step(&o, 150.0, 1, 1),
     ];
     let search = Search {
-        name: "url".into(),
-        target: "t".into(),
-        notes: Vec::new(),
-        step_rule: String::new(),
         steps,
         capacity_rps: Some(150.0),
-        interval: None,
         failed_rps: Some(200.0),
-        bracket_width_pct: None,
-        outcome: String::new(),
-        noise: Vec::new(),
-        machine: None,
-        fit: None,
-        what_if: Vec::new(),
-        elapsed_s: 0.0,
-        sweep: None,
-        fails_first: None,
+        ..empty_search()
     };
     let f = fails_first(&search).expect("an endpoint failed");
     assert_eq!((f.method.as_str(), f.template.as_str()), ("GET", "/search"));
@@ -168,4 +155,61 @@ fn a_part_without_an_endpoint_judges_every_request_together_and_the_unnamed_ones
     assert!(s.verdict.starts_with("GET /orders: "), "{}", s.verdict);
     // 20 late: the part over every request misses too, and says so first.
     assert!(at(20).verdict.starts_with("98% answered within 300ms"));
+}
+
+/// A search of /search and /orders, their medians at 100/s (passed) and
+/// 200/s (failed).
+fn split_of(search_ms: (f64, f64), orders_ms: (f64, f64)) -> Option<EndpointSplit> {
+    let o = objective();
+    let at = |rate: f64, passed: bool, (s, r): (f64, f64)| {
+        let mut st = step(&o, rate, 0, 0);
+        st.passed = passed;
+        st.attack.endpoints[0].latency_ms.p50 = s;
+        st.attack.endpoints[1].latency_ms.p50 = r;
+        st
+    };
+    let mut search = Search {
+        failed_rps: Some(200.0),
+        ..empty_search()
+    };
+    search.steps = vec![
+        at(100.0, true, (search_ms.0, orders_ms.0)),
+        at(200.0, false, (search_ms.1, orders_ms.1)),
+    ];
+    split(&search)
+}
+
+#[test]
+fn endpoints_that_queued_alike_share_one_queue_and_one_that_queued_alone_does_not() {
+    let s = split_of((7.0, 110.0), (50.0, 160.0)).unwrap();
+    assert!(s.shared, "{s:?}");
+    assert_eq!((s.low_rps, s.failed_rps), (100.0, 200.0));
+    assert_eq!(s.endpoints[0].service_ms, 7.0);
+    assert_eq!(s.endpoints[0].queued_ms, 103.0);
+    let s = split_of((7.0, 9.0), (50.0, 350.0)).unwrap();
+    assert!(!s.shared, "{s:?}");
+    assert_eq!(s.endpoints[1].queued_ms, 300.0);
+}
+
+fn empty_search() -> Search {
+    Search {
+        name: "url".into(),
+        target: "t".into(),
+        notes: Vec::new(),
+        step_rule: String::new(),
+        steps: Vec::new(),
+        capacity_rps: None,
+        interval: None,
+        failed_rps: None,
+        bracket_width_pct: None,
+        outcome: String::new(),
+        noise: Vec::new(),
+        machine: None,
+        fit: None,
+        what_if: Vec::new(),
+        elapsed_s: 0.0,
+        sweep: None,
+        fails_first: None,
+        endpoint_split: None,
+    }
 }

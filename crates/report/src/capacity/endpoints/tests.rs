@@ -84,6 +84,7 @@ fn a_table_per_endpoint_with_a_row_per_step() {
         elapsed_s: 0.0,
         sweep: None,
         fails_first: None,
+        endpoint_split: None,
     };
     let t = text(&s).join("\n");
     assert!(t.contains("GET /search (recorded share 25%)"), "{t}");
@@ -103,4 +104,27 @@ fn a_table_per_endpoint_with_a_row_per_step() {
     let mut none = s;
     none.steps[0].attack.endpoints.clear();
     assert!(text(&none).is_empty() && markdown(&none).is_empty());
+}
+
+#[test]
+fn where_the_endpoints_waited_in_one_sentence() {
+    use iolab_model::capacity::EndpointWait;
+    let w = |t: &str, q: f64| EndpointWait {
+        method: "GET".into(),
+        template: t.into(),
+        service_ms: 1.0,
+        queued_ms: q,
+    };
+    let mut x = EndpointSplit {
+        low_rps: 100.0,
+        failed_rps: 250.0,
+        endpoints: vec![w("/a", 109.0), w("/b", 112.0)],
+        shared: true,
+    };
+    assert_eq!(
+        split_line(&x, Some("threads")),
+        "per endpoint: from 100/s to 250/s the median queued GET /a +109ms, GET /b +112ms: one queue, so the binding resource (threads) binds each of them"
+    );
+    x.shared = false;
+    assert!(split_line(&x, None).ends_with("wait on a resource of their own"));
 }
