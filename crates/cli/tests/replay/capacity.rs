@@ -132,7 +132,11 @@ fn bad_forms_of_capacitys_replay_exit_2_in_one_line() {
     let log = access_log(dir.path());
     let log = log.to_str().unwrap();
     let base = ["--base", "http://127.0.0.1:9"];
-    let cases: [(Vec<&str>, &str); 6] = [
+    let cases: [(Vec<&str>, &str); 7] = [
+        (
+            vec!["presets/capacity.toml", "--replay", log, base[0], base[1]],
+            "--replay cannot take a URL or preset",
+        ),
         (
             vec!["http://127.0.0.1:9/", "--slo", "GET /a:p99<1s"],
             "--slo per endpoint (METHOD /template:CLAUSES; ...) judges a replayed mix",

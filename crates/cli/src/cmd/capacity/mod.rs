@@ -135,6 +135,8 @@ pub struct Args {
 
 /// Run `iolab capacity`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    // First: a replay refuses a URL or preset beside it.
+    let mix = replay::plan(&args)?;
     if let Some(preset) = args.url.as_deref().filter(|u| !u.contains("://")) {
         if args.live.live.is_some() {
             return Err(CliError::usage(
@@ -144,14 +146,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return run_preset(&args, preset);
     }
     let page = args.live.bind()?;
-    let mix = replay::plan(&args)?;
-    let (slo, per_endpoint) = match replay::objective(&args, mix.as_ref())? {
-        Some(s) => s,
-        None => (
-            DEFAULT_SLO.parse().expect("the default objective parses"),
-            None,
-        ),
-    };
+    let (slo, per_endpoint) = replay::objective(&args, mix.as_ref())?;
     let o = options(&args)?;
     let mut probe = match &mix {
         Some(m) => plan::probe_of(&args, &slo, m.url.clone(), m.request.clone())?,
@@ -191,16 +186,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let mut search = match &per_endpoint {
-        Some(objective) => {
-            let bench = capacity::mix::MixBench {
-                bench: &probe,
-                objective,
-            };
-            capacity::run("url", &bench, &slo, &o, notes, &each)
-        }
-        None => capacity::run("url", &probe, &slo, &o, notes, &each),
-    };
+    let mut search = replay::search(&probe, &slo, per_endpoint.as_ref(), &o, notes, &each);
     if let Some(pid) = probe.pid {
         if iolab_lab::telemetry::sample_proc(pid).is_none() {
             search.notes.push(format!(

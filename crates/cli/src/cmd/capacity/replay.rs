@@ -4,10 +4,12 @@
 //! (`'GET /orders/{id}:p99<200ms; *:success>=99.9%'`, an
 //! [`EndpointSlo`]), each endpoint named checked against the recording.
 
-use iolab_model::capacity::{EndpointSlo, Slo};
+use iolab_lab::capacity::mix::MixBench;
+use iolab_lab::capacity::{self, Options, Probe, Progress};
+use iolab_model::capacity::{EndpointSlo, Search, Slo};
 use iolab_model::request::RequestSet;
 
-use super::Args;
+use super::{Args, DEFAULT_SLO};
 use crate::cmd::attack::replay::recording;
 use crate::CliError;
 
@@ -42,21 +44,16 @@ pub fn plan(args: &Args) -> Result<Option<Mix>, CliError> {
     }))
 }
 
-/// `--slo`: the plain form (every request together), or per endpoint of
-/// the recorded mix, then with its envelope (every clause) as the `Slo`
-/// the step length and timeout are made for. `None`: not given.
-pub fn objective(
-    args: &Args,
-    mix: Option<&Mix>,
-) -> Result<Option<(Slo, Option<EndpointSlo>)>, CliError> {
-    let Some(text) = args.slo.as_deref() else {
-        return Ok(None);
-    };
+/// `--slo`: the plain form (every request together; the default when not
+/// given), or per endpoint of the recorded mix, then with its envelope
+/// (every clause) as the `Slo` the step length and timeout are made for.
+pub fn objective(args: &Args, mix: Option<&Mix>) -> Result<(Slo, Option<EndpointSlo>), CliError> {
+    let text = args.slo.as_deref().unwrap_or(DEFAULT_SLO);
     if !EndpointSlo::is_per_endpoint(text) {
         let slo = text
             .parse()
             .map_err(|e| CliError::usage(format!("--slo: {e}")))?;
-        return Ok(Some((slo, None)));
+        return Ok((slo, None));
     }
     let Some(mix) = mix else {
         return Err(CliError::usage(
@@ -66,7 +63,28 @@ pub fn objective(
     let per = EndpointSlo::parse(text).map_err(|e| CliError::usage(format!("--slo: {e}")))?;
     per.check_recorded(&mix.names)
         .map_err(|e| CliError::usage(format!("--slo: {e}")))?;
-    Ok(Some((per.envelope(), Some(per))))
+    Ok((per.envelope(), Some(per)))
+}
+
+/// The search on `probe`, judged per endpoint when the objective is.
+pub fn search(
+    probe: &Probe,
+    slo: &Slo,
+    per_endpoint: Option<&EndpointSlo>,
+    o: &Options,
+    notes: Vec<String>,
+    each: &dyn Progress,
+) -> Search {
+    match per_endpoint {
+        Some(objective) => {
+            let bench = MixBench {
+                bench: probe,
+                objective,
+            };
+            capacity::run("url", &bench, slo, o, notes, each)
+        }
+        None => capacity::run("url", probe, slo, o, notes, each),
+    }
 }
 
 /// A replay names its own requests: the flags that would too are refused.
