@@ -213,3 +213,46 @@ fn empty_search() -> Search {
         endpoint_split: None,
     }
 }
+
+/// The bench's verdict came from every clause judged over all requests,
+/// and its "no verdict" (a late generator) stood over the endpoints'; a
+/// late generator now excuses a fail only when an endpoint's own miss goes
+/// away with the lateness forgiven.
+#[test]
+fn r53_4_a_late_generator_excuses_a_fail_per_endpoint() {
+    let o = objective();
+    let late = |lag_ms: f64| {
+        let mut s = StepRecord::default();
+        s.attack.requests.planned = 1000;
+        s.attack.generator.saturated = true;
+        s.attack.generator.lag_max_ms = lag_ms;
+        s.attack.endpoints = vec![
+            endpoint("/search", 0.2, 200, 10),
+            endpoint("/orders", 0.8, 800, 0),
+        ];
+        // What the bench said of every clause over all requests.
+        s.generator_saturated = true;
+        judge_step(&mut s, &o);
+        s
+    };
+    // /search's 400 ms answers are within 200 ms once 250 ms are forgiven.
+    let s = late(250.0);
+    assert!(s.generator_saturated && !s.passed, "{}", s.verdict);
+    assert!(
+        s.verdict.starts_with(
+            "the generator was the bottleneck: no verdict on the target (GET /search: "
+        ),
+        "{}",
+        s.verdict
+    );
+    // 50 ms of lateness does not explain a 400 ms answer: the fail stands.
+    let s = late(50.0);
+    assert!(!s.generator_saturated && !s.passed, "{}", s.verdict);
+    // A pass stands, said with the lateness.
+    let mut s = step(&o, 100.0, 0, 0);
+    s.attack.generator.saturated = true;
+    s.generator_saturated = true;
+    judge_step(&mut s, &o);
+    assert!(s.passed && !s.generator_saturated, "{}", s.verdict);
+    assert!(s.verdict.ends_with("though the generator was late"));
+}
