@@ -256,3 +256,30 @@ fn r53_4_a_late_generator_excuses_a_fail_per_endpoint() {
     assert!(s.passed && !s.generator_saturated, "{}", s.verdict);
     assert!(s.verdict.ends_with("though the generator was late"));
 }
+
+/// The envelope of `GET /search:p99<300ms; p99<300ms` has the bound 300
+/// twice; a step's answers within it were counted twice, and the part
+/// over every request passed on double its answers (r53_5).
+#[test]
+fn r53_5_the_part_over_every_request_counts_each_answer_once() {
+    let o = EndpointSlo::parse("GET /search:p99<300ms; p99<300ms").unwrap();
+    let env = o.envelope();
+    let mut s = StepRecord::default();
+    s.attack.requests.planned = 1000;
+    s.within = env
+        .bounds_ms()
+        .into_iter()
+        .map(|b| Within {
+            below_ms: b,
+            answered: 600,
+        })
+        .collect();
+    s.attack.endpoints = vec![endpoint("/search", 0.2, 200, 0)];
+    judge_step(&mut s, &o);
+    assert!(!s.passed, "{}", s.verdict);
+    assert!(
+        s.verdict.starts_with("60% answered within 300ms"),
+        "{}",
+        s.verdict
+    );
+}
