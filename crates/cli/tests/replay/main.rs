@@ -3,9 +3,11 @@
 //! its shares; the HAR fixture is replayed at its recorded times to a
 //! server that keeps what it was sent (only to `--base`, no credentials,
 //! no writes); shards of a replay merge per endpoint exactly; bad input
-//! exits 2 in one line.
+//! exits 2 in one line; `iolab capacity --replay` finds a three-endpoint
+//! mix's capacity and the endpoint that fails first (capacity.rs).
 
 mod bad_input;
+mod capacity;
 #[path = "../common/mod.rs"]
 mod common;
 mod servers;

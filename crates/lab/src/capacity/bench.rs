@@ -16,7 +16,7 @@
 use std::time::Duration;
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{CpuSource, Machine, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Machine, SearchStage, Slo, StepRecord, Windows};
 
 /// Why a bench could not measure a step (the search stops there, and says
 /// so in its outcome).
@@ -63,6 +63,13 @@ pub trait Bench {
     /// recover (a rest after a collapse, then [`Bench::settle`]) before the
     /// next step, so that it is not measured through the last one's queue.
     fn recover(&self, failed: &StepRecord, slo: &Slo, quick: Duration);
+
+    /// A rate's decision from its windows so far (`Some(held)`), their
+    /// tally and the windows themselves; a bench judging per endpoint
+    /// ([`MixBench`](super::mix::MixBench)) pools per endpoint.
+    fn decide(&self, slo: &Slo, tally: &Windows, windows: &[StepRecord]) -> Option<bool> {
+        super::windows::decide(slo, tally, windows)
+    }
 
     /// Wait until single requests come back within `quick` again (the
     /// target's queue has drained), bounded by the timeout.

@@ -20,6 +20,7 @@ pub mod bench;
 pub mod gate;
 pub mod interval;
 pub mod machine;
+pub mod mix;
 pub mod preset;
 pub mod scrape;
 pub mod search;
@@ -233,8 +234,12 @@ pub fn run(
         what_if: what,
         elapsed_s: searched_s,
         sweep,
+        fails_first: None,
+        endpoint_split: None,
     };
     seen::review(&mut record);
+    record.fails_first = mix::fails_first(&record);
+    record.endpoint_split = mix::split(&record);
     record
 }
 
@@ -253,6 +258,13 @@ fn measured_rates(steps: &[StepRecord]) -> Vec<f64> {
 
 /// `POST https://host/path (2 headers, 1024-byte body)`, or the URL.
 pub fn describe(p: &Probe) -> String {
+    if let Some(mix) = &p.request.mix {
+        return format!(
+            "a recorded mix of {} endpoints to {}",
+            mix.endpoints.len(),
+            p.url
+        );
+    }
     match p.request.list.as_slice() {
         [] => p.url.clone(),
         [one] => {

@@ -97,7 +97,7 @@ impl Bench for Probe {
         stage: SearchStage,
     ) -> Result<StepRecord, StepError> {
         let interval = (duration / 10).max(Duration::from_millis(50));
-        let plan = self.plan(Driver::constant(rate, duration), interval);
+        let plan = self.plan(super::mix::driver(&self.request, rate, duration), interval);
         let sampler = self.pid.map(|p| telemetry::Sampler::start(p, None));
         let watch = self.pid.map(super::watch::Watch::start);
         let scraper = self.metrics.clone().map(Scraper::start);
@@ -154,6 +154,7 @@ impl Bench for Probe {
             metrics: scraper.map(Scraper::finish).unwrap_or_default(),
             generator_saturated: saturated,
             windows: None,
+            endpoints: Vec::new(),
             within: slo
                 .bounds_ms()
                 .into_iter()

@@ -5,7 +5,7 @@ use iolab_model::capacity::{SearchStage, Slo, StepRecord, Windows};
 
 use super::search::{End, Next, Search};
 use super::GENERATOR_RETRIES;
-use super::{settle_time, step_length, windows, Bench, Options, Progress, StepError};
+use super::{settle_time, step_length, Bench, Options, Progress, StepError};
 
 /// The steps a search measured and why it stopped.
 pub(super) struct Walk {
@@ -92,7 +92,7 @@ impl Walker<'_> {
                 .filter(|s| !s.generator_saturated)
                 .cloned()
                 .collect();
-            let decided = windows::decide(self.slo, &tally, &counted);
+            let decided = self.probe.decide(self.slo, &tally, &counted);
             let rec = self.steps.last_mut().expect("just pushed");
             if let Some(held) = decided {
                 rec.windows = Some(Windows { held, ..tally });

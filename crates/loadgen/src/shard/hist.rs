@@ -61,6 +61,10 @@ pub enum HistError {
     Decode(String),
 }
 
+/// A histogram as base64 V2 + deflate, as documents carry it (the
+/// inverse of [`decode_base64`]).
+pub use super::record::encode as encode_base64;
+
 /// A base64 V2 (or V2 + deflate) histogram, held to the caps above.
 pub fn decode_base64(b64: &str) -> Result<Histogram<u64>, HistError> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(b64)?;

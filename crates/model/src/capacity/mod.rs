@@ -12,6 +12,8 @@
 
 mod binding;
 mod budget;
+mod endpoint_slo;
+mod endpoint_split;
 mod gate;
 mod machine;
 mod repeat;
@@ -28,6 +30,11 @@ use crate::telemetry::Telemetry;
 
 pub use binding::{Binding, Confidence, Evidence, Resource, Source};
 pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
+pub use endpoint_slo::{
+    EndpointObjective, EndpointObserved, EndpointSlo, EndpointSloError, EndpointVerdict, FirstFail,
+    Miss,
+};
+pub use endpoint_split::{EndpointSplit, EndpointWait};
 pub use gate::{Gate, GateCheck};
 pub use machine::Machine;
 pub use repeat::Repeat;
@@ -119,6 +126,10 @@ pub struct StepRecord {
     /// windows are judged on together (their requests pooled).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub within: Vec<Within>,
+    /// A replayed mix judged per endpoint (`--slo 'GET /a:p99<200ms; ...'`):
+    /// each judged endpoint against its clauses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<EndpointVerdict>,
     /// What the step saw inside the target and in the kernel (with its PID).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signals: Option<Signals>,
@@ -305,6 +316,13 @@ pub struct Search {
     /// The closed-loop sweep and its USL fit (`--sweep N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<usl::Sweep>,
+    /// A mix judged per endpoint: the endpoint that failed its clauses
+    /// first (at the lowest failing rate, the largest miss).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fails_first: Option<FirstFail>,
+    /// A replayed mix: where each endpoint waited at the knee.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_split: Option<EndpointSplit>,
 }
 
 /// The `iolab.capacity/1` document.
@@ -332,6 +350,10 @@ pub struct CapacityFile {
     /// `capacity_rps` is their median and `interval` theirs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
+    /// The objective as written per endpoint of a replayed mix (`slo` is
+    /// then its envelope: every clause, for the step length and timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_slo: Option<EndpointSlo>,
 }
 
 impl CapacityFile {
@@ -352,6 +374,7 @@ impl CapacityFile {
             searches,
             started_utc,
             gate: None,
+            endpoint_slo: None,
             repeat: None,
         }
     }

@@ -85,15 +85,21 @@ impl Slo {
             .reduce(f64::min)
     }
 
-    /// Every latency clause's bound, ms, in the order written.
+    /// Every latency clause's bound, ms, in the order written, each once:
+    /// a step's answers within each are counted once, and summed by bound
+    /// when its windows are pooled (two clauses of one bound, `p50<300ms,
+    /// p99<300ms` or the same bound for two endpoints, counted the answers
+    /// twice: r53_5).
     pub fn bounds_ms(&self) -> Vec<f64> {
-        self.clauses
-            .iter()
-            .filter_map(|c| match c {
-                Clause::Latency { below_ms, .. } => Some(*below_ms),
-                Clause::Success { .. } => None,
-            })
-            .collect()
+        let mut out: Vec<f64> = Vec::new();
+        for c in &self.clauses {
+            if let Clause::Latency { below_ms, .. } = *c {
+                if !out.contains(&below_ms) {
+                    out.push(below_ms);
+                }
+            }
+        }
+        out
     }
 
     /// The highest latency percentile asked for, as a fraction (0.99).
@@ -262,6 +268,12 @@ mod tests {
                 "{bad}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn r53_5_each_bound_is_counted_once() {
+        let s: Slo = "p50<300ms,p99<300ms,p99.9<1s".parse().unwrap();
+        assert_eq!(s.bounds_ms(), vec![300.0, 1000.0]);
     }
 
     #[test]

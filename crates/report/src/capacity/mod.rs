@@ -18,6 +18,7 @@ use crate::{csv, json as to_json, Format, RenderError};
 
 mod answer;
 mod charts;
+pub mod endpoints;
 use answer::budget_line;
 pub use answer::{answer, estimate, machine_line, repeat_line, too_noisy, windows};
 pub use charts::charts;
@@ -223,10 +224,9 @@ pub(crate) fn cpu_how(f: &Fit) -> String {
 
 /// The lines after a search's curve: answer, outcome, noise, fit, rule.
 fn findings(s: &Search) -> Vec<String> {
-    let mut out = vec![
-        answer(s),
-        format!("{} (in {})", s.outcome, secs(s.elapsed_s)),
-    ];
+    let mut out = vec![answer(s)];
+    out.extend(s.fails_first.as_ref().map(endpoints::first_line));
+    out.push(format!("{} (in {})", s.outcome, secs(s.elapsed_s)));
     out.extend(budget_line(s));
     out.extend(machine_line(s));
     for n in &s.noise {
@@ -261,15 +261,23 @@ fn findings(s: &Search) -> Vec<String> {
             out.push(format!("  would settle it: {settle}"));
         }
     }
+    out.extend(s.endpoint_split.as_ref().map(|x| {
+        let binding = s.fit.as_ref().map(|f| f.binding.resource.to_string());
+        endpoints::split_line(x, binding.as_deref())
+    }));
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out.push(format!("step rule: {}", s.step_rule));
     out
 }
 
 fn heading(doc: &CapacityFile, s: &Search) -> String {
+    let objective = match &doc.endpoint_slo {
+        Some(per) => per.to_string(),
+        None => doc.slo.to_string(),
+    };
     format!(
-        "capacity of {} ({}), objective {}",
-        s.name, s.target, doc.slo
+        "capacity of {} ({}), objective {objective}",
+        s.name, s.target
     )
 }
 
@@ -280,6 +288,7 @@ pub fn text(doc: &CapacityFile) -> String {
     for s in &doc.searches {
         lines.push(heading(doc, s));
         lines.extend(curve(s).text());
+        lines.extend(endpoints::text(s));
         lines.push(String::new());
         lines.extend(findings(s));
         if !s.what_if.is_empty() {
@@ -310,6 +319,7 @@ pub fn markdown(doc: &CapacityFile) -> String {
         lines.push(format!("## {}", grid::cell(&heading(doc, s))));
         lines.push(String::new());
         lines.extend(curve(s).markdown());
+        lines.extend(endpoints::markdown(s));
         lines.push(String::new());
         lines.extend(findings(s).iter().map(|l| format!("- {}", grid::cell(l))));
         if !s.what_if.is_empty() {

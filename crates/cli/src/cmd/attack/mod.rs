@@ -7,7 +7,7 @@
 
 mod held;
 mod plan;
-mod replay;
+pub(crate) mod replay;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -174,6 +174,9 @@ pub struct Args {
     pub replay: replay::ReplayArgs,
     #[command(flatten)]
     pub held: HeldFlags,
+    /// Replay at the recorded times this much faster: 2, 2x, 0.5x [default: 1x].
+    #[arg(long, value_name = "X", requires = "replay", conflicts_with = "rate")]
+    pub speed: Option<String>,
 }
 
 /// Run `iolab attack`.

@@ -3,7 +3,8 @@
 //! as its mix of endpoints, only to `--base`. At the recorded times scaled
 //! by `--speed`, or as a Poisson stream at `--rate` with the recorded
 //! shares. The flags here become the plan's requests and driver; the rest
-//! of the plan is attack's own.
+//! of the plan is attack's own. `iolab capacity --replay` takes the same
+//! flags ([`ReplayArgs`]) and loader ([`recording`]).
 
 use std::path::{Path, PathBuf};
 
@@ -18,13 +19,15 @@ use crate::CliError;
 /// Requests in the list of a `--rate` replay: enough for shares of 0.1%.
 const WEIGHTED: usize = 1000;
 
-/// The flags of a replay.
+/// The flags of a replay (attack's and capacity's; attack's `--speed` is
+/// its own).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ReplayArgs {
     /// Replay recorded traffic: a HAR file, an nginx/Apache access log in
     /// the combined format (with $request_time when present) or a vegeta
-    /// targets file; needs --base. Sent at the recorded times (--speed), or
-    /// as a Poisson stream at --rate with the recorded shares.
+    /// targets file; needs --base. attack sends it at the recorded times
+    /// (--speed) or as a Poisson stream at --rate with the recorded shares;
+    /// capacity at each step's rate with the recorded shares.
     #[arg(
         long,
         value_name = "FILE",
@@ -39,9 +42,6 @@ pub struct ReplayArgs {
     /// The recording's format [default: detected from its first line].
     #[arg(long, value_name = "FORMAT", value_parser = ["har", "combined", "vegeta"], requires = "replay")]
     pub replay_format: Option<String>,
-    /// Replay at the recorded times this much faster: 2, 2x, 0.5x [default: 1x].
-    #[arg(long, value_name = "X", requires = "replay", conflicts_with = "rate")]
-    pub speed: Option<String>,
     /// Keep these credential headers (Cookie, Authorization,
     /// Proxy-Authorization), dropped by default: --keep-auth authorization.
     #[arg(
@@ -72,13 +72,43 @@ pub struct Replayed {
     pub notes: Vec<String>,
 }
 
+/// A recording loaded for `--base`, and the lines to tell the user.
+pub struct Recording {
+    /// `--base`, without a trailing `/`.
+    pub base: String,
+    /// The file given.
+    pub file: PathBuf,
+    /// Its endpoints and samples.
+    pub loaded: Loaded,
+    /// What was left out, in lines.
+    pub notes: Vec<String>,
+}
+
 /// The replay the flags ask for, if any.
 pub fn plan(args: &Args) -> Result<Option<Replayed>, CliError> {
-    let r = &args.replay;
+    if args.replay.replay.is_none() || args.replay.base.is_none() {
+        return Ok(None);
+    }
+    refuse_other_flags(args)?;
+    let Some(mut rec) = recording(&args.replay)? else {
+        return Ok(None);
+    };
+    let mut notes = std::mem::take(&mut rec.notes);
+    let (list, of, driver) = schedule(args, &rec.file, &rec.loaded, &mut notes)?;
+    let (target, request) = rec.requests(&args.request, list, of)?;
+    Ok(Some(Replayed {
+        target,
+        request,
+        driver,
+        notes,
+    }))
+}
+
+/// The recording `--replay FILE --base URL` name, loaded (`None` without them).
+pub fn recording(r: &ReplayArgs) -> Result<Option<Recording>, CliError> {
     let (Some(file), Some(base)) = (&r.replay, &r.base) else {
         return Ok(None);
     };
-    refuse_other_flags(args)?;
     let base = base.trim_end_matches('/').to_string();
     if !(base.starts_with("http://") || base.starts_with("https://")) {
         return Err(CliError::usage(format!(
@@ -86,24 +116,49 @@ pub fn plan(args: &Args) -> Result<Option<Replayed>, CliError> {
         )));
     }
     let loaded = replay::load(file, &options(r)?).map_err(CliError::usage)?;
-    let mut notes: Vec<String> = [loaded.mix.skipped_line(), loaded.bad_line(file)]
+    let notes = [loaded.mix.skipped_line(), loaded.bad_line(file)]
         .into_iter()
         .flatten()
         .collect();
-    let (list, of, driver) = schedule(args, file, &loaded, &mut notes)?;
-    let target = format!("{base}/");
-    let (_, mut request) = args.request.requests(Some(&target))?;
-    request.list = to_base(list, &base, &args.request.headers)?;
-    request.mix = Some(ReplayMix {
-        endpoints: loaded.mix.endpoints,
-        of_request: of,
-    });
-    Ok(Some(Replayed {
-        target,
-        request,
-        driver,
+    Ok(Some(Recording {
+        base,
+        file: file.clone(),
+        loaded,
         notes,
     }))
+}
+
+impl Recording {
+    /// The recorded requests in their shares, spread over a list (a
+    /// Poisson stream over it keeps the mix at any rate).
+    pub fn weighted(&self) -> (Vec<RequestTemplate>, Vec<u32>) {
+        self.loaded.mix.weighted(WEIGHTED)
+    }
+
+    /// `METHOD /template` of each endpoint, most requests first.
+    pub fn endpoint_names(&self) -> Vec<String> {
+        (self.loaded.mix.endpoints.iter())
+            .map(|e| format!("{} {}", e.method, e.template))
+            .collect()
+    }
+
+    /// The target (`--base` and `/`) and the request set of `list` (each
+    /// of endpoint `of[i]`) sent to `--base`, with the `-H` headers.
+    pub fn requests(
+        &self,
+        flags: &crate::cmd::flags::RequestFlags,
+        list: Vec<RequestTemplate>,
+        of: Vec<u32>,
+    ) -> Result<(String, RequestSet), CliError> {
+        let target = format!("{}/", self.base);
+        let (_, mut request) = flags.requests(Some(&target))?;
+        request.list = to_base(list, &self.base, &flags.headers)?;
+        request.mix = Some(ReplayMix {
+            endpoints: self.loaded.mix.endpoints.clone(),
+            of_request: of,
+        });
+        Ok((target, request))
+    }
 }
 
 /// How to read the recording, from the flags.
@@ -132,7 +187,7 @@ fn schedule(
         let (list, of) = loaded.mix.weighted(WEIGHTED);
         return Ok((list, of, poisson(args, rate)?));
     }
-    let speed = speed(args.replay.speed.as_deref())?;
+    let speed = speed(args.speed.as_deref())?;
     let rec = timeline::recorded(&loaded.mix, speed).ok_or_else(|| {
         CliError::usage(format!(
             "--replay {}: the {} file has no times: replay it at --rate R --duration D",

@@ -22,6 +22,7 @@ use crate::cmd::flags::RequestFlags;
 use crate::CliError;
 
 mod plan;
+mod replay;
 
 pub use plan::{options, probe, DEFAULT_SLO};
 use plan::{slo_flag, sweep};
@@ -32,15 +33,19 @@ use plan::{slo_flag, sweep};
   iolab capacity http://127.0.0.1:8080/api/orders --slo 'p99<200ms,success>=99.9%'
   iolab capacity https://127.0.0.1:8443/ -k -m POST -H 'Content-Type: application/json' --body '{}' --slo 'p99<500ms'
   iolab capacity http://127.0.0.1:8080/ --slo 'p99<250ms' --pid 4242 --metrics http://127.0.0.1:8080/actuator/prometheus --json
-  iolab capacity http://127.0.0.1:8080/api/orders --sweep 32 --sweep-step 5s")]
+  iolab capacity http://127.0.0.1:8080/api/orders --sweep 32 --sweep-step 5s
+  iolab capacity --replay access.log --base http://127.0.0.1:8080 --slo 'GET /orders/{id}:p99<200ms; *:p99<500ms'")]
 pub struct Args {
     /// URL of the service (http:// or https://), or a preset (name or .toml
     /// file) with a [capacity] table; or give --targets.
-    #[arg(value_name = "URL|PRESET", required_unless_present = "targets")]
+    #[arg(value_name = "URL|PRESET", required_unless_present_any = ["targets", "replay"])]
     pub url: Option<String>,
     /// The objective every step must meet: latency clauses pQ<BOUND (over
     /// every planned request: an unanswered one is late) and success>=S%
-    /// [default: p99<200ms,success>=99.9%; a preset's own].
+    /// [default: p99<200ms,success>=99.9%; a preset's own]; with --replay
+    /// also per endpoint: 'GET /orders/{id}:p99<200ms; *:p99<500ms' (*:
+    /// every endpoint not named; a part without an endpoint: every request
+    /// together, and each endpoint with neither its own clauses nor *'s).
     #[arg(long, value_name = "SLO")]
     pub slo: Option<String>,
     #[command(flatten)]
@@ -131,6 +136,10 @@ pub struct Args {
     pub quiet: bool,
     #[command(flatten)]
     pub live: super::live::LiveArgs,
+    /// Search with recorded traffic (`--replay FILE --base URL`): each step
+    /// sends its mix in the recorded shares.
+    #[command(flatten)]
+    pub replay: crate::cmd::attack::replay::ReplayArgs,
 }
 
 /// A searched URL's name in the report's sentences: its host, port and
@@ -147,6 +156,8 @@ const MAX_REPEAT: u32 = 20;
 
 /// Run `iolab capacity`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    // First: a replay refuses a URL or preset beside it.
+    let mix = replay::plan(&args)?;
     if let Some(preset) = args.url.as_deref().filter(|u| !u.contains("://")) {
         if args.live.live.is_some() {
             return Err(CliError::usage(
@@ -167,12 +178,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )));
     }
     let page = args.live.bind()?;
-    let slo = match slo_flag(&args)? {
-        Some(s) => s,
-        None => DEFAULT_SLO.parse().expect("the default objective parses"),
-    };
+    let (slo, per_endpoint) = replay::objective(&args, mix.as_ref())?;
     let o = options(&args)?;
-    let mut probe = probe(&args, &slo)?;
+    let mut probe = match &mix {
+        Some(m) => plan::probe_of(&args, &slo, m.url.clone(), m.request.clone())?,
+        None => probe(&args, &slo)?,
+    };
     let gate = baseline(&args, &slo)?;
     if let Some((b, _)) = &gate {
         b.check(&service_name(&probe.url), Some(&capacity::describe(&probe)))
@@ -191,7 +202,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     iolab_loadgen::validate(&check).map_err(CliError::usage)?;
     let started = results::rfc3339(SystemTime::now());
     let each = Lines { quiet: args.quiet };
-    let mut notes = Vec::new();
+    let mut notes = mix.map(|m| m.notes).unwrap_or_default();
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
     }
@@ -231,7 +242,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 Err(e) => these.push(format!("the warm-up failed ({e}): searched cold")),
             }
         }
-        let mut search = capacity::run(&name, &probe, &slo, &o, these, &each);
+        let mut search =
+            replay::search(&name, &probe, &slo, per_endpoint.as_ref(), &o, these, &each);
         if let Some(pid) = probe.pid {
             if iolab_lab::telemetry::sample_proc(pid).is_none() {
                 search.notes.push(format!(
@@ -250,6 +262,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         _ => CapacityFile::repeated("capacity", slo, searches, started),
     };
     doc.gate = gate.map(|(b, max)| b.gate(&doc.searches, max));
+    doc.endpoint_slo = per_endpoint;
     finish(&args, &doc, probe.cancel.load(Ordering::Relaxed))
 }
 

@@ -80,6 +80,16 @@ pub(super) fn sweep(args: &Args, connections: u32) -> Result<Option<SweepOptions
 /// The probe (what is loaded and watched) from the flags.
 pub fn probe(args: &Args, slo: &Slo) -> Result<Probe, CliError> {
     let (url, request) = args.request.requests(args.url.as_deref())?;
+    probe_of(args, slo, url, request)
+}
+
+/// The probe of `request` (its first URL `url`), watched as the flags say.
+pub(super) fn probe_of(
+    args: &Args,
+    slo: &Slo,
+    url: String,
+    request: iolab_model::request::RequestSet,
+) -> Result<Probe, CliError> {
     let timeout = match &args.timeout {
         Some(t) => duration("--timeout", t)?,
         None => slo_timeout(slo)?,
