@@ -105,8 +105,14 @@ fn merge_held(args: &Args, docs: &[Source]) -> Result<ExitCode, CliError> {
         ));
     }
     let result = held::merge_documents(docs).map_err(CliError::usage)?;
+    write_and_print(args, &result)
+}
+
+/// A merged document: written to `--out` as JSON when asked, then printed
+/// (JSON with `--json`, else the text report).
+fn write_and_print(args: &Args, merged: &AttackResult) -> Result<ExitCode, CliError> {
     if let Some(path) = &args.out {
-        let bytes = iolab_report::attack::render(&result, Format::Json)
+        let bytes = iolab_report::attack::render(merged, Format::Json)
             .map_err(|e| CliError::Failed(e.into()))?;
         iolab_files::write(path, &bytes).map_err(|e| {
             CliError::Failed(anyhow::anyhow!(
@@ -115,7 +121,7 @@ fn merge_held(args: &Args, docs: &[Source]) -> Result<ExitCode, CliError> {
             ))
         })?;
     }
-    let bytes = iolab_report::attack::render(&result, Format::json_or_text(args.json))
+    let bytes = iolab_report::attack::render(merged, Format::json_or_text(args.json))
         .map_err(|e| CliError::Failed(e.into()))?;
     super::report::print(&bytes);
     Ok(ExitCode::SUCCESS)
@@ -155,20 +161,7 @@ fn live(args: &Args, listener: iolab_live::Listener) -> Result<ExitCode, CliErro
         return Ok(ExitCode::from(iolab_lab::interrupt::EXIT_INTERRUPTED));
     }
     let merged = merged.map_err(CliError::usage)?;
-    if let Some(path) = &args.out {
-        let bytes = iolab_report::attack::render(&merged, Format::Json)
-            .map_err(|e| CliError::Failed(e.into()))?;
-        iolab_files::write(path, &bytes).map_err(|e| {
-            CliError::Failed(anyhow::anyhow!(
-                "cannot write --out {}: {e}",
-                path.display()
-            ))
-        })?;
-    }
-    let bytes = iolab_report::attack::render(&merged, Format::json_or_text(args.json))
-        .map_err(|e| CliError::Failed(e.into()))?;
-    super::report::print(&bytes);
-    Ok(ExitCode::SUCCESS)
+    write_and_print(args, &merged)
 }
 
 /// Results folders of `iolab run --shard`: merged run by run into `--out`.

@@ -191,42 +191,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let plan = plan(&args)?;
     iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
-    let slo: Option<Slo> = args
-        .slo
-        .as_deref()
-        .map(|s| {
-            s.parse()
-                .map_err(|e| CliError::usage(format!("--slo: {e}")))
-        })
-        .transpose()?;
-    // The files go where the run's results go: check them before sending.
-    for (flag, path) in [
-        ("--hdr", &args.hdr),
-        ("--csv", &args.csv),
-        ("--out", &args.out),
-    ] {
-        if let Some(path) = path {
-            iolab_model::files::check_writable(path)
-                .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
-        }
-    }
+    let slo = checked_before_sending(&args)?;
     let page = args.live.bind()?;
     let live = std::io::stdout().is_terminal() && !args.quiet;
-    let mut hooks = Hooks {
-        // Ctrl-C stops sending and still prints what was measured (exit 130),
-        // the way vegeta and wrk report a cut-short run.
-        cancel: Some(cancel_on_signals().map_err(|e| {
-            CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
-        })?),
-        ..Hooks::default()
-    };
-    if live {
-        hooks.progress = Some(Arc::new(|p: &iolab_loadgen::Progress| {
-            let mut e = std::io::stderr().lock();
-            let _ = write!(e, "\r\x1b[K{}", iolab_report::attack::progress_line(p));
-            let _ = e.flush();
-        }));
-    }
+    let mut hooks = hooks(live)?;
     let page = match page {
         Some(listener) => {
             let feed = iolab_loadgen::LiveFeed::new();
@@ -266,6 +234,51 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         _ => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// What is checked before anything is sent: the objective parses, and the
+/// files go where the run's results can (a full disk or a folder that is
+/// not there is said before the load, not after).
+fn checked_before_sending(args: &Args) -> Result<Option<Slo>, CliError> {
+    let slo: Option<Slo> = args
+        .slo
+        .as_deref()
+        .map(|s| {
+            s.parse()
+                .map_err(|e| CliError::usage(format!("--slo: {e}")))
+        })
+        .transpose()?;
+    for (flag, path) in [
+        ("--hdr", &args.hdr),
+        ("--csv", &args.csv),
+        ("--out", &args.out),
+    ] {
+        if let Some(path) = path {
+            iolab_model::files::check_writable(path)
+                .map_err(|e| CliError::usage(format!("{flag} {}: {e}", path.display())))?;
+        }
+    }
+    Ok(slo)
+}
+
+/// The run's hooks: Ctrl-C stops sending and still prints what was measured
+/// (exit 130), the way vegeta and wrk report a cut-short run; on a terminal
+/// (`live`), a progress line on stderr.
+fn hooks(live: bool) -> Result<Hooks, CliError> {
+    let mut hooks = Hooks {
+        cancel: Some(cancel_on_signals().map_err(|e| {
+            CliError::Failed(anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))
+        })?),
+        ..Hooks::default()
+    };
+    if live {
+        hooks.progress = Some(Arc::new(|p: &iolab_loadgen::Progress| {
+            let mut e = std::io::stderr().lock();
+            let _ = write!(e, "\r\x1b[K{}", iolab_report::attack::progress_line(p));
+            let _ = e.flush();
+        }));
+    }
+    Ok(hooks)
 }
 
 /// Write the files the flags ask for, in turn: `--hdr`, `--csv`, `--out`.
