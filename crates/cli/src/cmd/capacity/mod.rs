@@ -25,7 +25,7 @@ mod plan;
 mod replay;
 
 pub use plan::{options, probe, DEFAULT_SLO};
-use plan::{slo_flag, sweep};
+use plan::{service_name, slo_flag, sweep};
 
 /// Flags of `iolab capacity`.
 #[derive(Debug, clap::Args)]
@@ -140,15 +140,6 @@ pub struct Args {
     /// sends its mix in the recorded shares.
     #[command(flatten)]
     pub replay: crate::cmd::attack::replay::ReplayArgs,
-}
-
-/// A searched URL's name in the report's sentences: its host, port and
-/// path (`127.0.0.1:8080/orders`), not "url" (issue 50 finding 8: "url is
-/// limited by its threads").
-fn service_name(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let path = rest.split(['?', '#']).next().unwrap_or(rest);
-    path.strip_suffix('/').unwrap_or(path).to_string()
 }
 
 /// Most searches `--repeat` runs: each takes a minute or more.

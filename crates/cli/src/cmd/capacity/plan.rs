@@ -186,3 +186,12 @@ pub fn slo_flag(args: &Args) -> Result<Option<Slo>, CliError> {
         })
         .transpose()
 }
+
+/// A searched URL's name in the report's sentences: its host, port and
+/// path (`127.0.0.1:8080/orders`), not "url" (issue 50 finding 8: "url is
+/// limited by its threads").
+pub(super) fn service_name(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.split(['?', '#']).next().unwrap_or(rest);
+    path.strip_suffix('/').unwrap_or(path).to_string()
+}
