@@ -3,7 +3,7 @@
 jar=target/iolab-play.jar
 classpath_file=target/classpath.txt
 
-# The JDK, as scripts/jvm-target finds it: IOLAB_JAVA_HOME, then Temurin 25 under /usr/lib/jvm,
+# The JDK, as runtimes/jvm/start finds it: IOLAB_JAVA_HOME, then Temurin 25 under /usr/lib/jvm,
 # then JAVA_HOME if it is 25 or newer.
 find_jdk() {
   local c v

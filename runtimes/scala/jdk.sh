@@ -1,4 +1,4 @@
-# Sourced by build, start and test: finds the JDK 25 as scripts/jvm-target does.
+# Sourced by build, start and test: finds the JDK 25 as runtimes/jvm/start does.
 # IOLAB_JAVA_HOME, then Temurin 25 under /usr/lib/jvm, then JAVA_HOME if it is 25+.
 find_jdk() {
   local c v

@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+#[path = "docs/sources.rs"]
+mod sources;
 #[path = "docs/tables.rs"]
 mod tables;
 
@@ -23,21 +25,22 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The pages whose paths are checked: the README, `docs/*.md`, the presets'
-/// and each runtime's README.
+/// The pages whose paths are checked: every Markdown page git tracks but the
+/// changelog (history names what was there then) and the reports rendered
+/// into `docs/results/` (their paths are the run's, checked by [`tables`]).
 fn pages() -> Vec<PathBuf> {
     let root = root();
-    let mut pages = vec![root.join("README.md"), root.join("presets/README.md")];
-    for (dir, name) in [("docs", None), ("runtimes", Some("README.md"))] {
-        for entry in fs::read_dir(root.join(dir)).expect("the repository's folders") {
-            let path = entry.expect("a folder entry").path();
-            match name {
-                None if path.extension().is_some_and(|e| e == "md") => pages.push(path),
-                Some(name) if path.join(name).is_file() => pages.push(path.join(name)),
-                _ => {}
-            }
-        }
-    }
+    let out = std::process::Command::new("git")
+        .args(["ls-files", "--", "*.md"])
+        .current_dir(&root)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git ls-files failed");
+    let mut pages: Vec<PathBuf> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|p| *p != "CHANGELOG.md" && !p.starts_with("docs/results/"))
+        .map(|p| root.join(p))
+        .collect();
     pages.sort();
     pages
 }

@@ -1,5 +1,5 @@
 'use strict';
-// The contract's answers, byte-compatible with crates/models/src/routes.rs: JSON written
+// The contract's answers, byte-compatible with crates/servers/src/routes.rs: JSON written
 // by hand so field order and number format match the Rust targets exactly.
 
 const JSON_TYPE = 'application/json';

@@ -1,6 +1,6 @@
 'use strict';
 // Which path means what, and the checks every /work request passes before any of its
-// work runs (crates/models/src/routes.rs, plus the JVM target's up-front backend check).
+// work runs (crates/servers/src/routes.rs, plus the JVM target's up-front backend check).
 
 const steps = require('./steps');
 const A = require('./answers');

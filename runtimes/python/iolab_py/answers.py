@@ -1,5 +1,5 @@
 """The contract's bodies, byte for byte as the Rust targets write them
-(crates/models/src/routes.rs): `{"ok":true,"model":"pool","steps":3,"elapsed_ms":12.300}`,
+(crates/servers/src/routes.rs): `{"ok":true,"model":"pool","steps":3,"elapsed_ms":12.300}`,
 `{"ok":false,"error":"..."}`, and the fixed messages."""
 
 import json

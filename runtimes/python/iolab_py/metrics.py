@@ -1,5 +1,5 @@
 """/metrics as Prometheus text (format 0.0.4), with the Rust targets' names
-(crates/models/src/metrics.rs), summed over every process of the target."""
+(crates/servers/src/metrics.rs), summed over every process of the target."""
 
 import os
 

@@ -1,5 +1,5 @@
 """From a request's method, path and raw query to what it asks for, with the Rust targets'
-400 messages (crates/models/src/routes.rs): the query is split on '&', the first `steps=` and
+400 messages (crates/servers/src/routes.rs): the query is split on '&', the first `steps=` and
 `body=` win, values are percent-decoded ('+' is a space)."""
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-// Package steps is the workload language (crates/model/src/steps.rs), parsed to the same tree,
+// Package steps is the workload language (crates/model/src/steps/parse.rs), parsed to the same tree,
 // canonical text and error texts byte for byte (vectors/steps.json pins them).
 //
 //	steps := item (',' item)*            a top-level list runs in sequence

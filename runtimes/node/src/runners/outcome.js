@@ -1,5 +1,5 @@
 'use strict';
-// How par(...) folds its children's outcomes, in every model (crates/models exec.rs
+// How par(...) folds its children's outcomes, in every model (crates/servers/src/exec.rs
 // `first_error`): every child runs to its end; the first error in written order wins;
 // otherwise the value of the last mc get in written order (null when none).
 

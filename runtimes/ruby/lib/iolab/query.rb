@@ -3,7 +3,7 @@
 require_relative 'steps'
 require_relative 'answers'
 
-# A /work request's query, read as crates/models/src/routes.rs reads it: the
+# A /work request's query, read as crates/servers/src/routes.rs reads it: the
 # first `steps=` and `body=` pairs, percent-decoded with the same error texts.
 module Iolab
   # A parsed /work request: the workload and whether to answer with the fetched value.

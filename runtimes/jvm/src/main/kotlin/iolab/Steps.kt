@@ -1,4 +1,4 @@
-// The workload language, ported byte for byte from crates/model/src/steps.rs.
+// The workload language, ported byte for byte from crates/model/src/steps/parse.rs.
 //
 //     steps := item (',' item)*            a top-level list runs in sequence
 //     item  := seq(steps) | par(steps) | leaf

@@ -1,4 +1,4 @@
-// One step of a workload, as crates/model/src/steps.rs defines it: a leaf (cpu or one
+// One step of a workload, as crates/model/src/steps/parse.rs defines it: a leaf (cpu or one
 // backend call) or a sequence / fan-out of steps. StepsParser builds them from text.
 package iolab.play;
 

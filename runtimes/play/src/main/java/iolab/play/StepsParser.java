@@ -1,4 +1,4 @@
-// The workload language, ported from crates/model/src/steps.rs (via runtimes/jvm Steps.kt):
+// The workload language, ported from crates/model/src/steps/parse.rs (via runtimes/jvm Steps.kt):
 //
 //     steps := item (',' item)*            a top-level list runs in sequence
 //     item  := seq(steps) | par(steps) | leaf
