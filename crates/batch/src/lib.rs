@@ -2,7 +2,7 @@
 //! under one executor per concurrency model (E3, futures over a blocking
 //! service), or handed by a master to W workers (E1, actors).
 //!
-//! [`run`] draws the tasks ([`tasks`]), starts the [`measure`] probe, hands the
+//! [`run`] draws the tasks ([`tasks`]), starts the [`measure`] meter, hands the
 //! tasks to one executor module (one file per model, plus [`master`] and
 //! [`master_timer`]) and folds what was measured into a [`BatchResult`].
 
@@ -30,7 +30,7 @@ use iolab_model::{ModelKind, ModelParams};
 use serde_json::Value;
 
 use crate::io::Io;
-use crate::measure::{Probe, Timings};
+use crate::measure::{Meter, Timings};
 use crate::tasks::TaskList;
 
 /// Run one batch to completion (or until `cancel` is set: tasks not yet
@@ -90,7 +90,7 @@ pub fn run_traced(
     let io = io.fresh();
     let tasks = Arc::new(TaskList::draw(&spec.tasks, spec.seed));
     let n = tasks.len();
-    let probe = Probe::start();
+    let meter = Meter::start();
     let recorder = spans.map(iolab_spans::Recorder::new);
     let timings = Timings::new(n);
     let ctx = Ctx {
@@ -112,7 +112,7 @@ pub fn run_traced(
         },
     };
     let total_s = timings.start().elapsed().as_secs_f64();
-    let peaks = probe.finish(outcome.peak_threads);
+    let peaks = meter.finish(outcome.peak_threads);
 
     let (by_type, mut counters) = measure::task_stats(&tasks, &timings);
     let failed = timings.failed();

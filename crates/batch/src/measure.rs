@@ -226,7 +226,7 @@ pub struct ProcessPeaks {
 
 /// Samples `/proc/self/status` every few milliseconds on its own thread while
 /// a batch runs, and reads CPU time around it.
-pub struct Probe {
+pub struct Meter {
     stop: Arc<AtomicBool>,
     sampler: Option<JoinHandle<(u64, u64)>>,
     before: ProcStatus,
@@ -238,7 +238,7 @@ pub struct Probe {
 /// How often the sampler looks.
 const SAMPLE_EVERY: Duration = Duration::from_millis(5);
 
-impl Probe {
+impl Meter {
     /// Start sampling. Resets the kernel's peak-RSS mark when allowed, so
     /// `VmHWM` covers this batch only.
     pub fn start() -> Self {
@@ -247,7 +247,7 @@ impl Probe {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let sampler = std::thread::Builder::new()
-            .name("iolab-probe".into())
+            .name("iolab-meter".into())
             .spawn(move || {
                 let (mut threads, mut rss) = (0, 0);
                 loop {
@@ -261,7 +261,7 @@ impl Probe {
                 }
             })
             .ok();
-        Probe {
+        Meter {
             stop,
             sampler,
             before,
@@ -359,10 +359,10 @@ mod tests {
     }
 
     #[test]
-    fn probe_sees_this_process() {
-        let probe = Probe::start();
+    fn meter_sees_this_process() {
+        let meter = Meter::start();
         std::thread::sleep(Duration::from_millis(20));
-        let p = probe.finish(None);
+        let p = meter.finish(None);
         assert!(p.threads >= 2, "{p:?}");
         assert!(p.rss_mb > 0.0, "{p:?}");
     }

@@ -1,5 +1,5 @@
 //! Every repository path a source comment names exists: a port that says
-//! "byte for byte from crates/model/src/steps.rs" must point at the file it
+//! "byte for byte from crates/model/src/steps/parse.rs" must point at the file it
 //! was ported from, or a newcomer follows it into nothing.
 //!
 //! The scan reads the comments of every file git tracks under `crates/`,
@@ -164,12 +164,12 @@ fn every_path_a_source_comment_names_exists() {
 #[test]
 fn the_comment_scan_finds_comments_and_their_paths() {
     let rust =
-        "let a = \"crates/no\"; // from crates/model/src/steps.rs.\n/* see\n * docs/run.md */";
+        "let a = \"crates/no\"; // from crates/model/src/steps/parse.rs.\n/* see\n * docs/run.md */";
     let found: Vec<String> = comments(rust, Syntax::Slashes)
         .into_iter()
         .flat_map(|(_, c)| paths(&c))
         .collect();
-    assert_eq!(found, ["crates/model/src/steps.rs", "docs/run.md"]);
+    assert_eq!(found, ["crates/model/src/steps/parse.rs", "docs/run.md"]);
     let python = "x = 'crates/no'  # crates/a.rs\n\"\"\"Doc\n(crates/models/src/routes.rs): x\n\"\"\"\ny = 1";
     let found: Vec<String> = comments(python, Syntax::Hash { docstrings: true })
         .into_iter()

@@ -63,9 +63,9 @@ pub struct Anchor {
     pub note: String,
 }
 
-/// What holds before it fails, predicted.
+/// The most waiting requests a target holds before it fails, predicted.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Holds {
+pub struct Ceiling {
     /// How many waiting requests (`None`: nothing bounds it that is known).
     pub n: Option<f64>,
     /// What bounds it, in a phrase made from the numbers.
@@ -107,7 +107,7 @@ pub struct Cost {
     /// Most it held with every request answered 2xx.
     pub most_held_ok: Option<f64>,
     /// The prediction of what holds before it fails.
-    pub holds: Holds,
+    pub holds: Ceiling,
     /// The published per-task figure for its runtime, if the plan gives one.
     pub anchor: Option<Anchor>,
 }
@@ -290,12 +290,12 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 
 /// What holds the most waiting requests before the model fails: its own bound
 /// (threads, processes, a cap), else the first machine limit it meets.
-fn holds(run: &RunRecord, file: &RunsFile, base_mb: Option<f64>, slope_mb: Option<f64>) -> Holds {
+fn holds(run: &RunRecord, file: &RunsFile, base_mb: Option<f64>, slope_mb: Option<f64>) -> Ceiling {
     let env = &file.environment;
     let host = run.host.unwrap_or(Host::cores(env.cores));
     let params = run.effective_params.as_ref().unwrap_or(&run.spec.params);
     if let Capacity::Bounded { n, what } = run.model.shape(params, &host).capacity() {
-        return Holds {
+        return Ceiling {
             n: Some(f64::from(n)),
             why: format!("{n} {what}; past them requests queue or are refused"),
         };
@@ -327,11 +327,11 @@ fn holds(run: &RunRecord, file: &RunsFile, base_mb: Option<f64>, slope_mb: Optio
     limits
         .into_iter()
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(n, why)| Holds {
+        .map(|(n, why)| Ceiling {
             n: Some(n.floor()),
             why,
         })
-        .unwrap_or(Holds {
+        .unwrap_or(Ceiling {
             n: None,
             why: "no limit known".into(),
         })

@@ -225,7 +225,7 @@ pub fn html(file: &RunsFile, chart: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{fit, Holds, Level};
+    use super::super::{fit, Ceiling, Level};
     use super::*;
 
     /// A target measured at these (held, RSS MiB, CPU s/s) levels.
@@ -261,7 +261,7 @@ mod tests {
             in_gib: straight_mem.then(|| (1024.0 - mem.intercept) / mem.slope),
             most_held: 4000.0,
             most_held_ok: None,
-            holds: Holds {
+            holds: Ceiling {
                 n: None,
                 why: "no limit known".into(),
             },
