@@ -34,7 +34,7 @@ pub use endpoint_slo::{
     EndpointObjective, EndpointObserved, EndpointSlo, EndpointSloError, EndpointVerdict, FirstFail,
     Miss,
 };
-pub use endpoint_split::{EndpointSplit, EndpointWait};
+pub use endpoint_split::{EndpointResource, EndpointSplit, EndpointWait, NamedBy};
 pub use gate::{Gate, GateCheck};
 pub use machine::Machine;
 pub use repeat::Repeat;

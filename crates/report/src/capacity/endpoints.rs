@@ -5,7 +5,10 @@
 //! each endpoint waited at the knee. Absent when the search replayed
 //! nothing.
 
-use iolab_model::capacity::{Clause, EndpointSplit, FirstFail, Miss, Search, StepRecord};
+use iolab_model::capacity::{
+    Clause, EndpointResource, EndpointSplit, EndpointWait, FirstFail, Miss, Resource, Search,
+    StepRecord,
+};
 use iolab_model::replay::EndpointResult;
 
 use crate::grid::Grid;
@@ -36,14 +39,61 @@ pub fn split_line(x: &EndpointSplit, binding: Option<&str>) -> String {
         waits.join(", ")
     );
     match (x.shared, binding) {
-        (true, Some(b)) => format!("{head}: one queue, so the binding resource ({b}) binds each of them"),
-        (true, None) => format!("{head}: one queue binds each of them"),
-        (false, Some(b)) => format!(
-            "{head}: not one queue; those that queued longest wait on a resource of their own, which the one named for the whole mix ({b}) may not be"
-        ),
-        (false, None) => {
-            format!("{head}: not one queue; those that queued longest wait on a resource of their own")
+        (true, Some(b)) => {
+            format!("{head}: one queue, so the binding resource ({b}) binds each of them")
         }
+        (true, None) => format!("{head}: one queue binds each of them"),
+        (false, _) => format!("{head}: not one queue; {}", alone(x, binding)),
+    }
+}
+
+/// What the endpoints that queued alone wait on, from what they held.
+fn alone(x: &EndpointSplit, binding: Option<&str>) -> String {
+    let queued: Vec<&EndpointWait> = x.endpoints.iter().filter(|w| x.queued(w)).collect();
+    let names: Vec<String> = (queued.iter())
+        .map(|w| format!("{} {}", w.method, w.template))
+        .collect();
+    let held: Option<f64> = queued.iter().map(|w| w.held).sum();
+    let them = if queued.len() == 1 { "it" } else { "them" };
+    let on = queued.first().and_then(|w| w.waits_on.as_ref());
+    match (held, on) {
+        (Some(h), Some(r)) => format!(
+            "{} queued: at the capacity {} held {} at once ({}), as many as {}, which binds {them}; the others did not queue",
+            names.join(" and "),
+            if queued.len() == 1 { "it" } else { "they" },
+            num(h, 2),
+            held_how(&queued),
+            resource(r)
+        ),
+        (Some(h), None) => format!(
+            "{} queued, holding {} at once at the capacity ({}): no resource in sight has that size{}",
+            names.join(" and "),
+            num(h, 2),
+            held_how(&queued),
+            binding.map_or(String::new(), |b| format!(" (the fit named {b} for the whole mix)"))
+        ),
+        (None, _) => format!(
+            "{} queued longest and wait on a resource of their own{}",
+            names.join(" and "),
+            binding.map_or(String::new(), |b| format!(", which the one named for the whole mix ({b}) may not be"))
+        ),
+    }
+}
+
+/// `share 30% x 51.2ms each` per endpoint, joined.
+fn held_how(queued: &[&EndpointWait]) -> String {
+    let each: Vec<String> = (queued.iter())
+        .map(|w| format!("its share {} x {} each", percent(w.share), ms(w.service_ms)))
+        .collect();
+    each.join("; ")
+}
+
+/// `the 10 connections to 127.0.0.1:5432`, `threads (10)`.
+fn resource(r: &EndpointResource) -> String {
+    match (r.resource, r.size, &r.name) {
+        (Resource::Pool, Some(n), Some(name)) => format!("the {} connections to {name}", num(n, 3)),
+        (kind, Some(n), _) => format!("{kind} ({})", num(n, 3)),
+        (kind, None, _) => kind.to_string(),
     }
 }
 

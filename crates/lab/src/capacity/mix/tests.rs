@@ -283,3 +283,51 @@ fn r53_5_the_part_over_every_request_counts_each_answer_once() {
         s.verdict
     );
 }
+
+/// A pool of 4 connections to PostgreSQL held by /orders alone: at 100/s
+/// its 80% of 50 ms each hold 4 at once, as many as the connections the
+/// kernel saw; /search did not queue and waits on nothing.
+#[test]
+fn an_endpoint_that_queued_alone_is_bound_by_the_downstream_its_requests_fill() {
+    use iolab_model::capacity::{Downstream, NamedBy, Resource, Signals};
+    let with = |connections: u64| {
+        let o = objective();
+        let at = |rate: f64, passed: bool, (s, r): (f64, f64)| {
+            let mut st = step(&o, rate, 0, 0);
+            st.passed = passed;
+            st.attack.endpoints[0].latency_ms.p50 = s;
+            st.attack.endpoints[1].latency_ms.p50 = r;
+            st.signals = Some(Signals {
+                downstream: vec![Downstream {
+                    endpoint: "127.0.0.1:5432".into(),
+                    connections,
+                }],
+                ..Signals::default()
+            });
+            st
+        };
+        let mut search = Search {
+            capacity_rps: Some(100.0),
+            failed_rps: Some(110.0),
+            ..empty_search()
+        };
+        search.steps = vec![at(100.0, true, (7.0, 50.0)), at(110.0, false, (7.5, 350.0))];
+        split(&search).unwrap()
+    };
+    let s = with(4);
+    assert!(!s.shared);
+    assert_eq!(s.endpoints[1].held, Some(4.0));
+    let on = s.endpoints[1].waits_on.as_ref().expect("named");
+    assert_eq!(
+        (on.resource, on.size, on.name.as_deref(), on.by),
+        (
+            Resource::Pool,
+            Some(4.0),
+            Some("127.0.0.1:5432"),
+            NamedBy::Held
+        )
+    );
+    assert_eq!(s.endpoints[0].waits_on, None);
+    // Ten connections are not what /orders held: nothing is named.
+    assert_eq!(with(10).endpoints[1].waits_on, None);
+}

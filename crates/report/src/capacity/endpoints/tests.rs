@@ -108,23 +108,47 @@ fn a_table_per_endpoint_with_a_row_per_step() {
 
 #[test]
 fn where_the_endpoints_waited_in_one_sentence() {
-    use iolab_model::capacity::EndpointWait;
-    let w = |t: &str, q: f64| EndpointWait {
+    use iolab_model::capacity::{EndpointResource, EndpointWait, NamedBy, Resource};
+    let w = |t: &str, service: f64, q: f64, share: f64| EndpointWait {
         method: "GET".into(),
         template: t.into(),
-        service_ms: 1.0,
+        service_ms: service,
         queued_ms: q,
+        share,
+        held: Some(660.0 * share * service / 1000.0),
+        waits_on: None,
     };
     let mut x = EndpointSplit {
         low_rps: 100.0,
         failed_rps: 250.0,
-        endpoints: vec![w("/a", 109.0), w("/b", 112.0)],
+        endpoints: vec![w("/a", 1.0, 109.0, 0.5), w("/b", 1.0, 112.0, 0.5)],
         shared: true,
     };
     assert_eq!(
         split_line(&x, Some("threads")),
         "per endpoint: from 100/s to 250/s the median queued GET /a +109ms, GET /b +112ms: one queue, so the binding resource (threads) binds each of them"
     );
+    // One endpoint queued alone, holding as many as a pool's connections.
+    x.endpoints = vec![
+        w("/health", 0.1, 0.3, 0.5),
+        w("/orders/{id}", 50.0, 180.0, 0.3),
+        w("/search", 1.0, 2.0, 0.2),
+    ];
     x.shared = false;
+    assert_eq!(
+        split_line(&x, Some("pool")),
+        "per endpoint: from 100/s to 250/s the median queued GET /health +0.30ms, GET /orders/{id} +180ms, GET /search +2.00ms: not one queue; GET /orders/{id} queued, holding 9.9 at once at the capacity (its share 30% x 50.0ms each): no resource in sight has that size (the fit named pool for the whole mix)"
+    );
+    x.endpoints[1].waits_on = Some(EndpointResource {
+        resource: Resource::Pool,
+        size: Some(10.0),
+        name: Some("127.0.0.1:5432".into()),
+        by: NamedBy::Held,
+    });
+    assert_eq!(
+        split_line(&x, None),
+        "per endpoint: from 100/s to 250/s the median queued GET /health +0.30ms, GET /orders/{id} +180ms, GET /search +2.00ms: not one queue; GET /orders/{id} queued: at the capacity it held 9.9 at once (its share 30% x 50.0ms each), as many as the 10 connections to 127.0.0.1:5432, which binds it; the others did not queue"
+    );
+    x.endpoints[1].held = None;
     assert!(split_line(&x, None).ends_with("wait on a resource of their own"));
 }
