@@ -5,8 +5,6 @@
 //! - [`runner`]: runs a plan — its [`targets`], the verify gate, warm-up,
 //!   load, [`telemetry`], socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
-//! - [`capacity`]: the highest rate a target serves within an objective,
-//!   a ramp and a bisection of measured steps, and the model fitted to it.
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`targets`]: what is measured: a built-in model, a runtime folder
@@ -18,7 +16,6 @@
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
-pub mod capacity;
 pub mod drain;
 pub mod environment;
 pub mod estimate;
@@ -34,7 +31,6 @@ pub mod runner;
 pub mod services;
 pub mod targets;
 pub mod telemetry;
-pub mod whatif;
 
 pub use preset::{load_plan, PresetError};
 pub use progress::{Console, Observer, Silent, Stage};

@@ -59,7 +59,7 @@ pub fn load_plan_with(name_or_path: &str, over: Overrides) -> Result<ExperimentP
 }
 
 /// Where a preset came from, for messages and `plan.source`, and its text.
-pub(crate) fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
+pub fn locate(name_or_path: &str) -> Result<(String, String), PresetError> {
     let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/');
     if looks_like_path {
         let text = read_preset(Path::new(name_or_path)).map_err(|e| {

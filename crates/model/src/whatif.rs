@@ -47,7 +47,7 @@ pub struct Counterfactual {
 /// The CPU a request costs under B's runtime, from copies of A's and B's
 /// runtime and model serving only the fitted wait: A's and B's own
 /// processes, sent the wait in place of their steps
-/// (`iolab_lab::whatif::calibrate`): A's copy at A's capacity
+/// (`iolab_capacity::whatif::calibrate`): A's copy at A's capacity
 /// (A's cost less its copy's is the handler's own work, which B keeps),
 /// B's copy at the rate B is predicted to hold (what B's runtime adds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

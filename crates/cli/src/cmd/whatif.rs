@@ -1,17 +1,17 @@
 //! `iolab whatif PRESET...`: verified counterfactuals. Each preset's first
 //! target is fitted as a black box, each other target predicted from that
 //! fit (B's cost per request calibrated first, unless `--uncalibrated`)
-//! and then measured (`iolab_lab::whatif`); the `iolab.whatif/1`
+//! and then measured (`iolab_capacity::whatif`); the `iolab.whatif/1`
 //! document is printed (text or `--json`) and saved in a results folder.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
+use iolab_capacity::whatif::WhatIfError;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_lab::preset::Overrides;
 use iolab_lab::results;
-use iolab_lab::whatif::WhatIfError;
 use iolab_report::Format;
 
 use crate::CliError;
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         scale: args.scale,
         ..Overrides::default()
     };
-    let doc = iolab_lab::whatif::run(
+    let doc = iolab_capacity::whatif::run(
         &args.presets,
         over,
         !args.uncalibrated,

@@ -12,7 +12,7 @@
 //! budget of 25%, three passes hold a rate. A window is a hundred or so
 //! requests, whose p99 is its slowest one or two, so when the k-of-n rule
 //! fails a rate the requests of its windows are judged together too
-//! (`iolab_lab::capacity::windows`): a rate fails early only when they miss
+//! (`iolab_capacity::windows`): a rate fails early only when they miss
 //! by twice what the objective allows, else after every window, by them.
 
 use std::str::FromStr;
@@ -42,7 +42,7 @@ pub enum BudgetError {
 
 impl Default for Budget {
     /// 25%: a rate held in four windows may miss in one. Chosen on the
-    /// simulated bench (`crates/lab/tests/sim_bench/pauses.rs`): a pool
+    /// simulated bench (`crates/capacity/tests/sim_bench/pauses.rs`): a pool
     /// of 400/s paused 50-200 ms about every 3 s, twelve seeds, answered
     /// 38.8 to 400/s with one window (max/min 10.3), 370 to 400/s with
     /// this budget (1.08); 10% asks three times the steps for 1.06.

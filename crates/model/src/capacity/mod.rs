@@ -264,7 +264,7 @@ pub struct Noise {
 
 /// Where the capacity lies, as far as the search can tell: the bracket
 /// (the highest rate held, the lowest failed) widened by what its
-/// decisions were unsure of (`iolab_lab::capacity::interval`).
+/// decisions were unsure of (`iolab_capacity::interval`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     /// The lowest rate the capacity may be, req/s.

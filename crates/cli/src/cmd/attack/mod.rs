@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use iolab_lab::capacity::judge;
+use iolab_capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, AttackReport, Hooks};
 use iolab_model::capacity::{Slo, SloVerdict};

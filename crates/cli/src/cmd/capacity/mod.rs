@@ -2,7 +2,7 @@
 //! sustained open-loop rate the URL serves within the objective, the curve
 //! that led there, the queueing model fitted to it and what each
 //! concurrency model would do with the service. Flags become a
-//! [`Probe`] and [`Options`] (plan.rs); `iolab_lab::capacity` does the work; the
+//! [`Probe`] and [`Options`] (plan.rs); `iolab_capacity` does the work; the
 //! `iolab.capacity/1` document is printed (text or `--json`) and saved with
 //! its HTML report in a results folder.
 
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
-use iolab_lab::capacity::{self, gate};
+use iolab_capacity::{self as capacity, gate};
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_lab::results;
 use iolab_model::capacity::{CapacityFile, Slo, StepRecord};

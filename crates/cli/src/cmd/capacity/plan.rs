@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use iolab_lab::capacity::{self, Options, Probe, SweepOptions};
+use iolab_capacity::{self as capacity, Options, Probe, SweepOptions};
 use iolab_lab::interrupt::cancel_on_signals;
 use iolab_model::capacity::{BudgetError, Slo};
 use iolab_model::driver::ConnectionMode;

@@ -4,8 +4,8 @@
 //! (`'GET /orders/{id}:p99<200ms; *:success>=99.9%'`, an
 //! [`EndpointSlo`]), each endpoint named checked against the recording.
 
-use iolab_lab::capacity::mix::MixBench;
-use iolab_lab::capacity::{self, Options, Probe, Progress};
+use iolab_capacity::mix::MixBench;
+use iolab_capacity::{self as capacity, Options, Probe, Progress};
 use iolab_model::capacity::{EndpointSlo, Search, Slo};
 use iolab_model::request::RequestSet;
 

@@ -8,9 +8,9 @@ use iolab_model::{ModelKind, ModelParams};
 use iolab_predict::fit::costing;
 use iolab_predict::whatif::{simulate, Change, Replay};
 
-use crate::capacity::preset::Rig;
-use crate::capacity::step_length;
-use crate::targets::Defaults;
+use crate::preset::Rig;
+use crate::step_length;
+use iolab_lab::targets::Defaults;
 
 /// B as the fit of A predicts it: the fitted network on B's model with its
 /// runtime's defaults on the target's cores, searched under the objective

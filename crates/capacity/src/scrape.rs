@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-pub use crate::telemetry::pick;
+pub use iolab_lab::telemetry::pick;
 
 /// The target's own Prometheus series, scraped every 200 ms during a step;
 /// the peak of each named series (summed over its label sets) is kept.
@@ -24,7 +24,7 @@ impl Scraper {
         let handle = thread::spawn(move || {
             let mut peaks: BTreeMap<String, f64> = BTreeMap::new();
             while !flag.load(Ordering::Relaxed) {
-                if let Ok(r) = crate::http::get(&url, Duration::from_millis(150)) {
+                if let Ok(r) = iolab_lab::http::get(&url, Duration::from_millis(150)) {
                     if r.status == 200 {
                         for (name, v) in pick(&r.body, &series) {
                             let peak = peaks.entry(name).or_insert(v);

@@ -18,8 +18,8 @@ use iolab_model::capacity::{Resource, Search as SearchRecord};
 use iolab_predict::fit::network;
 use iolab_predict::whatif::{changes, closed_form, foreign, slo_capacity, Replay};
 
-use iolab_lab::capacity::sim::{truth, SimBench};
-use iolab_lab::capacity::{step_length, Options};
+use iolab_capacity::sim::{truth, SimBench};
+use iolab_capacity::{step_length, Options};
 use services::{case, Case};
 
 /// Services generated.

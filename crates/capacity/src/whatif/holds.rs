@@ -9,9 +9,9 @@ use iolab_model::whatif::{next_rate, RateCost, SETTLED};
 use iolab_predict::fit::cpu;
 
 use super::calibrate::{ROUNDS, WARM_HOLDS};
-use crate::capacity::preset::Rig;
-use crate::capacity::warm::{Warm, STEADY};
-use crate::capacity::Bench;
+use crate::preset::Rig;
+use crate::warm::{Warm, STEADY};
+use crate::Bench;
 
 /// Rates held against one copy.
 pub struct Holds<'a> {
@@ -160,7 +160,7 @@ mod tests {
     use iolab_model::request::RequestSet;
 
     use super::*;
-    use crate::capacity::Probe;
+    use crate::Probe;
 
     /// One worker behind a thread per connection, `work` a request: 1/work
     /// req/s at most, and a request whose client gave up is still worked

@@ -24,9 +24,9 @@ use iolab_predict::fit::cpu;
 
 use super::calibrate::MIN_HOLD;
 use super::holds::Holds;
-use crate::capacity::preset::Rig;
-use crate::capacity::warm::Warm;
-use crate::capacity::Probe;
+use crate::preset::Rig;
+use crate::warm::Warm;
+use crate::Probe;
 
 /// A's warm holds and how many requests it had answered by their end.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,7 @@ use iolab_model::capacity::{SearchStage, Slo};
 use iolab_predict::fit::Network;
 
 use super::{Dial, Service, SimBench};
-use crate::capacity::Bench;
+use crate::Bench;
 
 /// How many times longer than the search's a truth's step is.
 pub const LONG: u32 = 4;

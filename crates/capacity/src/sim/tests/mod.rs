@@ -1,7 +1,7 @@
 //! The search, the fit, the binding rules and the what-ifs on simulated
 //! benches whose truth is known: the real runs' regressions replayed
 //! ([`regressions`]; the property over generated services is
-//! `crates/lab/tests/sim_bench/main.rs`, its own test binary, so that its
+//! `crates/capacity/tests/sim_bench/main.rs`, its own test binary, so that its
 //! seconds of CPU do not run beside the timing-sensitive tests of this
 //! one).
 

@@ -42,7 +42,7 @@ impl Sampler {
         let thread = std::thread::Builder::new()
             .name("iolab-cpu-speed".into())
             .spawn(move || {
-                let _kept = crate::environment::keep_to(&cpus);
+                let _kept = iolab_lab::environment::keep_to(&cpus);
                 let mut timings = Vec::new();
                 while !flag.load(Ordering::Relaxed) {
                     let (Some(t0), _, Some(t1)) = (

@@ -62,12 +62,12 @@
 //! higher (`lower_rps`).
 //!
 //! B's copy, a fresh process, is first warmed as A was when its cost was
-//! read ([`Warm`](crate::capacity::warm::Warm): as many requests as A had
+//! read ([`Warm`](crate::warm::Warm): as many requests as A had
 //! answered, less the waits B's launcher sent it itself (its runtime's
 //! `warmup`, `sleep:1`: the copy's own path), at half the rate the copy is
 //! then held at); A's, warm already, the shortest warm-up. Each then
 //! holds its first rate until two holds in a row cost the same within
-//! [`STEADY`](crate::capacity::warm::STEADY) (pools fill, a JIT's later
+//! [`STEADY`](crate::warm::STEADY) (pools fill, a JIT's later
 //! stages: a Spring copy cost 2.0 ms a request in its first seconds, A
 //! 0.20 ms after its search), each hold as long as A's step there lasted,
 //! at least [`MIN_HOLD`]. A's fit stays a black box's (its copy is read
@@ -84,8 +84,8 @@ use iolab_predict::fit::waited_ms;
 
 use super::a_cost::{a_costs, answered_before, AWarm, Reading};
 use super::holds::Holds;
-use crate::capacity::preset::Rig;
-use crate::capacity::Probe;
+use crate::preset::Rig;
+use crate::Probe;
 
 /// The share of the fitted wait a copy serves (the module's header says
 /// why).

@@ -1,3 +1,7 @@
+//! Your service, measured as a black box: `iolab capacity` and `iolab
+//! whatif` ([`whatif`]), on the bench they are given ([`Bench`]: the real
+//! one or the simulated one in [`sim`]).
+//!
 //! `iolab capacity`: the highest sustained open-loop rate a target serves
 //! within an objective ([`Slo`]), found by a ramp and a bisection
 //! ([`search`]), each step measured like a run ([`step`]), and the queueing
@@ -32,6 +36,7 @@ pub mod sweep;
 mod walk;
 pub mod warm;
 pub mod watch;
+pub mod whatif;
 pub mod windows;
 
 use std::time::{Duration, Instant};

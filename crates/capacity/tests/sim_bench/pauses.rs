@@ -10,9 +10,9 @@ use std::time::Duration;
 use iolab_model::capacity::{Budget, Search, Slo, StepRecord};
 use iolab_model::ModelKind;
 
-use iolab_lab::capacity::sim::dial::Pauses;
-use iolab_lab::capacity::sim::{network as net, truth, work, Dial, Service, SimBench};
-use iolab_lab::capacity::{run, Options};
+use iolab_capacity::sim::dial::Pauses;
+use iolab_capacity::sim::{network as net, truth, work, Dial, Service, SimBench};
+use iolab_capacity::{run, Options};
 
 /// Seeds searched.
 pub const SEEDS: u64 = 12;
@@ -123,7 +123,7 @@ fn intervals_under_pauses_hold_the_median_and_the_truth() {
         let i = s.interval.expect("an interval");
         let (service, dial) = paused(seed as u64);
         let o = Options::default();
-        let step = iolab_lab::capacity::step_length(
+        let step = iolab_capacity::step_length(
             &slo(),
             Duration::from_secs(1),
             service.service_ms(),

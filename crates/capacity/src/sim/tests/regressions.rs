@@ -11,8 +11,8 @@ use iolab_predict::fit::fit;
 
 use super::super::{truth, Jit};
 use super::*;
-use crate::capacity::Bench;
 use crate::whatif::holds::Holds;
+use crate::Bench;
 
 /// One worker, one request at a time, 50 ms each: 20 req/s at most.
 fn one_worker() -> SimBench {
@@ -224,14 +224,14 @@ fn a_sweep_on_the_bench_is_predicted_at_twice_its_clients() {
     let n = net(ModelKind::Pool, &[("threads", 4)], work(1.0, 0.0, 19.0), 2);
     let bench = SimBench::new(Service::of(n), Dial::quiet(9), Duration::from_secs(2));
     let slo: Slo = "p99<100ms,success>=99%".parse().unwrap();
-    let o = crate::capacity::Options {
-        sweep: Some(crate::capacity::SweepOptions {
+    let o = crate::Options {
+        sweep: Some(crate::SweepOptions {
             max: 8,
             step: Duration::from_secs(2),
         }),
         ..bench.options()
     };
-    let s = crate::capacity::run("sim", &bench, &slo, &o, Vec::new(), &|_: &StepRecord| {});
+    let s = crate::run("sim", &bench, &slo, &o, Vec::new(), &|_: &StepRecord| {});
     let sweep = s.sweep.expect("a sweep");
     let twice = sweep.twice.expect("a check at twice N");
     assert_eq!(twice.concurrency, 16);

@@ -31,9 +31,9 @@ use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 use super::start::start;
 use super::warm::Warm;
 use super::{Options, Probe, Progress};
-use crate::preset::{Overrides, PresetError};
-use crate::services::{self, Addresses, Needs};
-use crate::targets::StartOptions;
+use iolab_lab::preset::{Overrides, PresetError};
+use iolab_lab::services::{self, Addresses, Needs};
+use iolab_lab::targets::StartOptions;
 
 /// The `[capacity]` table.
 #[derive(Debug, Clone, Deserialize)]
@@ -89,8 +89,8 @@ pub fn load(
     name_or_path: &str,
     over: Overrides,
 ) -> Result<(ExperimentPlan, Slo, Options), PresetError> {
-    let (origin, text) = crate::preset::locate(name_or_path)?;
-    let plan = crate::preset::parse_plan(&text, &origin, over)?;
+    let (origin, text) = iolab_lab::preset::locate(name_or_path)?;
+    let plan = iolab_lab::preset::parse_plan(&text, &origin, over)?;
     let only: Only = toml::from_str(&text)
         .map_err(|e| PresetError(format!("{origin}: [capacity]: {}", e.message())))?;
     let sec = only.capacity.ok_or_else(|| {
@@ -232,15 +232,15 @@ pub fn with_rig<R>(
 ) -> Result<R, String> {
     // Every runtime the targets use, built once before the first starts (a
     // Node target on a fresh checkout exited before its URL: r31_06).
-    crate::targets::runtime::prepare(plan)?;
+    iolab_lab::targets::runtime::prepare(plan)?;
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)
         .map_err(|e| format!("{e:?}"))?;
-    let (target_cpus, gen_cpus) = crate::environment::pinning(true);
+    let (target_cpus, gen_cpus) = iolab_lab::environment::pinning(true);
     // The search's own threads (watch, telemetry, scrapes) off the target's core.
     let _kept = if target_cpus.is_empty() {
         None
     } else {
-        crate::environment::keep_to(&gen_cpus)
+        iolab_lab::environment::keep_to(&gen_cpus)
     };
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the iolab binary: {e}"))?;
     // The fit and the what-ifs count the cores the target was pinned to.
@@ -375,12 +375,12 @@ mod tests {
     #[test]
     fn r31_04_the_searchs_own_threads_stay_off_the_targets_core() {
         let (plan, slo, o) = load("whatif-rust-pool", Overrides::default()).unwrap();
-        let before = crate::environment::allowed_cpus();
-        let (target, generator) = crate::environment::pinning(true);
+        let before = iolab_lab::environment::allowed_cpus();
+        let (target, generator) = iolab_lab::environment::pinning(true);
         let cancel = Arc::new(AtomicBool::new(false));
         let each = |_: &iolab_model::capacity::StepRecord| {};
         let inside = with_rig(&plan, &slo, &o, cancel, &|_| {}, &each, |_| {
-            std::thread::spawn(crate::environment::allowed_cpus)
+            std::thread::spawn(iolab_lab::environment::allowed_cpus)
                 .join()
                 .unwrap()
         })
@@ -392,6 +392,6 @@ mod tests {
             assert_eq!(inside, generator);
             assert!(inside.iter().all(|c| !target.contains(c)));
         }
-        assert_eq!(crate::environment::allowed_cpus(), before);
+        assert_eq!(iolab_lab::environment::allowed_cpus(), before);
     }
 }

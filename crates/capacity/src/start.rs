@@ -9,7 +9,7 @@ use std::time::Duration;
 use iolab_model::experiment::{HttpWork, RunSpec};
 use iolab_model::request::RequestSet;
 
-use crate::targets::{foreign, Launch, StartOptions, Target};
+use iolab_lab::targets::{foreign, Launch, StartOptions, Target};
 
 /// Longest a target may take to start.
 const START_TIMEOUT: Duration = Duration::from_secs(60);

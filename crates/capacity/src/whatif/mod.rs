@@ -24,10 +24,10 @@ use iolab_model::capacity::{Resource, Search, StepRecord, WhatIf};
 use iolab_model::experiment::RunSpec;
 use iolab_model::whatif::{Calibration, Counterfactual, Pair, WhatIfFile, WHATIF_SCHEMA};
 
-use crate::capacity::preset::{self, Rig};
-use crate::capacity::warm::Warm;
-use crate::capacity::Probe;
-use crate::preset::{Overrides, PresetError};
+use crate::preset::{self, Rig};
+use crate::warm::Warm;
+use crate::Probe;
+use iolab_lab::preset::{Overrides, PresetError};
 use predictor::Predictor;
 
 mod a_cost;
@@ -103,14 +103,14 @@ pub fn run(
         schema: WHATIF_SCHEMA.to_string(),
         scale,
         pairs,
-        started_utc: crate::results::rfc3339(std::time::SystemTime::now()),
+        started_utc: iolab_lab::results::rfc3339(std::time::SystemTime::now()),
     })
 }
 
 type Loaded = (
     iolab_model::experiment::ExperimentPlan,
     iolab_model::capacity::Slo,
-    crate::capacity::Options,
+    crate::Options,
     Option<Resource>,
 );
 
@@ -118,7 +118,7 @@ type Loaded = (
 /// `[whatif]` table.
 fn load(name: &str, over: Overrides) -> Result<Loaded, PresetError> {
     let (plan, slo, o) = preset::load(name, over)?;
-    let (origin, text) = crate::preset::locate(name)?;
+    let (origin, text) = iolab_lab::preset::locate(name)?;
     let only: Only = toml::from_str(&text)
         .map_err(|e| PresetError(format!("{origin}: [whatif]: {}", e.message())))?;
     let Some(table) = only.whatif else {
@@ -148,7 +148,7 @@ struct Named<'a> {
 
 /// A, fitted; each B predicted (calibrated when asked), then measured.
 fn pair(rig: &Rig, n: Named, targets: &[&RunSpec], say: &dyn Fn(&str)) -> Result<Pair, String> {
-    let (name, speed) = (n.name, crate::capacity::machine::Sampler::start());
+    let (name, speed) = (n.name, crate::machine::Sampler::start());
     let (a, bs) = targets.split_first().ok_or("no target")?;
     say(&format!("whatif {name}: fitting {} as a black box", a.name));
     let (fitted, (warm, side)) = fit_a(rig, a, n.calibrated, say)?;
@@ -271,7 +271,7 @@ fn warm_b(
     a_answered: Option<f64>,
     b: &RunSpec,
     predicted: Option<f64>,
-    o: &crate::capacity::Options,
+    o: &crate::Options,
 ) -> Warm {
     let mut w = warm_after(a_steps, a_capacity, predicted, o);
     // A held again warm (a_cost.rs) had answered that many in all.
@@ -301,7 +301,7 @@ fn runtime_warmup(spec: &RunSpec) -> f64 {
     if spec.runtime.is_rust() {
         return 0.0;
     }
-    crate::targets::Manifest::load(&spec.runtime).map_or(0.0, |m| f64::from(m.warmup))
+    iolab_lab::targets::Manifest::load(&spec.runtime).map_or(0.0, |m| f64::from(m.warmup))
 }
 
 /// [`warm_b`] from A's steps and capacity.
@@ -309,7 +309,7 @@ fn warm_after(
     steps: &[StepRecord],
     capacity: Option<f64>,
     predicted: Option<f64>,
-    o: &crate::capacity::Options,
+    o: &crate::Options,
 ) -> Warm {
     let capacity = capacity.unwrap_or(o.start_rps);
     let rate = predicted.unwrap_or(capacity) / 2.0;
@@ -345,7 +345,7 @@ mod tests {
             step(100.0, true),
             step(100.0, true),
         ];
-        let o = crate::capacity::Options::default();
+        let o = crate::Options::default();
         // 100 + 400 + 200 answered before the last step at 100/s.
         let w = warm_after(&a, Some(100.0), Some(500.0), &o);
         assert_eq!((w.requests, w.rate), (700.0, 250.0));
@@ -370,12 +370,12 @@ mod tests {
         assert_eq!(owed(&jvm, 3122.0), 3122.0);
         assert_eq!(owed(&jvm, 3122.0 - runtime_warmup(&jvm)), 0.0);
         let a = (&[][..], Some(200.0));
-        let o = crate::capacity::Options::default();
+        let o = crate::Options::default();
         let rust_warm = warm_b(a, Some(3122.0), &rust, Some(206.0), &o);
-        assert_eq!(rust_warm.length(), crate::capacity::warm::WARM_UP);
+        assert_eq!(rust_warm.length(), crate::warm::WARM_UP);
         let jvm_warm = warm_b(a, Some(3122.0), &jvm, Some(545.0), &o);
         assert_eq!(jvm_warm.requests, runtime_warmup(&jvm));
-        assert_eq!(jvm_warm.length(), crate::capacity::warm::MAX_WARM_UP);
+        assert_eq!(jvm_warm.length(), crate::warm::MAX_WARM_UP);
     }
 
     /// Every whatif preset shipped (the embedded ones and the test
@@ -383,7 +383,7 @@ mod tests {
     #[test]
     fn every_whatif_preset_is_a_pair_that_names_its_resource() {
         let test_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../presets/test");
-        let mut names: Vec<String> = crate::preset::EMBEDDED
+        let mut names: Vec<String> = iolab_lab::preset::EMBEDDED
             .iter()
             .map(|(n, _)| n.to_string())
             .filter(|n| n.starts_with("whatif-"))

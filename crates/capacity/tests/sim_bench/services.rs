@@ -7,8 +7,8 @@ use std::time::Duration;
 use iolab_model::capacity::{Resource, Slo};
 use iolab_model::ModelKind;
 
-use iolab_lab::capacity::sim::dial::{unit, Pauses};
-use iolab_lab::capacity::sim::{network as net, work, Dial, Service};
+use iolab_capacity::sim::dial::{unit, Pauses};
+use iolab_capacity::sim::{network as net, work, Dial, Service};
 
 /// A generated service and what it should give.
 pub struct Case {
