@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-pub use iolab_lab::telemetry::pick;
+pub use iolab_telemetry::pick;
 
 /// The target's own Prometheus series, scraped every 200 ms during a step;
 /// the peak of each named series (summed over its label sets) is kept.

@@ -20,9 +20,9 @@ use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::request::RequestSet;
 
 use super::bench::{Bench, StepError};
-use iolab_lab::telemetry;
-use iolab_lab::telemetry::procs::tree_cpu_seconds;
-use iolab_lab::telemetry::{cores, jit};
+use iolab_telemetry as telemetry;
+use iolab_telemetry::procs::tree_cpu_seconds;
+use iolab_telemetry::{cores, jit};
 
 /// Where and how one target is loaded.
 #[derive(Debug, Clone)]

@@ -1,6 +1,6 @@
 //! The inside of a target during one capacity step: a thread that every
 //! 100 ms reads its process tree's threads by state and its sockets
-//! ([`iolab_lab::telemetry::tasks`]), and at the end the [`Signals`] the fit
+//! ([`iolab_telemetry::tasks`]), and at the end the [`Signals`] the fit
 //! reads at the knee: threads by state (means), the busiest thread and the
 //! run-queue wait over the step, the most connections to each downstream,
 //! the deepest accept queue.
@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use iolab_model::capacity::{Downstream, HotThread, Signals, ThreadState, Threads};
 
-use iolab_lab::telemetry::procs::descendants;
-use iolab_lab::telemetry::tasks::{cores_allowed, cpu_by_thread, sockets, tasks, Task};
+use iolab_telemetry::procs::descendants;
+use iolab_telemetry::tasks::{cores_allowed, cpu_by_thread, sockets, tasks, Task};
 
 /// Sampling period.
 const PERIOD: Duration = Duration::from_millis(100);

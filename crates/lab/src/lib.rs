@@ -3,7 +3,7 @@
 //! - [`preset`]: preset files (TOML) -> a validated, sweep-expanded, time-scaled
 //!   [`ExperimentPlan`](iolab_model::experiment::ExperimentPlan).
 //! - [`runner`]: runs a plan — its [`targets`], the verify gate, warm-up,
-//!   load, [`telemetry`], socket [`drain`] — into a results folder
+//!   load, telemetry (`iolab_telemetry`), socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
 //! - [`progress`]: observer hooks and the console progress display.
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
@@ -30,7 +30,6 @@ pub mod results;
 pub mod runner;
 pub mod services;
 pub mod targets;
-pub mod telemetry;
 
 pub use preset::{load_plan, PresetError};
 pub use progress::{Console, Observer, Silent, Stage};

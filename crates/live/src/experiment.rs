@@ -141,7 +141,7 @@ impl Observer for ExperimentWatch {
                 r => format!("{} (rep {})", spec.name, r + 1),
             };
             st.run_started = Some(Instant::now());
-            st.run_started_unix_ms = iolab_lab::telemetry::unix_ms() as u64;
+            st.run_started_unix_ms = iolab_telemetry::unix_ms() as u64;
             st.telemetry.clear();
         });
     }

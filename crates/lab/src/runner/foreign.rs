@@ -12,7 +12,7 @@ use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
 use crate::progress::Stage;
 use crate::targets::{foreign, StartOptions};
-use crate::telemetry;
+use iolab_telemetry as telemetry;
 
 impl Ctx<'_> {
     pub(super) fn foreign_rep(&self, spec: &RunSpec, w: &HttpWork, f: &ForeignSpec) -> Rep {

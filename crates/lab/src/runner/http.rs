@@ -15,10 +15,11 @@ use iolab_model::verify::VerifyReport;
 
 use super::load::{attack_plan, warmup_driver};
 use super::Ctx;
+use crate::drain;
 use crate::progress::Stage;
 use crate::services::{Addresses, Needs};
 use crate::targets::{Launch, StartOptions, Target};
-use crate::{drain, telemetry};
+use iolab_telemetry as telemetry;
 
 /// What one repetition of an HTTP run produced.
 pub(super) struct Rep {

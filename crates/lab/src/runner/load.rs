@@ -14,7 +14,7 @@ use iolab_model::Driver;
 
 use super::Ctx;
 use crate::progress::Stage;
-use crate::telemetry;
+use iolab_telemetry as telemetry;
 
 /// Clients of the warm-up load of an open-loop run: a closed loop of a few
 /// clients opens connections and starts threads, but can never leave a

@@ -275,7 +275,7 @@ struct Ctx<'a> {
     /// A sharded experiment's attack starts, `[run][rep]` (empty otherwise).
     slots: Vec<Vec<u64>>,
     /// The target's telemetry as it is sampled, for the observer.
-    telemetry: crate::telemetry::Tap,
+    telemetry: iolab_telemetry::Tap,
 }
 
 impl<'a> Ctx<'a> {

@@ -236,7 +236,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let mut search =
             replay::search(&name, &probe, &slo, per_endpoint.as_ref(), &o, these, &each);
         if let Some(pid) = probe.pid {
-            if iolab_lab::telemetry::sample_proc(pid).is_none() {
+            if iolab_telemetry::sample_proc(pid).is_none() {
                 search.notes.push(format!(
                     "--pid {pid} exited during the search: CPU and telemetry cover only the steps before it; no CPU binding is read"
                 ));

@@ -113,7 +113,7 @@ pub(super) fn probe_of(
                 }
             )));
         }
-        if iolab_lab::telemetry::sample_proc(pid).is_none() {
+        if iolab_telemetry::sample_proc(pid).is_none() {
             // A zombie is a service that died (a port clash before the
             // search, issue 50 finding 7): it has a /proc entry and no CPU.
             let gone = match std::path::Path::new(&format!("/proc/{pid}")).exists() {

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use iolab_model::telemetry::{Telemetry, TelemetryPoint};
 
-use crate::http;
+use iolab_verify::client as http;
 
 pub use procs::cpu_seconds as proc_cpu_seconds;
 
