@@ -30,6 +30,7 @@ pub fn ws(url: &str, n: u32, hold: Duration, rate: f64) -> HeldPlan {
         message: "hello".into(),
         timeout: Duration::from_secs(1),
         insecure: false,
+        grpc: None,
     }
 }
 
