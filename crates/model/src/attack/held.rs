@@ -102,23 +102,29 @@ pub struct ConnectionCounts {
     pub open_at_end: u64,
 }
 
-/// The `messages` section: WebSocket messages sent and echoed, or SSE
-/// events pushed, each with its sequence number.
+/// The `messages` section: WebSocket messages (or a bidirectional gRPC
+/// call's) sent and echoed, or SSE events (or a server-streaming call's
+/// messages) pushed, each with its sequence number where it has one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MessageCounts {
     /// `echo` (latency from each message's intended send time) or `push`
-    /// (from the send timestamp the server put in each event; one host's
-    /// clock, so the target must run on the generator's host).
+    /// (from the send timestamp the server put in each event, or in a
+    /// gRPC message's `sent_unix_us`; one host's clock, so the target must
+    /// run on the generator's host).
     pub latency_from: String,
-    /// WebSocket: messages per connection per second asked for
-    /// (`--message-rate`); absent for SSE, whose server sets the pace.
+    /// WebSocket or a bidirectional gRPC call: messages per connection per
+    /// second asked for (`--message-rate`); absent when the server pushes
+    /// (SSE, server-streaming), setting the pace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_per_connection: Option<f64>,
-    /// WebSocket: bytes of each message's text after its sequence number.
+    /// WebSocket: bytes of each message's text after its sequence number;
+    /// a bidirectional gRPC call: of its encoded `--data` message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_bytes: Option<u64>,
-    /// WebSocket: messages sent. SSE: events the server's sequence numbers
-    /// say it sent, from the first seen to the last on each connection.
+    /// WebSocket, bidirectional gRPC: messages sent. SSE, server-streaming
+    /// gRPC: messages the server's sequence numbers say it sent, from the
+    /// first seen to the last on each connection (without numbers: those
+    /// received).
     pub sent: u64,
     /// Echoed (WebSocket) or received (SSE).
     pub answered: u64,

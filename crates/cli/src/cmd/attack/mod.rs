@@ -77,7 +77,8 @@ pub struct Args {
     #[command(flatten)]
     pub request: RequestFlags,
     /// Open loop: requests per second, sent on schedule whatever the
-    /// answers: 50, or per a time as vegeta writes it (50/s, 3000/1m).
+    /// answers: 50, or per a time as vegeta writes it (50/s, 3000/1m); a
+    /// gRPC streaming call (--hold): calls started per second [default: 100/s].
     #[arg(long, short = 'r', value_name = "R", value_parser = crate::cmd::flags::rate)]
     pub rate: Option<f64>,
     /// Open loop: how long to send; closed loop: stop after this long (500ms, 3s, 1m).
