@@ -83,6 +83,32 @@ fn server_streaming_counts_every_pushed_message_and_times_it_from_its_stamp() {
 }
 
 #[test]
+fn a_server_streaming_call_over_tls_counts_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).unwrap();
+    let (cert, pem) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert, key.cert.pem()).unwrap();
+    std::fs::write(&pem, key.key_pair.serialize_pem()).unwrap();
+    let (cert, pem) = (cert.display().to_string(), pem.display().to_string());
+    let Some(s) = Grpcio::start(&["--tls", &cert, &pem]) else {
+        return;
+    };
+    let url = s.url().replace("grpc://", "grpcs://");
+    let mut p = plan(
+        &url,
+        "Ticks",
+        r#"{"count":5,"every_ms":10}"#,
+        2,
+        Duration::from_secs(5),
+    );
+    p.insecure = true;
+    let r = run(&p, Duration::from_secs(5));
+    let (c, m) = sections(&r);
+    assert_eq!(c.closed_by_server.get("grpc_status:OK"), Some(&2), "{c:?}");
+    assert_eq!((m.sent, m.answered), (10, 10), "{m:?}");
+}
+
+#[test]
 fn bidirectional_echoes_are_timed_from_their_intended_send_and_none_is_lost() {
     let Some(s) = grpcio() else { return };
     let mut p = plan(

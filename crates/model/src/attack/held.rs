@@ -85,7 +85,8 @@ pub struct ConnectionCounts {
     /// (the server answered the upgrade with another status), `connect`,
     /// `tls`, `handshake_timeout`, `handshake` (a malformed answer),
     /// `not_event_stream`, `grpc_status:<NAME>` (a gRPC call refused at
-    /// once: a trailers-only answer with that status).
+    /// once: a trailers-only answer with that status), `reset` (a gRPC
+    /// call's stream reset, or its connection gone, before the head).
     pub failed: BTreeMap<String, u64>,
     /// Held for the whole `--hold` and closed by the generator.
     pub held: u64,
