@@ -82,6 +82,8 @@ fn a_bidirectional_call_times_each_echo_and_holds_for_its_hold() {
         r#"{"text":"hi"}"#,
         "--message-rate",
         "10/s",
+        "-H",
+        "x-tenant: a",
         "--json",
     ];
     let doc = document(&calls(&s.url(), "Echo", "3", "1s", &more));
@@ -101,7 +103,22 @@ fn a_bidirectional_call_times_each_echo_and_holds_for_its_hold() {
 fn each_misuse_of_a_streaming_call_is_one_line_and_exit_2() {
     let Some(s) = Grpcio::start(&[]) else { return };
     let url = s.url();
-    let cases: [(&[&str], &[&str]); 7] = [
+    let cases: [(&[&str], &[&str]); 8] = [
+        (
+            &[
+                "attack",
+                &url,
+                "--call",
+                "iolab.test.Greeter/Echo",
+                "--hold",
+                "1s",
+                "--connections",
+                "1",
+                "-H",
+                "x-tenant",
+            ],
+            &["-H", "no ':'"],
+        ),
         (
             &[
                 "attack",

@@ -34,6 +34,7 @@ pub fn plan(url: &str, method: &str, data: &str, n: u32, hold: Duration) -> Held
             data: data.into(),
             protos: Vec::new(),
         }),
+        metadata: Vec::new(),
     }
 }
 
@@ -199,6 +200,19 @@ fn a_server_that_resets_its_streams_breaks_each_call_as_reset() {
 }
 
 #[test]
+fn each_call_carries_the_metadata_given() {
+    let server = reset::spawn(1, Duration::from_secs(60));
+    let mut p = plan(&server.url(), "Ticks", "{}", 2, Duration::from_millis(200));
+    p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
+    p.metadata = vec![("x-tenant".into(), "a".into())];
+    run(&p, Duration::from_secs(4));
+    assert_eq!(
+        *server.seen.tenants.lock().unwrap(),
+        vec!["a".to_string(); 2]
+    );
+}
+
+#[test]
 fn each_call_is_cancelled_with_rst_stream_cancel_when_its_hold_ends() {
     let server = reset::spawn(1, Duration::from_secs(60));
     let mut p = plan(&server.url(), "Ticks", "{}", 3, Duration::from_millis(300));
@@ -207,10 +221,13 @@ fn each_call_is_cancelled_with_rst_stream_cancel_when_its_hold_ends() {
     assert_eq!(sections(&r).0.held, 3);
     // The server's side of the reset may land just after the run returns.
     let t = Instant::now();
-    while server.resets.lock().unwrap().len() < 3 && t.elapsed() < Duration::from_secs(2) {
+    while server.seen.resets.lock().unwrap().len() < 3 && t.elapsed() < Duration::from_secs(2) {
         std::thread::sleep(Duration::from_millis(10));
     }
-    assert_eq!(*server.resets.lock().unwrap(), vec![h2::Reason::CANCEL; 3]);
+    assert_eq!(
+        *server.seen.resets.lock().unwrap(),
+        vec![h2::Reason::CANCEL; 3]
+    );
 }
 
 /// A reset that comes before the client read the head (h2 drops the

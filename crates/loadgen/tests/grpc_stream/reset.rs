@@ -14,8 +14,17 @@ use h2::Reason;
 /// A running server (lives until the test process exits).
 pub struct Server {
     pub addr: SocketAddr,
-    /// The reasons of the client's RST_STREAMs, in order.
-    pub resets: Arc<Mutex<Vec<Reason>>>,
+    /// What the server saw of its clients.
+    pub seen: Arc<Seen>,
+}
+
+/// What the server saw, in order.
+#[derive(Default)]
+pub struct Seen {
+    /// The reasons of the client's RST_STREAMs.
+    pub resets: Mutex<Vec<Reason>>,
+    /// Each call's `x-tenant` metadata.
+    pub tenants: Mutex<Vec<String>>,
 }
 
 impl Server {
@@ -29,8 +38,8 @@ pub fn spawn(n: u8, pause: Duration) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
-    let resets = Arc::new(Mutex::new(Vec::new()));
-    let noted = resets.clone();
+    let seen = Arc::new(Seen::default());
+    let noted = seen.clone();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -43,19 +52,19 @@ pub fn spawn(n: u8, pause: Duration) -> Server {
             }
         });
     });
-    Server { addr, resets }
+    Server { addr, seen }
 }
 
-async fn connection(
-    tcp: tokio::net::TcpStream,
-    n: u8,
-    pause: Duration,
-    resets: Arc<Mutex<Vec<Reason>>>,
-) {
+async fn connection(tcp: tokio::net::TcpStream, n: u8, pause: Duration, seen: Arc<Seen>) {
     let Ok(mut conn) = h2::server::handshake(tcp).await else {
         return;
     };
-    while let Some(Ok((_req, mut respond))) = conn.accept().await {
+    while let Some(Ok((req, mut respond))) = conn.accept().await {
+        let tenant = req.headers().get("x-tenant").and_then(|v| v.to_str().ok());
+        seen.tenants
+            .lock()
+            .unwrap()
+            .extend(tenant.map(str::to_string));
         let head = http::Response::builder()
             .header("content-type", "application/grpc")
             .body(())
@@ -63,7 +72,7 @@ async fn connection(
         let Ok(mut body) = respond.send_response(head, false) else {
             continue;
         };
-        let resets = resets.clone();
+        let seen = seen.clone();
         tokio::spawn(async move {
             for seq in 0..n {
                 // A Tick with `seq` (field 1, varint), framed.
@@ -71,7 +80,7 @@ async fn connection(
             }
             let client = std::future::poll_fn(|cx| body.poll_reset(cx));
             tokio::select! {
-                reason = client => resets.lock().unwrap().extend(reason.ok()),
+                reason = client => seen.resets.lock().unwrap().extend(reason.ok()),
                 _ = tokio::time::sleep(pause) => body.send_reset(Reason::INTERNAL_ERROR),
             }
         });

@@ -31,6 +31,7 @@ pub fn ws(url: &str, n: u32, hold: Duration, rate: f64) -> HeldPlan {
         timeout: Duration::from_secs(1),
         insecure: false,
         grpc: None,
+        metadata: Vec::new(),
     }
 }
 

@@ -68,6 +68,10 @@ pub struct HeldPlan {
     /// bidirectional) and where its types come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grpc: Option<crate::protocol::GrpcCall>,
+    /// gRPC: metadata (`-H 'Name: value'`) sent with every call, and with
+    /// the reflection calls before the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata: Vec<(String, String)>,
 }
 
 /// The `connections` section: every connection attempted, and how each ended.

@@ -15,6 +15,7 @@ use iolab_loadgen::held::HeldError;
 use iolab_loadgen::Hooks;
 use iolab_model::attack::HeldPlan;
 use iolab_model::protocol::GrpcCall;
+use iolab_model::request::parse_header;
 use iolab_report::Format;
 
 use super::Args;
@@ -36,11 +37,6 @@ fn refuse_for_calls(args: &Args) -> Result<(), CliError> {
             "a call's request message is --data JSON",
         ),
         (h.sse, "--sse", "drop it"),
-        (
-            !r.headers.is_empty(),
-            "-H",
-            "streaming calls carry no metadata yet",
-        ),
         (
             r.streams != 1,
             "--streams",
@@ -196,7 +192,12 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
     };
     let timeout = iolab_model::parse_duration(&args.timeout)
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    let plan = (args.held).plan(url, args.connections, timeout, args.request.insecure, call)?;
+    let mut plan = (args.held).plan(url, args.connections, timeout, args.request.insecure, call)?;
+    if plan.grpc.is_some() {
+        plan.metadata = (args.request.headers.iter())
+            .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
+            .collect::<Result<_, _>>()?;
+    }
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
     Ok(plan)
 }

@@ -115,6 +115,7 @@ impl HeldFlags {
             timeout,
             insecure,
             grpc,
+            metadata: Vec::new(),
         })
     }
 }

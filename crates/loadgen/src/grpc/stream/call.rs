@@ -75,7 +75,8 @@ impl Call {
                 let addr = target
                     .addr
                     .ok_or_else(|| HeldError::Setup("no address".into()))?;
-                crate::grpc::reflection::pool(&target.endpoint, addr, target.tls(), service, &[])
+                let meta = &plan.metadata;
+                crate::grpc::reflection::pool(&target.endpoint, addr, target.tls(), service, meta)
             }
         }
         .map_err(HeldError::Plan)?;
@@ -85,8 +86,8 @@ impl Call {
         // The server's deadline outlasts the hold and the wait for the last replies.
         let deadline = plan.hold + plan.timeout * 2;
         let path = call.path().map_err(HeldError::Plan)?;
-        let head =
-            Head::grpc(&target.endpoint, &path, &[], &[], deadline).map_err(HeldError::Plan)?;
+        let head = Head::grpc(&target.endpoint, &path, &plan.metadata, &[], deadline)
+            .map_err(HeldError::Plan)?;
         let (input, output) = (m.input(), m.output());
         let seq_out = numbered(&output, SEQ_FIELD);
         let bidi = m.is_client_streaming();
