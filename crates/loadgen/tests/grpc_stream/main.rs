@@ -1,12 +1,12 @@
 //! gRPC streaming calls held end to end over real sockets: server-streaming
 //! (`Ticks`) and bidirectional (`Echo`) calls on grpcio, the reference
 //! implementation we did not write (`scripts/foreign-services/grpc_server.py`),
-//! and a server that resets its streams ([`reset`], the `h2` crate's
-//! server). Every run's identities are checked.
+//! and odd servers ([`odd`], the `h2` crate's server). Every run's
+//! identities are checked.
 
 #[path = "../common/grpcio.rs"]
 mod grpcio;
-mod reset;
+mod odd;
 
 use std::time::{Duration, Instant};
 
@@ -15,6 +15,7 @@ use iolab_loadgen::held::{attack, combine, HeldError};
 use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::{ConnectionCounts, HeldKind, HeldPlan, MessageCounts};
 use iolab_model::protocol::GrpcCall;
+use odd::End;
 
 /// `n` calls of `method` with `data`, started at 50/s, each held `hold`,
 /// a 2 s timeout; the types from the server's reflection.
@@ -190,7 +191,7 @@ fn a_non_ok_status_ends_or_refuses_a_call_by_its_code() {
 
 #[test]
 fn a_server_that_resets_its_streams_breaks_each_call_as_reset() {
-    let server = reset::spawn(2, Duration::from_millis(300));
+    let server = odd::spawn(2, Duration::from_millis(300), End::Reset);
     let mut p = plan(&server.url(), "Ticks", "{}", 3, Duration::from_secs(5));
     p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
     let r = run(&p, Duration::from_secs(5));
@@ -201,7 +202,7 @@ fn a_server_that_resets_its_streams_breaks_each_call_as_reset() {
 
 #[test]
 fn each_call_carries_the_metadata_given() {
-    let server = reset::spawn(1, Duration::from_secs(60));
+    let server = odd::spawn(1, Duration::from_secs(60), End::Reset);
     let mut p = plan(&server.url(), "Ticks", "{}", 2, Duration::from_millis(200));
     p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
     p.metadata = vec![("x-tenant".into(), "a".into())];
@@ -214,7 +215,7 @@ fn each_call_carries_the_metadata_given() {
 
 #[test]
 fn each_call_is_cancelled_with_rst_stream_cancel_when_its_hold_ends() {
-    let server = reset::spawn(1, Duration::from_secs(60));
+    let server = odd::spawn(1, Duration::from_secs(60), End::Reset);
     let mut p = plan(&server.url(), "Ticks", "{}", 3, Duration::from_millis(300));
     p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
     let r = run(&p, Duration::from_secs(4));
@@ -230,11 +231,28 @@ fn each_call_is_cancelled_with_rst_stream_cancel_when_its_hold_ends() {
     );
 }
 
+#[test]
+fn a_stream_without_status_or_with_a_bad_message_breaks_by_its_class() {
+    for (end, class) in [
+        (End::NoStatus, "no_status"),
+        (End::Oversize, "oversize"),
+        (End::Compressed, "malformed"),
+    ] {
+        let server = odd::spawn(2, Duration::from_millis(100), end);
+        let mut p = plan(&server.url(), "Ticks", "{}", 2, Duration::from_secs(5));
+        p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
+        let r = run(&p, Duration::from_secs(4));
+        let (c, m) = sections(&r);
+        assert_eq!(c.broken.get(class), Some(&2), "{end:?}: {c:?}");
+        assert_eq!((m.answered, m.lost), (4, 0), "{end:?}: {m:?}");
+    }
+}
+
 /// A reset that comes before the client read the head (h2 drops the
 /// head then) fails the call as `reset`, not as a failed connect.
 #[test]
 fn r52_10_a_call_reset_before_its_head_is_read_fails_as_reset_not_connect() {
-    let server = reset::spawn(0, Duration::ZERO);
+    let server = odd::spawn(0, Duration::ZERO, End::Reset);
     let mut p = plan(&server.url(), "Ticks", "{}", 3, Duration::from_secs(5));
     p.grpc.as_mut().unwrap().protos = vec![grpcio::proto()];
     let r = run(&p, Duration::from_secs(5));

@@ -1,8 +1,9 @@
-//! A gRPC server that answers each call's head, pushes `n` numbered
-//! messages, waits `pause`, then resets the stream (RST_STREAM
-//! INTERNAL_ERROR): the `h2` crate's server, as grpcio cannot be told to
-//! reset a stream. A stream the client resets first is noted with its
-//! reason ([`Server::resets`]).
+//! Odd gRPC servers: each answers a call's head, pushes `n` numbered
+//! messages, waits `pause`, then ends the stream as its [`End`] says
+//! (a reset, no status, an oversize or compressed message): the `h2`
+//! crate's server, as grpcio cannot be told to break the protocol. A
+//! stream the client resets first is noted with its reason
+//! ([`Seen::resets`]).
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
@@ -33,8 +34,33 @@ impl Server {
     }
 }
 
+/// How a stream ends after its pause.
+#[derive(Debug, Clone, Copy)]
+pub enum End {
+    /// RST_STREAM INTERNAL_ERROR.
+    Reset,
+    /// DATA with END_STREAM and no trailers: no `grpc-status`.
+    NoStatus,
+    /// A message prefix announcing 5 MiB (over gRPC's 4 MiB).
+    Oversize,
+    /// A message flagged compressed (none was asked for).
+    Compressed,
+}
+
+impl End {
+    fn write(self, body: &mut h2::SendStream<Bytes>) {
+        let bytes = |b: Vec<u8>| Bytes::from(b);
+        match self {
+            End::Reset => body.send_reset(Reason::INTERNAL_ERROR),
+            End::NoStatus => drop(body.send_data(Bytes::new(), true)),
+            End::Oversize => drop(body.send_data(bytes(vec![0, 0, 0x50, 0, 0]), false)),
+            End::Compressed => drop(body.send_data(bytes(vec![1, 0, 0, 0, 1, 0]), false)),
+        }
+    }
+}
+
 /// Serve on a free loopback port (h2c, prior knowledge).
-pub fn spawn(n: u8, pause: Duration) -> Server {
+pub fn spawn(n: u8, pause: Duration, end: End) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -48,14 +74,15 @@ pub fn spawn(n: u8, pause: Duration) -> Server {
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             while let Ok((tcp, _)) = listener.accept().await {
-                tokio::spawn(connection(tcp, n, pause, noted.clone()));
+                tokio::spawn(connection(tcp, (n, pause, end), noted.clone()));
             }
         });
     });
     Server { addr, seen }
 }
 
-async fn connection(tcp: tokio::net::TcpStream, n: u8, pause: Duration, seen: Arc<Seen>) {
+async fn connection(tcp: tokio::net::TcpStream, script: (u8, Duration, End), seen: Arc<Seen>) {
+    let (n, pause, end) = script;
     let Ok(mut conn) = h2::server::handshake(tcp).await else {
         return;
     };
@@ -81,8 +108,10 @@ async fn connection(tcp: tokio::net::TcpStream, n: u8, pause: Duration, seen: Ar
             let client = std::future::poll_fn(|cx| body.poll_reset(cx));
             tokio::select! {
                 reason = client => seen.resets.lock().unwrap().extend(reason.ok()),
-                _ = tokio::time::sleep(pause) => body.send_reset(Reason::INTERNAL_ERROR),
+                _ = tokio::time::sleep(pause) => end.write(&mut body),
             }
+            // Held until the client is done with the stream.
+            let _ = std::future::poll_fn(|cx| body.poll_reset(cx)).await;
         });
     }
 }
