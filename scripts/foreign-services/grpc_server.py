@@ -1,7 +1,9 @@
 """A gRPC server on grpcio (the reference implementation, not ours) for iolab's gRPC tests
 (crates/loadgen/tests/grpc.rs, crates/cli/tests/grpc.rs) and scripts/bench-grpc:
 greeter.proto's Greeter, compiled at start by grpcio-tools, with the server reflection
-service unless --no-reflection. Prints "listening on PORT" once serving.
+service unless --no-reflection. Prints "listening on PORT" once serving. Its streaming
+methods (Ticks: server-streaming, Echo: bidirectional) each hold a worker thread while open,
+grpcio's sync server being a thread per call: --workers bounds the calls held at once.
 
     grpc_server.py --port 0 [--workers 16] [--no-reflection] [--tls CERT KEY]
 """
@@ -33,6 +35,22 @@ class Greeter(services.GreeterServicer):
     def Chatter(self, request, context):
         for _ in range(3):
             yield protos.HelloReply(message=request.name)
+
+    def Ticks(self, request, context):
+        if request.code and not request.count:
+            context.abort(_status(request.code), "refused as asked")
+        context.send_initial_metadata(())
+        seq = 0
+        while context.is_active() and (request.count == 0 or seq < request.count):
+            yield protos.Tick(seq=seq, sent_unix_us=time.time_ns() // 1000)
+            seq += 1
+            time.sleep(request.every_ms / 1000.0)
+        if request.code:
+            context.abort(_status(request.code), "ended as asked")
+
+    def Echo(self, request_iterator, context):
+        for ping in request_iterator:
+            yield protos.Ping(seq=ping.seq, text=ping.text)
 
 
 def _status(code):

@@ -192,7 +192,7 @@ fn bad_calls_are_refused_in_one_line_before_any_load() {
         ),
         (
             call(&url, "iolab.test.Greeter/Chatter", "{}", &[]),
-            &["streams", "unary"][..],
+            &["server-streaming", "--hold"][..],
         ),
         (
             call(&url, "iolab.test.Greeter/Nope", "{}", &[]),

@@ -5,9 +5,11 @@
 //! once ([`Head::grpc`]). The run then sends it as any HTTP/2 request; its
 //! answer's `grpc-status` is read in [`crate::h2::exchange`]. Every fault
 //! of the call is one line naming it and the fix, found before any load.
+//! Streaming calls (`--hold`) are held streams: [`stream`].
 
 mod protos;
 mod reflection;
+pub(crate) mod stream;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -128,8 +130,35 @@ pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
 }
 
 /// The method `service/method` of `pool`, unary; the error names what the
-/// pool does define.
+/// pool does define, and a streaming method's fix (`--hold`).
 pub fn find(
+    pool: &DescriptorPool,
+    service: &str,
+    method: &str,
+    from_files: bool,
+) -> Result<MethodDescriptor, String> {
+    let m = lookup(pool, service, method, from_files)?;
+    if m.is_client_streaming() || m.is_server_streaming() {
+        return Err(format!(
+            "--call: {service}/{method} is {}: hold each call with --hold D (and --connections N, --rate R)",
+            shape(&m)
+        ));
+    }
+    Ok(m)
+}
+
+/// `unary`, `server-streaming`, `client-streaming` or `bidirectional`.
+pub fn shape(m: &MethodDescriptor) -> &'static str {
+    match (m.is_client_streaming(), m.is_server_streaming()) {
+        (false, false) => "unary",
+        (false, true) => "server-streaming",
+        (true, false) => "client-streaming",
+        (true, true) => "bidirectional",
+    }
+}
+
+/// The method `service/method` of `pool`, of any shape.
+fn lookup(
     pool: &DescriptorPool,
     service: &str,
     method: &str,
@@ -153,11 +182,6 @@ pub fn find(
             list(&names)
         )
     })?;
-    if m.is_client_streaming() || m.is_server_streaming() {
-        return Err(format!(
-            "--call: {service}/{method} streams; iolab calls unary methods (one request, one answer)"
-        ));
-    }
     Ok(m)
 }
 

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
-    AttackResult, ConnectionCounts, ErrorClass, ErrorCounts, GeneratorStats, HeldKind, HeldPlan,
+    AttackResult, ConnectionCounts, ErrorClass, ErrorCounts, GeneratorStats, HeldPlan,
     MessageCounts, RequestCounts, Throughput, ATTACK_SCHEMA,
 };
 
@@ -37,6 +37,12 @@ pub enum Failure {
     Handshake,
     /// SSE: a 200 that is not `text/event-stream`.
     NotEventStream,
+    /// gRPC: the call was refused at once (a trailers-only answer) with
+    /// this `grpc-status`.
+    GrpcStatus(u32),
+    /// gRPC: the call's stream was reset (or its connection went away)
+    /// before the server's head was read; its class for `requests`.
+    Reset(ErrorClass),
 }
 
 /// How an established connection ended.
@@ -46,6 +52,8 @@ pub enum Ending {
     Held,
     /// The server sent a close frame, with this code (`None`: no code).
     ClosedByServer(Option<u16>),
+    /// gRPC: the server ended the call with this `grpc-status`.
+    GrpcStatus(u32),
     /// The server ended it without a proper close: `reset`, `eof`,
     /// `no_pong`, `oversize`, `malformed`, `truncated`, `stalled`,
     /// `bad_close_code`.
@@ -136,6 +144,8 @@ impl Books {
             Failure::Timeout => "handshake_timeout".into(),
             Failure::Handshake => "handshake".into(),
             Failure::NotEventStream => "not_event_stream".into(),
+            Failure::GrpcStatus(code) => ErrorClass::GrpcStatus(*code).label(),
+            Failure::Reset(_) => "reset".into(),
         };
         bump(&mut self.conns.failed, key);
         match why {
@@ -149,7 +159,11 @@ impl Books {
                 bump(&mut self.status, "200".into());
                 self.handshake.saturating_record(latency_us.max(1));
             }
-            Failure::Connect(class) => self.errors.record(*class),
+            Failure::Connect(class) | Failure::Reset(class) => self.errors.record(*class),
+            Failure::GrpcStatus(code) => {
+                self.errors.record(ErrorClass::GrpcStatus(*code));
+                self.handshake.saturating_record(latency_us.max(1));
+            }
             Failure::Timeout => self.errors.record(ErrorClass::Timeout),
             Failure::Tls | Failure::Handshake => self.errors.record(ErrorClass::Read),
         }
@@ -162,6 +176,10 @@ impl Books {
             Ending::ClosedByServer(code) => bump(
                 &mut self.conns.closed_by_server,
                 code.map_or("none".into(), |c| c.to_string()),
+            ),
+            Ending::GrpcStatus(code) => bump(
+                &mut self.conns.closed_by_server,
+                ErrorClass::GrpcStatus(*code).label(),
             ),
             Ending::Broken(class) => bump(&mut self.conns.broken, (*class).into()),
             Ending::OpenAtEnd => self.conns.open_at_end += 1,
@@ -179,15 +197,11 @@ impl Books {
     /// figure that was not measured (no latency when nothing answered).
     pub fn into_result(self, plan: &HeldPlan, run: &RunFacts) -> AttackResult {
         let t = self.tally;
-        let latency_from = match plan.kind {
-            HeldKind::Ws => "echo",
-            HeldKind::Sse => "push",
-        };
-        let ws = plan.kind == HeldKind::Ws;
+        let echo = run.echo_bytes.is_some();
         let messages = MessageCounts {
-            latency_from: latency_from.into(),
-            rate_per_connection: ws.then_some(plan.message_rate),
-            message_bytes: ws.then_some(plan.message.len() as u64),
+            latency_from: if echo { "echo" } else { "push" }.into(),
+            rate_per_connection: echo.then_some(plan.message_rate),
+            message_bytes: run.echo_bytes,
             sent: t.sent,
             answered: t.answered,
             lost: t.lost,
@@ -243,6 +257,10 @@ pub struct RunFacts {
     pub started_unix_ms: u64,
     /// Stopped early.
     pub cancelled: bool,
+    /// The bytes of each message sent, when messages are sent and echoed
+    /// (WebSocket, a bidirectional gRPC call); `None` when the server
+    /// pushes them (SSE, a server-streaming call).
+    pub echo_bytes: Option<u64>,
 }
 
 /// Why two held documents could not be merged.

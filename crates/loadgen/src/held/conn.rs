@@ -30,7 +30,8 @@ pub struct Target {
 }
 
 impl Target {
-    /// Read the URL: `ws://`/`wss://` for WebSocket, `http://`/`https://` with `--sse`.
+    /// Read the URL: `ws://`/`wss://` for WebSocket, `http://`/`https://`
+    /// with `--sse`, `grpc://`/`grpcs://` for a gRPC call.
     pub fn parse(plan: &HeldPlan) -> Result<Target, HeldError> {
         let url = &plan.target;
         let bad = |why: &str| HeldError::Url {
@@ -38,11 +39,30 @@ impl Target {
             why: why.into(),
         };
         let (scheme, rest) = url.split_once("://").ok_or_else(|| bad("missing ws://"))?;
+        if plan.kind == HeldKind::Grpc {
+            if !matches!(scheme, "grpc" | "grpcs") {
+                return Err(bad(
+                    "a gRPC call's URL starts grpc:// (h2c) or grpcs:// (TLS)",
+                ));
+            }
+            let endpoint = Endpoint::parse(url).map_err(|e| bad(&e))?;
+            if endpoint.path != "/" {
+                return Err(bad(
+                    "a gRPC URL names host and port only; the method goes in --call",
+                ));
+            }
+            return Ok(Target {
+                endpoint,
+                url: url.clone(),
+                addr: None,
+                tls: None,
+            });
+        }
         let http = match (plan.kind, scheme) {
             (HeldKind::Ws, "ws") | (HeldKind::Sse, "http") => "http",
             (HeldKind::Ws, "wss") | (HeldKind::Sse, "https") => "https",
             (HeldKind::Ws, _) => return Err(bad("a WebSocket URL starts ws:// or wss://")),
-            (HeldKind::Sse, _) => {
+            (HeldKind::Sse | HeldKind::Grpc, _) => {
                 return Err(bad("an event stream's URL starts http:// or https://"))
             }
         };
@@ -60,10 +80,17 @@ impl Target {
     pub fn resolved(mut self, insecure: bool) -> Result<Target, HeldError> {
         self.addr = Some(self.endpoint.resolve().map_err(HeldError::Setup)?);
         if self.endpoint.tls {
-            let tls = Tls::new(&self.endpoint.host, insecure, false).map_err(HeldError::Setup)?;
+            // gRPC rides on HTTP/2: its TLS offers ALPN h2.
+            let h2 = self.endpoint.grpc;
+            let tls = Tls::new(&self.endpoint.host, insecure, h2).map_err(HeldError::Setup)?;
             self.tls = Some(tls);
         }
         Ok(self)
+    }
+
+    /// The TLS client, for `wss://`, `https://` and `grpcs://`.
+    pub fn tls(&self) -> Option<&Tls> {
+        self.tls.as_ref()
     }
 
     /// `Host:` as the request carries it.

@@ -1,5 +1,7 @@
-//! Held connections: WebSocket (`ws://`, `wss://`; [`ws`]) and Server-Sent
-//! Events (`--sse`; [`sse`]), opened on a schedule and held for `--hold`.
+//! Held connections: WebSocket (`ws://`, `wss://`; [`ws`]), Server-Sent
+//! Events (`--sse`; [`sse`]) and gRPC streaming calls (`grpc://` with
+//! `--call` and `--hold`; [`crate::grpc::stream`]), opened on a schedule
+//! and held for `--hold`.
 //!
 //! One event loop on the calling thread runs every connection: a
 //! dispatcher opens connection `i` at `i / open_rate` seconds on the run
@@ -12,7 +14,7 @@
 
 pub mod account;
 pub mod combine;
-mod conn;
+pub(crate) mod conn;
 pub(crate) mod sse;
 mod timers;
 mod ws;
@@ -88,6 +90,9 @@ pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
             plan.message_rate
         ));
     }
+    if plan.kind == HeldKind::Grpc {
+        crate::grpc::stream::check(plan)?;
+    }
     if plan.kind == HeldKind::Sse && plan.message_rate > 0.0 {
         return bad("--message-rate: an event stream only receives; drop it with --sse".into());
     }
@@ -129,6 +134,8 @@ pub(crate) struct Run {
     pub stop: tokio::sync::watch::Sender<bool>,
     /// The run clock's sleeps (opens and sends), on one timerfd.
     pub timers: timers::Timers,
+    /// A gRPC run's call, ready.
+    pub call: Option<crate::grpc::stream::Call>,
 }
 
 impl Run {
@@ -154,6 +161,15 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError> {
     validate(plan)?;
     let target = Target::parse(plan)?.resolved(plan.insecure)?;
+    let call = match plan.kind {
+        HeldKind::Grpc => Some(crate::grpc::stream::Call::prepare(plan, &target)?),
+        HeldKind::Ws | HeldKind::Sse => None,
+    };
+    let echo_bytes = match plan.kind {
+        HeldKind::Ws => Some(plan.message.len() as u64),
+        HeldKind::Sse => None,
+        HeldKind::Grpc => call.as_ref().and_then(|c| c.echo_bytes()),
+    };
     crate::machine::raise_nofile(u64::from(plan.connections) + iolab_model::limits::FD_RESERVE);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -166,6 +182,7 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
         hooks: hooks.clone(),
         stop: tokio::sync::watch::Sender::new(false),
         timers: timers::Timers::default(),
+        call,
     });
     let started_unix_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -178,6 +195,7 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
         elapsed_s: (now_ns() - start) as f64 / 1e9,
         started_unix_ms,
         cancelled: run.cancelled(),
+        echo_bytes,
     };
     let run = Rc::try_unwrap(run)
         .map_err(|_| HeldError::Setup("a connection task outlived the run".into()))?;
@@ -214,6 +232,7 @@ async fn dispatch(run: Rc<Run>, start: u64) -> Result<(), HeldError> {
         let task = match run.plan.kind {
             HeldKind::Ws => tokio::task::spawn_local(ws::hold(run.clone(), at)),
             HeldKind::Sse => tokio::task::spawn_local(sse::hold(run.clone(), at)),
+            HeldKind::Grpc => tokio::task::spawn_local(crate::grpc::stream::hold(run.clone(), at)),
         };
         tasks.push(task);
     }

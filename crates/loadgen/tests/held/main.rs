@@ -30,6 +30,8 @@ pub fn ws(url: &str, n: u32, hold: Duration, rate: f64) -> HeldPlan {
         message: "hello".into(),
         timeout: Duration::from_secs(1),
         insecure: false,
+        grpc: None,
+        metadata: Vec::new(),
     }
 }
 

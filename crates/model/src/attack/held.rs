@@ -1,4 +1,4 @@
-//! Held connections (WebSocket, Server-Sent Events): what to hold
+//! Held connections (WebSocket, Server-Sent Events, gRPC streaming calls): what to hold
 //! ([`HeldPlan`]) and what happened to the connections and their messages
 //! ([`ConnectionCounts`], [`MessageCounts`]: the optional `connections` and
 //! `messages` sections of `iolab.attack/1`, absent on every request run so
@@ -27,11 +27,15 @@ pub enum HeldKind {
     Ws,
     /// Server-Sent Events (`text/event-stream`): events pushed by the server.
     Sse,
+    /// A gRPC server-streaming or bidirectional call (`grpc://`, `grpcs://`
+    /// with `--call`): each call is one held stream on its own HTTP/2
+    /// connection.
+    Grpc,
 }
 
 /// What a held-connection run is told to do; built from `iolab attack`'s
-/// flags (`--connections`, `--open-rate`, `--hold`, `--message-rate`,
-/// `--message`, `--sse`).
+/// flags (`--connections`, `--open-rate` (`--rate` for gRPC calls),
+/// `--hold`, `--message-rate`, `--message`, `--sse`, `--call`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HeldPlan {
     /// `ws://`, `wss://`, `http://` or `https://` URL.
@@ -56,9 +60,18 @@ pub struct HeldPlan {
     #[serde(rename = "timeout_s", with = "secs")]
     #[schemars(with = "f64")]
     pub timeout: Duration,
-    /// `wss://`/`https://`: accept any certificate.
+    /// `wss://`/`https://`/`grpcs://`: accept any certificate.
     #[serde(default)]
     pub insecure: bool,
+    /// gRPC: the streaming method, its request message (`--data`, sent
+    /// once for server-streaming, every `1 / message_rate` for
+    /// bidirectional) and where its types come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grpc: Option<crate::protocol::GrpcCall>,
+    /// gRPC: metadata (`-H 'Name: value'`) sent with every call, and with
+    /// the reflection calls before the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metadata: Vec<(String, String)>,
 }
 
 /// The `connections` section: every connection attempted, and how each ended.
@@ -69,43 +82,54 @@ pub struct ConnectionCounts {
     pub hold_ms: u64,
     /// Connections the schedule opened (a TCP connect started).
     pub attempted: u64,
-    /// Handshakes completed (101 for WebSocket, 200 `text/event-stream` for SSE).
+    /// Handshakes completed (101 for WebSocket, 200 `text/event-stream` for
+    /// SSE, the response head of a gRPC call).
     pub established: u64,
     /// Attempts that never became a connection, by class: `status_<code>`
     /// (the server answered the upgrade with another status), `connect`,
     /// `tls`, `handshake_timeout`, `handshake` (a malformed answer),
-    /// `not_event_stream`.
+    /// `not_event_stream`, `grpc_status:<NAME>` (a gRPC call refused at
+    /// once: a trailers-only answer with that status), `reset` (a gRPC
+    /// call's stream reset, or its connection gone, before the head).
     pub failed: BTreeMap<String, u64>,
     /// Held for the whole `--hold` and closed by the generator.
     pub held: u64,
     /// Closed by the server with a close frame, by close code (`none`: a
-    /// close frame without a code).
+    /// close frame without a code); a gRPC call the server ended, by its
+    /// `grpc-status` (`grpc_status:OK`, `grpc_status:UNAVAILABLE`).
     pub closed_by_server: BTreeMap<String, u64>,
     /// Ended by the server without a proper close: `reset`, `eof`,
     /// `no_pong`, `oversize`, `malformed`, `truncated`, `stalled`,
-    /// `bad_close_code`.
+    /// `bad_close_code`; gRPC: `reset` (RST_STREAM), `goaway`, `no_status`
+    /// (the stream ended without a `grpc-status`).
     pub broken: BTreeMap<String, u64>,
     /// Still open when the run was stopped (Ctrl-C) before their hold ended.
     pub open_at_end: u64,
 }
 
-/// The `messages` section: WebSocket messages sent and echoed, or SSE
-/// events pushed, each with its sequence number.
+/// The `messages` section: WebSocket messages (or a bidirectional gRPC
+/// call's) sent and echoed, or SSE events (or a server-streaming call's
+/// messages) pushed, each with its sequence number where it has one.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MessageCounts {
     /// `echo` (latency from each message's intended send time) or `push`
-    /// (from the send timestamp the server put in each event; one host's
-    /// clock, so the target must run on the generator's host).
+    /// (from the send timestamp the server put in each event, or in a
+    /// gRPC message's `sent_unix_us`; one host's clock, so the target must
+    /// run on the generator's host).
     pub latency_from: String,
-    /// WebSocket: messages per connection per second asked for
-    /// (`--message-rate`); absent for SSE, whose server sets the pace.
+    /// WebSocket or a bidirectional gRPC call: messages per connection per
+    /// second asked for (`--message-rate`); absent when the server pushes
+    /// (SSE, server-streaming), setting the pace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_per_connection: Option<f64>,
-    /// WebSocket: bytes of each message's text after its sequence number.
+    /// WebSocket: bytes of each message's text after its sequence number;
+    /// a bidirectional gRPC call: of its encoded `--data` message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_bytes: Option<u64>,
-    /// WebSocket: messages sent. SSE: events the server's sequence numbers
-    /// say it sent, from the first seen to the last on each connection.
+    /// WebSocket, bidirectional gRPC: messages sent. SSE, server-streaming
+    /// gRPC: messages the server's sequence numbers say it sent, from the
+    /// first seen to the last on each connection (without numbers: those
+    /// received).
     pub sent: u64,
     /// Echoed (WebSocket) or received (SSE).
     pub answered: u64,

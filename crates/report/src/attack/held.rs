@@ -1,4 +1,4 @@
-//! The summary of a held-connection attack (WebSocket or SSE: a document
+//! The summary of a held-connection attack (WebSocket, SSE or gRPC streaming calls: a document
 //! with `connections` and `messages` sections): how the connections ended,
 //! what their messages came to, and the latencies that were measured (a
 //! `-` for any that were not).
@@ -8,12 +8,17 @@ use iolab_model::attack::{AttackResult, ConnectionCounts, MessageCounts};
 use super::{fact, pairs, Fact};
 use crate::numbers::{count, ms, rate, secs};
 
-/// How a held run was driven, e.g. `100 connections held, opened at 100/s`.
+/// How a held run was driven, e.g. `100 connections held, opened at 100/s`
+/// (`calls ... started at` for gRPC streaming calls).
 pub(super) fn how(r: &AttackResult) -> Option<String> {
     let c = r.connections.as_ref()?;
     let d = &r.driver;
+    let (unit, opened) = match r.target.starts_with("grpc") {
+        true => ("calls", "started"),
+        false => ("connections", "opened"),
+    };
     let mut how = format!(
-        "{} connections held {} each, opened at {}/s",
+        "{} {unit} held {} each, {opened} at {}/s",
         count(d.max_connections.into()),
         secs(c.hold_ms as f64 / 1e3),
         d.rate.map_or("-".into(), rate)

@@ -1,6 +1,8 @@
-//! `iolab attack ws://...` and `iolab attack http://... --sse`: hold
-//! connections (`--connections`, `--hold`, `--open-rate`) and, over
-//! WebSocket, send messages on them (`--message-rate`, `--message`). The
+//! `iolab attack ws://...`, `iolab attack http://... --sse` and `iolab
+//! attack grpc://... --call M --hold D` (a streaming method): hold
+//! connections (`--connections`, `--hold`, `--open-rate`; `--rate` starts
+//! gRPC calls) and, over WebSocket, send messages on them
+//! (`--message-rate`, `--message`; a bidirectional call's `--data`). The
 //! flags become a [`HeldPlan`](iolab_model::attack::HeldPlan) checked by
 //! `iolab_loadgen::held::validate`; the run is `iolab_loadgen::held::attack`;
 //! the result is the same `iolab.attack/1` document with its `connections`
@@ -12,10 +14,87 @@ use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::held::HeldError;
 use iolab_loadgen::Hooks;
 use iolab_model::attack::HeldPlan;
+use iolab_model::protocol::GrpcCall;
+use iolab_model::request::parse_header;
 use iolab_report::Format;
 
 use super::Args;
+use crate::cmd::flags::held::is_grpc;
 use crate::CliError;
+
+/// Flags a gRPC streaming call has no use for, with what to do instead.
+fn refuse_for_calls(args: &Args) -> Result<(), CliError> {
+    let (r, h) = (&args.request, &args.held);
+    let given = [
+        (
+            h.open_rate.is_some(),
+            "--open-rate",
+            "calls start at --rate R",
+        ),
+        (
+            h.message.is_some(),
+            "--message",
+            "a call's request message is --data JSON",
+        ),
+        (h.sse, "--sse", "drop it"),
+        (
+            r.streams != 1,
+            "--streams",
+            "each call has its own connection",
+        ),
+        (
+            !args.phases.is_empty(),
+            "--phase",
+            "start calls at --rate R",
+        ),
+        (
+            args.duration.is_some(),
+            "--duration",
+            "start --connections N calls",
+        ),
+        (
+            args.concurrency.is_some(),
+            "--concurrency",
+            "hold --connections N calls",
+        ),
+        (
+            args.requests.is_some(),
+            "--requests",
+            "hold --connections N calls",
+        ),
+        (
+            args.new_connection,
+            "--new-connection",
+            "each call has its own connection",
+        ),
+        (
+            args.csv.is_some(),
+            "--csv",
+            "use --json (a held run has no request rows)",
+        ),
+        (
+            args.hdr.is_some(),
+            "--hdr",
+            "use --json (messages.histogram)",
+        ),
+        (
+            args.slo.is_some(),
+            "--slo",
+            "read messages.latency_ms from --json",
+        ),
+        (
+            args.sharding.shard.is_some(),
+            "--shard",
+            "merge held documents instead",
+        ),
+    ];
+    match given.into_iter().find(|(on, _, _)| *on) {
+        Some((_, flag, instead)) => Err(CliError::usage(format!(
+            "{flag} does not apply to a gRPC streaming call (--hold): {instead}"
+        ))),
+        None => Ok(()),
+    }
+}
 
 /// Flags of request runs a held run has no use for, with what to do instead.
 fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
@@ -98,17 +177,42 @@ fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
 
 /// The plan of a held run from the flags.
 pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
-    refuse_request_flags(args)?;
     let url = args.url.as_deref().ok_or_else(|| {
         CliError::usage("give the URL to hold connections to, e.g. ws://127.0.0.1:8080/ws")
     })?;
+    let call = match is_grpc(url) {
+        true => {
+            refuse_for_calls(args)?;
+            Some((grpc_call(args)?, args.rate))
+        }
+        false => {
+            refuse_request_flags(args)?;
+            None
+        }
+    };
     let timeout = iolab_model::parse_duration(&args.timeout)
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    let plan = args
-        .held
-        .plan(url, args.connections, timeout, args.request.insecure)?;
+    let mut plan = (args.held).plan(url, args.connections, timeout, args.request.insecure, call)?;
+    if plan.grpc.is_some() {
+        plan.metadata = (args.request.headers.iter())
+            .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
+            .collect::<Result<_, _>>()?;
+    }
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
     Ok(plan)
+}
+
+/// The streaming method a `grpc://` URL with `--hold` calls.
+fn grpc_call(args: &Args) -> Result<GrpcCall, CliError> {
+    let r = &args.request;
+    let method = r.call.clone().ok_or_else(|| {
+        CliError::usage("a gRPC stream needs --call package.Service/Method (a streaming method)")
+    })?;
+    Ok(GrpcCall {
+        method,
+        data: r.data.clone().unwrap_or_else(|| "{}".into()),
+        protos: r.protos.clone(),
+    })
 }
 
 /// Run a held-connection attack and print its document.

@@ -64,7 +64,9 @@ pub enum EngineArg {
   iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --data '{\"name\":\"x\"}' -c 8 -n 10000
   iolab attack grpc://127.0.0.1:50051 --call helloworld.Greeter/SayHello --proto greeter.proto --rate 500 -d 10s
   iolab attack ws://127.0.0.1:8080/ws --connections 100 --hold 10s --message-rate 2/s --message hello
-  iolab attack http://127.0.0.1:8080/events?every=100ms --sse --connections 100 --hold 10s --json")]
+  iolab attack http://127.0.0.1:8080/events?every=100ms --sse --connections 100 --hold 10s --json
+  iolab attack grpc://127.0.0.1:50051 --call iolab.test.Greeter/Ticks --connections 50 --rate 10 --hold 10s
+  iolab attack grpc://127.0.0.1:50051 --call iolab.test.Greeter/Echo --connections 50 --rate 10 --hold 10s --message-rate 5/s")]
 pub struct Args {
     /// URL to attack (http://, https://; grpc:// or grpcs:// with --call;
     /// ws:// or wss:// to hold WebSocket connections, http(s):// with --sse
@@ -75,7 +77,8 @@ pub struct Args {
     #[command(flatten)]
     pub request: RequestFlags,
     /// Open loop: requests per second, sent on schedule whatever the
-    /// answers: 50, or per a time as vegeta writes it (50/s, 3000/1m).
+    /// answers: 50, or per a time as vegeta writes it (50/s, 3000/1m); a
+    /// gRPC streaming call (--hold): calls started per second [default: 100/s].
     #[arg(long, short = 'r', value_name = "R", value_parser = crate::cmd::flags::rate)]
     pub rate: Option<f64>,
     /// Open loop: how long to send; closed loop: stop after this long (500ms, 3s, 1m).
@@ -100,7 +103,8 @@ pub struct Args {
     pub requests: Option<u64>,
     /// Most connections open at once; the keep-alive pool grows to it as needed.
     /// A request that cannot get one before its timeout is counted as not_sent
-    /// [default: 10000]. With ws:// or --sse: how many connections to hold.
+    /// [default: 10000]. With ws:// or --sse: how many connections to hold;
+    /// a gRPC streaming call (--hold): how many calls, started at --rate.
     #[arg(long, value_name = "N")]
     pub connections: Option<u32>,
     /// Open a new TCP connection for every request (artillery's way) instead of keep-alive.
@@ -186,7 +190,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     if let Some(flag) = args.held.stray() {
         return Err(CliError::usage(format!(
-            "{flag} is for held connections: give a ws:// or wss:// URL, or --sse with an http:// one"
+            "{flag} is for held connections: give a ws:// or wss:// URL, --sse with an http:// one, or --hold with a streaming gRPC --call"
         )));
     }
     let plan = plan(&args)?;

@@ -1,12 +1,14 @@
-//! The flags of a held-connection attack (`ws://`, `wss://`, or `--sse`):
-//! how long to hold each connection, how fast to open them, what each
-//! WebSocket message carries and how often. Read into a [`HeldPlan`] by
+//! The flags of a held-connection attack (`ws://`, `wss://`, `--sse`, or a
+//! gRPC streaming call: `grpc://` with `--call` and `--hold`): how long to
+//! hold each connection, how fast to open them, what each WebSocket
+//! message carries and how often. Read into a [`HeldPlan`] by
 //! [`HeldFlags::plan`]; the library checks the ranges afterwards.
 
 use std::path::Path;
 use std::time::Duration;
 
 use iolab_model::attack::{HeldKind, HeldPlan};
+use iolab_model::protocol::GrpcCall;
 
 use crate::CliError;
 
@@ -24,7 +26,8 @@ pub struct HeldFlags {
     /// http(s):// URL, counting its events by id (e.g. /events of `iolab serve`).
     #[arg(long)]
     pub sse: bool,
-    /// ws:// or --sse: hold each connection this long once established (10s, 1m).
+    /// ws://, --sse or a gRPC streaming --call: hold each connection (each
+    /// call) this long once established (10s, 1m).
     #[arg(long, value_name = "D")]
     pub hold: Option<String>,
     /// ws:// or --sse: open connections at this rate, on schedule [default: 100/s].
@@ -32,6 +35,8 @@ pub struct HeldFlags {
     pub open_rate: Option<f64>,
     /// ws://: messages per connection per second (2, 2/s, 30/1m; 0 holds
     /// silently) [default: 1/s]; each echo timed from its intended send.
+    /// A bidirectional gRPC call: its --data message again at this rate
+    /// after the first [default: 0, the first only].
     #[arg(long, value_name = "R", value_parser = message_rate)]
     pub message_rate: Option<f64>,
     /// ws://: the text of every message (after its sequence number), or
@@ -41,9 +46,12 @@ pub struct HeldFlags {
 }
 
 impl HeldFlags {
-    /// Whether the run holds connections: a `ws://`/`wss://` URL or `--sse`.
+    /// Whether the run holds connections: a `ws://`/`wss://` URL, `--sse`,
+    /// or `--hold` on a `grpc://`/`grpcs://` URL (a streaming call).
     pub fn wanted(&self, url: Option<&str>) -> bool {
-        self.sse || url.is_some_and(|u| u.starts_with("ws://") || u.starts_with("wss://"))
+        self.sse
+            || url.is_some_and(|u| u.starts_with("ws://") || u.starts_with("wss://"))
+            || (self.hold.is_some() && url.is_some_and(is_grpc))
     }
 
     /// Name a held flag given to a request run, so it is not silently ignored.
@@ -59,18 +67,20 @@ impl HeldFlags {
     }
 
     /// The plan: `connections` to hold (`--connections`), `timeout` for
-    /// handshakes and echoes, `insecure` for wss:// and https://.
+    /// handshakes and echoes, `insecure` for wss://, https:// and
+    /// grpcs://; a gRPC `call` started at `rate` (`--rate`).
     pub fn plan(
         &self,
         url: &str,
         connections: Option<u32>,
         timeout: Duration,
         insecure: bool,
+        call: Option<(GrpcCall, Option<f64>)>,
     ) -> Result<HeldPlan, CliError> {
-        let kind = if self.sse {
-            HeldKind::Sse
-        } else {
-            HeldKind::Ws
+        let kind = match (self.sse, &call) {
+            (true, _) => HeldKind::Sse,
+            (false, Some(_)) => HeldKind::Grpc,
+            (false, None) => HeldKind::Ws,
         };
         let hold = self.hold.as_deref().ok_or_else(|| {
             CliError::usage(
@@ -88,21 +98,34 @@ impl HeldFlags {
             ));
         }
         let message_rate = match kind {
-            HeldKind::Sse => self.message_rate.unwrap_or(0.0),
+            HeldKind::Sse | HeldKind::Grpc => self.message_rate.unwrap_or(0.0),
             HeldKind::Ws => self.message_rate.unwrap_or(DEFAULT_MESSAGE_RATE),
         };
+        let (grpc, call_rate) = call.unzip();
         Ok(HeldPlan {
             target: url.to_string(),
             kind,
             connections,
-            open_rate: self.open_rate.unwrap_or(DEFAULT_OPEN_RATE),
+            open_rate: (call_rate.flatten())
+                .or(self.open_rate)
+                .unwrap_or(DEFAULT_OPEN_RATE),
             hold,
             message_rate,
             message: message(self.message.as_deref())?,
             timeout,
             insecure,
+            grpc,
+            metadata: Vec::new(),
         })
     }
+}
+
+/// A `grpc://` or `grpcs://` URL.
+pub fn is_grpc(url: &str) -> bool {
+    let scheme = url.split("://").next().unwrap_or_default();
+    ["grpc", "grpcs"]
+        .iter()
+        .any(|s| scheme.eq_ignore_ascii_case(s))
 }
 
 /// `--message-rate`: a rate as `--rate` takes it, or 0 (`0`, `0/s`): hold
