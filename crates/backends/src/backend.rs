@@ -1,7 +1,7 @@
 //! [`Backend`]: one backend as the lab uses it — its address check, its
 //! client pair (blocking and non-blocking), its own counter of the work it
-//! did and the service `iolab run` starts for it — and [`backend`], the one
-//! registry from [`BackendKind`] to its module. Its words (step syntax,
+//! did and the service `iolab run` starts for it (the registry from
+//! [`BackendKind`] to its module is `crate::registry`). Its words (step syntax,
 //! flag, environment variable, pool knob, counter field) are its
 //! [`BackendKind::def`] in the model.
 
@@ -66,16 +66,6 @@ pub trait Clients: Send + Sync + std::fmt::Debug {
     fn nonblocking<'a>(&'a self, call: &'a IoCall) -> CallFuture<'a>;
 }
 
-/// The module behind `kind`: every backend is registered here, once.
-pub fn backend(kind: BackendKind) -> &'static dyn Backend {
-    match kind {
-        BackendKind::Sleep => &crate::sleep::SLEEP,
-        BackendKind::Http => &crate::http::HTTP,
-        BackendKind::Pg => &crate::pg::PG,
-        BackendKind::Mc => &crate::mc::MC,
-    }
-}
-
 /// The duration of a timed call (its kind takes one: see [`Clients`]).
 pub(crate) fn micros(call: &IoCall) -> u64 {
     call.micros()
@@ -85,17 +75,4 @@ pub(crate) fn micros(call: &IoCall) -> u64 {
 /// The key of a keyed call (its kind takes one: see [`Clients`]).
 pub(crate) fn key(call: &IoCall) -> &str {
     call.key().expect("a keyed backend's calls carry a key")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_kind_is_registered_as_itself() {
-        for kind in BackendKind::ALL {
-            assert_eq!(backend(kind).kind(), kind);
-            assert_eq!(backend(kind).service().is_none(), kind.is_sleep());
-        }
-    }
 }

@@ -10,7 +10,8 @@ use std::time::Duration;
 use iolab_model::steps::BackendKind;
 use iolab_model::ModelParams;
 
-use crate::backend::{backend, Pool};
+use crate::backend::Pool;
+use crate::registry::backend;
 
 /// Where each real backend is (`pg` URL, `mc` `HOST:PORT`, `http` base URL).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! so `iolab verify` can check a target really made the calls it claims, in
 //! the spirit of TechEmpower's checks.
 
-use crate::backend::backend;
+use crate::registry::backend;
 use crate::BackendConfig;
 
 pub use iolab_model::runs::BackendCounts;

@@ -22,6 +22,7 @@ pub mod http;
 pub mod mc;
 pub mod pg;
 mod pool;
+mod registry;
 pub mod service;
 mod sleep;
 
@@ -31,11 +32,12 @@ use bytes::Bytes;
 
 use iolab_model::steps::{BackendKind, IoCall};
 
-pub use backend::{backend, Backend, CallFuture, Clients, Pool};
+pub use backend::{Backend, CallFuture, Clients, Pool};
 pub use config::{check_address, Addresses, BackendConfig, POOL_WAIT};
 pub use counts::BackendCounts;
 pub use error::{config_flag, BackendError, ERROR_CLASSES};
 pub use http::delay;
+pub use registry::backend;
 pub use service::{Service, Started};
 
 /// Every backend a target uses, shared by all its threads (`Arc<Backends>`).

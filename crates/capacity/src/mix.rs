@@ -10,13 +10,13 @@
 use std::time::Duration;
 
 use iolab_loadgen::Histogram;
+use iolab_model::attack::EndpointResult;
 use iolab_model::capacity::usl::SweepLevel;
 use iolab_model::capacity::{
     CpuSource, EndpointObserved, EndpointSlo, EndpointVerdict, FirstFail, Observed, Search,
     SearchStage, Slo, StepRecord, Windows,
 };
 use iolab_model::driver::{Arrival, Driver, Phase};
-use iolab_model::replay::EndpointResult;
 use iolab_model::request::RequestSet;
 
 use super::bench::{Bench, MachineWatch, StepError};

@@ -6,8 +6,9 @@
 //! books and writes no `endpoints` section.
 
 use hdrhistogram::Histogram;
+use iolab_model::attack::EndpointResult;
 use iolab_model::attack::{ErrorClass, ErrorCounts};
-use iolab_model::replay::{EndpointResult, ReplayMix};
+use iolab_model::replay::ReplayMix;
 
 use crate::merge::{add, latency_summary};
 use crate::recorder::new_histogram;

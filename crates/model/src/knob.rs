@@ -8,8 +8,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::concurrency::ModelKind;
-
 /// What a knob is worth when it is not set: the default of the real system
 /// the model stands for. A model's file or a runtime's manifest may override it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,22 +94,6 @@ impl KnobDef {
     /// The command-line flag, e.g. `--max-connections`.
     pub fn flag(&self) -> String {
         format!("--{}", self.name.replace('_', "-"))
-    }
-
-    /// Its help line: the models that read it, then what it does
-    /// (`pool, virtual: worker threads (Tomcat maxThreads 200).`).
-    pub fn help(&self) -> String {
-        let readers: Vec<&str> = ModelKind::ALL
-            .iter()
-            .filter(|m| m.reads(self.name))
-            .map(|m| m.as_str())
-            .collect();
-        let who = if readers.len() == ModelKind::ALL.len() {
-            "every model".to_string()
-        } else {
-            readers.join(", ")
-        };
-        format!("{who}: {}", self.about.trim())
     }
 
     /// Does it size threads or processes (what this machine starts)?
@@ -360,17 +342,12 @@ mod tests {
     }
 
     #[test]
-    fn handles_name_their_knobs_and_help_names_the_models_that_read_them() {
+    fn handles_name_their_knobs() {
         assert_eq!(Knob::PgPool.def().name, "pg_pool");
         assert_eq!(Knob::ALL.len(), KNOBS.len());
         for (i, h) in Knob::ALL.iter().enumerate() {
             assert_eq!((*h as usize, h.def().name), (i, KNOBS[i].name));
         }
-        assert_eq!(
-            Knob::Threads.def().help(),
-            "pool, virtual: worker threads (Tomcat maxThreads 200)."
-        );
-        assert!(Knob::PgPool.def().help().starts_with("every model: "));
     }
 
     #[test]

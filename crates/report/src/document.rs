@@ -12,7 +12,7 @@ use iolab_model::whatif::{WhatIfFile, WHATIF_SCHEMA};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::schema::tagged;
+use crate::schema::derive::tagged;
 use crate::{Format, RenderError};
 
 /// A saved document of any kind in [`DOCUMENTS`].

@@ -1,8 +1,8 @@
 //! Judging a replayed mix per endpoint: a step's verdict, a rate's windows
 //! pooled per endpoint, and which endpoint failed first.
 
+use iolab_model::attack::EndpointResult;
 use iolab_model::capacity::{Budget, EndpointSplit, Search, Within};
-use iolab_model::replay::EndpointResult;
 
 use super::*;
 

@@ -22,8 +22,7 @@ use iolab_model::whatif::{last_two_met, RateCost};
 
 use iolab_predict::fit::cpu;
 
-use super::calibrate::MIN_HOLD;
-use super::holds::Holds;
+use super::holds::{Holds, MIN_HOLD};
 use crate::preset::Rig;
 use crate::warm::Warm;
 use crate::Probe;

@@ -22,7 +22,7 @@
 //!   work plus that), so B is predicted again with it and its copy
 //!   measured again at the new
 //!   rate, until the prediction moves by less than [`SETTLED`] (at most
-//!   [`ROUNDS`] rates). A rate the copy fails the objective at is not read;
+//!   [`ROUNDS`](super::holds::ROUNDS) rates). A rate the copy fails the objective at is not read;
 //!   B, doing that and more, is held to what the copy holds there.
 //!
 //! The wait is [`COPY_WAIT`] of the fitted one (S less the fitted CPU):
@@ -70,7 +70,7 @@
 //! [`STEADY`](crate::warm::STEADY) (pools fill, a JIT's later
 //! stages: a Spring copy cost 2.0 ms a request in its first seconds, A
 //! 0.20 ms after its search), each hold as long as A's step there lasted,
-//! at least [`MIN_HOLD`]. A's fit stays a black box's (its copy is read
+//! at least [`MIN_HOLD`](super::holds::MIN_HOLD). A's fit stays a black box's (its copy is read
 //! after it), and B is measured after its copy, by its own search (warmed
 //! first on its own request: `warm_b` in the module above).
 
@@ -90,15 +90,6 @@ use crate::Probe;
 /// The share of the fitted wait a copy serves (the module's header says
 /// why).
 pub const COPY_WAIT: f64 = 0.9;
-
-/// Most rates B's copy is measured at (each after the last prediction).
-pub const ROUNDS: usize = 5;
-
-/// Most holds before a copy's cost is called steady or given up.
-pub const WARM_HOLDS: usize = 10;
-
-/// Shortest measured hold.
-pub const MIN_HOLD: Duration = Duration::from_secs(2);
 
 /// A's side of a pair's calibration: its copy, measured once for every B.
 pub struct ASide {

@@ -8,10 +8,18 @@ use iolab_model::capacity::{CpuSource, Slo};
 use iolab_model::whatif::{next_rate, RateCost, SETTLED};
 use iolab_predict::fit::cpu;
 
-use super::calibrate::{ROUNDS, WARM_HOLDS};
 use crate::preset::Rig;
 use crate::warm::{Warm, STEADY};
 use crate::Bench;
+
+/// Most rates B's copy is measured at (each after the last prediction).
+pub const ROUNDS: usize = 5;
+
+/// Most holds before a copy's cost is called steady or given up.
+pub const WARM_HOLDS: usize = 10;
+
+/// Shortest measured hold.
+pub const MIN_HOLD: Duration = Duration::from_secs(2);
 
 /// Rates held against one copy.
 pub struct Holds<'a> {

@@ -98,7 +98,7 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
         .iter()
         .map(|(_, r)| format!("shard {}", r.index))
         .collect();
-    let sections: Vec<(&str, &[iolab_model::replay::EndpointResult])> = (names.iter().zip(&shards))
+    let sections: Vec<(&str, &[iolab_model::attack::EndpointResult])> = (names.iter().zip(&shards))
         .map(|(n, (d, _))| (n.as_str(), d.endpoints.as_slice()))
         .collect();
     result.endpoints = crate::endpoints::combine(&sections)?;

@@ -19,9 +19,11 @@ pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
 mod figures;
 pub use figures::FigureError;
+mod endpoint;
 mod held;
 mod plan;
 
+pub use endpoint::EndpointResult;
 pub use held::{ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts};
 pub use plan::{AttackPlan, SPIN_WINDOW};
 
@@ -278,7 +280,7 @@ pub struct AttackResult {
     pub slo: Option<crate::capacity::slo::SloVerdict>,
     /// A replayed mix (`--replay`): what each endpoint got.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub endpoints: Vec<crate::replay::EndpointResult>,
+    pub endpoints: Vec<EndpointResult>,
     /// Held connections (WebSocket, SSE): how each connection attempt
     /// ended. Absent on request runs. The `requests` section of such a run
     /// counts the handshakes (`ok`: upgraded, or 200 `text/event-stream`).

@@ -21,7 +21,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::knob::{Knob, ModelParams};
+use crate::knob::{Knob, KnobDef, ModelParams};
 
 pub use shape::{Admission, Capacity, Host, RequestThreads, Shape};
 
@@ -223,9 +223,34 @@ impl FromStr for ModelKind {
     }
 }
 
+/// A knob's help line: the models that read it (from this table), then
+/// what it does (`pool, virtual: worker threads (Tomcat maxThreads 200).`).
+pub fn knob_help(k: &KnobDef) -> String {
+    let readers: Vec<&str> = ModelKind::ALL
+        .iter()
+        .filter(|m| m.reads(k.name))
+        .map(|m| m.as_str())
+        .collect();
+    let who = if readers.len() == ModelKind::ALL.len() {
+        "every model".to_string()
+    } else {
+        readers.join(", ")
+    };
+    format!("{who}: {}", k.about.trim())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_knobs_help_names_the_models_that_read_it() {
+        assert_eq!(
+            knob_help(Knob::Threads.def()),
+            "pool, virtual: worker threads (Tomcat maxThreads 200)."
+        );
+        assert!(knob_help(Knob::PgPool.def()).starts_with("every model: "));
+    }
 
     #[test]
     fn counts_take_their_number() {

@@ -4,7 +4,7 @@
 //! replayed nothing.
 
 use iolab_model::attack::AttackResult;
-use iolab_model::replay::EndpointResult;
+use iolab_model::attack::EndpointResult;
 
 use crate::grid::Grid;
 use crate::numbers::{count, ms, opt, percent};

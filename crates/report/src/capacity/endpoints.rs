@@ -5,11 +5,11 @@
 //! each endpoint waited at the knee. Absent when the search replayed
 //! nothing.
 
+use iolab_model::attack::EndpointResult;
 use iolab_model::capacity::{
     Clause, EndpointResource, EndpointSplit, EndpointWait, FirstFail, Miss, Resource, Search,
     StepRecord,
 };
-use iolab_model::replay::EndpointResult;
 
 use crate::grid::Grid;
 use crate::numbers::{count, ms, num, percent, rate};

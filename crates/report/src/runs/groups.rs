@@ -11,6 +11,13 @@ use iolab_model::Driver;
 
 use crate::numbers;
 
+/// The mark of the best run in its group.
+pub const BEST: &str = "★";
+
+/// The mark of each run tied for best: no one of them is better beyond
+/// the noise.
+pub const TIE: &str = "=";
+
 /// Runs under one load, in file order.
 #[derive(Debug, Clone)]
 pub struct Group {
@@ -242,13 +249,13 @@ fn distinguish(file: &RunsFile, groups: &mut [Group]) {
 }
 
 impl Group {
-    /// The mark of run `i` in its group's tables: [`BEST`](super::table::BEST),
-    /// [`TIE`](super::table::TIE) or nothing.
+    /// The mark of run `i` in its group's tables: [`BEST`],
+    /// [`TIE`] or nothing.
     pub fn mark(&self, i: usize) -> &'static str {
         if self.best == Some(i) {
-            super::table::BEST
+            BEST
         } else if self.tied.contains(&i) {
-            super::table::TIE
+            TIE
         } else {
             ""
         }

@@ -10,13 +10,6 @@ use crate::numbers::{count, mib, ms, num, opt, percent, rate};
 use crate::runs::groups::Group;
 use crate::runs::summary::RunRow;
 
-/// The mark of the best run in its group.
-pub const BEST: &str = "★";
-
-/// The mark of each run tied for best: no one of them is better beyond
-/// the noise.
-pub const TIE: &str = "=";
-
 /// The line under every table that says what the marks mean.
 pub const FOOTNOTE: &str = "★ best of its load: highest goodput, then lowest p99, each beyond the noise (goodput ±2·√ok over its window, p99 ±2·√(n·0.99·0.01) ranks of its spectrum, half the repetitions' range when larger); = tied for best within it (batch: shortest total, beyond one task's mean time).";
 

@@ -72,7 +72,7 @@ impl Args for KnobFlags {
                 Arg::new(k.name)
                     .long(k.name.replace('_', "-"))
                     .value_name("N")
-                    .help(k.help())
+                    .help(iolab_model::concurrency::knob_help(k))
                     .action(ArgAction::Append)
                     .value_delimiter(',')
                     .value_parser(move |s: &str| parse(k, s)),

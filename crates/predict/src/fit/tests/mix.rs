@@ -8,7 +8,7 @@ use super::*;
 #[test]
 fn r53_3_a_replayed_mix_is_fitted_on_its_mean_service_time() {
     let ep = |sent: u64, p50: f64| {
-        let mut e = iolab_model::replay::EndpointResult {
+        let mut e = iolab_model::attack::EndpointResult {
             sent,
             ..Default::default()
         };

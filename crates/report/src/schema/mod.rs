@@ -13,10 +13,13 @@ use std::path::Path;
 
 use iolab_model::environment::Environment;
 use iolab_model::spans::{Timeline, SPANS_SCHEMA};
-use schemars::JsonSchema;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::document::DOCUMENTS;
+
+pub mod derive;
+
+pub use derive::{tagged, untagged};
 
 /// The file a results folder keeps its [`Environment`] in (no `schema` tag).
 const ENVIRONMENT_JSON: &str = "environment.json";
@@ -39,22 +42,6 @@ impl SchemaFile {
         text.push('\n');
         text
     }
-}
-
-/// `T`'s schema with its `schema` field pinned to `tag`, so a document of
-/// another kind (or version) does not pass.
-pub fn tagged<T: JsonSchema>(tag: &'static str) -> Value {
-    let mut schema = untagged::<T>();
-    schema["properties"]["schema"] = json!({
-        "const": tag,
-        "description": "The document's kind and version.",
-    });
-    schema
-}
-
-/// `T`'s schema as schemars derives it from the type and its serde attributes.
-pub fn untagged<T: JsonSchema>() -> Value {
-    serde_json::to_value(schemars::schema_for!(T)).expect("a schema is JSON")
 }
 
 /// `iolab.runs/1` -> `runs.schema.json`.
@@ -104,6 +91,7 @@ pub fn schema_of_file(path: &Path, doc: &Value) -> Option<SchemaFile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn files_are_named_by_their_tags_and_pin_them() {
