@@ -1,0 +1,115 @@
+//! Held connections on the runtime folders (`held = [...]` in their
+//! runtime.toml): each one started by `iolab serve --runtime R` passes
+//! `iolab verify --held`, holds 20 WebSockets for 2 s with every message
+//! echoed after its steps, and pushes numbered events to 5 SSE clients.
+//! A few seconds each once the runtime is built (`scripts/install-deps`
+//! builds them; a test never installs).
+
+mod common;
+
+use std::process::Output;
+
+use iolab_lab::targets::Manifest;
+use iolab_model::attack::{AttackResult, HeldKind};
+use iolab_model::Runtime;
+
+fn iolab(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .expect("iolab runs")
+}
+
+fn document(out: &Output) -> AttackResult {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: AttackResult =
+        serde_json::from_slice(&out.stdout).expect("one iolab.attack/1 document");
+    doc.check_accounting().expect("identities hold");
+    doc
+}
+
+/// `runtime`'s `model`: verify --held, a WebSocket run and an SSE run.
+fn held_check(runtime: &str, model: &str) {
+    let manifest = Manifest::load_from(&common::root(), &Runtime::named(runtime).unwrap()).unwrap();
+    manifest.check_held(HeldKind::Ws).unwrap();
+    manifest.check_held(HeldKind::Sse).unwrap();
+    let srv = common::spawn_url(&[
+        "serve",
+        "--runtime",
+        runtime,
+        "--model",
+        model,
+        "--port",
+        "0",
+    ]);
+    assert!(
+        srv.url.starts_with("http://127.0.0.1:"),
+        "{runtime} {model}: no URL line ({:?})",
+        srv.url
+    );
+    let verify = iolab(&["verify", &srv.url, "--held", "--no-backends"]);
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(verify.status.success(), "{runtime} {model}:\n{text}");
+    assert!(text.contains("ok   ws-echo-steps"), "{text}");
+
+    let ws = srv.url.replace("http://", "ws://") + "/ws?steps=sleep:10";
+    let doc = document(&iolab(&[
+        "attack",
+        &ws,
+        "--connections",
+        "20",
+        "--hold",
+        "2s",
+        "--message-rate",
+        "5/s",
+        "--json",
+    ]));
+    let (c, m) = (doc.connections.unwrap(), doc.messages.unwrap());
+    assert_eq!(
+        (c.attempted, c.established, c.held),
+        (20, 20, 20),
+        "{runtime} {model}: {c:?}"
+    );
+    // 20 connections x 2 s x 5/s, the first at 200 ms: 9 or 10 each.
+    assert!(
+        m.sent >= 180 && m.answered == m.sent && m.lost == 0,
+        "{runtime} {model}: {m:?}"
+    );
+    // Every echo waited for its 10 ms step.
+    let p50 = m.latency_ms.as_ref().expect("echo latencies").p50;
+    assert!(
+        p50 >= 9.0,
+        "{runtime} {model}: echo p50 {p50} ms under the 10 ms step"
+    );
+
+    let events = format!("{}/events?every=100ms", srv.url);
+    let doc = document(&iolab(&[
+        "attack",
+        &events,
+        "--sse",
+        "--connections",
+        "5",
+        "--hold",
+        "1s",
+        "--json",
+    ]));
+    let (c, m) = (doc.connections.unwrap(), doc.messages.unwrap());
+    assert_eq!((c.established, c.held), (5, 5), "{runtime} {model}: {c:?}");
+    // An event at once, then every 100 ms: 10 or 11 in a second each.
+    assert!(m.answered >= 45 && m.lost == 0, "{runtime} {model}: {m:?}");
+}
+
+#[test]
+fn node_loop_async_holds_websockets_and_event_streams() {
+    held_check("node", "loop-async");
+}
+
+#[test]
+fn node_loop_blocking_holds_websockets_and_event_streams() {
+    held_check("node", "loop-blocking");
+}
