@@ -113,3 +113,14 @@ fn node_loop_async_holds_websockets_and_event_streams() {
 fn node_loop_blocking_holds_websockets_and_event_streams() {
     held_check("node", "loop-blocking");
 }
+
+#[test]
+fn python_loop_async_holds_websockets_and_event_streams() {
+    held_check("python", "loop-async");
+}
+
+/// gunicorn's gthread thread takes the socket (WSGI has no upgrade).
+#[test]
+fn python_pool_holds_websockets_and_event_streams() {
+    held_check("python", "pool");
+}
