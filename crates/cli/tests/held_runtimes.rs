@@ -124,3 +124,8 @@ fn python_loop_async_holds_websockets_and_event_streams() {
 fn python_pool_holds_websockets_and_event_streams() {
     held_check("python", "pool");
 }
+
+#[test]
+fn go_virtual_holds_websockets_and_event_streams() {
+    held_check("go", "virtual");
+}
