@@ -129,3 +129,37 @@ fn python_pool_holds_websockets_and_event_streams() {
 fn go_virtual_holds_websockets_and_event_streams() {
     held_check("go", "virtual");
 }
+
+/// The JVM's targets need a JDK 25 (runtimes/jvm/test fails loudly without one).
+fn jdk_25() -> bool {
+    let jdk = std::process::Command::new(common::root().join("runtimes/jvm/start"))
+        .arg("--java-home")
+        .output()
+        .unwrap();
+    if !jdk.status.success() {
+        eprintln!(
+            "skipped: no JDK 25 ({})",
+            String::from_utf8_lossy(&jdk.stderr).trim()
+        );
+    }
+    jdk.status.success()
+}
+
+/// Spring MVC on Tomcat: spring-websocket and SseEmitter.
+#[test]
+fn jvm_pool_holds_websockets_and_event_streams() {
+    if jdk_25() {
+        held_check("jvm", "pool");
+    }
+}
+
+/// WebFlux probed the classpath for its upgrade strategy, found Tomcat's
+/// WebSocket classes (there for the MVC models) and answered every upgrade
+/// 500 (a ClassCastException to HttpServletRequest); Reactor Netty's is
+/// now named (Held.kt).
+#[test]
+fn r52_10_jvm_webflux_upgrades_with_reactor_netty_not_tomcats_strategy() {
+    if jdk_25() {
+        held_check("jvm", "loop-async");
+    }
+}
