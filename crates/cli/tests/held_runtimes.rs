@@ -163,3 +163,39 @@ fn r52_10_jvm_webflux_upgrades_with_reactor_netty_not_tomcats_strategy() {
         held_check("jvm", "loop-async");
     }
 }
+
+#[test]
+fn ruby_loop_async_holds_websockets_and_event_streams() {
+    held_check("ruby", "loop-async");
+}
+
+/// sequential: each message's steps block the reactor, which still holds
+/// every socket. Two connections at 5 messages a second: 10% busy.
+#[test]
+fn ruby_sequential_echoes_on_its_reactor_thread() {
+    let srv = common::spawn_url(&[
+        "serve",
+        "--runtime",
+        "ruby",
+        "--model",
+        "sequential",
+        "--port",
+        "0",
+    ]);
+    let ws = srv.url.replace("http://", "ws://") + "/ws?steps=sleep:10";
+    let doc = document(&iolab(&[
+        "attack",
+        &ws,
+        "--connections",
+        "2",
+        "--hold",
+        "2s",
+        "--message-rate",
+        "5/s",
+        "--json",
+    ]));
+    let m = doc.messages.unwrap();
+    assert!(m.sent >= 18 && m.answered == m.sent && m.lost == 0, "{m:?}");
+    let p50 = m.latency_ms.expect("echo latencies").p50;
+    assert!(p50 >= 9.0, "echo p50 {p50} ms under the 10 ms step");
+}
