@@ -199,3 +199,53 @@ fn ruby_sequential_echoes_on_its_reactor_thread() {
     let p50 = m.latency_ms.expect("echo latencies").p50;
     assert!(p50 >= 9.0, "echo p50 {p50} ms under the 10 ms step");
 }
+
+/// SIGTERM with held connections open: Go's http.Server.Shutdown neither
+/// ends a hijacked WebSocket nor an /events handler, so the target waited
+/// out its 5 s stop for the stream and its WebSockets were dropped without
+/// a close frame (the generator counted them broken). They now close 1001,
+/// as the Rust models', and the stop is prompt.
+#[test]
+fn r52_12_go_ends_held_connections_with_1001_on_sigterm() {
+    let mut srv = common::spawn_url(&[
+        "serve",
+        "--runtime",
+        "go",
+        "--model",
+        "virtual",
+        "--port",
+        "0",
+    ]);
+    let ws = srv.url.replace("http://", "ws://") + "/ws";
+    let attack = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "attack",
+            &ws,
+            "--connections",
+            "3",
+            "--hold",
+            "20s",
+            "--message-rate",
+            "1/s",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sse = std::net::TcpStream::connect(srv.url.trim_start_matches("http://")).unwrap();
+    std::io::Write::write_all(&mut sse, b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let t = std::time::Instant::now();
+    common::signal(srv.child.id(), "TERM");
+    let status = srv.child.wait().unwrap();
+    let took = t.elapsed();
+    assert!(status.success(), "{status}");
+    assert!(
+        took < std::time::Duration::from_secs(3),
+        "stopped in {took:?}"
+    );
+    let doc = document(&attack.wait_with_output().unwrap());
+    let c = doc.connections.unwrap();
+    assert_eq!(c.established, 3, "{c:?}");
+    assert_eq!(c.closed_by_server.get("1001"), Some(&3), "{c:?}");
+}

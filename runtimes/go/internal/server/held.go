@@ -55,6 +55,40 @@ func heldDuration(text string) (time.Duration, bool) {
 	return time.Duration(ns), true
 }
 
+// heldStop is closed once the process stops: every held connection ends (WebSockets with 1001,
+// as the Rust models close them), instead of holding http.Server.Shutdown for its whole wait.
+type heldStop struct {
+	once sync.Once
+	ch   chan struct{}
+	// open counts the WebSockets not yet closed, so the stop can wait for their close handshakes.
+	open sync.WaitGroup
+}
+
+func (h *heldStop) done() chan struct{} {
+	h.once.Do(func() { h.ch = make(chan struct{}) })
+	return h.ch
+}
+
+// StopHeld ends every held connection (http.Server.RegisterOnShutdown calls it, once).
+func (s *Server) StopHeld() {
+	ch := s.stop.done()
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// WaitHeld waits up to `limit` for every WebSocket's close handshake after StopHeld.
+func (s *Server) WaitHeld(limit time.Duration) {
+	done := make(chan struct{})
+	go func() { s.stop.open.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
+}
+
 // held serves /ws and /events inside the model's Exec; false when the path is neither.
 func (s *Server) held(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet || (r.URL.Path != "/ws" && r.URL.Path != "/events") {
@@ -97,11 +131,22 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept answered the client itself
 	}
+	s.stop.open.Add(1)
+	defer s.stop.open.Done()
 	defer c.CloseNow()
 	c.SetReadLimit(heldMaxFrame)
 	var once sync.Once
 	idle := time.AfterFunc(heldIdle, func() { once.Do(func() { _ = c.Close(websocket.StatusGoingAway, "idle") }) })
 	defer idle.Stop()
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-s.stop.done():
+			once.Do(func() { _ = c.Close(websocket.StatusGoingAway, "server going away") })
+		case <-ended:
+		}
+	}()
 	ctx := context.Background()
 	for {
 		typ, msg, err := c.Read(ctx)
@@ -138,6 +183,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	for seq := 1; ; seq++ {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-s.stop.done():
 			return
 		case <-timer.C:
 		}

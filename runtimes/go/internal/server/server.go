@@ -28,6 +28,8 @@ type Server struct {
 	Exec     Exec
 	// Close marks every answer Connection: close (sequential, prefork).
 	Close bool
+	// stop ends the held connections (held.go).
+	stop heldStop
 }
 
 type reply struct {
