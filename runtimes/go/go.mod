@@ -3,6 +3,7 @@ module iolab/runtimes/go
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/jackc/pgx/v5 v5.12.0
 	golang.org/x/net v0.62.0
 	golang.org/x/sync v0.25.0

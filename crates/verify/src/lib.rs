@@ -14,6 +14,7 @@
 
 pub mod backends;
 pub mod client;
+pub mod held;
 pub mod prometheus;
 pub mod vectors;
 
@@ -29,6 +30,7 @@ use crate::prometheus::Samples;
 use crate::vectors::{short_body, Case};
 
 pub use crate::backends::{verify_backends, BACKEND_REQUESTS};
+pub use crate::held::verify_held;
 
 /// How to verify.
 #[derive(Debug, Clone)]

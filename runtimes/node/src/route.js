@@ -82,6 +82,10 @@ function route(method, target) {
       return { kind: 'metrics' };
     case '/work':
       return { kind: 'work', query };
+    case '/ws':
+      return { kind: 'ws' };
+    case '/events':
+      return { kind: 'events', query };
     default:
       return { kind: 'notFound', path };
   }

@@ -4,6 +4,7 @@
 const A = require('./answers');
 const { route, planWork } = require('./route');
 const { leafCount } = require('./steps');
+const held = require('./held');
 
 function send(res, status, type, body) {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
@@ -30,6 +31,11 @@ function handler({ model, counters, runner, configured, metrics, closeEach }) {
         }
       case 'notFound':
         return send(res, 404, A.JSON_TYPE, A.error(A.notFound(r.path)));
+      case 'ws':
+        // An upgrade went to the server's 'upgrade' listener (held.js); this GET had none.
+        return send(res, 400, A.JSON_TYPE, A.error('GET /ws needs Upgrade: websocket and Sec-WebSocket-Key'));
+      case 'events':
+        return held.events(r.query, res);
       case 'method':
         return send(res, 405, A.JSON_TYPE, A.error(A.methodNotAllowed(r.method)));
       default:

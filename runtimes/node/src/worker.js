@@ -9,6 +9,7 @@ const { once } = require('events');
 const { Counters } = require('./counters');
 const { Backends } = require('./backends');
 const { handler } = require('./server');
+const { attachWebSocket } = require('./held');
 const bridge = require('./bridge');
 const { AsyncRunner, asyncLeaves } = require('./runners/async');
 const { BlockingRunner } = require('./runners/blocking');
@@ -74,6 +75,7 @@ async function main() {
       closeEach: settings.model === 'prefork',
     }),
   );
+  attachWebSocket(server, { runner: run, configured: (kind) => Backends.configured(settings, kind), counters });
   server.on('error', (e) => {
     process.stderr.write(`cannot serve on 127.0.0.1:${settings.port}: ${e.message}\n`);
     process.exit(1);

@@ -1,6 +1,8 @@
 """The plain ASGI app uvicorn serves for the loop-* models: one `async def` per request on the
 process's event loop; AsyncRunner decides how it waits (see run_async.py)."""
 
+from . import held, route
+from .answers import JSON, error
 from .run_async import AsyncRunner
 from .service import Service
 
@@ -10,9 +12,15 @@ runner = AsyncRunner(service.backends, way=service.model.removeprefix("loop-"),
 
 
 async def app(scope, receive, send):
+    if scope["type"] == "websocket":
+        return await held.asgi_websocket(service, runner, scope, receive, send)
     if scope["type"] != "http":
-        return  # no lifespan work (uvicorn runs with --lifespan off), no websockets
+        return  # no lifespan work (uvicorn runs with --lifespan off)
+    if scope["method"] == "GET" and scope["path"] == "/events":
+        return await held.asgi_events(scope, receive, send, route.param)
     fixed = service.answer(scope["method"], scope["path"])
+    if scope["method"] == "GET" and scope["path"] == "/ws":
+        fixed = 400, JSON, error("GET /ws needs Upgrade: websocket and Sec-WebSocket-Key")
     if fixed is None:
         query = scope["query_string"].decode("latin-1")
         started = service.begin()

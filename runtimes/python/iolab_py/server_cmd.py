@@ -10,6 +10,8 @@ Settings that would distort the lab are changed, and said so:
   would fight over.
 - uvicorn --http iolab_py.nodelay:HttpToolsNoDelay: its own httptools protocol with TCP_NODELAY,
   which `--fd` loses (see nodelay.py): without it every answer waited ~40 ms for a delayed ACK.
+- uvicorn --ws websockets-sansio: GET /ws on the `websockets` library (held.py), named rather
+  than left to `auto`, which would pick uvicorn's deprecated implementation.
 Everything else is the servers' defaults (keep-alive: gunicorn 2 s, uvicorn 5 s)."""
 
 import sys
@@ -35,7 +37,7 @@ def command(settings, fd: int) -> list:
             argv += ["--worker-connections", str(k["max_connections"])]
         return argv + ["iolab_py.wsgi:app"]
     return [sys.executable, "-m", "uvicorn", "iolab_py.asgi:app", "--fd", str(fd),
-            "--http", "iolab_py.nodelay:HttpToolsNoDelay",
+            "--http", "iolab_py.nodelay:HttpToolsNoDelay", "--ws", "websockets-sansio",
             "--backlog", str(k["backlog"]), "--workers", str(k["processes"]),
             "--lifespan", "off", "--no-access-log", "--log-level", "warning",
             "--timeout-graceful-shutdown", "2"]

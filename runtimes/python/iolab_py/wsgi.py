@@ -1,7 +1,8 @@
 """The WSGI app gunicorn serves for prefork (sync workers), pool (gthread) and virtual
 (gevent): each request runs on the thread (or green thread) that gunicorn gave it."""
 
-from .answers import REASONS
+from . import held, route
+from .answers import JSON, REASONS, error
 from .run_blocking import BlockingRunner
 from .service import Service
 
@@ -11,6 +12,17 @@ runner = BlockingRunner(service.backends, threads_for_par=service.model != "pref
 
 def app(environ, start_response):
     method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+    if method == "GET" and path == "/events":
+        return held.wsgi_events(environ, start_response, route.param)
+    if method == "GET" and path == "/ws":
+        if not held.wants_websocket(environ):
+            body = error("GET /ws needs Upgrade: websocket and Sec-WebSocket-Key")
+            start_response("400 Bad Request", [("Content-Type", JSON),
+                                               ("Content-Length", str(len(body)))])
+            return [body]
+        held.wsgi_websocket(service, runner, environ)
+        start_response("101 Switching Protocols", [])
+        return []
     fixed = service.answer(method, path)
     if fixed is None:
         started = service.begin()

@@ -1,10 +1,13 @@
 # frozen_string_literal: true
 
+require 'net/http'
 require 'open3'
 require_relative 'support'
 
 # `iolab verify` (the contract gate, with real backend work checked against the
-# backends' own counters) against every model started through the launcher.
+# backends' own counters) against every model started through the launcher; with
+# --held (GET /ws and /events) for the models on Thin's reactor, while prefork
+# (unicorn) answers both 501.
 class VerifyTest < Minitest::Test
   include TargetHelpers
 
@@ -23,9 +26,11 @@ class VerifyTest < Minitest::Test
       Support.backends.include?(kind) ? [flag, ENV[Support::BACKEND_ENV[kind]]] : []
     end
     with(model) do |t|
-      out, status = Open3.capture2e(bin, 'verify', t.url, *flags)
+      held = model == 'prefork' ? [] : ['--held']
+      out, status = Open3.capture2e(bin, 'verify', t.url, *flags, *held)
       warn "ruby #{model}: iolab verify: #{out.lines.last.to_s.strip}"
       assert status.success?, "iolab verify #{model}:\n#{out}"
+      assert_equal 501, Net::HTTP.get_response(URI("#{t.url}/ws")).code.to_i if model == 'prefork'
     end
   end
 end

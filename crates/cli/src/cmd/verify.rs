@@ -6,7 +6,7 @@
 //! `IOLAB_*` env, as `iolab serve` reads them) it also checks the target
 //! really calls each backend: N one-step requests must move the backend's
 //! own counter (see `iolab_verify::backends` for how shared backends are
-//! judged).
+//! judged). With `--held`, `/ws` and `/events` too (`iolab_verify::held`).
 
 use std::process::ExitCode;
 
@@ -47,6 +47,11 @@ pub struct Args {
     /// the target's steps (pg_stat_statements, memcached hits, delay-service hits).
     #[command(flatten)]
     pub backends: BackendFlags,
+    /// Also check the held connections: `GET /ws` answers 101, each message
+    /// on `/ws?steps=sleep:50` is echoed unchanged after the step, and
+    /// `GET /events` pushes numbered, timestamped events.
+    #[arg(long)]
+    pub held: bool,
     /// Skip the backend checks even when addresses are given (or set in IOLAB_*).
     #[arg(long, help_heading = "Backends")]
     pub no_backends: bool,
@@ -79,6 +84,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let backends = &args.backends.addresses;
     if !args.no_backends && !backends.is_empty() {
         let checks = iolab_verify::verify_backends(&args.url, backends, &opts)
+            .map_err(|e: VerifyError| CliError::usage(e))?;
+        report.checks.extend(checks);
+    }
+    if args.held {
+        let checks = iolab_verify::verify_held(&args.url, &opts)
             .map_err(|e: VerifyError| CliError::usage(e))?;
         report.checks.extend(checks);
     }

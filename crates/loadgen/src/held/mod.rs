@@ -33,6 +33,9 @@ use account::{Books, RunFacts};
 use conn::Target;
 
 pub use account::{merge, MergeError};
+// The event-stream grammar, for `iolab verify`'s /events check: one reader
+// of an event for the generator and the gate.
+pub use sse::{sent_unix_us, Event, Parser as EventParser};
 
 /// Longest wait for the server's close frame after ours.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(1);

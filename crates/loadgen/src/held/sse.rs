@@ -204,7 +204,7 @@ impl<'a> Events<'a> {
 }
 
 /// The `sent_unix_us` of an event's JSON data, if it has one.
-fn sent_unix_us(data: &str) -> Option<u64> {
+pub fn sent_unix_us(data: &str) -> Option<u64> {
     let v: serde_json::Value = serde_json::from_str(data).ok()?;
     v.get("sent_unix_us")?.as_u64()
 }

@@ -33,6 +33,24 @@ pub enum HeldKind {
     Grpc,
 }
 
+impl HeldKind {
+    /// Its name, as `runtime.toml`'s `held` list and the JSON spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HeldKind::Ws => "ws",
+            HeldKind::Sse => "sse",
+        }
+    }
+
+    /// The contract's route that serves it.
+    pub fn route(self) -> &'static str {
+        match self {
+            HeldKind::Ws => "GET /ws",
+            HeldKind::Sse => "GET /events",
+        }
+    }
+}
+
 /// What a held-connection run is told to do; built from `iolab attack`'s
 /// flags (`--connections`, `--open-rate` (`--rate` for gRPC calls),
 /// `--hold`, `--message-rate`, `--message`, `--sse`, `--call`).

@@ -4,5 +4,6 @@
 
 mod client;
 mod gate;
+mod held;
 mod hostile;
 mod hostile_round4;

@@ -170,6 +170,9 @@ func serveHere(s *Settings, c *counters.Counters) (*target, error) {
 		ln.Close()
 		return nil, err
 	}
+	// Held connections end when Shutdown begins: it does not wait for hijacked WebSockets, and
+	// would wait out stopWait for an /events stream.
+	srv.RegisterOnShutdown(sv.Server.StopHeld)
 	t := &target{port: ln.Addr().(*net.TCPAddr).Port, died: make(chan error, 1)}
 	go func() {
 		if err := srv.Serve(sv.Listener); !errors.Is(err, http.ErrServerClosed) {
@@ -182,6 +185,8 @@ func serveHere(s *Settings, c *counters.Counters) (*target, error) {
 		if srv.Shutdown(ctx) != nil {
 			srv.Close()
 		}
+		// Shutdown does not wait for hijacked connections: the WebSockets' close handshakes.
+		sv.Server.WaitHeld(time.Second)
 		sv.Stop()
 		b.Close()
 	}

@@ -1,6 +1,6 @@
-// Package server answers the target contract over net/http: /health, /metrics and /work, whose
+// Package server answers the target contract over net/http: /health, /metrics, /work, whose
 // running is the model's (an Exec: on the connection's goroutine, on a pool worker, on a locked
-// OS thread).
+// OS thread), and the held /ws and /events (held.go).
 package server
 
 import (
@@ -28,6 +28,8 @@ type Server struct {
 	Exec     Exec
 	// Close marks every answer Connection: close (sequential, prefork).
 	Close bool
+	// stop ends the held connections (held.go).
+	stop heldStop
 }
 
 type reply struct {
@@ -37,6 +39,9 @@ type reply struct {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.held(w, r) {
+		return
+	}
 	var rep reply
 	switch {
 	case r.Method != http.MethodGet && r.Method != http.MethodHead:

@@ -15,8 +15,14 @@ module Iolab
     set :raise_errors, false
     set :static, false
     set :x_cascade, false
+    set :held, nil # Held on Thin's reactor (held.rb); unicorn has none
+
+    NO_HELD = 'prefork (unicorn) holds no connection: it has no event loop for faye-websocket; ' \
+              'use loop-async, pool or sequential (Thin) for /ws and /events'
 
     get('/work') { settings.work.call(env) }
+    get('/ws') { settings.held ? settings.held.websocket(env) : json(501, Answers.error(NO_HELD)) }
+    get('/events') { settings.held ? settings.held.events(env) : json(501, Answers.error(NO_HELD)) }
     get('/health') { json(200, Answers.health) }
     get('/metrics') { [200, { 'Content-Type' => Answers::PROMETHEUS_TYPE }, [Counters.prometheus]] }
 

@@ -30,6 +30,8 @@ module Iolab
 
     # sequential, pool, prefork: the request's thread runs it to the end.
     class Blocking
+      attr_reader :runner
+
       def initialize(settings, runner)
         @settings = settings
         @runner = runner
@@ -57,6 +59,7 @@ module Iolab
     # env['async.callback'].
     class Evented
       ASYNC_RESPONSE = [-1, {}, []].freeze
+      attr_reader :runner
 
       def initialize(settings, runner)
         @settings = settings

@@ -49,6 +49,8 @@ module Iolab
         end
       else
         require_relative 'servers/thin'
+        require_relative 'held'
+        App.set :held, Held.new(settings, App.settings.work.runner)
         metrics&.start_thread
         trap_stop
         Servers::ThinServer.new(settings, App.new).run { |port| announce(settings, port, metrics) }

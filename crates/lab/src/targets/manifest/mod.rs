@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use iolab_model::attack::HeldKind;
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
@@ -71,6 +72,11 @@ pub struct Manifest {
     pub gil: bool,
     /// The io steps it can serve (`sleep`, `http`, `pg`, `mc`).
     pub backends: Vec<String>,
+    /// The held connections its HTTP targets serve (`held = ["ws", "sse"]`:
+    /// `GET /ws`, `GET /events`); a held run of a kind not listed is
+    /// refused before anything starts ([`Manifest::check_held`]).
+    #[serde(default)]
+    pub held: Vec<HeldKind>,
     /// Its own tests (run by the project's test command).
     #[serde(default)]
     pub test: Vec<String>,
@@ -199,6 +205,12 @@ impl Manifest {
                 ));
             }
         }
+        if !self.held.is_empty() && !self.runs(RuntimeKind::Http) {
+            return Err(
+                "held = [...] names routes of HTTP targets: add kind = \"http\" or remove it"
+                    .into(),
+            );
+        }
         for b in &self.backends {
             BackendKind::named(b).ok_or_else(|| {
                 format!("backends: unknown backend '{b}' ({})", BackendKind::names())
@@ -267,6 +279,19 @@ impl Manifest {
             "runtime {} has no client for '{kind}' steps (it calls: {}): use another runtime or other steps",
             self.name,
             self.backends.join(", ")
+        ))
+    }
+
+    /// Refuse a held run (`/ws` or `/events`) the runtime does not serve.
+    pub fn check_held(&self, kind: HeldKind) -> Result<(), String> {
+        if self.held.contains(&kind) {
+            return Ok(());
+        }
+        let (route, name) = (kind.route(), kind.as_str());
+        Err(format!(
+            "runtime {} does not serve held connections of kind '{name}' ({route}; its runtime.toml says held = {:?}): use another runtime, or add {route} to it and \"{name}\" to its held list",
+            self.name,
+            self.held.iter().map(|k| k.as_str()).collect::<Vec<_>>()
         ))
     }
 

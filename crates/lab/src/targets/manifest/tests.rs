@@ -80,3 +80,23 @@ fn a_knob_or_option_the_runtime_lacks_is_named() {
     let e = m.check_backend(BackendKind::Mc).map(|_| ());
     assert!(e.is_ok());
 }
+
+#[test]
+fn held_lists_the_routes_served_and_a_kind_not_listed_is_refused_in_one_line() {
+    let text = "name = 'x'\nabout = 'x'\nstart = ['./s']\nbackends = []\n[models]\n";
+    let none: Manifest = toml::from_str(text).unwrap();
+    let e = none.check_held(HeldKind::Ws).unwrap_err();
+    assert_eq!(e.lines().count(), 1);
+    assert!(
+        e.starts_with("runtime x does not serve held connections of kind 'ws' (GET /ws; its runtime.toml says held = [])"),
+        "{e}"
+    );
+    let ws: Manifest = toml::from_str(&format!("held = ['ws']\n{text}")).unwrap();
+    assert!(ws.check_held(HeldKind::Ws).is_ok());
+    assert!(ws
+        .check_held(HeldKind::Sse)
+        .unwrap_err()
+        .contains("'sse' (GET /events"));
+    let e = toml::from_str::<Manifest>(&format!("held = ['grpc']\n{text}")).unwrap_err();
+    assert!(e.to_string().contains("unknown variant `grpc`"), "{e}");
+}

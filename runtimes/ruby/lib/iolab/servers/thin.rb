@@ -28,6 +28,8 @@ module Iolab
         EM.epoll
         # Every waiting loop-async request holds a timer (EM's default cap is 100,000).
         EM.set_max_timers(1_000_000)
+        # faye-websocket takes the socket from Thin's connection (held.rb).
+        Faye::WebSocket.load_adapter('thin') if defined?(Faye::WebSocket)
         EM.run do
           server = Thin::Server.new('127.0.0.1', @settings.port, @app, signals: false)
           # No inactivity timeout: a request may legitimately wait an hour for its steps.
