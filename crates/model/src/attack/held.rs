@@ -39,14 +39,17 @@ impl HeldKind {
         match self {
             HeldKind::Ws => "ws",
             HeldKind::Sse => "sse",
+            HeldKind::Grpc => "grpc",
         }
     }
 
-    /// The contract's route that serves it.
+    /// The contract's route that serves it (gRPC calls name a method of
+    /// the service's own, not a route of the contract).
     pub fn route(self) -> &'static str {
         match self {
             HeldKind::Ws => "GET /ws",
             HeldKind::Sse => "GET /events",
+            HeldKind::Grpc => "a gRPC streaming method (--call)",
         }
     }
 }

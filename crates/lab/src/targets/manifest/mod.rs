@@ -205,6 +205,12 @@ impl Manifest {
                 ));
             }
         }
+        if let Some(k) = self.held.iter().find(|k| **k == HeldKind::Grpc) {
+            return Err(format!(
+                "held = [\"{}\"]: held lists the contract's routes (\"ws\" for GET /ws, \"sse\" for GET /events); a gRPC streaming method is the service's own",
+                k.as_str()
+            ));
+        }
         if !self.held.is_empty() && !self.runs(RuntimeKind::Http) {
             return Err(
                 "held = [...] names routes of HTTP targets: add kind = \"http\" or remove it"
