@@ -11,7 +11,6 @@
 //!   (`runtimes/<name>`, read through its manifest) or a user's own command.
 //! - [`machine`]: the threads and processes this machine starts, checked
 //!   before a run asks for them.
-//! - [`k8s`]: manifests running an attack's shards as a Kubernetes Indexed Job.
 //! - [`merge`]: the results folders of a sharded experiment, run by run.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
@@ -21,7 +20,6 @@ pub mod environment;
 pub mod estimate;
 pub mod http;
 pub mod interrupt;
-pub mod k8s;
 pub mod machine;
 pub mod merge;
 pub mod preset;

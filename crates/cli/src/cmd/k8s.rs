@@ -1,19 +1,21 @@
 //! `iolab k8s --shards N --image IMG -- URL ATTACK-FLAGS`: the Kubernetes
-//! manifests (`iolab_lab::k8s`) that run an attack as N shards of an Indexed
+//! manifests ([`manifest`]) that run an attack as N shards of an Indexed
 //! Job starting together, and merge them. The attack flags are checked here
 //! exactly as `iolab attack` would check them, so a plan that cannot run is
 //! refused before anything reaches a cluster.
 
 mod check;
+mod manifest;
+mod yaml;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use iolab_lab::k8s::{manifest, Claim, JobSpec};
 use iolab_loadgen::shard::plan_hash;
 use iolab_model::shard::Shard;
+use manifest::{manifest, Claim, JobSpec};
 
 use super::shard::parse_start_at;
 use crate::CliError;

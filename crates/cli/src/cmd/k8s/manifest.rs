@@ -15,8 +15,6 @@
 //! Pure: a spec in, YAML text out; `iolab k8s` validates the attack flags
 //! first and the tests validate the output against the Kubernetes schemas.
 
-mod yaml;
-
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -76,7 +74,7 @@ pub fn manifest(spec: &JobSpec) -> String {
         run_dir(spec),
         spec.name
     );
-    out.push_str(&yaml::documents(&documents(spec)));
+    out.push_str(&super::yaml::documents(&documents(spec)));
     out
 }
 
