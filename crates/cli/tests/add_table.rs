@@ -147,7 +147,7 @@ fn the_registries_folders_hold_only_registered_entries() {
     let backends = modules_in(
         "crates/backends/src",
         &[
-            "lib", "backend", "config", "counts", "error", "pool", "service",
+            "lib", "backend", "config", "counts", "error", "pool", "registry", "service",
         ],
     );
     assert_eq!(
