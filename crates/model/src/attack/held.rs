@@ -19,6 +19,13 @@ use serde::{Deserialize, Serialize};
 use crate::attack::LatencySummary;
 use crate::units::secs;
 
+/// Connections opened per second when none is given (`--open-rate`, a preset's `[held] open_rate`).
+pub const DEFAULT_OPEN_RATE: f64 = 100.0;
+/// WebSocket messages per connection per second when none is given.
+pub const DEFAULT_MESSAGE_RATE: f64 = 1.0;
+/// The text of every WebSocket message when none is given.
+pub const DEFAULT_MESSAGE: &str = "hello";
+
 /// Which held protocol a run speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]

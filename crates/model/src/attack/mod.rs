@@ -22,7 +22,10 @@ pub use figures::FigureError;
 mod held;
 mod plan;
 
-pub use held::{ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts};
+pub use held::{
+    ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts, DEFAULT_MESSAGE,
+    DEFAULT_MESSAGE_RATE, DEFAULT_OPEN_RATE,
+};
 pub use plan::{AttackPlan, SPIN_WINDOW};
 
 /// Request counts.
