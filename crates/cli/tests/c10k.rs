@@ -104,3 +104,52 @@ fn the_cost_of_a_held_connection_is_measured_beside_its_prediction() {
         assert!(report.contains(&held::render::sentence(c)), "{}", c.label);
     }
 }
+
+/// `iolab predict c10k` before running: each model's threads and KiB per
+/// held connection and what it holds, recomputed here from the stated
+/// assumption (crates/model/src/concurrency/held.rs) by hand.
+#[test]
+fn predict_says_what_a_held_connection_costs_each_model() {
+    use iolab_model::concurrency::held::{CONN_STATE_KIB, STACK_TOUCHED_KIB, WS_READ_BUFFER};
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["predict", "c10k", "--json", "--cores", "2"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 15);
+    let buffers = WS_READ_BUFFER as f64 / 1024.0 + CONN_STATE_KIB;
+    for r in runs {
+        let (model, h) = (r["model"].as_str().unwrap(), &r["held"]);
+        let asked = h["connections"].as_u64().unwrap();
+        let on_thread = matches!(model, "thread-per-request" | "pool");
+        // A pool of Tomcat's 200 threads holds 200; the others hold all.
+        let held = if model == "pool" {
+            asked.min(200)
+        } else {
+            asked
+        };
+        let kib = buffers + if on_thread { STACK_TOUCHED_KIB } else { 0.0 };
+        assert_eq!(h["held"].as_u64(), Some(held), "{}", r["name"]);
+        assert_eq!(h["kib_per_connection"].as_f64(), Some(kib), "{}", r["name"]);
+        let threads = if on_thread { 1.0 } else { 0.0 };
+        assert_eq!(
+            h["threads_per_connection"].as_f64(),
+            Some(threads),
+            "{}",
+            r["name"]
+        );
+        assert_eq!(r["ok"].as_u64(), Some(held));
+        let timed_out = r["errors"]["timeout"].as_u64().unwrap_or(0);
+        assert_eq!(timed_out, asked - held, "{}", r["name"]);
+        let mib = (held as f64 * kib / 1024.0).round();
+        let text = r["explanation"].as_str().unwrap();
+        assert!(text.contains(&format!("about {mib} MiB")), "{text}");
+    }
+}
