@@ -48,7 +48,8 @@ pub struct HeldCost {
     /// bounds it; the machine does: open files, threads, memory).
     pub holds: Option<u32>,
     /// Connections past `holds` that wait for a thread (the pool's queue
-    /// and the listen backlog) until their handshake times out.
+    /// and the listen backlog) until their handshake times out; the kernel
+    /// drops the handshakes of any past these, so they time out too.
     pub waits: Option<u32>,
     /// What bounds it, in a phrase made from the numbers.
     pub why: String,
@@ -76,7 +77,7 @@ pub fn held_cost(shape: &Shape) -> HeldCost {
     };
     let why = match (holds, waits) {
         (Some(n), Some(w)) => format!(
-            "{} threads, one per connection; the next {} wait (queue and backlog) and time out",
+            "{} threads, one per connection; the next {} wait (queue and backlog) and time out, and the kernel drops the rest's handshakes",
             thousands(u64::from(n)),
             thousands(u64::from(w))
         ),

@@ -421,10 +421,10 @@ fn the_held_table_sets_the_measurement_beside_the_prediction() {
     let row = |label: &str| g.rows.iter().find(|r| r[0] == label).unwrap().clone();
     let pool = row("rust-pool(threads=60)");
     assert_eq!(pool[1], "40/40 60/100 60/160");
-    assert_eq!((pool[8].as_str(), pool[9].as_str()), ("60", "60"));
+    assert_eq!((pool[9].as_str(), pool[10].as_str()), ("60", "60"));
     let tpr = row("rust-thread-per-request");
     assert_eq!((tpr[4].as_str(), tpr[5].as_str()), ("1", "1"));
-    assert_eq!(tpr[8], "> 160");
+    assert_eq!(tpr[9], "> 160");
     let la = row("rust-loop-async");
     assert_eq!((la[4].as_str(), la[5].as_str()), ("0", "0"));
     let c = held::costs(&file);

@@ -47,6 +47,9 @@ pub struct Level {
     pub messages_per_s: f64,
     /// 99th percentile of message latency (from the intended send), ms.
     pub p99_ms: Option<f64>,
+    /// The generator's own lateness (opens and sends after their intended
+    /// time), p99, ms: a message tail near it is the generator's.
+    pub lag_p99_ms: f64,
 }
 
 impl Level {
@@ -177,6 +180,7 @@ fn level(i: usize, r: &RunRecord) -> Option<Level> {
         cpu_per_s: p.and_then(|p| p.cpu_per_s),
         messages_per_s: conns.established as f64 * load.message_rate,
         p99_ms: msgs.and_then(|m| m.latency_ms.as_ref()).map(|l| l.p99),
+        lag_p99_ms: a.generator.lag_p99_ms,
     })
 }
 

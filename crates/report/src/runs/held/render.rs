@@ -14,7 +14,7 @@ use crate::svg::esc;
 pub const TITLE: &str = "The cost of a held connection";
 
 /// What the table's columns mean.
-pub const NOTE: &str = "Each run opens N WebSockets on schedule and holds each, one small message a second per connection echoed. Established / asked: per level. Per held connection: the slope of the target's RSS and threads against the connections established, fitted through every level (a number only when the levels lie on a line, r² >= 0.9 from three levels), read on the plateau (every handshake answered or timed out, the first connections still held); CPU per message and p99 message latency (from the intended send) at the level that held the most; stops at: the most established where more were asked. Beside each, iolab predict's number (memory from the servers' buffer and stack sizes, docs/attack.md).";
+pub const NOTE: &str = "Each run opens N WebSockets on schedule and holds each, one small message a second per connection echoed. Established / asked: per level. Per held connection: the slope of the target's RSS and threads against the connections established, fitted through every level (a number only when the levels lie on a line, r² >= 0.9 from three levels), read on the plateau (every handshake answered or timed out, the first connections still held); CPU per message, p99 message latency (from the intended send) and the generator's own send lag p99 (a tail near it is the generator's) at the level that held the most; stops at: the most established where more were asked. Beside each, iolab predict's number (memory from the servers' buffer and stack sizes, docs/attack.md).";
 
 /// The table, or `None` when no held run was measured.
 pub fn grid(file: &RunsFile) -> Option<Grid> {
@@ -32,10 +32,13 @@ pub fn grid(file: &RunsFile) -> Option<Grid> {
             "predicted",
             "CPU us / msg",
             "p99 msg",
+            "send lag p99",
             "stops at",
             "predicted",
         ],
-        &[false, false, true, true, true, true, true, true, true, true],
+        &[
+            false, false, true, true, true, true, true, true, true, true, true,
+        ],
     );
     for c in &cs {
         let top = top(c);
@@ -52,6 +55,7 @@ pub fn grid(file: &RunsFile) -> Option<Grid> {
             opt(p.map(|p| p.threads_per_connection), |v| num(v, 2)),
             opt(top.and_then(Level::cpu_us_per_message), |v| num(v, 1)),
             opt(top.and_then(|l| l.p99_ms), ms),
+            opt(top.map(|l| l.lag_p99_ms), ms),
             stop_cell(c),
             opt(c.predicted_stop.0, count),
         ]);
@@ -136,11 +140,19 @@ pub fn sentence(c: &HeldCost) -> String {
     }
     if let Some(l) = top(c) {
         s.push_str(&format!(
-            " at {} held, {} us of CPU per message and p99 {} per message;",
+            " at {} held, {} us of CPU per message and a message p99 of {}",
             count(l.established),
             opt(l.cpu_us_per_message(), |v| num(v, 1)),
             opt(l.p99_ms, ms)
         ));
+        // A tail the generator's own sends reach is not the target's alone.
+        if l.p99_ms.is_some_and(|p| l.lag_p99_ms >= p / 2.0) {
+            s.push_str(&format!(
+                " (the generator sent up to {} late at p99: the tail is the generator's as much as the target's)",
+                ms(l.lag_p99_ms)
+            ));
+        }
+        s.push(';');
     }
     match c.stopped_at {
         Some(n) => s.push_str(&format!(" it stopped at {}", count(n))),
