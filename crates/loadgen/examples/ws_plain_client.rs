@@ -7,13 +7,17 @@
 //! compared thread for thread. Bounded: N <= 50,000, the hold <= 1 h, every
 //! wait for an echo or a handshake by 5 s.
 //!
-//! Usage: `ws_plain_client URL N OPEN_RATE HOLD_S MESSAGE_RATE`; prints one
-//! JSON line: connections established, messages echoed, errors, seconds.
+//! Usage: `ws_plain_client URL N OPEN_RATE HOLD_S MESSAGE_RATE [SOURCES]`
+//! (SOURCES: addresses to connect from in turn, e.g. `127.0.0.1,127.0.0.2`,
+//! as iolab's `--source-addrs`, each bound with port 0); prints one JSON
+//! line: connections established, messages echoed, errors, seconds.
 
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
+use std::net::{IpAddr, SocketAddr};
+
+use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -23,9 +27,25 @@ const WAIT: Duration = Duration::from_secs(5);
 /// What one connection came to: established, echoed, failed.
 type Counts = (u64, u64, u64);
 
-async fn hold(url: String, addr: String, hold: Duration, gap: Duration) -> Counts {
+/// Connect to `addr`, from `source` when one is given.
+async fn connect(addr: SocketAddr, source: Option<IpAddr>) -> std::io::Result<TcpStream> {
+    let Some(ip) = source else {
+        return TcpStream::connect(addr).await;
+    };
+    let socket = TcpSocket::new_v4()?;
+    socket.bind(SocketAddr::new(ip, 0))?;
+    socket.connect(addr).await
+}
+
+async fn hold(
+    url: String,
+    addr: SocketAddr,
+    source: Option<IpAddr>,
+    hold: Duration,
+    gap: Duration,
+) -> Counts {
     let opened = tokio::time::timeout(WAIT, async {
-        let tcp = TcpStream::connect(&addr).await.ok()?;
+        let tcp = connect(addr, source).await.ok()?;
         let _ = tcp.set_nodelay(true);
         let config = WebSocketConfig::default().read_buffer_size(16 << 10);
         tokio_tungstenite::client_async_with_config(url.as_str(), tcp, Some(config))
@@ -60,8 +80,8 @@ async fn hold(url: String, addr: String, hold: Duration, gap: Duration) -> Count
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.len() != 5 {
-        eprintln!("usage: ws_plain_client URL N OPEN_RATE HOLD_S MESSAGE_RATE");
+    if !(5..=6).contains(&args.len()) {
+        eprintln!("usage: ws_plain_client URL N OPEN_RATE HOLD_S MESSAGE_RATE [SOURCES]");
         std::process::exit(2);
     }
     let url = args[0].clone();
@@ -80,12 +100,26 @@ fn main() {
         eprintln!("ws_plain_client: N 1..50000, OPEN_RATE > 0, HOLD_S 0..3600, MESSAGE_RATE > 0");
         std::process::exit(2);
     }
-    let addr = url
+    let addr: SocketAddr = match url
         .trim_start_matches("ws://")
         .split('/')
         .next()
-        .unwrap_or_default()
-        .to_string();
+        .map(str::parse)
+    {
+        Some(Ok(a)) => a,
+        _ => {
+            eprintln!("ws_plain_client: give a ws://IP:PORT/ URL");
+            std::process::exit(2)
+        }
+    };
+    let sources: Vec<IpAddr> = match args.get(5).map(|l| l.split(',').map(str::parse).collect()) {
+        None => Vec::new(),
+        Some(Ok(v)) => v,
+        Some(Err(_)) => {
+            eprintln!("ws_plain_client: SOURCES is a comma-separated list of addresses");
+            std::process::exit(2)
+        }
+    };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -99,9 +133,11 @@ fn main() {
                 for i in 0..n {
                     let at = started + Duration::from_secs_f64(i as f64 / open_rate);
                     tokio::time::sleep_until(at.into()).await;
+                    let source = (!sources.is_empty()).then(|| sources[i as usize % sources.len()]);
                     tasks.push(tokio::task::spawn_local(hold(
                         url.clone(),
-                        addr.clone(),
+                        addr,
+                        source,
                         Duration::from_secs_f64(hold_s),
                         Duration::from_secs_f64(1.0 / rate),
                     )));

@@ -205,6 +205,7 @@ impl HeldLoad {
             message: self.message.clone(),
             timeout,
             insecure: false,
+            source_addrs: Vec::new(),
         }
     }
 }

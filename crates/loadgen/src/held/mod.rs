@@ -153,7 +153,7 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// its own event loop on this thread).
 pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError> {
     validate(plan)?;
-    let target = Target::parse(plan)?.resolved(plan.insecure)?;
+    let target = Target::parse(plan)?.resolved(plan.insecure, &plan.source_addrs)?;
     crate::machine::raise_nofile(u64::from(plan.connections) + iolab_model::limits::FD_RESERVE);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -66,6 +66,11 @@ pub struct HeldPlan {
     /// `wss://`/`https://`: accept any certificate.
     #[serde(default)]
     pub insecure: bool,
+    /// Connect from these addresses in turn (`--source-addrs`): each has
+    /// its own ephemeral ports, so past ~14,000 connections to one server
+    /// the kernel's port search does not stall the generator's loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 /// The `connections` section: every connection attempted, and how each ended.

@@ -104,9 +104,10 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
     })?;
     let timeout = iolab_model::parse_duration(&args.timeout)
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
-    let plan = args
+    let mut plan = args
         .held
         .plan(url, args.connections, timeout, args.request.insecure)?;
+    plan.source_addrs = args.source_addrs.clone();
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
     Ok(plan)
 }

@@ -99,6 +99,7 @@ impl HeldFlags {
             message: message(self.message.as_deref())?,
             timeout,
             insecure,
+            source_addrs: Vec::new(),
         })
     }
 }
