@@ -169,6 +169,10 @@ pub struct HeldLoad {
     pub message_rate: f64,
     /// The text of each message (after its sequence number).
     pub message: String,
+    /// Connect from these addresses in turn (past ~14,000 connections to
+    /// one server from one address, every connect walks the port range).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 impl HeldLoad {
@@ -205,7 +209,7 @@ impl HeldLoad {
             message: self.message.clone(),
             timeout,
             insecure: false,
-            source_addrs: Vec::new(),
+            source_addrs: self.source_addrs.clone(),
         }
     }
 }

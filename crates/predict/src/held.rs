@@ -129,6 +129,7 @@ mod tests {
             hold: Duration::from_secs(20),
             message_rate: 1.0,
             message: "hi".into(),
+            source_addrs: Vec::new(),
         };
         let steps: Step = "cpu:1".parse().unwrap();
         let mut w = HttpWork::new(

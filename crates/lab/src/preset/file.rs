@@ -121,6 +121,9 @@ pub struct HeldSection {
     /// The text of each message (default `hello`).
     #[serde(default)]
     pub message: Option<String>,
+    /// Addresses to connect from in turn, e.g. `["127.0.0.1", "127.0.0.2"]`.
+    #[serde(default)]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 /// Arrival process of an open loop.

@@ -65,7 +65,12 @@ pub enum HeldError {
 
 /// Check a plan before anything is opened.
 pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
-    Target::parse(plan)?;
+    let target = Target::parse(plan)?;
+    // A literal address is checked now; a name, once it is resolved.
+    if let Ok(ip) = target.endpoint.host.parse::<std::net::IpAddr>() {
+        let addr = std::net::SocketAddr::new(ip, target.endpoint.port);
+        crate::source::check(&plan.source_addrs, addr).map_err(HeldError::Plan)?;
+    }
     let bad = |m: String| Err(HeldError::Plan(m));
     if plan.connections == 0 || plan.connections > MAX_CONNECTIONS {
         return bad(format!(

@@ -280,5 +280,6 @@ fn held_load(h: &HeldSection, pick: &Pick) -> Result<HeldLoad, FieldError> {
             .message
             .clone()
             .unwrap_or_else(|| DEFAULT_MESSAGE.to_string()),
+        source_addrs: h.source_addrs.clone(),
     })
 }
