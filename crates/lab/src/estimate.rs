@@ -13,7 +13,9 @@ const OVERHEAD: Duration = Duration::from_millis(700);
 pub fn estimate_run(plan: &ExperimentPlan, r: &RunSpec) -> Duration {
     let once = match &r.work {
         Work::Http(w) => {
-            let d = w.driver.duration().unwrap_or(Duration::from_secs(10));
+            let opens = w.driver.duration().unwrap_or(Duration::from_secs(10));
+            // A held run holds its last connection for the hold after opening it.
+            let d = opens.saturating_add(w.held.as_ref().map_or(Duration::ZERO, |h| h.hold));
             plan.warmup
                 .saturating_add(d)
                 .saturating_add(OVERHEAD)

@@ -75,7 +75,7 @@ pub(crate) fn io_class(e: &io::Error) -> ErrorClass {
 }
 
 /// Connect from `ip`, the port still the kernel's (see [`crate::source`]).
-async fn connect_from(addr: SocketAddr, ip: IpAddr) -> io::Result<TcpStream> {
+pub(crate) async fn connect_from(addr: SocketAddr, ip: IpAddr) -> io::Result<TcpStream> {
     let socket = match addr {
         SocketAddr::V4(_) => TcpSocket::new_v4()?,
         SocketAddr::V6(_) => TcpSocket::new_v6()?,

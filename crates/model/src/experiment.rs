@@ -143,6 +143,77 @@ pub struct HttpWork {
     /// `/work?steps=` (the steps then only describe it to `predict`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreign: Option<Box<crate::request::ForeignSpec>>,
+    /// Held connections instead of requests (`driver = "held"`): WebSockets
+    /// to the contract's `/ws?steps=...`, each message running `steps`;
+    /// `driver` is then the open loop of connection opens, as a held
+    /// attack's document says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<HeldLoad>,
+}
+
+/// A held-connection load of a run (preset `[held]`): `connections`
+/// WebSockets opened at `open_rate`, each held for `hold` and sent
+/// `message_rate` messages a second; what `iolab attack ws://...` does
+/// with the same names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct HeldLoad {
+    /// WebSockets to open and hold.
+    pub connections: u32,
+    /// Opened per second.
+    pub open_rate: f64,
+    /// How long each is held once established.
+    #[serde(rename = "hold_s", with = "secs")]
+    #[schemars(with = "f64")]
+    pub hold: Duration,
+    /// Messages per connection per second.
+    pub message_rate: f64,
+    /// The text of each message (after its sequence number).
+    pub message: String,
+    /// Connect from these addresses in turn (past ~14,000 connections to
+    /// one server from one address, every connect walks the port range).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_addrs: Vec<std::net::IpAddr>,
+}
+
+impl HeldLoad {
+    /// The open loop of connection opens: `connections` at `open_rate`.
+    pub fn opens(&self) -> Driver {
+        let secs = f64::from(self.connections) / self.open_rate;
+        Driver::constant(self.open_rate, Duration::from_secs_f64(secs))
+    }
+
+    /// The same load with durations multiplied and rates divided by
+    /// `factor` (the time-scale), so connections held stay the same.
+    pub fn scaled(&self, factor: f64) -> HeldLoad {
+        HeldLoad {
+            hold: self.hold.mul_f64(factor),
+            open_rate: self.open_rate / factor,
+            message_rate: self.message_rate / factor,
+            ..self.clone()
+        }
+    }
+
+    /// The attack plan of this load against a built-in or runtime target
+    /// at `base` (`http://HOST:PORT`): `/ws?steps=...` on the same port.
+    pub fn plan(&self, base: &str, steps: &Step, timeout: Duration) -> crate::attack::HeldPlan {
+        let ws = base
+            .replacen("https://", "wss://", 1)
+            .replacen("http://", "ws://", 1);
+        crate::attack::HeldPlan {
+            target: format!("{ws}/ws?steps={steps}"),
+            kind: crate::attack::HeldKind::Ws,
+            connections: self.connections,
+            open_rate: self.open_rate,
+            hold: self.hold,
+            message_rate: self.message_rate,
+            message: self.message.clone(),
+            timeout,
+            insecure: false,
+            grpc: None,
+            metadata: Vec::new(),
+            source_addrs: self.source_addrs.clone(),
+        }
+    }
 }
 
 impl HttpWork {
@@ -159,6 +230,7 @@ impl HttpWork {
             command: None,
             body: WorkBody::default(),
             foreign: None,
+            held: None,
         }
     }
 }

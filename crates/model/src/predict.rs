@@ -59,6 +59,29 @@ pub struct Prediction {
     /// loop's schedule length).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_s: Option<f64>,
+    /// A held-connection run: what one held connection costs the model and
+    /// where it stops (absent on request runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<HeldPrediction>,
+}
+
+/// What a held-connection run is predicted to do
+/// ([`crate::concurrency::held`] says from what).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct HeldPrediction {
+    /// Connections the run opens.
+    pub connections: u64,
+    /// Of them, held at once (the rest wait and time out, or are refused).
+    pub held: u64,
+    /// OS threads per held connection.
+    pub threads_per_connection: f64,
+    /// Resident KiB per held connection.
+    pub kib_per_connection: f64,
+    /// Most it holds at once, when the model bounds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub holds: Option<u64>,
+    /// What bounds it.
+    pub why: String,
 }
 
 /// The `iolab.predict/1` document: what `iolab predict --json` prints.

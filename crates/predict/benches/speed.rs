@@ -22,6 +22,7 @@ fn work(steps: &str, rate: f64, secs: u64, conn: ConnectionMode) -> HttpWork {
         command: None,
         body: Default::default(),
         foreign: None,
+        held: None,
     }
 }
 

@@ -82,6 +82,7 @@ pub fn predict_batch(
         first_timeout_s: None,
         explanation: why,
         errors: Default::default(),
+        held: None,
         total_s: Some(total_s),
     }
 }

@@ -18,6 +18,7 @@ pub mod calibration;
 pub mod closed_form;
 mod explain;
 pub mod fit;
+pub mod held;
 pub mod sim;
 pub mod spans;
 pub mod usl;
@@ -52,6 +53,11 @@ pub fn predict_run_with(
 ) -> Option<Prediction> {
     let host = host.into();
     let mut p = match &spec.work {
+        Work::Http(
+            h @ HttpWork {
+                held: Some(load), ..
+            },
+        ) => held::predict_held(spec.model, &spec.params, h, load, host),
         // Past the simulation's bound: no prediction, rather than a hang.
         Work::Http(h) if check_size(h).is_err() => return None,
         Work::Http(h) => predict_http_on(spec.model, &spec.params, h, host, knobs),
@@ -187,6 +193,7 @@ fn prediction_from(
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
             .collect(),
+        held: None,
         total_s: Some(out.window_s),
     };
     p.explanation = explain::http(shape, work, out, &p, knobs, bind);

@@ -251,6 +251,7 @@ pub fn closed_form(net: &Network) -> Option<f64> {
         command: None,
         body: Default::default(),
         foreign: None,
+        held: None,
     };
     crate::predict_http(net.model, &net.params, &work, net.host()).capacity_rps
 }

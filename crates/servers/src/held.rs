@@ -31,7 +31,7 @@ pub const IDLE: Duration = Duration::from_secs(60);
 /// Largest frame or message taken from a client.
 pub const MAX_FRAME: usize = 1 << 20;
 /// Each WebSocket's read buffer (it grows for a bigger frame, up to [`MAX_FRAME`]).
-pub const READ_BUFFER: usize = 4 << 10;
+pub const READ_BUFFER: usize = iolab_model::concurrency::held::WS_READ_BUFFER;
 /// Shortest `/events` interval.
 const MIN_EVERY: Duration = Duration::from_millis(1);
 /// How often a held connection looks at shutdown.

@@ -44,7 +44,7 @@ pub use shutdown::Shutdown;
 /// Stack of every thread the thread models start (workers, per-request
 /// threads, `par` children). Steps recurse at most 16 levels, so 512 KiB is
 /// ample and keeps 10,000 threads' address space modest.
-pub const THREAD_STACK: usize = 512 * 1024;
+pub const THREAD_STACK: usize = iolab_model::concurrency::held::THREAD_STACK;
 
 /// Everything a target needs to serve.
 #[derive(Debug, Clone)]

@@ -280,6 +280,17 @@ fn print_plan(plan: &ExperimentPlan) {
     );
     for r in &plan.runs {
         let what = match &r.work {
+            Work::Http(w @ iolab_model::experiment::HttpWork { held: Some(h), .. }) => {
+                format!(
+                    "{}  {} WebSockets opened at {}/s, each held {} at {} msg/s  timeout {}",
+                    w.steps,
+                    iolab_report::numbers::count(u64::from(h.connections)),
+                    iolab_report::numbers::rate(h.open_rate),
+                    iolab_model::format_duration(h.hold),
+                    iolab_report::numbers::rate(h.message_rate),
+                    iolab_model::format_duration(w.timeout)
+                )
+            }
             Work::Http(w) => {
                 let load = match (&w.driver, w.driver.peak_rate()) {
                     (_, Some(rate)) => format!("{} req/s", iolab_report::numbers::rate(rate)),

@@ -46,6 +46,9 @@ pub struct PresetFile {
     /// The load (kind = "http").
     #[serde(default)]
     pub load: Option<LoadSection>,
+    /// Held connections (`[load] driver = "held"`).
+    #[serde(default)]
+    pub held: Option<HeldSection>,
     /// The batch (kind = "batch").
     #[serde(default)]
     pub batch: Option<BatchSection>,
@@ -96,6 +99,31 @@ pub enum DriverKind {
     Open,
     /// Clients waiting for their answers (wrk, ab).
     Closed,
+    /// WebSockets held open, each sending messages (`[held]`).
+    Held,
+}
+
+/// `[held]`: the WebSockets of a `driver = "held"` load, each to the
+/// contract's `/ws?steps=STEPS` (every message runs `load.steps`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeldSection {
+    /// WebSockets to hold (the sweep axis `held`).
+    pub connections: OneOrMany<Count>,
+    /// Opened per second (default 100, as `iolab attack`).
+    #[serde(default)]
+    pub open_rate: Option<Positive>,
+    /// How long each is held once established.
+    pub hold: Dur,
+    /// Messages per connection per second (default 1; 0 holds silently).
+    #[serde(default)]
+    pub message_rate: Option<f64>,
+    /// The text of each message (default `hello`).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Addresses to connect from in turn, e.g. `["127.0.0.1", "127.0.0.2"]`.
+    #[serde(default)]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 /// Arrival process of an open loop.

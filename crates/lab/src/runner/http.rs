@@ -267,7 +267,10 @@ impl Ctx<'_> {
         let counted = self.backends.only(Needs::of_steps(&w.steps).kinds());
         let before = read_counts(&counted);
         zero = telemetry::unix_ms();
-        let measured = self.attack(spec, Stage::Measuring, &plan);
+        let measured = match &w.held {
+            Some(load) => self.held_attack(&target.url, w, load),
+            None => self.attack(spec, Stage::Measuring, &plan),
+        };
         rep.backend_counts = before.map(|b| counts_since(&counted, b));
         rep.keep_measured(measured, zero)
     }

@@ -9,13 +9,15 @@
 //!
 //! One file per stage: [`http`] (a served run and its repetitions),
 //! [`load`] (the attacks and the settle between them), [`gate`] (the verify
-//! gate), [`foreign`] (a user's own service: no gate, its own request),
+//! gate), [`held`] (held WebSockets instead of requests), [`foreign`] (a
+//! user's own service: no gate, its own request),
 //! [`batch`] (batches, in process or on a batch runtime), [`slots`] (when
 //! each run starts in a sharded experiment), [`spans`] (who held what).
 
 mod batch;
 mod foreign;
 mod gate;
+mod held;
 mod http;
 mod load;
 pub mod slots;
@@ -253,6 +255,9 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
 /// The error names the preset field at fault (`load.rate`), never a flag:
 /// presets expand through this too, so `--dry-run` refuses what a run would.
 pub fn check_http(w: &HttpWork) -> Result<(), (&'static str, String)> {
+    if let Some(load) = &w.held {
+        return held::check_held(w, load);
+    }
     let probe = load::attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
     iolab_loadgen::machine::check_bounds(&probe).map_err(|f| (f.field.preset(), f.message))?;
     iolab_loadgen::validate(&probe).map_err(|e| ("load", e.to_string()))

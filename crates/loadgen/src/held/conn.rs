@@ -3,7 +3,7 @@
 //! with the generator's own rustls client).
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use iolab_model::attack::{HeldKind, HeldPlan};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -12,6 +12,7 @@ use tokio::net::TcpStream;
 use super::account::Failure;
 use super::HeldError;
 use crate::endpoint::Endpoint;
+use crate::source::Sources;
 use crate::tls::Tls;
 
 /// A byte stream to the target, plain or TLS.
@@ -27,6 +28,8 @@ pub struct Target {
     /// Resolved once, before the run.
     pub addr: Option<SocketAddr>,
     tls: Option<Tls>,
+    /// Where connections come from (`--source-addrs`), taken in turn.
+    sources: Sources,
 }
 
 impl Target {
@@ -56,6 +59,7 @@ impl Target {
                 url: url.clone(),
                 addr: None,
                 tls: None,
+                sources: Sources::new(plan.source_addrs.clone()),
             });
         }
         let http = match (plan.kind, scheme) {
@@ -72,13 +76,16 @@ impl Target {
             url: url.clone(),
             addr: None,
             tls: None,
+            sources: Sources::new(plan.source_addrs.clone()),
         })
     }
 
     /// Resolve the address and set up TLS (`insecure`: any certificate),
     /// once, before the run.
-    pub fn resolved(mut self, insecure: bool) -> Result<Target, HeldError> {
-        self.addr = Some(self.endpoint.resolve().map_err(HeldError::Setup)?);
+    pub fn resolved(mut self, insecure: bool, sources: &[IpAddr]) -> Result<Target, HeldError> {
+        let addr = self.endpoint.resolve().map_err(HeldError::Setup)?;
+        crate::source::check(sources, addr).map_err(HeldError::Plan)?;
+        self.addr = Some(addr);
         if self.endpoint.tls {
             // gRPC rides on HTTP/2: its TLS offers ALPN h2.
             let h2 = self.endpoint.grpc;
@@ -102,14 +109,17 @@ impl Target {
         }
     }
 
-    /// Connect, and shake hands over TLS for `wss://`/`https://`.
+    /// Connect (from the next source address, if any), and shake hands
+    /// over TLS for `wss://`/`https://`.
     pub async fn connect(&self) -> Result<Box<dyn Io>, Failure> {
         let addr = self.addr.ok_or(Failure::Connect(
             iolab_model::attack::ErrorClass::ConnectOther,
         ))?;
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|e| Failure::Connect(crate::http::connect_class(&e)))?;
+        let tcp = match self.sources.pick() {
+            None => TcpStream::connect(addr).await,
+            Some(ip) => crate::http::connect_from(addr, ip).await,
+        }
+        .map_err(|e| Failure::Connect(crate::http::connect_class(&e)))?;
         let _ = tcp.set_nodelay(true);
         match &self.tls {
             None => Ok(Box::new(tcp)),

@@ -70,7 +70,12 @@ pub enum HeldError {
 
 /// Check a plan before anything is opened.
 pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
-    Target::parse(plan)?;
+    let target = Target::parse(plan)?;
+    // A literal address is checked now; a name, once it is resolved.
+    if let Ok(ip) = target.endpoint.host.parse::<std::net::IpAddr>() {
+        let addr = std::net::SocketAddr::new(ip, target.endpoint.port);
+        crate::source::check(&plan.source_addrs, addr).map_err(HeldError::Plan)?;
+    }
     let bad = |m: String| Err(HeldError::Plan(m));
     if plan.connections == 0 || plan.connections > MAX_CONNECTIONS {
         return bad(format!(
@@ -163,7 +168,7 @@ const CANCEL_POLL: Duration = Duration::from_millis(50);
 /// its own event loop on this thread).
 pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError> {
     validate(plan)?;
-    let target = Target::parse(plan)?.resolved(plan.insecure)?;
+    let target = Target::parse(plan)?.resolved(plan.insecure, &plan.source_addrs)?;
     let call = match plan.kind {
         HeldKind::Grpc => Some(crate::grpc::stream::Call::prepare(plan, &target)?),
         HeldKind::Ws | HeldKind::Sse => None,

@@ -36,6 +36,7 @@ pub fn plan(url: &str, method: &str, data: &str, n: u32, hold: Duration) -> Held
             protos: Vec::new(),
         }),
         metadata: Vec::new(),
+        source_addrs: Vec::new(),
     }
 }
 

@@ -32,6 +32,7 @@ pub fn ws(url: &str, n: u32, hold: Duration, rate: f64) -> HeldPlan {
         insecure: false,
         grpc: None,
         metadata: Vec::new(),
+        source_addrs: Vec::new(),
     }
 }
 
@@ -282,4 +283,44 @@ fn a_stopped_run_counts_what_was_open_and_never_opened() {
     assert_eq!(r.result.requests.not_sent, 40 - c.attempted, "never opened");
     assert_eq!(m.sent, m.answered + m.lost + m.in_flight_at_end);
     srv.stop().unwrap();
+}
+
+/// Issue 52: `iolab attack ws://... --source-addrs` was silently ignored
+/// (bench-held: 14,204 of 19,000 established from one address, the port
+/// search stalling the generator's loop). Now connections come from the
+/// addresses named, in turn (a listener here records each peer and hangs
+/// up, so the handshakes fail and are counted as such), and a source that
+/// cannot reach the target is one line before anything opens.
+#[test]
+fn r52_14_held_connections_come_from_the_source_addresses_given() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let peers = std::thread::spawn(move || {
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..6 {
+            let (s, peer) = listener.accept().unwrap();
+            seen.insert(peer.ip());
+            drop(s);
+        }
+        seen
+    });
+    let ips: Vec<std::net::IpAddr> =
+        vec!["127.0.0.2".parse().unwrap(), "127.0.0.3".parse().unwrap()];
+    let mut plan = ws(
+        &format!("ws://{addr}/ws"),
+        6,
+        Duration::from_millis(200),
+        1.0,
+    );
+    plan.source_addrs = ips.clone();
+    let r = run(&plan, Duration::from_secs(10));
+    let c = r.result.connections.unwrap();
+    assert_eq!((c.attempted, c.established), (6, 0), "{:?}", c.failed);
+    assert_eq!(peers.join().unwrap().into_iter().collect::<Vec<_>>(), ips);
+    plan.source_addrs = vec!["10.1.2.3".parse().unwrap()];
+    let Err(e) = attack(&plan, &Hooks::default()) else {
+        panic!("a source that cannot reach the target was taken");
+    };
+    let e = e.to_string();
+    assert!(e.starts_with("--source-addrs 10.1.2.3 cannot reach"), "{e}");
 }

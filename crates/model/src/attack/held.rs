@@ -19,6 +19,13 @@ use serde::{Deserialize, Serialize};
 use crate::attack::LatencySummary;
 use crate::units::secs;
 
+/// Connections opened per second when none is given (`--open-rate`, a preset's `[held] open_rate`).
+pub const DEFAULT_OPEN_RATE: f64 = 100.0;
+/// WebSocket messages per connection per second when none is given.
+pub const DEFAULT_MESSAGE_RATE: f64 = 1.0;
+/// The text of every WebSocket message when none is given.
+pub const DEFAULT_MESSAGE: &str = "hello";
+
 /// Which held protocol a run speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -93,6 +100,11 @@ pub struct HeldPlan {
     /// the reflection calls before the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metadata: Vec<(String, String)>,
+    /// Connect from these addresses in turn (`--source-addrs`): each has
+    /// its own ephemeral ports, so past ~14,000 connections to one server
+    /// the kernel's port search does not stall the generator's loop.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_addrs: Vec<std::net::IpAddr>,
 }
 
 /// The `connections` section: every connection attempted, and how each ended.

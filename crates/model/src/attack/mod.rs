@@ -24,7 +24,10 @@ mod held;
 mod plan;
 
 pub use endpoint::EndpointResult;
-pub use held::{ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts};
+pub use held::{
+    ConnectionCounts, HeldAccountingError, HeldKind, HeldPlan, MessageCounts, DEFAULT_MESSAGE,
+    DEFAULT_MESSAGE_RATE, DEFAULT_OPEN_RATE,
+};
 pub use plan::{AttackPlan, SPIN_WINDOW};
 
 /// Request counts.

@@ -12,6 +12,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[],
     built_in: true,
     blocks_threads: false,
+    held_on_thread: false,
     shape,
     words: Words::non_blocking("IO is non-blocking", "no thread held while waiting"),
 };

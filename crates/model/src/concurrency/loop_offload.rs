@@ -13,6 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[Knob::Offload, Knob::Processes],
     built_in: true,
     blocks_threads: true,
+    held_on_thread: false,
     shape,
     words: Words::bounded(
         "offload threads",

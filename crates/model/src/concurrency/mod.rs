@@ -6,6 +6,7 @@
 //! explanations all read these, so adding a model adds its file, one variant
 //! and one arm of [`ModelKind::def`], and its server.
 
+pub mod held;
 mod loop_async;
 mod loop_blocking;
 mod loop_offload;
@@ -77,6 +78,10 @@ pub struct ModelDef {
     pub built_in: bool,
     /// Does a blocking IO call hold an OS thread in this model?
     pub blocks_threads: bool,
+    /// Does a held connection (a WebSocket on `/ws`) hold an OS thread for
+    /// as long as it is open? The thread models serve it on the thread that
+    /// read the upgrade; the loops on a task ([`held`]).
+    pub held_on_thread: bool,
     /// How it holds requests, on a host.
     pub shape: fn(&ModelParams, &Host) -> Shape,
     /// Words the explanations use.

@@ -18,6 +18,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[Knob::Threads, Knob::Processes],
     built_in: true,
     blocks_threads: true,
+    held_on_thread: true,
     shape,
     words: Words::bounded("threads", "pool threads", "one per pool thread"),
 };

@@ -13,6 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[Knob::Processes],
     built_in: false,
     blocks_threads: true,
+    held_on_thread: true,
     shape,
     words: Words::bounded(
         "worker processes",

@@ -12,6 +12,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[Knob::MaxThreads],
     built_in: true,
     blocks_threads: true,
+    held_on_thread: true,
     shape,
     words: Words {
         unit: "threads",

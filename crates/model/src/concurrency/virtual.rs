@@ -17,6 +17,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     sized_by: &[],
     built_in: false,
     blocks_threads: false,
+    held_on_thread: false,
     shape,
     words: Words::non_blocking(
         "virtual threads unmount on IO",

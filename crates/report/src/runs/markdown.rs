@@ -35,6 +35,7 @@ pub fn render(file: &RunsFile) -> String {
         out.push(String::new());
     }
     out.extend(super::waiting::render::lines(file, true));
+    out.extend(super::held::render::lines(file, true));
     out.push(table::FOOTNOTE.to_string());
     grid::join(&out)
 }

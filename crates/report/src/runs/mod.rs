@@ -12,6 +12,7 @@ mod compare;
 pub mod docs;
 mod flat;
 mod groups;
+pub mod held;
 pub(crate) mod html;
 mod markdown;
 pub(crate) mod png;

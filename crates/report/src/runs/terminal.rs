@@ -33,6 +33,7 @@ pub fn render(file: &RunsFile) -> String {
         out.push(String::new());
     }
     out.extend(super::waiting::render::lines(file, false));
+    out.extend(super::held::render::lines(file, false));
     out.push(table::FOOTNOTE.to_string());
     grid::join(&out)
 }

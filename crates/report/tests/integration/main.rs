@@ -5,6 +5,7 @@
 mod capacity;
 mod documents;
 mod explained;
+mod held;
 mod live;
 mod png_names;
 mod render;

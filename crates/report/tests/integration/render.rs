@@ -8,13 +8,14 @@ use std::path::PathBuf;
 use iolab_model::runs::RunsFile;
 use iolab_report::{charts, render, render_pngs, summary, Format};
 
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 7] = [
     "showdown",
     "e2-scaled-failed",
     "e1-workers",
     "e3-calls",
     "spans",
     "waiting",
+    "c10k",
 ];
 
 fn path(name: &str) -> PathBuf {

@@ -193,6 +193,7 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
     let timeout = iolab_model::parse_duration(&args.timeout)
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let mut plan = (args.held).plan(url, args.connections, timeout, args.request.insecure, call)?;
+    plan.source_addrs = args.source_addrs.clone();
     if plan.grpc.is_some() {
         plan.metadata = (args.request.headers.iter())
             .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))

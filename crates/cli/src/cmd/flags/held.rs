@@ -7,15 +7,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use iolab_model::attack::{HeldKind, HeldPlan};
+use iolab_model::attack::{
+    HeldKind, HeldPlan, DEFAULT_MESSAGE, DEFAULT_MESSAGE_RATE, DEFAULT_OPEN_RATE,
+};
 use iolab_model::protocol::GrpcCall;
 
 use crate::CliError;
 
-/// Connections opened per second when `--open-rate` is not given.
-pub const DEFAULT_OPEN_RATE: f64 = 100.0;
-/// Messages per connection per second when `--message-rate` is not given (WebSocket).
-pub const DEFAULT_MESSAGE_RATE: f64 = 1.0;
 /// Largest `--message @FILE`.
 const MAX_MESSAGE_FILE: u64 = 1 << 20;
 
@@ -116,6 +114,7 @@ impl HeldFlags {
             insecure,
             grpc,
             metadata: Vec::new(),
+            source_addrs: Vec::new(),
         })
     }
 }
@@ -141,7 +140,7 @@ fn message_rate(s: &str) -> Result<f64, String> {
 /// `--message`: the text, or `@FILE`'s (UTF-8, at most 1 MiB).
 fn message(arg: Option<&str>) -> Result<String, CliError> {
     let Some(arg) = arg else {
-        return Ok("hello".into());
+        return Ok(DEFAULT_MESSAGE.into());
     };
     let Some(path) = arg.strip_prefix('@') else {
         return Ok(arg.to_string());

@@ -1,11 +1,14 @@
 //! The `[load]` table of an HTTP preset: its sweep axes, and the
 //! [`HttpWork`] of one run picked out of them.
 
-use iolab_model::experiment::HttpWork;
+use iolab_model::attack::{DEFAULT_MESSAGE, DEFAULT_MESSAGE_RATE, DEFAULT_OPEN_RATE};
+use iolab_model::experiment::{HeldLoad, HttpWork};
 use iolab_model::limits::{thousands, MAX_CONNECTIONS};
 use iolab_model::{Arrival, ConnectionMode, Driver};
 
-use super::super::file::{ArrivalKind, ConnectionKind, DriverKind, LoadSection, TargetSection};
+use super::super::file::{
+    ArrivalKind, ConnectionKind, DriverKind, HeldSection, LoadSection, TargetSection,
+};
 use super::super::sweep::{Axis, Point};
 use super::super::values::Count;
 use super::{counts, fault, FieldError, Pick};
@@ -40,8 +43,17 @@ fn check_counts(load: &LoadSection) -> Result<(), FieldError> {
     Ok(())
 }
 
-pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+pub(super) fn http_axes(
+    load: &LoadSection,
+    held: Option<&HeldSection>,
+) -> Result<Vec<Axis>, FieldError> {
     check_counts(load)?;
+    if held.is_some() && load.driver != DriverKind::Held {
+        return Err(fault(
+            "held",
+            "a [held] table needs driver = \"held\" in [load]",
+        ));
+    }
     let mut axes = vec![Axis::new(
         "steps",
         load.steps
@@ -50,7 +62,7 @@ pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
             .map(|s| Point::Steps(s.0.clone()))
             .collect(),
     )];
-    axes.extend(driver_axes(load)?);
+    axes.extend(driver_axes(load, held)?);
     if let Some(d) = &load.duration {
         axes.push(Axis::new(
             "duration",
@@ -78,10 +90,45 @@ pub(super) fn http_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
     Ok(axes)
 }
 
-/// The open loop's rate or the closed loop's clients (and request cap).
-fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+/// The open loop's rate, the closed loop's clients (and request cap), or
+/// the WebSockets held.
+fn driver_axes(load: &LoadSection, held: Option<&HeldSection>) -> Result<Vec<Axis>, FieldError> {
     let mut axes = Vec::new();
     match load.driver {
+        DriverKind::Held => {
+            let h = held.ok_or_else(|| {
+                fault(
+                    "held",
+                    "driver = \"held\" needs a [held] table, e.g. connections = [1000, 5000], hold = \"30s\"",
+                )
+            })?;
+            let given = [
+                ("load.rate", load.rate.is_some()),
+                ("load.concurrency", load.concurrency.is_some()),
+                ("load.requests", load.requests.is_some()),
+                ("load.duration", load.duration.is_some()),
+            ];
+            if let Some((field, _)) = given.into_iter().find(|(_, on)| *on) {
+                return Err(fault(
+                    field,
+                    "a held load opens [held] connections for [held] hold: remove it",
+                ));
+            }
+            if let Some(r) = h.message_rate.filter(|r| !(r.is_finite() && *r >= 0.0)) {
+                return Err(fault(
+                    "held.message_rate",
+                    format!("{r}: give messages per connection per second, 0 or more"),
+                ));
+            }
+            axes.push(Axis::new(
+                "held",
+                h.connections
+                    .values()
+                    .iter()
+                    .map(|c| Point::Count(c.0))
+                    .collect(),
+            ));
+        }
         DriverKind::Open => {
             let rate = load.rate.as_ref().ok_or_else(|| {
                 fault(
@@ -143,6 +190,7 @@ fn driver_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
 /// `http_axes` and the target made is there, else a fault names the field).
 pub(super) fn http_work(
     load: &LoadSection,
+    held: Option<&HeldSection>,
     target: &TargetSection,
     pick: &Pick,
     scale: f64,
@@ -154,7 +202,16 @@ pub(super) fn http_work(
         )
     })?;
     let duration = pick.duration("duration");
+    let held = match (load.driver, held) {
+        (DriverKind::Held, Some(h)) => Some(held_load(h, pick)?.scaled(scale)),
+        _ => None,
+    };
     let driver = match load.driver {
+        // Already scaled: the opens of the scaled load.
+        DriverKind::Held => held.as_ref().map_or_else(
+            || Err(fault("held", "driver = \"held\" needs a [held] table")),
+            |h| Ok(h.opens().scaled(1.0 / scale)),
+        )?,
         DriverKind::Open => {
             let (Some(rate), Some(duration)) = (pick.number("rate"), duration) else {
                 return Err(fault(
@@ -201,5 +258,28 @@ pub(super) fn http_work(
         command: target.command.clone(),
         body: load.body,
         foreign: super::foreign::spec(target),
+        held,
+    })
+}
+
+/// The held load at `pick` (unscaled): the `held` axis's connections and
+/// the `[held]` table's settings, `iolab attack`'s defaults where it is silent.
+fn held_load(h: &HeldSection, pick: &Pick) -> Result<HeldLoad, FieldError> {
+    let connections = pick.count_u32("held").ok_or_else(|| {
+        fault(
+            "held.connections",
+            "give the WebSockets to hold, e.g. [1000, 5000]",
+        )
+    })?;
+    Ok(HeldLoad {
+        connections,
+        open_rate: h.open_rate.map_or(DEFAULT_OPEN_RATE, |r| r.0),
+        hold: h.hold.0,
+        message_rate: h.message_rate.unwrap_or(DEFAULT_MESSAGE_RATE),
+        message: h
+            .message
+            .clone()
+            .unwrap_or_else(|| DEFAULT_MESSAGE.to_string()),
+        source_addrs: h.source_addrs.clone(),
     })
 }

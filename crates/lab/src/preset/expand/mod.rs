@@ -132,11 +132,14 @@ pub(super) fn common_axes(file: &PresetFile) -> Result<Vec<Axis>, FieldError> {
                 .load
                 .as_ref()
                 .ok_or_else(|| fault("load", "an HTTP preset needs a [load] table"))?;
-            load::http_axes(l)
+            load::http_axes(l, file.held.as_ref())
         }
         WorkKind::Batch => {
-            if file.load.is_some() {
-                return Err(fault("load", "a batch preset has no [load]; use [batch]"));
+            if file.load.is_some() || file.held.is_some() {
+                return Err(fault(
+                    "load",
+                    "a batch preset has no [load] or [held]; use [batch]",
+                ));
             }
             let b = file
                 .batch
@@ -180,7 +183,9 @@ fn run_of(
         }
     }
     let work = match (file.kind, &file.load, &file.batch) {
-        (WorkKind::Http, Some(load), _) => Work::Http(load::http_work(load, t, &pick, scale)?),
+        (WorkKind::Http, Some(load), _) => {
+            Work::Http(load::http_work(load, file.held.as_ref(), t, &pick, scale)?)
+        }
         (WorkKind::Batch, _, Some(batch)) => Work::Batch(batch::batch_spec(batch, &pick, scale)?),
         (WorkKind::Http, None, _) => {
             return Err(fault("load", "an HTTP preset needs a [load] table"))
@@ -305,11 +310,11 @@ fn counts(name: &str, v: &Option<OneOrMany<Count>>) -> Option<Axis> {
         .map(|v| Axis::new(name, v.values().iter().map(|c| Point::Count(c.0)).collect()))
 }
 
-/// A closed-loop preset refuses a target's own `rate`.
+/// A closed-loop or held preset refuses a target's own `rate`.
 fn closed_loop(file: &PresetFile) -> bool {
     file.load
         .as_ref()
-        .is_some_and(|l| matches!(l.driver, DriverKind::Closed))
+        .is_some_and(|l| matches!(l.driver, DriverKind::Closed | DriverKind::Held))
 }
 
 /// TOML published numbers as JSON, for the report.

@@ -4,6 +4,7 @@
 mod batch;
 mod embedded;
 mod errors;
+mod held;
 mod load;
 mod targets;
 

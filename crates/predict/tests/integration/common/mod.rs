@@ -43,6 +43,7 @@ pub fn work(steps: &str, driver: Driver, conn: ConnectionMode, timeout_s: f64) -
         command: None,
         body: Default::default(),
         foreign: None,
+        held: None,
     }
 }
 
