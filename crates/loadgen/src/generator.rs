@@ -105,7 +105,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let engine = crate::engine::resolve(plan.engine, tls.is_some(), h2.is_some())?;
+    let engine = crate::engine::resolve(plan.engine, tls.is_some(), plan.request.protocol.kind())?;
     let shard::Start {
         start_ns,
         started_unix_ms,

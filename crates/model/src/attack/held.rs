@@ -33,6 +33,18 @@ pub enum HeldKind {
     Grpc,
 }
 
+impl HeldKind {
+    /// Its row of the protocol table.
+    pub fn protocol(self) -> crate::protocol::ProtocolKind {
+        use crate::protocol::ProtocolKind;
+        match self {
+            HeldKind::Ws => ProtocolKind::WebSocket,
+            HeldKind::Sse => ProtocolKind::Sse,
+            HeldKind::Grpc => ProtocolKind::GrpcStream,
+        }
+    }
+}
+
 /// What a held-connection run is told to do; built from `iolab attack`'s
 /// flags (`--connections`, `--open-rate` (`--rate` for gRPC calls),
 /// `--hold`, `--message-rate`, `--message`, `--sse`, `--call`).
