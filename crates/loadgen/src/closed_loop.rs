@@ -40,7 +40,7 @@ pub async fn run(
     // Over HTTP/2 each connection carries `--streams` clients.
     let clients = clients * ctx.streams();
     let shared = Rc::new(Clients {
-        h2: crate::h2::conn::Pool::of(&ctx),
+        h2: crate::h2::conn::Pool::of(ctx.h2.as_ref(), ctx.dial.tls.is_some()),
         ctx,
         rec: RefCell::new(rec),
         remaining: Cell::new(requests),

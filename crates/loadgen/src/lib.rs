@@ -21,6 +21,7 @@
 mod backlog;
 mod clock;
 mod closed_loop;
+mod dial;
 mod endpoint;
 mod endpoints;
 mod engine;

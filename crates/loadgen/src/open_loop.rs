@@ -59,7 +59,7 @@ pub async fn run(
         done: Cell::new(false),
         notify: Notify::new(),
         handles: RefCell::new(Vec::new()),
-        h2: crate::h2::conn::Pool::of(&ctx),
+        h2: crate::h2::conn::Pool::of(ctx.h2.as_ref(), ctx.dial.tls.is_some()),
     });
     let mut next = schedule.next();
     let mut burst = 0;

@@ -64,7 +64,7 @@ pub async fn request(
                 }
             }
             Slot::Http2(conn) => match ctx.next_head() {
-                Some(head) => crate::h2::exchange::exchange(conn, ctx, head).await,
+                Some(head) => crate::h2::exchange::exchange(conn, &ctx.dial, head).await,
                 None => Err(ErrorClass::ConnectOther),
             },
         }
@@ -99,8 +99,8 @@ pub async fn request(
 /// One try: connect if the slot has no connection, send, read.
 async fn attempt(slot: &mut Option<Conn>, ctx: &RunCtx, request: &[u8]) -> Result<Answer, Failed> {
     if slot.is_none() {
-        let conn =
-            Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref(), ctx.limits).await?;
+        let d = &ctx.dial;
+        let conn = Conn::connect(d.addr, d.sources.pick(), d.tls.as_ref(), d.limits).await?;
         *slot = Some(conn);
     }
     match slot.as_mut() {
