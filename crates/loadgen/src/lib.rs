@@ -11,7 +11,8 @@
 //! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
 //! `https://` runs over rustls ([`tls`]); `--http2` over the `h2` crate
 //! ([`h2`]); gRPC unary calls (`grpc://`, `--call`) are HTTP/2 requests
-//! made ready by [`grpc`]. Held connections (WebSocket, SSE: opened on a
+//! made ready by [`grpc`]; the loops drive each through one trait
+//! ([`protocol`]'s `Exchange`). Held connections (WebSocket, SSE: opened on a
 //! schedule, held, their messages counted by sequence number) are
 //! [`held`], with an entry point of their own ([`held::attack`]).
 //!
@@ -38,6 +39,7 @@ pub mod machine;
 mod merge;
 mod open_loop;
 mod output;
+mod protocol;
 mod recorder;
 pub mod replay;
 mod report;
