@@ -51,6 +51,7 @@ fn run_ctx(
                 ..Limits::default()
             },
         },
+        kind: plan.request.protocol.kind(),
         requests,
         turn: AtomicUsize::new(0),
         timeout_ns,

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_model::attack::Engine;
+use iolab_model::protocol::ProtocolKind;
 
 use crate::clock::ClockBase;
 use crate::dial::Dial;
@@ -19,6 +20,9 @@ use crate::recorder::Recorder;
 pub struct RunCtx {
     /// Where and how connections open.
     pub dial: Dial,
+    /// The run's row of the protocol table: which [`crate::protocol`]
+    /// worker its loops drive.
+    pub kind: ProtocolKind,
     /// The requests, rendered; sent in turn.
     pub requests: Vec<Vec<u8>>,
     /// Index of the next request (only read with more than one).

@@ -12,7 +12,7 @@ mod http2;
 
 use std::cell::RefCell;
 
-use iolab_model::protocol::ProtocolSummary;
+use iolab_model::protocol::{ProtocolKind, ProtocolSummary};
 
 use crate::http::Answer;
 use crate::recorder::{ErrorClass, Recorder};
@@ -85,11 +85,13 @@ pub enum Workers {
 }
 
 impl Workers {
-    /// The run's protocol, for one thread.
+    /// The run's protocol (its row, [`RunCtx::kind`]), for one thread.
     pub fn of(ctx: &RunCtx) -> Workers {
-        match crate::h2::conn::Pool::of(ctx.h2.as_ref(), ctx.dial.tls.is_some()) {
-            Some(pool) => Workers::Http2(pool),
-            None => Workers::Http1,
+        let pool = crate::h2::conn::Pool::of(ctx.h2.as_ref(), ctx.dial.tls.is_some());
+        match (ctx.kind, pool) {
+            (ProtocolKind::Http2 | ProtocolKind::GrpcUnary, Some(pool)) => Workers::Http2(pool),
+            // Held protocols run loops of their own (`crate::held`).
+            _ => Workers::Http1,
         }
     }
 
