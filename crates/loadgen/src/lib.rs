@@ -111,17 +111,7 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
         }
         false => None,
     };
-    let h2 = match http2 {
-        true => {
-            h2::preflight(addr, tls.as_ref(), &target).map_err(AttackError::Invalid)?;
-            let call = grpc::requests(plan, &target, addr, tls.as_ref());
-            Some(match call.map_err(AttackError::Invalid)? {
-                Some(call) => call,
-                None => h2::Requests::of(plan).map_err(AttackError::Invalid)?,
-            })
-        }
-        false => None,
-    };
+    let h2 = protocol::prepare(plan, &target, addr, tls.as_ref()).map_err(AttackError::Invalid)?;
     let outputs = generator::run(plan, requests, h2, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));

@@ -11,12 +11,42 @@ mod http1;
 mod http2;
 
 use std::cell::RefCell;
+use std::net::SocketAddr;
+
+use iolab_model::attack::AttackPlan;
 
 use iolab_model::protocol::{ProtocolKind, ProtocolSummary};
 
+use crate::endpoint::Endpoint;
 use crate::http::Answer;
 use crate::recorder::{ErrorClass, Recorder};
 use crate::run_ctx::RunCtx;
+use crate::tls::Tls;
+
+/// Before the run, what its protocol sends beside the rendered HTTP/1.1
+/// requests: HTTP/2's heads (a gRPC call's made ready, by its `.proto`
+/// files or the server's reflection), once the server is seen to speak
+/// HTTP/2. `None` for HTTP/1.1. The error is one line.
+pub fn prepare(
+    plan: &AttackPlan,
+    target: &Endpoint,
+    addr: SocketAddr,
+    tls: Option<&Tls>,
+) -> Result<Option<crate::h2::Requests>, String> {
+    match plan.request.protocol.kind() {
+        ProtocolKind::Http2 | ProtocolKind::GrpcUnary => {
+            crate::h2::preflight(addr, tls, target)?;
+            Ok(Some(
+                match crate::grpc::requests(plan, target, addr, tls)? {
+                    Some(call) => call,
+                    None => crate::h2::Requests::of(plan)?,
+                },
+            ))
+        }
+        // Held protocols are prepared by `crate::held`.
+        _ => Ok(None),
+    }
+}
 
 /// What differs between request/answer protocols, for one worker's
 /// connection. Crate-private: every implementation is here.
