@@ -13,6 +13,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+#[path = "docs/protocols.rs"]
+mod protocols;
 #[path = "docs/sources.rs"]
 mod sources;
 #[path = "docs/tables.rs"]

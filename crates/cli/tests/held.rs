@@ -230,3 +230,34 @@ fn r52_2_a_message_rate_of_0_holds_silently() {
     assert_eq!(m.rate_per_connection, Some(0.0));
     srv.stop().unwrap();
 }
+
+/// `--engine io_uring` on a held run was silently ignored (the run went
+/// on tokio, the flag unread): the protocol table's row refuses it now,
+/// by name, before any connection opens.
+#[test]
+fn r52_40_io_uring_on_a_held_run_is_refused_not_ignored() {
+    for (url, extra, names) in [
+        ("ws://127.0.0.1:1/ws", None, "WebSocket"),
+        ("http://127.0.0.1:1/events", Some("--sse"), "SSE"),
+    ] {
+        let mut args = vec![
+            "attack",
+            url,
+            "--connections",
+            "1",
+            "--hold",
+            "1s",
+            "--engine",
+            "io_uring",
+        ];
+        args.extend(extra);
+        let out = iolab(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("does not speak {names}")) && err.contains("--engine epoll"),
+            "{err}"
+        );
+    }
+}

@@ -13,9 +13,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Circles not cut yet: (crate, files of the circle). The generator's
-/// request path and its HTTP/2 one name each other until the protocol axis
-/// is one table (issue 48); held connections and gRPC streams share books
-/// both ways.
+/// books (recorder, report, merge, shards) and its HTTP/2 client name each
+/// other; held connections and gRPC streams share books both ways.
 const KNOWN: [(&str, &str); 2] = [
     (
         "loadgen",
@@ -148,6 +147,7 @@ fn circles(graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<BTreeSet<PathBuf
 #[test]
 fn no_circle_of_files_inside_a_crate() {
     let mut found = Vec::new();
+    let mut known_seen = Vec::new();
     let mut files_seen = 0;
     for entry in fs::read_dir(root().join("crates")).expect("crates/") {
         let krate = entry.expect("an entry").path();
@@ -176,11 +176,12 @@ fn no_circle_of_files_inside_a_crate() {
                 .map(|p| p.strip_prefix(&src).unwrap().display().to_string())
                 .collect();
             let listed = names.join(" ");
-            if !KNOWN
+            match KNOWN
                 .iter()
                 .any(|(k, files)| *k == name && *files == listed)
             {
-                found.push(format!("crates/{name}: {listed}"));
+                true => known_seen.push(listed),
+                false => found.push(format!("crates/{name}: {listed}")),
             }
         }
     }
@@ -188,6 +189,12 @@ fn no_circle_of_files_inside_a_crate() {
         files_seen > 300,
         "only {files_seen} files: is the scan broken?"
     );
+    for (k, files) in KNOWN {
+        assert!(
+            known_seen.iter().any(|s| s == files),
+            "crates/{k}: the circle {files} is cut: take it off KNOWN"
+        );
+    }
     assert!(
         found.is_empty(),
         "circles of files (cut each by moving what both need into the file that owns it):\n{}",

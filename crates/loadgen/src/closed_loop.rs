@@ -16,8 +16,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::now_ns;
+use crate::protocol::Workers;
 use crate::recorder::{ErrorClass, Recorder};
-use crate::request::{request, Slot};
+use crate::request::request;
 use crate::run_ctx::RunCtx;
 
 struct Clients {
@@ -25,8 +26,8 @@ struct Clients {
     rec: RefCell<Recorder>,
     remaining: Cell<Option<u64>>,
     end_ns: u64,
-    /// HTTP/2: the connections the clients share.
-    h2: Option<crate::h2::conn::Pool>,
+    /// The protocol's connections (HTTP/2: shared by the clients).
+    protocol: Workers,
 }
 
 /// Run `clients` clients sharing `requests` (if bounded) until `end_ns`.
@@ -40,7 +41,7 @@ pub async fn run(
     // Over HTTP/2 each connection carries `--streams` clients.
     let clients = clients * ctx.streams();
     let shared = Rc::new(Clients {
-        h2: crate::h2::conn::Pool::of(&ctx),
+        protocol: Workers::of(&ctx),
         ctx,
         rec: RefCell::new(rec),
         remaining: Cell::new(requests),
@@ -55,7 +56,7 @@ pub async fn run(
     let shared = Rc::try_unwrap(shared)
         .map_err(|_| std::io::Error::other("closed loop: a client outlived the run"))?;
     let mut rec = shared.rec.into_inner();
-    rec.protocol = shared.h2.as_ref().map(|p| p.summary());
+    rec.protocol = shared.protocol.summary();
     Ok(rec)
 }
 
@@ -75,7 +76,7 @@ pub(crate) fn backoff_ns(failures: u32) -> u64 {
 
 async fn client(c: Rc<Clients>) {
     let ctx = &c.ctx;
-    let mut conn = Slot::new(c.h2.as_ref());
+    let mut conn = c.protocol.slot();
     let mut failures = 0u32;
     loop {
         if failures > 0 {

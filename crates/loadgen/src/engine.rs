@@ -1,28 +1,25 @@
-//! Which engine a run uses: resolving `--engine` against what the kernel
-//! offers, and naming what the threads actually ran on.
+//! Which engine a run uses: resolving `--engine` against the protocol
+//! table's row (which engine carries the protocol over which transport)
+//! and what the kernel offers, and naming what the threads actually ran on.
 
 use iolab_model::attack::Engine;
+use iolab_model::protocol::ProtocolKind;
 
 use crate::error::AttackError;
 
-/// The engine a plan runs on: `auto` takes io_uring where the kernel has
-/// it (cheaper per request), else epoll; asking for io_uring where it is
-/// missing is a setup error naming the way out. HTTPS runs on epoll: the
-/// io_uring engine moves plain bytes and has no TLS session to drive; so
-/// does HTTP/2 (the `h2` crate drives tokio streams, see [`crate::h2`]).
-pub fn resolve(wanted: Engine, tls: bool, http2: bool) -> Result<Engine, AttackError> {
+/// The engine a plan runs on: `auto` takes io_uring where the protocol's
+/// row lets it carry this transport and the kernel has it (cheaper per
+/// request), else epoll; asking for an engine the row refuses, or
+/// io_uring where it is missing, is a setup error naming the way out
+/// (the refusal is the row's, [`iolab_model::protocol::ProtocolDef::refusal`]).
+pub fn resolve(wanted: Engine, tls: bool, protocol: ProtocolKind) -> Result<Engine, AttackError> {
+    let row = protocol.def();
+    if let Some(refused) = row.refusal(wanted, tls) {
+        return Err(AttackError::Setup(refused));
+    }
     match wanted {
         Engine::Epoll => Ok(Engine::Epoll),
-        Engine::Auto if http2 => Ok(Engine::Epoll),
-        Engine::IoUring if http2 => Err(AttackError::Setup(
-            "--engine io_uring does not speak HTTP/2: use --engine epoll (or auto) with --http2"
-                .into(),
-        )),
-        Engine::Auto if tls => Ok(Engine::Epoll),
-        Engine::IoUring if tls => Err(AttackError::Setup(
-            "--engine io_uring does not speak TLS: use --engine epoll (or auto) for https://"
-                .into(),
-        )),
+        Engine::Auto if !row.io_uring.carries(tls) => Ok(Engine::Epoll),
         Engine::Auto => Ok(match crate::uring::probe() {
             Ok(()) => Engine::IoUring,
             Err(_) => Engine::Epoll,

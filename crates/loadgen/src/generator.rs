@@ -13,6 +13,7 @@ use iolab_model::attack::{AttackPlan, Engine};
 use iolab_model::driver::{ConnectionMode, Driver};
 
 use crate::clock::{now_ns, ClockBase};
+use crate::dial::Dial;
 use crate::error::AttackError;
 use crate::hooks::{Hooks, Progress};
 use crate::live::{Frame, Tap};
@@ -41,10 +42,18 @@ fn run_ctx(
 ) -> RunCtx {
     let timeout_ns = ns(plan.timeout);
     RunCtx {
-        addr,
+        dial: Dial {
+            addr,
+            tls,
+            sources: Sources::new(plan.source_addrs.clone()),
+            limits: Limits {
+                max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
+                ..Limits::default()
+            },
+        },
+        kind: plan.request.protocol.kind(),
         requests,
         turn: AtomicUsize::new(0),
-        tls,
         timeout_ns,
         new_connection: matches!(plan.connections, ConnectionMode::NewPerRequest { .. }),
         start_ns,
@@ -58,12 +67,7 @@ fn run_ctx(
         } else {
             0
         },
-        sources: Sources::new(plan.source_addrs.clone()),
         h2,
-        limits: Limits {
-            max_headers: plan.max_headers.unwrap_or(DEFAULT_MAX_HEADERS),
-            ..Limits::default()
-        },
         endpoint_of: (plan.request.mix.as_ref()).map_or_else(Vec::new, |m| m.of_request.clone()),
     }
 }
@@ -105,7 +109,7 @@ pub fn run(
     hooks: &Hooks,
 ) -> Result<RunOutput, AttackError> {
     let threads = thread_count(plan);
-    let engine = crate::engine::resolve(plan.engine, tls.is_some(), h2.is_some())?;
+    let engine = crate::engine::resolve(plan.engine, tls.is_some(), plan.request.protocol.kind())?;
     let shard::Start {
         start_ns,
         started_unix_ms,

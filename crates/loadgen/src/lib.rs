@@ -11,7 +11,8 @@
 //! body; several in turn from a list in vegeta's format, [`parse_request_list`]);
 //! `https://` runs over rustls ([`tls`]); `--http2` over the `h2` crate
 //! ([`h2`]); gRPC unary calls (`grpc://`, `--call`) are HTTP/2 requests
-//! made ready by [`grpc`]. Held connections (WebSocket, SSE: opened on a
+//! made ready by [`grpc`]; the loops drive each through one trait
+//! ([`protocol`]'s `Exchange`). Held connections (WebSocket, SSE: opened on a
 //! schedule, held, their messages counted by sequence number) are
 //! [`held`], with an entry point of their own ([`held::attack`]).
 //!
@@ -21,6 +22,7 @@
 mod backlog;
 mod clock;
 mod closed_loop;
+mod dial;
 mod endpoint;
 mod endpoints;
 mod engine;
@@ -37,6 +39,7 @@ pub mod machine;
 mod merge;
 mod open_loop;
 mod output;
+mod protocol;
 mod recorder;
 pub mod replay;
 mod report;
@@ -108,17 +111,7 @@ pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackEr
         }
         false => None,
     };
-    let h2 = match http2 {
-        true => {
-            h2::preflight(addr, tls.as_ref(), &target).map_err(AttackError::Invalid)?;
-            let call = grpc::requests(plan, &target, addr, tls.as_ref());
-            Some(match call.map_err(AttackError::Invalid)? {
-                Some(call) => call,
-                None => h2::Requests::of(plan).map_err(AttackError::Invalid)?,
-            })
-        }
-        false => None,
-    };
+    let h2 = protocol::prepare(plan, &target, addr, tls.as_ref()).map_err(AttackError::Invalid)?;
     let outputs = generator::run(plan, requests, h2, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));

@@ -15,8 +15,9 @@ use tokio::task::JoinHandle;
 
 use crate::backlog::Backlog;
 use crate::clock::{now_ns, PreciseTimer};
+use crate::protocol::Workers;
 use crate::recorder::Recorder;
-use crate::request::{request, Slot};
+use crate::request::request;
 use crate::run_ctx::RunCtx;
 
 /// Longest single sleep, so cancellation is noticed.
@@ -36,8 +37,8 @@ struct Pool {
     done: Cell<bool>,
     notify: Notify,
     handles: RefCell<Vec<JoinHandle<()>>>,
-    /// HTTP/2: the connections the workers share.
-    h2: Option<crate::h2::conn::Pool>,
+    /// The protocol's connections (HTTP/2: shared by the workers).
+    protocol: Workers,
 }
 
 /// Run this thread's share of the schedule; returns its recorder.
@@ -59,7 +60,7 @@ pub async fn run(
         done: Cell::new(false),
         notify: Notify::new(),
         handles: RefCell::new(Vec::new()),
-        h2: crate::h2::conn::Pool::of(&ctx),
+        protocol: Workers::of(&ctx),
     });
     let mut next = schedule.next();
     let mut burst = 0;
@@ -151,7 +152,7 @@ async fn finish(pool: Rc<Pool>, spin_ns: u64) -> std::io::Result<Recorder> {
     }
     let mut rec = pool.rec.borrow_mut();
     rec.spin_ns = spin_ns;
-    rec.protocol = pool.h2.as_ref().map(|p| p.summary());
+    rec.protocol = pool.protocol.summary();
     pool.queue.borrow_mut().drain_not_sent(&mut rec);
     drop(rec);
     let pool = Rc::try_unwrap(pool)
@@ -161,7 +162,7 @@ async fn finish(pool: Rc<Pool>, spin_ns: u64) -> std::io::Result<Recorder> {
 
 async fn worker(pool: Rc<Pool>) {
     let ctx = &pool.ctx;
-    let mut conn = Slot::new(pool.h2.as_ref());
+    let mut conn = pool.protocol.slot();
     loop {
         let item = take(&pool);
         match item {

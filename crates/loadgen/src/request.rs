@@ -1,34 +1,14 @@
-//! One request's life on a worker's connection slot: connect if needed, send,
-//! read, classify, record; sent again once on a new connection when a reused
-//! one closed before any byte of its answer ([`crate::retry`]). Shared by the
-//! open and closed loops.
+//! One request's life on a worker's connection slot: sent and read by its
+//! protocol ([`crate::protocol::Exchange`]), bounded by its deadline,
+//! classified and recorded. Shared by the open and closed loops.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use crate::clock::now_ns;
-use crate::http::{Answer, Conn, Failed};
+use crate::http::Answer;
+use crate::protocol::{Exchange, Slot};
 use crate::recorder::{ErrorClass, Recorder};
-use crate::retry::should_retry;
 use crate::run_ctx::RunCtx;
-
-/// A worker's connection: its own HTTP/1.1 one (kept between requests),
-/// or its share of an HTTP/2 connection (see [`crate::h2::conn`]).
-pub enum Slot {
-    Http1(Option<Conn>),
-    Http2(Rc<crate::h2::conn::Shared>),
-}
-
-impl Slot {
-    /// A new worker's slot: on the next HTTP/2 connection of `pool`, else
-    /// an HTTP/1.1 connection of its own.
-    pub fn new(pool: Option<&crate::h2::conn::Pool>) -> Slot {
-        match pool {
-            Some(pool) => Slot::Http2(pool.assign()),
-            None => Slot::Http1(None),
-        }
-    }
-}
 
 /// Send one request due at `intended_ns` that must complete by `deadline_ns`.
 /// `slot` keeps the worker's connection between requests (keep-alive mode).
@@ -43,43 +23,16 @@ pub async fn request(
 ) -> Result<u16, ErrorClass> {
     let sent_ns = now_ns();
     rec.borrow_mut().sent(intended_ns, sent_ns, track_lag);
-    // The request's index is taken here, so its endpoint is known (a
-    // replayed mix); HTTP/2 takes its head in turn below.
-    let index = matches!(slot, Slot::Http1(_)).then(|| ctx.next_index());
-    let work = async {
-        match slot {
-            Slot::Http1(slot) => {
-                let request = &ctx.requests[index.unwrap_or(0)];
-                let mut retried = false;
-                loop {
-                    let tried = attempt(slot, ctx, request).await;
-                    match tried {
-                        Err(f) if should_retry(request, f.class, f.idle_close, retried) => {
-                            retried = true;
-                            *slot = None;
-                            rec.borrow_mut().retried();
-                        }
-                        tried => return tried.map_err(|f| f.class),
-                    }
-                }
-            }
-            Slot::Http2(conn) => match ctx.next_head() {
-                Some(head) => crate::h2::exchange::exchange(conn, ctx, head).await,
-                None => Err(ErrorClass::ConnectOther),
-            },
-        }
-    };
+    // The request's index is taken here where the protocol takes it before
+    // sending, so its endpoint is known (a replayed mix).
+    let index = slot.next_index(ctx);
+    let work = slot.exchange(ctx, rec, index);
     let ended = tokio::time::timeout_at(ctx.clock.tokio_instant(deadline_ns), work)
         .await
         .ok();
     let done_ns = now_ns();
     let reusable = matches!(&ended, Some(Ok(a)) if a.reusable);
-    let unclean = matches!(slot, Slot::Http1(Some(c)) if c.unclean_tls_close());
-    if let Slot::Http1(slot) = slot {
-        if !reusable || ctx.new_connection {
-            *slot = None;
-        }
-    }
+    let unclean = slot.after(ctx, reusable);
     let outcome = outcome(ended, done_ns, deadline_ns);
     let mut r = rec.borrow_mut();
     if unclean && outcome.is_ok() {
@@ -94,19 +47,6 @@ pub async fn request(
     );
     drop(r);
     outcome
-}
-
-/// One try: connect if the slot has no connection, send, read.
-async fn attempt(slot: &mut Option<Conn>, ctx: &RunCtx, request: &[u8]) -> Result<Answer, Failed> {
-    if slot.is_none() {
-        let conn =
-            Conn::connect(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref(), ctx.limits).await?;
-        *slot = Some(conn);
-    }
-    match slot.as_mut() {
-        Some(conn) => conn.exchange(request).await,
-        None => Err(ErrorClass::ConnectOther.into()),
-    }
 }
 
 /// What a finished request counts as: its status or failure class, except

@@ -1,30 +1,32 @@
 //! What a run hands its generator threads and gets back from them: the
-//! shared, read-only [`RunCtx`] (target address, rendered requests, clock,
-//! deadlines, cancel flag) and each thread's [`ThreadOutput`]. A leaf: the
-//! engines, the loops and the merge read it; it reads none of them.
+//! shared, read-only [`RunCtx`] (where connections open: [`Dial`];
+//! rendered requests, clock, deadlines, cancel flag) and each thread's
+//! [`ThreadOutput`]. The engines, the loops and the merge read it; it reads
+//! only leaves (the dial, the recorder, HTTP/2's request heads), so a
+//! protocol module reads the dial, never this.
 
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_model::attack::Engine;
+use iolab_model::protocol::ProtocolKind;
 
 use crate::clock::ClockBase;
+use crate::dial::Dial;
 use crate::recorder::Recorder;
-use crate::response::Limits;
-use crate::source::Sources;
-use crate::tls::Tls;
 
 /// What every generator thread shares, read-only.
 pub struct RunCtx {
-    pub addr: SocketAddr,
+    /// Where and how connections open.
+    pub dial: Dial,
+    /// The run's row of the protocol table: which [`crate::protocol`]
+    /// worker its loops drive.
+    pub kind: ProtocolKind,
     /// The requests, rendered; sent in turn.
     pub requests: Vec<Vec<u8>>,
     /// Index of the next request (only read with more than one).
     pub turn: AtomicUsize,
-    /// `https://`: the TLS client.
-    pub tls: Option<Tls>,
     pub timeout_ns: u64,
     pub new_connection: bool,
     pub start_ns: u64,
@@ -33,13 +35,9 @@ pub struct RunCtx {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Open loop: busy-wait this close to a send (0 = always sleep).
     pub spin_ns: u64,
-    /// Where new connections come from (`--source-addrs`).
-    pub sources: Sources,
     /// HTTP/2 (`--http2`): the requests as HTTP/2 heads, sent instead of
     /// `requests`, and the streams per connection.
     pub h2: Option<crate::h2::Requests>,
-    /// Bounds on an answer's head (`--max-headers`).
-    pub limits: Limits,
     /// A replayed mix: the endpoint of each of `requests` (empty without one).
     pub endpoint_of: Vec<u32>,
 }

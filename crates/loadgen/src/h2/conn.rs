@@ -18,8 +18,8 @@ use iolab_model::protocol::ProtocolSummary;
 use tokio::sync::watch;
 
 use super::watch::{Seen, Watched};
+use crate::dial::Dial;
 use crate::recorder::ErrorClass;
-use crate::run_ctx::RunCtx;
 use crate::tls::{Stream, Tls};
 
 /// An HTTP/2 connection's driver, its server's bytes watched.
@@ -107,7 +107,7 @@ impl Shared {
     /// The connection, opened now if there is none, once its start has
     /// settled; a SETTINGS value the client refused is a `protocol_error`
     /// (nothing was written).
-    pub async fn sender(self: &Rc<Self>, ctx: &RunCtx) -> Result<Live, ErrorClass> {
+    pub async fn sender(self: &Rc<Self>, dial: &Dial) -> Result<Live, ErrorClass> {
         let held = self.live.borrow().clone();
         let live = match held {
             Some(live) => live,
@@ -116,7 +116,7 @@ impl Shared {
                 let held = self.live.borrow().clone();
                 match held {
                     Some(live) => live,
-                    None => self.connect(ctx).await?,
+                    None => self.connect(dial).await?,
                 }
             }
         };
@@ -131,8 +131,9 @@ impl Shared {
 
     /// Open a connection, drive it and settle it on tasks of its own (so a
     /// request that times out meanwhile leaves it to the next), and hold it.
-    async fn connect(self: &Rc<Self>, ctx: &RunCtx) -> Result<Live, ErrorClass> {
-        let (send, mut conn, seen) = open(ctx.addr, ctx.sources.pick(), ctx.tls.as_ref()).await?;
+    async fn connect(self: &Rc<Self>, dial: &Dial) -> Result<Live, ErrorClass> {
+        let (send, mut conn, seen) =
+            open(dial.addr, dial.sources.pick(), dial.tls.as_ref()).await?;
         let settling = settle(&mut conn);
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
@@ -194,14 +195,11 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// The run's pool when it speaks HTTP/2.
-    pub fn of(ctx: &RunCtx) -> Option<Pool> {
-        let h2 = ctx.h2.as_ref()?;
-        Some(Pool::new(
-            h2.streams,
-            ctx.tls.is_some(),
-            h2.grpc_method.clone(),
-        ))
+    /// A thread's pool for the run's HTTP/2 `requests` (none over
+    /// HTTP/1.1), over TLS or not.
+    pub fn of(requests: Option<&super::Requests>, tls: bool) -> Option<Pool> {
+        let h2 = requests?;
+        Some(Pool::new(h2.streams, tls, h2.grpc_method.clone()))
     }
 
     /// Connections of `streams` workers each.

@@ -13,13 +13,13 @@ use super::answer::{drain, final_head, grpc_code, Failed, Framing};
 use super::classify::{class, is_graceful_close};
 use super::conn::{Live, Shared};
 use super::head::Head;
+use crate::dial::Dial;
 use crate::http::Answer;
 use crate::recorder::ErrorClass;
-use crate::run_ctx::RunCtx;
 
 /// Send `head` on `conn` and read the whole answer.
-pub async fn exchange(conn: &Rc<Shared>, ctx: &RunCtx, head: &Head) -> Result<Answer, ErrorClass> {
-    let (live, mut send) = ready(conn, ctx).await?;
+pub async fn exchange(conn: &Rc<Shared>, dial: &Dial, head: &Head) -> Result<Answer, ErrorClass> {
+    let (live, mut send) = ready(conn, dial).await?;
     if head.list_size() > u64::from(live.seen.max_header_list()) {
         // The server's SETTINGS_MAX_HEADER_LIST_SIZE leaves no room for
         // this head: not written, as Go's client refuses it (issue 49,
@@ -37,7 +37,7 @@ pub async fn exchange(conn: &Rc<Shared>, ctx: &RunCtx, head: &Head) -> Result<An
         body.send_data(head.body.clone(), true)
             .map_err(|e| fail(e.into()))?;
     }
-    let answer = final_head(answer, ctx.limits.max_headers)
+    let answer = final_head(answer, dial.limits.max_headers)
         .await
         .map_err(fail)?;
     conn.note_limit(&send);
@@ -61,10 +61,10 @@ pub async fn exchange(conn: &Rc<Shared>, ctx: &RunCtx, head: &Head) -> Result<An
 /// The connection, ready for a new stream. One that began closing
 /// gracefully (GOAWAY, NO_ERROR) before this request left may be
 /// replaced once: nothing was sent.
-async fn ready(conn: &Rc<Shared>, ctx: &RunCtx) -> Result<(Live, SendRequest<Bytes>), ErrorClass> {
+async fn ready(conn: &Rc<Shared>, dial: &Dial) -> Result<(Live, SendRequest<Bytes>), ErrorClass> {
     let mut retried = false;
     loop {
-        let live = conn.sender(ctx).await?;
+        let live = conn.sender(dial).await?;
         match live.send.clone().ready().await {
             Ok(send) => return Ok((live, send)),
             Err(e) => {

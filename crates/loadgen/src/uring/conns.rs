@@ -103,7 +103,7 @@ impl<'a> Conns<'a> {
             now: crate::clock::now_ns(),
             ring,
             slots: Vec::new(),
-            addr: Box::new(sockaddr(ctx.addr)),
+            addr: Box::new(sockaddr(ctx.dial.addr)),
             deadlines: Deadlines::default(),
             busy: 0,
             open: 0,
@@ -124,7 +124,7 @@ impl<'a> Conns<'a> {
             req: Req::default(),
             answered: 0,
             buf: Vec::new(),
-            reader: Reader::new(self.ctx.limits),
+            reader: Reader::new(self.ctx.dial.limits),
         });
         self.deadlines.grow(self.slots.len());
         (self.slots.len() - 1) as u32
@@ -176,7 +176,7 @@ impl<'a> Conns<'a> {
         };
         let opened = if fd < 0 {
             Err(io::Error::last_os_error())
-        } else if let Some(ip) = self.ctx.sources.pick() {
+        } else if let Some(ip) = self.ctx.dial.sources.pick() {
             // SAFETY: closing the socket just made, which nothing else holds.
             bind_source(fd, ip).inspect_err(|_| unsafe {
                 libc::close(fd);

@@ -59,6 +59,16 @@ impl HeldKind {
             HeldKind::Grpc => "a gRPC streaming method (--call)",
         }
     }
+
+    /// Its row of the protocol table.
+    pub fn protocol(self) -> crate::protocol::ProtocolKind {
+        use crate::protocol::ProtocolKind;
+        match self {
+            HeldKind::Ws => ProtocolKind::WebSocket,
+            HeldKind::Sse => ProtocolKind::Sse,
+            HeldKind::Grpc => ProtocolKind::GrpcStream,
+        }
+    }
 }
 
 /// What a held-connection run is told to do; built from `iolab attack`'s

@@ -200,7 +200,19 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
             .collect::<Result<_, _>>()?;
     }
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
+    engine(args, &plan)?;
     Ok(plan)
+}
+
+/// Held connections run on the engine their protocol's row carries them
+/// on (epoll): `--engine io_uring` is refused by the row, not ignored.
+fn engine(args: &Args, plan: &HeldPlan) -> Result<(), CliError> {
+    let row = plan.kind.protocol().def();
+    let tls = plan.target.starts_with(&format!("{}://", row.schemes.1));
+    match row.refusal(args.engine.engine(), tls) {
+        Some(refused) => Err(CliError::usage(refused)),
+        None => Ok(()),
+    }
 }
 
 /// The streaming method a `grpc://` URL with `--hold` calls.

@@ -17,7 +17,9 @@ use std::sync::Arc;
 use iolab_capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_loadgen::{AttackError, AttackReport, Hooks};
+use iolab_model::attack::Engine;
 use iolab_model::capacity::{Slo, SloVerdict};
+use iolab_model::protocol::{engine_help, url_help};
 use iolab_report::Format;
 
 pub use plan::plan;
@@ -46,6 +48,17 @@ pub enum EngineArg {
     IoUring,
 }
 
+impl EngineArg {
+    /// The engine of the plan.
+    pub fn engine(self) -> Engine {
+        match self {
+            EngineArg::Auto => Engine::Auto,
+            EngineArg::Epoll => Engine::Epoll,
+            EngineArg::IoUring => Engine::IoUring,
+        }
+    }
+}
+
 /// Flags of `iolab attack`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -68,11 +81,8 @@ pub enum EngineArg {
   iolab attack grpc://127.0.0.1:50051 --call iolab.test.Greeter/Ticks --connections 50 --rate 10 --hold 10s
   iolab attack grpc://127.0.0.1:50051 --call iolab.test.Greeter/Echo --connections 50 --rate 10 --hold 10s --message-rate 5/s")]
 pub struct Args {
-    /// URL to attack (http://, https://; grpc:// or grpcs:// with --call;
-    /// ws:// or wss:// to hold WebSocket connections, http(s):// with --sse
-    /// an event stream), e.g. http://127.0.0.1:8080/work?steps=sleep:100; or
-    /// give --targets.
-    #[arg(value_name = "URL", required_unless_present_any = ["targets", "replay"])]
+    // Its help lists the protocol table's rows (`url_help`).
+    #[arg(value_name = "URL", required_unless_present_any = ["targets", "replay"], help = url_help())]
     pub url: Option<String>,
     #[command(flatten)]
     pub request: RequestFlags,
@@ -145,10 +155,8 @@ pub struct Args {
     /// late; costs the generator's cores. Best with --cpus.
     #[arg(long)]
     pub spin: bool,
-    /// Event-loop engine of the generator threads; both keep the same
-    /// schedule and books; auto takes io_uring where the kernel allows it
-    /// (cheaper per request, docs/attack.md).
-    #[arg(long, value_enum, default_value = "auto")]
+    // Its help says what io_uring carries, from the protocol table.
+    #[arg(long, value_enum, default_value = "auto", help = engine_help())]
     pub engine: EngineArg,
     /// An objective to judge the run by, e.g. 'p99<200ms,success>=99.9%'
     /// (latency over every planned request: an unanswered one is late);

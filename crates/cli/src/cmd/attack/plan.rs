@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use iolab_model::attack::{AttackPlan, Engine};
+use iolab_model::attack::AttackPlan;
 use iolab_model::driver::{Arrival, ConnectionMode, Driver, Phase};
 use iolab_model::parse_duration;
 
-use super::{Args, ArrivalArg, EngineArg};
+use super::{Args, ArrivalArg};
 use crate::CliError;
 
 fn duration(flag: &str, s: &str) -> Result<Duration, CliError> {
@@ -131,11 +131,7 @@ pub fn plan(args: &Args) -> Result<AttackPlan, CliError> {
         spin: args.spin,
         shard: args.sharding.shard,
         start_at_unix_ms: args.sharding.start_at_unix_ms()?,
-        engine: match args.engine {
-            EngineArg::Auto => Engine::Auto,
-            EngineArg::Epoll => Engine::Epoll,
-            EngineArg::IoUring => Engine::IoUring,
-        },
+        engine: args.engine.engine(),
         source_addrs: args.source_addrs.clone(),
         max_headers: args.max_headers,
     })

@@ -2,11 +2,18 @@
 //! ALPN, h2c with prior knowledge on `http://`) with streams per connection
 //! as a concurrency knob of its own, and gRPC unary calls over HTTP/2
 //! (`grpc://`, `grpcs://`). Part of a [`RequestSet`](crate::request::RequestSet):
-//! how its requests go on the wire.
+//! how its requests go on the wire. Which protocols there are, and which
+//! engine carries each, is one table: [`PROTOCOLS`].
+
+mod table;
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
+
+pub use table::{
+    engine_help, markdown, url_help, ProtocolDef, ProtocolKind, Shape, Transports, PROTOCOLS,
+};
 
 /// Most streams one connection may be asked to carry (`--streams`): far
 /// past any server's `SETTINGS_MAX_CONCURRENT_STREAMS` default (100-250).
@@ -111,6 +118,15 @@ impl Protocol {
     /// Plain HTTP/1.1 (what every plan was before this axis).
     pub fn is_default(&self) -> bool {
         *self == Protocol::default()
+    }
+
+    /// Its row of the protocol table.
+    pub fn kind(&self) -> ProtocolKind {
+        match (&self.grpc, self.http) {
+            (Some(_), _) => ProtocolKind::GrpcUnary,
+            (None, HttpVersion::Http2) => ProtocolKind::Http2,
+            (None, HttpVersion::Http1) => ProtocolKind::Http1,
+        }
     }
 
     /// Requests go over HTTP/2 (asked for, or gRPC).
