@@ -31,26 +31,6 @@ const MIX: [(&str, &str, f64); 3] = [
     ("GET", "/work?steps=cpu:300000", 0.2),
 ];
 
-fn access_log(dir: &Path) -> std::path::PathBuf {
-    let lines: Vec<String> = (0..100)
-        .map(|i| {
-            let (m, p, _) = match i % 10 {
-                0..=4 => MIX[0],
-                5..=7 => MIX[1],
-                _ => MIX[2],
-            };
-            format!(
-                "127.0.0.1 - - [28/Nov/2026:20:{:02}:{:02} +0000] \"{m} {p} HTTP/1.1\" 200 2 \"-\" \"t\"",
-                i / 60,
-                i % 60
-            )
-        })
-        .collect();
-    let p = dir.join("access.log");
-    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-    p
-}
-
 /// The median of 11 single requests to the query endpoint, ms.
 fn query_ms(url: &str) -> f64 {
     let host = url.trim_start_matches("http://");
@@ -118,7 +98,7 @@ fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
 fn a_pool_bound_endpoint_of_a_mix_is_named_and_its_bigger_pool_checked() {
     let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
     let dir = tempfile::tempdir().unwrap();
-    let log = access_log(dir.path());
+    let log = common::access_log(dir.path(), &MIX);
     let (truth, doc) = search(&pg, 10, dir.path(), &log);
     common::assert_capacity_schema(&doc);
     let s0 = &doc["searches"][0];

@@ -114,3 +114,27 @@ pub fn serve(args: &[&str]) -> Running {
     all.extend_from_slice(args);
     spawn_url(&all)
 }
+
+/// An access log (combined format) of 100 lines in a mix's shares,
+/// interleaved every ten lines: `(method, request target, share)`, the
+/// shares in tenths.
+pub fn access_log(dir: &std::path::Path, mix: &[(&str, &str, f64)]) -> std::path::PathBuf {
+    let mut tenths = Vec::new();
+    for (i, (_, _, share)) in mix.iter().enumerate() {
+        tenths.extend(std::iter::repeat_n(i, (share * 10.0).round() as usize));
+    }
+    assert_eq!(tenths.len(), 10, "the shares are in tenths and add up to 1");
+    let lines: Vec<String> = (0..100)
+        .map(|i| {
+            let (m, p, _) = mix[tenths[i % 10]];
+            format!(
+                "127.0.0.1 - - [28/Nov/2026:20:{:02}:{:02} +0000] \"{m} {p} HTTP/1.1\" 200 2 \"-\" \"t\"",
+                i / 60,
+                i % 60
+            )
+        })
+        .collect();
+    let p = dir.join("access.log");
+    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+    p
+}

@@ -23,27 +23,6 @@ const MIX: [(&str, &str, f64); 3] = [
     ("GET", "/work?steps=cpu:1000000", 0.2),
 ];
 
-/// An access log of 100 lines in the mix's shares, interleaved.
-fn access_log(dir: &std::path::Path) -> std::path::PathBuf {
-    let lines: Vec<String> = (0..100)
-        .map(|i| {
-            let (m, p, _) = match i % 10 {
-                0..=4 => MIX[0],
-                5..=7 => MIX[1],
-                _ => MIX[2],
-            };
-            format!(
-                "127.0.0.1 - - [28/Nov/2026:20:{:02}:{:02} +0000] \"{m} {p} HTTP/1.1\" 200 2 \"-\" \"t\"",
-                i / 60,
-                i % 60
-            )
-        })
-        .collect();
-    let p = dir.join("access.log");
-    std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-    p
-}
-
 /// One request's wall time, ms, on a new connection.
 fn once(url: &str, method: &str, path: &str) -> f64 {
     let host = url.trim_start_matches("http://");
@@ -71,7 +50,7 @@ fn cost(url: &str, method: &str, path: &str) -> f64 {
 fn the_capacity_of_a_three_endpoint_mix_is_its_pool_over_the_mean_cost() {
     let s = serve(&["--model", "pool", "--threads", "4"]);
     let dir = tempfile::tempdir().unwrap();
-    let log = access_log(dir.path());
+    let log = common::access_log(dir.path(), &MIX);
     let mean_ms: f64 = MIX.iter().map(|(m, p, w)| w * cost(&s.url, m, p)).sum();
     let truth = 4.0 / (mean_ms / 1000.0);
     let out = iolab()
@@ -129,7 +108,7 @@ fn the_capacity_of_a_three_endpoint_mix_is_its_pool_over_the_mean_cost() {
 #[test]
 fn bad_forms_of_capacitys_replay_exit_2_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    let log = access_log(dir.path());
+    let log = common::access_log(dir.path(), &MIX);
     let log = log.to_str().unwrap();
     let base = ["--base", "http://127.0.0.1:9"];
     let cases: [(Vec<&str>, &str); 7] = [
