@@ -67,33 +67,8 @@ fn refuse_for_calls(args: &Args) -> Result<(), CliError> {
             "--new-connection",
             "each call has its own connection",
         ),
-        (
-            args.csv.is_some(),
-            "--csv",
-            "use --json (a held run has no request rows)",
-        ),
-        (
-            args.hdr.is_some(),
-            "--hdr",
-            "use --json (messages.histogram)",
-        ),
-        (
-            args.slo.is_some(),
-            "--slo",
-            "read messages.latency_ms from --json",
-        ),
-        (
-            args.sharding.shard.is_some(),
-            "--shard",
-            "merge held documents instead",
-        ),
     ];
-    match given.into_iter().find(|(on, _, _)| *on) {
-        Some((_, flag, instead)) => Err(CliError::usage(format!(
-            "{flag} does not apply to a gRPC streaming call (--hold): {instead}"
-        ))),
-        None => Ok(()),
-    }
+    refuse(given, args, "a gRPC streaming call (--hold)")
 }
 
 /// Flags of request runs a held run has no use for, with what to do instead.
@@ -130,6 +105,35 @@ fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
             "--new-connection",
             "each held connection is its own",
         ),
+        (r.targets.is_some(), "--targets", "give one URL"),
+        (
+            r.body.is_some() || r.body_file.is_some(),
+            "--body",
+            "use --message TEXT|@FILE",
+        ),
+        (
+            r.http2 || r.call.is_some(),
+            "--http2/--call",
+            "held connections are HTTP/1.1 upgrades",
+        ),
+        (
+            r.method != "GET",
+            "--method",
+            "a held connection opens with GET",
+        ),
+    ];
+    refuse(given, args, "held connections (ws:// or --sse)")
+}
+
+/// The first flag given of `given` and of the document flags every held
+/// run refuses (its document has no request rows and does not shard), as
+/// one line saying what to do instead.
+fn refuse<const N: usize>(
+    given: [(bool, &str, &str); N],
+    args: &Args,
+    what: &str,
+) -> Result<(), CliError> {
+    let document = [
         (
             args.csv.is_some(),
             "--csv",
@@ -150,26 +154,10 @@ fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
             "--shard",
             "merge held documents instead",
         ),
-        (r.targets.is_some(), "--targets", "give one URL"),
-        (
-            r.body.is_some() || r.body_file.is_some(),
-            "--body",
-            "use --message TEXT|@FILE",
-        ),
-        (
-            r.http2 || r.call.is_some(),
-            "--http2/--call",
-            "held connections are HTTP/1.1 upgrades",
-        ),
-        (
-            r.method != "GET",
-            "--method",
-            "a held connection opens with GET",
-        ),
     ];
-    match given.into_iter().find(|(on, _, _)| *on) {
+    match given.into_iter().chain(document).find(|(on, _, _)| *on) {
         Some((_, flag, instead)) => Err(CliError::usage(format!(
-            "{flag} does not apply to held connections (ws:// or --sse): {instead}"
+            "{flag} does not apply to {what}: {instead}"
         ))),
         None => Ok(()),
     }
