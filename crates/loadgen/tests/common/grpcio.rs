@@ -1,6 +1,7 @@
 //! The grpcio test server (`scripts/foreign-services/grpc_server.py`,
 //! grpcio being gRPC's reference implementation, not ours) on a free
-//! loopback port, stopped on drop. Shared by the loadgen and CLI tests.
+//! loopback port, stopped on drop. Shared by the loadgen and CLI tests, as is
+//! [`python`], the foreign services' interpreter.
 //!
 //! The server comes from `scripts/foreign-services/build` (a virtualenv
 //! from PyPI), which `scripts/test` runs; without it a test says so and
@@ -14,6 +15,26 @@ use std::process::{Child, Command, Stdio};
 /// The folder of the server, its `.proto` and its virtualenv.
 pub fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/foreign-services")
+}
+
+/// The foreign services' Python (their virtualenv's), or `None` when it is
+/// missing and the test may skip (it says so); missing while
+/// `IOLAB_REQUIRE_FOREIGN` is set, the test fails.
+pub fn python() -> Option<PathBuf> {
+    let python = dir().join(".venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    assert!(
+        std::env::var_os("IOLAB_REQUIRE_FOREIGN").is_none(),
+        "{} is missing: run scripts/foreign-services/build",
+        python.display()
+    );
+    eprintln!(
+        "SKIPPED: {} is missing (scripts/test installs it)",
+        python.display()
+    );
+    None
 }
 
 /// `greeter.proto`: the service the server offers.
@@ -31,19 +52,7 @@ impl Grpcio {
     /// Start the server with `args` (e.g. `--no-reflection`); `None` when
     /// its virtualenv is missing and the test may skip.
     pub fn start(args: &[&str]) -> Option<Grpcio> {
-        let python = dir().join(".venv/bin/python");
-        if !python.exists() {
-            assert!(
-                std::env::var_os("IOLAB_REQUIRE_FOREIGN").is_none(),
-                "{} is missing: run scripts/foreign-services/build",
-                python.display()
-            );
-            eprintln!(
-                "SKIPPED: {} is missing (scripts/test installs it)",
-                python.display()
-            );
-            return None;
-        }
+        let python = python()?;
         let mut child = Command::new(python)
             .arg(dir().join("grpc_server.py"))
             .args(["--port", "0", "--workers", "8"])

@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::{run, sections, ws};
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/foreign-services")
+    crate::grpcio::dir()
 }
 
 /// The server, killed when dropped.
@@ -26,19 +26,7 @@ impl Drop for Echo {
 
 /// Start `ws_echo.py` on a free port; `None` (skipped) without the venv.
 fn start() -> Option<(Echo, u16)> {
-    let python = dir().join(".venv/bin/python");
-    if !python.exists() {
-        assert!(
-            std::env::var_os("IOLAB_REQUIRE_FOREIGN").is_none(),
-            "{} is missing: run scripts/foreign-services/build",
-            python.display()
-        );
-        eprintln!(
-            "SKIPPED: {} is missing (scripts/test installs it)",
-            python.display()
-        );
-        return None;
-    }
+    let python = crate::grpcio::python()?;
     let mut child = Command::new(python)
         .arg(dir().join("ws_echo.py"))
         .arg("0")

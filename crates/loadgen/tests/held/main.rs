@@ -7,6 +7,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod foreign;
+#[path = "../common/grpcio.rs"]
+mod grpcio;
 mod odd;
 
 use std::time::{Duration, Instant};
