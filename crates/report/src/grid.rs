@@ -67,6 +67,26 @@ impl Grid {
         out.extend(self.rows.iter().map(|r| row(r)));
         out
     }
+
+    /// An HTML `<table>` (numeric cells `class="n"`, every cell escaped).
+    pub fn html(&self) -> String {
+        let esc = crate::svg::esc;
+        let mut s = String::from("<table><thead><tr>");
+        for h in &self.header {
+            s.push_str(&format!("<th>{}</th>", esc(h)));
+        }
+        s.push_str("</tr></thead><tbody>");
+        for row in &self.rows {
+            s.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                let class = if self.numeric[i] { " class=\"n\"" } else { "" };
+                s.push_str(&format!("<td{class}>{}</td>", esc(cell)));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</tbody></table>");
+        s
+    }
 }
 
 fn width(s: &str) -> usize {

@@ -201,22 +201,11 @@ pub fn html(file: &RunsFile) -> String {
         return String::new();
     };
     let mut s = format!(
-        "<section id=\"held\"><h2>{TITLE}</h2><p class=\"note\">{}</p><table><thead><tr>",
+        "<section id=\"held\"><h2>{TITLE}</h2><p class=\"note\">{}</p>",
         esc(NOTE)
     );
-    for h in &g.header {
-        s.push_str(&format!("<th>{}</th>", esc(h)));
-    }
-    s.push_str("</tr></thead><tbody>");
-    for row in &g.rows {
-        s.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            let class = if g.numeric[i] { " class=\"n\"" } else { "" };
-            s.push_str(&format!("<td{class}>{}</td>", esc(cell)));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</tbody></table><ul>");
+    s.push_str(&g.html());
+    s.push_str("<ul>");
     for line in sentences(file) {
         s.push_str(&format!("<li>{}</li>", esc(&line)));
     }
