@@ -7,14 +7,21 @@
 //! thread may (the generator's cores, kept off the target's:
 //! `environment::keep_to`); [`Sampler::start_on`] puts one on the
 //! target's pinned cores, where it costs the target about 1% of a core.
+//! The target's own pauses (its GC) are read from its series at the start
+//! and the end, when `--metrics` names them.
+//! [`Others`] reads what other processes took of those cores each second
+//! (the cores' counters less the target's process tree), which no timed
+//! loop sees.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use iolab_model::capacity::Machine;
+use iolab_model::capacity::{Machine, Neighbours, Second, TargetPauses};
 use iolab_model::whatif::CpuSpeed;
+use iolab_telemetry::tasks::tasks;
+use iolab_telemetry::{cores, pauses, procs};
 
 /// How often the work is timed: about 1% of a core in a release build.
 const EVERY: Duration = Duration::from_millis(250);
@@ -75,17 +82,26 @@ impl Sampler {
 pub struct Watch {
     generator: Sampler,
     target: Option<Sampler>,
+    others: Option<Others>,
     steal: Option<Steal>,
+    pauses: Option<Pauses>,
 }
 
 impl Watch {
     /// Start watching; `target_cpus` are the target's pinned cores (none:
-    /// not pinned, not timed there).
-    pub fn start(target_cpus: &[usize]) -> Watch {
+    /// not pinned, not timed there), `pid` its process (others on its
+    /// cores are read only with both), `metrics` its Prometheus URL (its
+    /// own pauses are read there).
+    pub fn start(target_cpus: &[usize], pid: Option<u32>, metrics: Option<&str>) -> Watch {
+        let pinned = !target_cpus.is_empty();
         Watch {
             generator: Sampler::start(),
-            target: (!target_cpus.is_empty()).then(|| Sampler::start_on(target_cpus)),
+            target: pinned.then(|| Sampler::start_on(target_cpus)),
+            others: pid
+                .filter(|_| pinned)
+                .map(|p| Others::start(target_cpus, p)),
             steal: Steal::read(),
+            pauses: metrics.and_then(Pauses::start),
         }
     }
 
@@ -96,9 +112,147 @@ impl Watch {
             generator_cpu: self.generator.finish(),
             target_cpu: self.target.and_then(Sampler::finish),
             steal_pct: self.steal.and_then(|s| s.since()),
+            neighbours: self.others.and_then(Others::finish),
+            pauses: self.pauses.and_then(Pauses::finish),
             asked_pct: 0.0,
         };
-        (m.generator_cpu.is_some() || m.target_cpu.is_some() || m.steal_pct.is_some()).then_some(m)
+        (m.generator_cpu.is_some()
+            || m.target_cpu.is_some()
+            || m.steal_pct.is_some()
+            || m.neighbours.is_some()
+            || m.pauses.is_some())
+        .then_some(m)
+    }
+}
+
+/// Each second, the target's and the others' shares of the target's pinned
+/// cores and the time the target waited for them, until [`Others::finish`].
+pub struct Others {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Vec<Second>>>,
+}
+
+/// One read of the cores and the target.
+#[derive(Debug, Clone, Copy)]
+struct Read {
+    at: Instant,
+    /// The cores' busy seconds less their interrupts'.
+    cores_s: f64,
+    /// The target's process tree's CPU seconds.
+    target_s: f64,
+    /// Its threads' time waiting, runnable, for a CPU (schedstat), s.
+    waited_s: f64,
+}
+
+impl Read {
+    fn now(cpus: &[usize], pid: u32) -> Option<Read> {
+        let c = cores::read(cpus)?;
+        let mut pids = vec![pid];
+        pids.extend(procs::descendants(pid));
+        let waited_ns: u64 = tasks(&pids).iter().filter_map(|t| t.run_delay_ns).sum();
+        Some(Read {
+            at: Instant::now(),
+            cores_s: c.busy_s - c.irq_s,
+            target_s: procs::tree_cpu_seconds(pid)?,
+            waited_s: waited_ns as f64 / 1e9,
+        })
+    }
+
+    /// The second between `self` and a later read, as shares of `n`
+    /// cores' time; `None` over no time. A process's own time leaves out
+    /// the interrupt work done for it, so interrupts are left out of both.
+    fn to(self, later: Read, n: usize) -> Option<Second> {
+        let span = later.at.duration_since(self.at).as_secs_f64() * n as f64;
+        if span <= 0.0 {
+            return None;
+        }
+        // The counters tick in 10 ms lumps, read a moment apart: a busy
+        // second can read 101%, so no share passes what is left of it.
+        let target = ((later.target_s - self.target_s) / span).clamp(0.0, 1.0);
+        let cores = (later.cores_s - self.cores_s) / span;
+        Some(Second {
+            target,
+            others: (cores - target).clamp(0.0, 1.0 - target),
+            waited: (later.waited_s - self.waited_s).max(0.0) / span,
+        })
+    }
+}
+
+impl Others {
+    /// How often the cores and the target are read.
+    const EVERY: Duration = Duration::from_secs(1);
+
+    /// Start reading `cpus` and `pid`'s process tree (the thread runs
+    /// where the caller may: off those cores).
+    pub fn start(cpus: &[usize], pid: u32) -> Others {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let cpus = cpus.to_vec();
+        let thread = std::thread::Builder::new()
+            .name("iolab-neighbours".into())
+            .spawn(move || {
+                let mut seconds = Vec::new();
+                let Some(mut last) = Read::now(&cpus, pid) else {
+                    return seconds;
+                };
+                while !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Self::EVERY);
+                    let Some(now) = Read::now(&cpus, pid) else {
+                        break;
+                    };
+                    seconds.extend(last.to(now, cpus.len()));
+                    last = now;
+                }
+                seconds
+            })
+            .ok();
+        Others { stop, thread }
+    }
+
+    /// Stop reading: what was read, `None` with no whole second.
+    pub fn finish(self) -> Option<Neighbours> {
+        self.stop.store(true, Ordering::Relaxed);
+        Neighbours::of(&self.thread?.join().ok()?)
+    }
+}
+
+/// The target's pause counters at the start of a search, and where to read
+/// them again.
+struct Pauses {
+    url: String,
+    first: pauses::Counters,
+    at: Instant,
+}
+
+impl Pauses {
+    /// How long a read of the target's series may take.
+    const TIMEOUT: Duration = Duration::from_secs(1);
+
+    fn read(url: &str) -> Option<pauses::Counters> {
+        let r = iolab_lab::http::get(url, Self::TIMEOUT).ok()?;
+        (r.status == 200).then(|| pauses::read(&r.body)).flatten()
+    }
+
+    /// `None` when the series cannot be read or holds no pause counter.
+    fn start(url: &str) -> Option<Pauses> {
+        Some(Pauses {
+            first: Self::read(url)?,
+            url: url.to_string(),
+            at: Instant::now(),
+        })
+    }
+
+    fn finish(self) -> Option<TargetPauses> {
+        let last = Self::read(&self.url)?;
+        let (count, total_s) = pauses::between(&self.first, &last)?;
+        Some(TargetPauses {
+            what: last.kind.what.to_string(),
+            series: last.kind.count.to_string(),
+            count,
+            total_s,
+            over_s: self.at.elapsed().as_secs_f64(),
+            longest_s: last.longest_s,
+        })
     }
 }
 
@@ -183,6 +337,41 @@ mod tests {
         let sampler = Sampler::start_on(&[0]);
         std::thread::sleep(EVERY * 14);
         assert!(sampler.finish().is_some_and(|s| s.timings >= 10));
+    }
+
+    /// Shares are of the cores' time between the reads: the others' is the
+    /// cores' busy time less the target's.
+    #[test]
+    fn others_on_the_targets_core_are_its_busy_time_less_the_targets() {
+        let at = Instant::now();
+        let read = |secs: u64, cores_s: f64, target_s: f64, waited_s: f64| Read {
+            at: at + Duration::from_secs(secs),
+            cores_s,
+            target_s,
+            waited_s,
+        };
+        let s = read(0, 10.0, 4.0, 1.0)
+            .to(read(2, 13.8, 5.0, 1.6), 2)
+            .unwrap();
+        assert!((s.target - 0.25).abs() < 1e-9, "{s:?}");
+        assert!((s.others - 0.7).abs() < 1e-9, "{s:?}");
+        assert!((s.waited - 0.15).abs() < 1e-9, "{s:?}");
+        assert_eq!(read(0, 1.0, 1.0, 0.0).to(read(0, 2.0, 1.0, 0.0), 1), None);
+        // A second read at 101% busy is a full one.
+        let full = read(0, 0.0, 0.0, 0.0)
+            .to(read(1, 1.01, 0.3, 0.0), 1)
+            .unwrap();
+        assert!((full.others - 0.7).abs() < 1e-9, "{full:?}");
+        // Live: this process read as the target of its first core.
+        let cpu = iolab_lab::environment::allowed_cpus()[0];
+        let others = Others::start(&[cpu], std::process::id());
+        std::thread::sleep(Duration::from_millis(2300));
+        let n = others.finish().expect("two seconds read");
+        assert!(n.readings >= 2, "{n:?}");
+        assert!(
+            (0.0..=100.0).contains(&n.mean_pct) && n.mean_pct <= n.peak_pct,
+            "{n:?}"
+        );
     }
 
     /// Steal is the eighth column of the `cpu` line, over all eight.

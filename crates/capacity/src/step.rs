@@ -255,7 +255,11 @@ impl Bench for Probe {
     }
 
     fn watch_machine(&self) -> Box<dyn super::bench::MachineWatch + '_> {
-        Box::new(super::machine::Watch::start(&self.target_cpus))
+        Box::new(super::machine::Watch::start(
+            &self.target_cpus,
+            self.pid,
+            self.metrics.as_ref().map(|(url, _)| url.as_str()),
+        ))
     }
 
     fn cpu_source(&self) -> CpuSource {

@@ -183,3 +183,133 @@ fn r50_7_a_zombie_pid_is_said_to_have_exited() {
     }
     child.wait().unwrap();
 }
+
+/// Issue 51: a CPU hog on a pinned target's core through the search. The
+/// target's cores are read from its PID's affinity, the search kept off
+/// them, and what the hog took is named and reaches the interval up: the
+/// event loop on CPU 0 at cpu:300000 a request (about 2 ms) serves about
+/// half its own rate beside a busy loop there.
+#[test]
+fn r51_10_a_hog_on_the_pinned_targets_core_is_named_and_widens_the_interval() {
+    if iolab_lab::environment::allowed_cpus().len() < 2 {
+        eprintln!("skipped: one CPU, nothing to keep the search off the target's");
+        return;
+    }
+    let s = serve(&["--model", "loop-async", "--workers", "1", "--cpus", "0"]);
+    let out_dir = tempfile::tempdir().unwrap();
+    let mut hog = Command::new("taskset")
+        .args(["-c", "0", "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .expect("taskset (util-linux)");
+    let out = iolab()
+        .args(["capacity", &format!("{}/work?steps=cpu:300000", s.url)])
+        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
+        .args(["--start", "20", "--budget", "0%", "--min-step", "500ms"])
+        .args(["--max-steps", "6", "--pid", &s.child.id().to_string()])
+        .args(["--json", "--quiet", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let _ = hog.kill();
+    let _ = hog.wait();
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    let s0 = &doc["searches"][0];
+    let notes = s0["notes"].to_string();
+    assert!(
+        notes.contains("the target is pinned to CPU 0: the search ran on CPU 1"),
+        "{notes}"
+    );
+    let n = &s0["machine"]["neighbours"];
+    let took = n["took_pct"].as_f64().expect("the hog was read");
+    assert!(
+        took >= 25.0,
+        "a busy loop beside a busy target took {took}%: {n}"
+    );
+    let reach = (took / 100.0).min(0.99) / (1.0 - (took / 100.0).min(0.99));
+    let (cap, high) = (
+        s0["capacity_rps"]
+            .as_f64()
+            .expect("20/s passes beside a hog"),
+        s0["interval"]["high_rps"].as_f64().unwrap(),
+    );
+    assert!(high >= cap * (1.0 + reach), "{cap} {high} {reach}");
+    assert_eq!(s0["machine"]["asked_pct"], 20.0);
+}
+
+/// A `/metrics` answering Micrometer's GC pause series as a JVM pausing
+/// ten times a second for 5 ms each would (counters from its start), on a
+/// real socket, until the test ends.
+fn pausing_jvm_metrics() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://{}/actuator/prometheus",
+        listener.local_addr().unwrap()
+    );
+    let t0 = std::time::Instant::now();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(10_000) {
+            let Ok(mut c) = conn else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let n = (t0.elapsed().as_secs_f64() * 10.0).floor();
+            let body = format!(
+                "jvm_gc_pause_seconds_count{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {n}\n\
+                 jvm_gc_pause_seconds_sum{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {}\n\
+                 jvm_gc_pause_seconds_max{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} 0.005\n",
+                n * 0.005
+            );
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+/// Issue 51: the target's own pauses, read from its series at the start
+/// and the end of the search, are said with their figures beside the
+/// machine's noise.
+#[test]
+fn r51_11_the_targets_gc_pauses_are_read_from_its_series_and_said() {
+    let s = serve(&["--model", "pool", "--threads", "4"]);
+    let metrics = pausing_jvm_metrics();
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
+        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
+        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
+        .args(["--max-steps", "4", "--metrics", &metrics])
+        .args(["--json", "--quiet", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    let p = &doc["searches"][0]["machine"]["pauses"];
+    assert_eq!(p["what"], "the JVM's GC", "{p}");
+    let (count, total, over) = (
+        p["count"].as_f64().unwrap(),
+        p["total_s"].as_f64().unwrap(),
+        p["over_s"].as_f64().unwrap(),
+    );
+    assert!((count - over * 10.0).abs() <= 2.0, "{p}");
+    assert!((total - count * 0.005).abs() < 1e-9, "{p}");
+    let text = iolab()
+        .args(["report"])
+        .arg(out_dir.path().join("capacity.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let said = format!(
+        "the target paused {} times for the JVM's GC (",
+        iolab_report::numbers::num(count, 0)
+    );
+    assert!(
+        text.contains(&said) && text.contains("the longest 5.00ms"),
+        "{text}"
+    );
+}

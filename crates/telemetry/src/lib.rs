@@ -11,6 +11,7 @@
 pub mod cores;
 pub mod jit;
 pub mod net;
+pub mod pauses;
 pub mod procs;
 pub mod tasks;
 

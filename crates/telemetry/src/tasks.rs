@@ -69,21 +69,31 @@ fn task(pid: u32, tid: u32) -> Option<Task> {
     })
 }
 
-/// CPUs `pid` may run on (`Cpus_allowed_list` of its status).
+/// How many CPUs `pid` may run on (`Cpus_allowed_list` of its status).
 pub fn cores_allowed(pid: u32) -> Option<u32> {
+    cpus_allowed(pid).map(|c| c.len() as u32)
+}
+
+/// The CPUs `pid` may run on, in order (`Cpus_allowed_list` of its status,
+/// e.g. `0-1,4`): a target started with `taskset -c 0` is pinned to `[0]`.
+pub fn cpus_allowed(pid: u32) -> Option<Vec<usize>> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let list = status
         .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?
-        .trim();
-    let mut n = 0;
-    for part in list.split(',').filter(|p| !p.is_empty()) {
-        n += match part.split_once('-') {
-            Some((a, b)) => b.parse::<u32>().ok()? - a.parse::<u32>().ok()? + 1,
-            None => 1,
-        };
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    cpu_list(list)
+}
+
+/// A kernel CPU list (`0-1,4`) as its CPUs; `None` when malformed.
+fn cpu_list(list: &str) -> Option<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<usize>().ok()?..=b.parse::<usize>().ok()?),
+            None => cpus.push(part.parse().ok()?),
+        }
     }
-    Some(n)
+    Some(cpus)
 }
 
 /// What the kernel's socket tables say about a set of processes.
@@ -237,6 +247,15 @@ pub fn cpu_by_thread(before: &[Task], after: &[Task], hz: f64) -> HashMap<u32, (
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kernel_cpu_list_reads_as_its_cpus() {
+        assert_eq!(cpu_list("0-1,4\n"), Some(vec![0, 1, 4]));
+        assert_eq!(cpu_list("3"), Some(vec![3]));
+        assert_eq!(cpu_list("0-x"), None);
+        let mine = cpus_allowed(std::process::id()).expect("this process's status");
+        assert_eq!(cores_allowed(std::process::id()), Some(mine.len() as u32));
+    }
 
     #[test]
     fn reads_ipv4_and_ipv6_endpoints() {

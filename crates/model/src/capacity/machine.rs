@@ -7,6 +7,12 @@
 //! 5%. The search records what it saw; [`Machine::allows`] says whether
 //! that was steady enough for the precision asked, and
 //! [`Machine::widen`] how far the interval reaches when it was not.
+//!
+//! A fixed loop timed by its own CPU clock does not see another process
+//! on the target's core (time slices do not move a CPU clock), so the
+//! target's pinned cores are also read for the time others took there
+//! ([`Neighbours`]): a `stress-ng --cpu 1` beside a CPU-bound target halves
+//! what it can serve while every timed loop reads a steady CPU.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +32,127 @@ pub struct Machine {
     /// (`/proc/stat`); `None` where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_pct: Option<f64>,
+    /// Other processes on the target's pinned cores, when they and the
+    /// target's PID were known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neighbours: Option<Neighbours>,
+    /// The target's own pauses through the search, from its runtime's
+    /// series, when `--metrics` exported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pauses: Option<TargetPauses>,
     /// The precision the search asked for, %: what the machine is held to.
     #[serde(default)]
     pub asked_pct: f64,
+}
+
+/// How often and how long the target stopped itself (its GC) through a
+/// search, from its own counters at the start and the end. Said beside the
+/// machine's noise, not added to its reach: they are the service's own, a
+/// rerun meets them again, and the verdicts' windows already judged them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TargetPauses {
+    /// What paused ("the JVM's GC").
+    pub what: String,
+    /// The counter read.
+    pub series: String,
+    /// Pauses in the search.
+    pub count: f64,
+    /// Seconds paused in all.
+    pub total_s: f64,
+    /// The search's wall time between the two reads, s.
+    pub over_s: f64,
+    /// The longest recent pause at the end, s, where the series has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_s: Option<f64>,
+}
+
+impl TargetPauses {
+    /// The share of the search spent paused, %.
+    pub fn share_pct(&self) -> f64 {
+        match self.over_s > 0.0 {
+            true => self.total_s / self.over_s * 100.0,
+            false => 0.0,
+        }
+    }
+}
+
+/// What other processes took of the target's pinned cores through a
+/// search, read each second from the cores' counters less the target's own
+/// CPU time, and the time the target's threads waited to run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Neighbours {
+    /// Seconds read.
+    pub readings: u32,
+    /// Their share of the cores' time over the search, %.
+    pub mean_pct: f64,
+    /// Their largest share in one second, %.
+    pub peak_pct: f64,
+    /// The most they took from the target in one second, % of the CPU it
+    /// wanted ([`Second::took`]).
+    pub took_pct: f64,
+}
+
+/// One second on the target's pinned cores, each a share of the cores'
+/// time (a core for a second is 1 / cores).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Second {
+    /// The target's CPU time.
+    pub target: f64,
+    /// Everyone else's.
+    pub others: f64,
+    /// The time the target's threads waited, runnable, for a CPU.
+    pub waited: f64,
+}
+
+impl Second {
+    /// The share of the CPU the target wanted that others had: it waited
+    /// `waited` and they ran `others`, so at most the smaller of the two
+    /// was theirs (a target's own threads queueing for its one core wait
+    /// too, beside nobody). A target mostly asleep (a pool waiting on a
+    /// database) is woken ahead of a CPU hog and waits little: a hog
+    /// filling its core takes little from it. A target that waited half a
+    /// second beside a hog while running 0.12 lost 0.5 / 0.62 of what it
+    /// wanted.
+    pub fn took(&self) -> f64 {
+        let lost = self.waited.min(self.others).max(0.0);
+        match self.target + lost {
+            wanted if wanted > 0.0 => lost / wanted,
+            _ => 0.0,
+        }
+    }
+}
+
+impl Neighbours {
+    /// The most a capacity is held to have lost to neighbours: past it the
+    /// reach (99x) would span every rate. A busy loop beside an event loop
+    /// on its core took 98% of what it wanted in one second: an interval
+    /// that stops short of the target's own rate would print a wrong
+    /// number, so the reach goes as far as the figure says.
+    const MAX_TOOK: f64 = 0.99;
+
+    /// From each second read; `None` with none.
+    pub fn of(seconds: &[Second]) -> Option<Neighbours> {
+        if seconds.is_empty() {
+            return None;
+        }
+        let n = seconds.len() as f64;
+        let others = seconds.iter().map(|s| s.others.max(0.0));
+        Some(Neighbours {
+            readings: seconds.len() as u32,
+            mean_pct: others.clone().sum::<f64>() / n * 100.0,
+            peak_pct: others.fold(0.0, f64::max) * 100.0,
+            took_pct: seconds.iter().map(Second::took).fold(0.0, f64::max) * 100.0,
+        })
+    }
+
+    /// How far a capacity read through them may sit below the target's
+    /// own, as a share of the rate read: a second that took a share `p` of
+    /// what the target wanted left it `1 - p`, so its own rate is up to
+    /// `1 / (1 - p)` of the one read.
+    pub fn reach(&self) -> f64 {
+        let p = (self.took_pct / 100.0).clamp(0.0, Self::MAX_TOOK);
+        p / (1.0 - p)
+    }
 }
 
 impl Machine {
@@ -46,8 +170,11 @@ impl Machine {
     /// a share: half the speed's move (a rate read at either end of it is
     /// that far from the middle) plus the steal, which took that share of
     /// the CPU away at times the search did not see.
+    /// plus what neighbours on the target's cores took from it.
     pub fn reach(&self) -> f64 {
-        self.moved_pct().unwrap_or(0.0) / 200.0 + self.steal_pct.unwrap_or(0.0) / 100.0
+        self.moved_pct().unwrap_or(0.0) / 200.0
+            + self.steal_pct.unwrap_or(0.0) / 100.0
+            + self.neighbours.as_ref().map_or(0.0, Neighbours::reach)
     }
 
     /// The machine was steady enough for the precision asked
@@ -56,16 +183,18 @@ impl Machine {
         self.reach() <= self.asked_pct / 100.0
     }
 
-    /// `interval` stretched to the reach either side of its ends, when the
-    /// machine did not allow the precision asked.
+    /// `interval` stretched to the reach either side of its ends (upward
+    /// only for what neighbours took), when the machine did not allow the
+    /// precision asked.
     pub fn widen(&self, interval: Interval) -> Interval {
         if self.allows() {
             return interval;
         }
-        let r = self.reach();
+        // Neighbours only take: what they moved was read low, never high.
+        let both_ways = self.reach() - self.neighbours.as_ref().map_or(0.0, Neighbours::reach);
         Interval {
-            low_rps: (interval.low_rps * (1.0 - r)).max(0.0),
-            high_rps: interval.high_rps * (1.0 + r),
+            low_rps: (interval.low_rps * (1.0 - both_ways)).max(0.0),
+            high_rps: interval.high_rps * (1.0 + self.reach()),
         }
     }
 }
@@ -89,6 +218,8 @@ mod tests {
             generator_cpu: speed(1.0, 1.06),
             target_cpu: None,
             steal_pct: Some(0.5),
+            neighbours: None,
+            pauses: None,
             asked_pct: 5.0,
         };
         assert!((m.reach() - 0.035).abs() < 1e-9);
@@ -106,6 +237,8 @@ mod tests {
             generator_cpu: speed(1.0, 1.1),
             target_cpu: speed(1.0, 1.45),
             steal_pct: None,
+            neighbours: None,
+            pauses: None,
             asked_pct: 5.0,
         };
         assert!((m.moved_pct().unwrap() - 45.0).abs() < 1e-9);
@@ -116,6 +249,67 @@ mod tests {
         });
         assert!((w.low_rps - 2900.0 * 0.775).abs() < 1e-6, "{w:?}");
         assert!((w.high_rps - 3100.0 * 1.225).abs() < 1e-6, "{w:?}");
+    }
+
+    fn second(target: f64, others: f64, waited: f64) -> Second {
+        Second {
+            target,
+            others,
+            waited,
+        }
+    }
+
+    /// A hog on the target's core through half the search: the seconds in
+    /// which the target waited beside it say what was taken.
+    #[test]
+    fn a_hog_on_the_targets_core_widens_the_interval_by_what_it_took() {
+        let mut seconds = vec![second(0.97, 0.01, 0.02); 10];
+        seconds.extend(vec![second(0.5, 0.49, 0.5); 10]);
+        let n = Neighbours::of(&seconds).unwrap();
+        assert_eq!(n.readings, 20);
+        assert!((n.mean_pct - 25.0).abs() < 1e-9, "{n:?}");
+        assert!((n.peak_pct - 49.0).abs() < 1e-9, "{n:?}");
+        assert!((n.took_pct - 49.0 / 0.99).abs() < 1e-9, "{n:?}");
+        let m = Machine {
+            neighbours: Some(n),
+            asked_pct: 5.0,
+            ..Machine::default()
+        };
+        let p = n.took_pct / 100.0;
+        assert!((m.reach() - p / (1.0 - p)).abs() < 1e-9);
+        assert!(!m.allows());
+        let w = m.widen(Interval {
+            low_rps: 500.0,
+            high_rps: 520.0,
+        });
+        assert!(
+            w.high_rps >= 1000.0,
+            "the target's own 1,000/s is inside: {w:?}"
+        );
+        assert_eq!(
+            w.low_rps, 500.0,
+            "what a neighbour took was read low, not high"
+        );
+    }
+
+    /// A target mostly asleep waits little beside a hog and loses little;
+    /// one whose own threads queue for its core beside nobody loses
+    /// nothing; one that waited half a second at 12% of its core lost
+    /// most of what it wanted (the latency objective failed there).
+    #[test]
+    fn what_neighbours_took_is_the_wait_they_caused() {
+        assert!(second(0.05, 0.94, 0.002).took() < 0.05);
+        assert_eq!(second(0.98, 0.0, 3.0).took(), 0.0);
+        assert!((second(0.12, 0.88, 0.53).took() - 0.53 / 0.65).abs() < 1e-12);
+        assert_eq!(second(0.0, 0.0, 0.0).took(), 0.0);
+        assert_eq!(Neighbours::of(&[]), None);
+        let all = Neighbours::of(&[second(0.12, 0.88, 0.53)]).unwrap();
+        assert!((all.reach() - 0.53 / 0.12).abs() < 1e-9, "{all:?}");
+        // Past 99% taken, the reach stops at 99x: not every rate.
+        let most = Neighbours::of(&[second(0.001, 0.99, 0.99)]).unwrap();
+        assert!((most.reach() - 99.0).abs() < 1e-6, "{most:?}");
+        let some = Neighbours::of(&[second(0.3, 0.7, 0.2)]).unwrap();
+        assert!((some.reach() - 0.2 / 0.3).abs() < 1e-9, "{some:?}");
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub use endpoint_slo::{
 };
 pub use endpoint_split::{EndpointResource, EndpointSplit, EndpointWait, NamedBy};
 pub use gate::{Gate, GateCheck};
-pub use machine::Machine;
+pub use machine::{Machine, Neighbours, Second, TargetPauses};
 pub use repeat::Repeat;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};

@@ -32,8 +32,11 @@ pub(super) fn budget_line(s: &Search) -> Option<String> {
 /// interval: `3,050/s (2,900-3,200)`. Both are rounded to the largest unit
 /// (1, 2 or 5 times a power of ten) within a fifth of the interval's width,
 /// the ends outward: a figure finer than that was not measured.
+/// An interval wider than the capacity itself (a machine too noisy to
+/// say) keeps a unit of at most a fifth of the capacity: 23.5/s in
+/// 18.7-550 read "0/s (0-600)" (r51_12).
 pub fn estimate(c: f64, i: &Interval) -> String {
-    let fifth = ((i.high_rps - i.low_rps) / 5.0).max(1e-3);
+    let fifth = ((i.high_rps - i.low_rps) / 5.0).min(c / 5.0).max(1e-3);
     let power = 10f64.powf(fifth.log10().floor());
     let unit = [5.0, 2.0, 1.0]
         .into_iter()
@@ -99,12 +102,39 @@ pub fn machine_line(s: &Search) -> Option<String> {
     if let Some(st) = m.steal_pct {
         seen.push(format!("{}% of the CPU time was stolen", num(st, 1)));
     }
+    if let Some(n) = &m.neighbours {
+        let took = match n.took_pct > 0.0 {
+            true => format!(
+                "; up to {}% of what the target wanted in one second",
+                num(n.took_pct, 0)
+            ),
+            false => String::new(),
+        };
+        seen.push(format!(
+            "other processes used {}% of the target's cores (at most {}% in a second{took})",
+            num(n.mean_pct, 0),
+            num(n.peak_pct, 0)
+        ));
+    }
+    if let Some(p) = &m.pauses {
+        let longest = p
+            .longest_s
+            .map(|l| format!("; the longest {}", ms(l * 1000.0)))
+            .unwrap_or_default();
+        seen.push(format!(
+            "the target paused {} times for {} ({} in all, {}% of the search{longest}: its own, not the machine's)",
+            num(p.count, 0),
+            p.what,
+            ms(p.total_s * 1000.0),
+            num(p.share_pct(), 1)
+        ));
+    }
     let seen = seen.join(", ");
     let asked = num(m.asked_pct, 0);
     if m.allows() {
         return Some(format!(
-            "machine: steady enough for the {asked}% asked: {seen} (it may move a capacity by {}%)",
-            num(m.reach() * 100.0, 1)
+            "machine: steady enough for the {asked}% asked: {seen} (it may move a capacity by {})",
+            reach(m)
         ));
     }
     let between = match (&s.interval, s.capacity_rps) {
@@ -116,9 +146,18 @@ pub fn machine_line(s: &Search) -> Option<String> {
         _ => String::new(),
     };
     Some(format!(
-        "machine: too noisy for the {asked}% asked: {seen}, which may move a capacity by {}%{between}; rerun on quieter cores for ±{asked}%",
-        num(m.reach() * 100.0, 1)
+        "machine: too noisy for the {asked}% asked: {seen}, which may move a capacity by {}{between}; rerun on quieter cores for ±{asked}%",
+        reach(m)
     ))
+}
+
+/// How far the machine may move a capacity: a share below 100%, a factor
+/// past it ("1899.9%" has digits nobody measured: "20x").
+fn reach(m: &Machine) -> String {
+    match m.reach() {
+        r if r < 1.0 => format!("{}%", num(r * 100.0, 1)),
+        r => format!("up to {}x", num(1.0 + r, 0)),
+    }
 }
 
 /// The machine did not allow the precision the search asked for.

@@ -97,6 +97,18 @@ fn the_capacity_is_said_with_its_interval_and_each_rate_with_its_windows() {
     assert_eq!(estimate(3_050.0, &wide), "3,050/s (2,900-3,200)");
 }
 
+/// Issue 51: a hog beside the target widened its interval past the
+/// capacity itself, and the capacity read "0/s (0-600)" for 23.5/s held:
+/// the unit stays within a fifth of the capacity.
+#[test]
+fn r51_12_an_interval_wider_than_the_capacity_keeps_its_digits() {
+    let hog = Interval {
+        low_rps: 18.7,
+        high_rps: 550.0,
+    };
+    assert_eq!(estimate(23.5, &hog), "24/s (18-550)");
+}
+
 /// Issue 49 finding 17, the rest of it: a step nothing answered printed
 /// "p50 0s, p99 0s" in its line, the curve and the CSV, and drew a p99 point.
 /// A step with no answer has no latency: `-` in text, empty in CSV, no point.
@@ -157,6 +169,8 @@ fn the_machine_line_says_the_noise_from_its_figures() {
         generator_cpu: Some(speed(2.0, 2.12)),
         target_cpu: None,
         steal_pct: Some(0.4),
+        neighbours: None,
+        pauses: None,
         asked_pct: 5.0,
     });
     let line = machine_line(s).unwrap();
@@ -169,6 +183,8 @@ fn the_machine_line_says_the_noise_from_its_figures() {
         generator_cpu: Some(speed(2.0, 2.2)),
         target_cpu: Some(speed(1.0, 1.45)),
         steal_pct: Some(0.0),
+        neighbours: None,
+        pauses: None,
         asked_pct: 5.0,
     };
     // The reach is half the larger move (45%) plus the steal: 22.5%.
@@ -199,6 +215,62 @@ fn the_machine_line_says_the_noise_from_its_figures() {
         "{line}"
     );
     assert!(text(&doc).contains(&line));
+}
+
+/// Issue 51: a CPU hog on the target's core through half a search is named
+/// with its figures, and the interval reaches up by what it took.
+#[test]
+fn the_machine_line_names_other_processes_on_the_targets_cores() {
+    use iolab_model::capacity::{Machine, Neighbours, Second};
+    use iolab_report::capacity::{machine_line, too_noisy};
+    let mut doc = with_interval();
+    let s = &mut doc.searches[0];
+    let second = |target: f64, others: f64, waited: f64| Second {
+        target,
+        others,
+        waited,
+    };
+    let mut seconds = vec![second(0.95, 0.02, 0.03); 10];
+    seconds.extend(vec![second(0.5, 0.48, 0.5); 10]);
+    let n = Neighbours::of(&seconds).unwrap();
+    let m = Machine {
+        neighbours: Some(n),
+        asked_pct: 5.0,
+        ..Machine::default()
+    };
+    let before = s.interval.unwrap();
+    s.interval = s.interval.map(|i| m.widen(i));
+    s.machine = Some(m.clone());
+    let i = s.interval.unwrap();
+    assert_eq!(i.low_rps, before.low_rps, "a neighbour only takes");
+    assert!((i.high_rps / before.high_rps - 1.0 - m.reach()).abs() < 1e-9);
+    let line = machine_line(s).unwrap();
+    assert!(too_noisy(s));
+    let took = 48.0 / 0.98;
+    assert_eq!(
+        line,
+        format!(
+            "machine: too noisy for the 5% asked: other processes used {}% of the target's cores (at most 48% in a second; up to {}% of what the target wanted in one second), which may move a capacity by {}%: the capacity is between {}/s and {}/s; rerun on quieter cores for ±5%",
+            num(n.mean_pct, 0),
+            num(took, 0),
+            num(m.reach() * 100.0, 1),
+            rate(i.low_rps),
+            rate(i.high_rps)
+        )
+    );
+    // Past 100% the reach is a factor: 95% taken leaves 1/20 of the target.
+    let m = Machine {
+        neighbours: Neighbours::of(&[second(0.05, 0.95, 0.95)]),
+        asked_pct: 5.0,
+        ..Machine::default()
+    };
+    assert!((m.reach() - 19.0).abs() < 1e-9);
+    s.machine = Some(m);
+    let line = machine_line(s).unwrap();
+    assert!(
+        line.contains("which may move a capacity by up to 20x: "),
+        "{line}"
+    );
 }
 
 /// Issue 51: the gate's line names the intervals it was held to, from the

@@ -170,11 +170,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let page = args.live.bind()?;
     let (slo, per_endpoint) = replay::objective(&args, mix.as_ref())?;
-    let o = options(&args)?;
+    let mut o = options(&args)?;
     let mut probe = match &mix {
         Some(m) => plan::probe_of(&args, &slo, m.url.clone(), m.request.clone())?,
         None => probe(&args, &slo)?,
     };
+    let kept = plan::keep_off_target(&mut probe, &mut o, args.cores.is_some());
     let gate = baseline(&args, &slo)?;
     if let Some((b, _)) = &gate {
         b.check(&service_name(&probe.url), Some(&capacity::describe(&probe)))
@@ -197,6 +198,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if probe.pid.is_none() {
         notes.push("no PID: CPU and telemetry not measured (give --pid N)".to_string());
     }
+    notes.extend(kept.as_ref().map(|(_, said)| said.clone()));
     let page = match page {
         Some(listener) => {
             let feed = iolab_loadgen::LiveFeed::new();

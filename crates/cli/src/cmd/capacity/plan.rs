@@ -195,3 +195,39 @@ pub(super) fn service_name(url: &str) -> String {
     let path = rest.split(['?', '#']).next().unwrap_or(rest);
     path.strip_suffix('/').unwrap_or(path).to_string()
 }
+
+/// A target started pinned (`taskset -c 0 ...`) and named by `--pid`: its
+/// cores are read each step and watched for other processes, and the
+/// search's own threads are kept off them (a generator beside the target
+/// would be read as the target's CPU, or as a neighbour taking it). The
+/// fit counts the target's cores unless `--cores` was given. `None` (the
+/// search as before) when the target may run on every core this command
+/// may, or on one it may not.
+pub(super) fn keep_off_target(
+    probe: &mut Probe,
+    o: &mut Options,
+    cores_given: bool,
+) -> Option<(iolab_lab::environment::KeptTo, String)> {
+    let theirs = iolab_telemetry::tasks::cpus_allowed(probe.pid?)?;
+    let mine = iolab_lab::environment::allowed_cpus();
+    let rest: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|c| !theirs.contains(c))
+        .collect();
+    if theirs.is_empty() || rest.is_empty() || !theirs.iter().all(|c| mine.contains(c)) {
+        return None;
+    }
+    let kept = iolab_lab::environment::keep_to(&rest)?;
+    probe.target_cpus = theirs.clone();
+    if !cores_given {
+        o.cores = theirs.len() as u32;
+    }
+    let list = |c: &[usize]| c.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+    let said = format!(
+        "the target is pinned to CPU {}: the search ran on CPU {} and read the target's cores",
+        list(&theirs),
+        list(&rest)
+    );
+    Some((kept, said))
+}
