@@ -232,9 +232,9 @@ fn the_machine_line_names_other_processes_on_the_targets_cores() {
     };
     let mut seconds = vec![second(0.95, 0.02, 0.03); 10];
     seconds.extend(vec![second(0.5, 0.48, 0.5); 10]);
-    let n = Neighbours::of(&seconds).unwrap();
+    let n = Neighbours::of(&seconds).unwrap().in_service(0.9);
     let m = Machine {
-        neighbours: Some(n),
+        neighbours: Some(n.clone()),
         asked_pct: 5.0,
         ..Machine::default()
     };
