@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
-use crate::{BackendError, Service};
+use crate::{BackendError, CountError, Service};
 
 /// What a non-blocking call returns: the value it fetched (an `mc` get's
 /// bytes), or nothing.
@@ -48,7 +48,7 @@ pub trait Backend: Sync {
 
     /// Its own counter of the work it did, read at `address` (the number
     /// `iolab verify` and `runs.json` compare with the target's answers).
-    fn count(&self, address: &str) -> Result<u64, String>;
+    fn count(&self, address: &str) -> Result<u64, CountError>;
 
     /// What `iolab run` starts when no running one is given (`None`:
     /// nothing to start, as for the embedded timer).

@@ -34,7 +34,7 @@ use iolab_model::steps::{BackendKind, IoCall};
 
 pub use backend::{Backend, CallFuture, Clients, Pool};
 pub use config::{check_address, Addresses, BackendConfig, POOL_WAIT};
-pub use counts::BackendCounts;
+pub use counts::{BackendCounts, CountError};
 pub use error::{config_flag, BackendError, ERROR_CLASSES};
 pub use http::delay;
 pub use registry::backend;

@@ -18,7 +18,7 @@ use hyper_util::rt::TokioExecutor;
 use iolab_model::steps::{BackendKind, IoCall};
 
 use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{BackendError, CountError, Service};
 
 /// The HTTP delay service as a [`Backend`].
 pub struct HttpBackend;
@@ -43,7 +43,7 @@ impl Backend for HttpBackend {
         Ok(Box::new(Http::new(address.to_string())))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         delay_hits(address)
     }
 
@@ -172,22 +172,23 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 /// The delay service's hit counter, read from its `/metrics`.
-pub fn delay_hits(base: &str) -> Result<u64, String> {
+pub fn delay_hits(base: &str) -> Result<u64, CountError> {
     let url = format!("{}/metrics", base.trim_end_matches('/'));
     let body = ureq::AgentBuilder::new()
         .timeout(Duration::from_secs(10))
         .build()
         .get(&url)
         .call()
-        .map_err(|e| format!("cannot read {url}: {e}"))?
+        .map_err(|e| CountError::DelayGet {
+            url: url.clone(),
+            source: Box::new(e),
+        })?
         .into_string()
-        .map_err(|e| format!("cannot read {url}: {e}"))?;
-    crate::delay::parse_hits(&body).ok_or_else(|| {
-        format!(
-            "{url} has no {} line: is it iolab's delay service?",
-            crate::delay::HITS_METRIC
-        )
-    })
+        .map_err(|source| CountError::DelayBody {
+            url: url.clone(),
+            source,
+        })?;
+    crate::delay::parse_hits(&body).ok_or(CountError::DelayNoHits(url))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ pub mod service;
 use iolab_model::steps::BackendKind;
 
 use crate::backend::{Backend, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{BackendError, CountError, Service};
 
 pub use client::{get, set, stats};
 
@@ -36,7 +36,7 @@ impl Backend for McBackend {
         )))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         mc_get_hits(address)
     }
 
@@ -58,11 +58,14 @@ pub fn check_mc_addr(addr: &str) -> Result<(), String> {
 }
 
 /// memcached's `get_hits` counter.
-pub fn mc_get_hits(addr: &str) -> Result<u64, String> {
-    let stats = stats(addr).map_err(|e| format!("cannot read memcached stats at {addr}: {e}"))?;
+pub fn mc_get_hits(addr: &str) -> Result<u64, CountError> {
+    let stats = stats(addr).map_err(|source| CountError::McStats {
+        addr: addr.to_string(),
+        source,
+    })?;
     stats
         .iter()
         .find(|(k, _)| k == "get_hits")
         .and_then(|(_, v)| v.parse().ok())
-        .ok_or_else(|| format!("memcached at {addr} reported no get_hits"))
+        .ok_or_else(|| CountError::McNoHits(addr.to_string()))
 }

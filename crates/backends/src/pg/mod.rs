@@ -9,7 +9,7 @@ pub mod service;
 use iolab_model::steps::BackendKind;
 
 use crate::backend::{Backend, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{BackendError, CountError, Service};
 
 pub use client::{sleep_calls, SLEEP_SQL};
 
@@ -32,7 +32,7 @@ impl Backend for PgBackend {
         Ok(Box::new(client::Pg::new(address, pool.size, pool.wait)?))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         sleep_calls(address)
     }
 
