@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
-use crate::{BackendError, CountError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// What a non-blocking call returns: the value it fetched (an `mc` get's
 /// bytes), or nothing.
@@ -35,7 +35,7 @@ pub trait Backend: Sync {
     fn kind(&self) -> BackendKind;
 
     /// Check an address: one line naming the flag and the fix.
-    fn check_address(&self, address: &str) -> Result<(), String>;
+    fn check_address(&self, address: &str) -> Result<(), AddressError>;
 
     /// The address as kept (a URL's trailing `/` dropped, say).
     fn normalise(&self, address: &str) -> String {

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
 use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
-use crate::{BackendError, CountError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// The embedded timer as a [`Backend`].
 pub struct Sleep;
@@ -20,7 +20,7 @@ impl Backend for Sleep {
         BackendKind::Sleep
     }
 
-    fn check_address(&self, _address: &str) -> Result<(), String> {
+    fn check_address(&self, _address: &str) -> Result<(), AddressError> {
         Ok(())
     }
 

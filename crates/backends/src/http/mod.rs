@@ -18,7 +18,7 @@ use hyper_util::rt::TokioExecutor;
 use iolab_model::steps::{BackendKind, IoCall};
 
 use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
-use crate::{BackendError, CountError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// The HTTP delay service as a [`Backend`].
 pub struct HttpBackend;
@@ -31,7 +31,7 @@ impl Backend for HttpBackend {
         BackendKind::Http
     }
 
-    fn check_address(&self, address: &str) -> Result<(), String> {
+    fn check_address(&self, address: &str) -> Result<(), AddressError> {
         check_http_url(address)
     }
 
@@ -53,14 +53,15 @@ impl Backend for HttpBackend {
 }
 
 /// An `http://HOST:PORT` base URL (no TLS: the delay service is on loopback).
-pub fn check_http_url(url: &str) -> Result<(), String> {
-    let fix = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
+pub fn check_http_url(url: &str) -> Result<(), AddressError> {
+    const FIX: &str = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
+    let bad = |wanted| AddressError::new(BackendKind::Http, url, wanted, FIX);
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("--http-backend '{url}' is not an http:// URL: {fix}"))?;
+        .ok_or_else(|| bad("an http:// URL"))?;
     let authority = rest.split('/').next().unwrap_or("");
     if authority.is_empty() || url.parse::<hyper::Uri>().is_err() {
-        return Err(format!("--http-backend '{url}' is not a valid URL: {fix}"));
+        return Err(bad("a valid URL"));
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ pub mod service;
 use iolab_model::steps::BackendKind;
 
 use crate::backend::{Backend, Clients, Pool};
-use crate::{BackendError, CountError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 pub use client::{get, set, stats};
 
@@ -24,7 +24,7 @@ impl Backend for McBackend {
         BackendKind::Mc
     }
 
-    fn check_address(&self, address: &str) -> Result<(), String> {
+    fn check_address(&self, address: &str) -> Result<(), AddressError> {
         check_mc_addr(address)
     }
 
@@ -46,13 +46,16 @@ impl Backend for McBackend {
 }
 
 /// A memcached address: `HOST:PORT`.
-pub fn check_mc_addr(addr: &str) -> Result<(), String> {
+pub fn check_mc_addr(addr: &str) -> Result<(), AddressError> {
     match addr.rsplit_once(':') {
         Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => {
             Ok(())
         }
-        _ => Err(format!(
-            "--mc '{addr}' is not HOST:PORT: use e.g. 127.0.0.1:11211"
+        _ => Err(AddressError::new(
+            BackendKind::Mc,
+            addr,
+            "HOST:PORT",
+            "use e.g. 127.0.0.1:11211",
         )),
     }
 }
