@@ -22,12 +22,12 @@ pub enum CountError {
     #[error("{0}")]
     PgUrl(BackendError),
     /// PostgreSQL cannot be reached.
-    #[error("cannot connect to PostgreSQL at {url}: {source}")]
+    #[error("cannot connect to PostgreSQL at {url}: {why}")]
     PgConnect {
         /// The URL.
         url: String,
         /// Why.
-        source: tokio_postgres::Error,
+        why: tokio_postgres::Error,
     },
     /// `pg_stat_statements` is not there (or not readable).
     #[error("cannot read pg_stat_statements ({0}): start PostgreSQL with `scripts/services up`, which enables it")]
@@ -36,31 +36,31 @@ pub enum CountError {
     #[error("PostgreSQL IO thread gone")]
     PgThreadGone,
     /// memcached's `stats` failed.
-    #[error("cannot read memcached stats at {addr}: {source}")]
+    #[error("cannot read memcached stats at {addr}: {why}")]
     McStats {
         /// memcached's address.
         addr: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// memcached answered `stats` without `get_hits`.
     #[error("memcached at {0} reported no get_hits")]
     McNoHits(String),
     /// The delay service's `/metrics` could not be fetched.
-    #[error("cannot read {url}: {source}")]
+    #[error("cannot read {url}: {why}")]
     DelayGet {
         /// The `/metrics` URL.
         url: String,
         /// Why.
-        source: Box<ureq::Error>,
+        why: Box<ureq::Error>,
     },
     /// Its body could not be read.
-    #[error("cannot read {url}: {source}")]
+    #[error("cannot read {url}: {why}")]
     DelayBody {
         /// The `/metrics` URL.
         url: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// It has no hit counter: not iolab's delay service.
     #[error("{0} has no {metric} line: is it iolab's delay service?", metric = crate::delay::HITS_METRIC)]

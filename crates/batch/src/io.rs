@@ -24,12 +24,12 @@ pub enum IoError {
 /// One IO task's call that failed (the task is counted failed; the first
 /// is the batch's `failure` line).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} call failed: {source}")]
+#[error("{kind} call failed: {why}")]
 pub struct CallFailed {
     /// The backend called.
     pub kind: BackendKind,
     /// Why.
-    pub source: BackendError,
+    pub why: BackendError,
 }
 
 /// An IO task's backend and the clients to reach it.
@@ -80,10 +80,10 @@ impl Io {
         self.first_error.get()
     }
 
-    fn failed(&self, source: BackendError) -> CallFailed {
+    fn failed(&self, why: BackendError) -> CallFailed {
         let e = CallFailed {
             kind: self.kind,
-            source,
+            why,
         };
         let _ = self.first_error.set(e.clone());
         e

@@ -148,11 +148,11 @@ impl Mc {
         );
         let detail = command(addr, "stats detail on", "OK").is_ok();
         let key = format!("{prefix}:v");
-        iolab_backends::mc::set(addr, &key, b"iolab verify").map_err(|source| {
+        iolab_backends::mc::set(addr, &key, b"iolab verify").map_err(|why| {
             CounterFault::Store {
                 key: key.clone(),
                 addr: addr.to_string(),
-                source,
+                why,
             }
         })?;
         Ok(Mc {
@@ -210,9 +210,9 @@ fn command(addr: &str, cmd: &str, expect: &str) -> Result<(), CounterFault> {
 }
 
 fn connect(addr: &str) -> Result<BufReader<TcpStream>, CounterFault> {
-    let s = TcpStream::connect(addr).map_err(|source| CounterFault::Connect {
+    let s = TcpStream::connect(addr).map_err(|why| CounterFault::Connect {
         addr: addr.to_string(),
-        source,
+        why,
     })?;
     let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
     Ok(BufReader::new(s))

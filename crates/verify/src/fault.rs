@@ -29,12 +29,12 @@ pub enum GetFault {
     #[error(transparent)]
     NotRun(#[from] NotRun),
     /// Sent, but no answer came (connect, read or framing failed).
-    #[error("no answer to GET {path}: {source}")]
+    #[error("no answer to GET {path}: {why}")]
     NoAnswer {
         /// The path asked for.
         path: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
 }
 
@@ -68,25 +68,25 @@ pub enum CounterFault {
     #[error("verify has no step of its own for {0}")]
     NoStep(BackendKind),
     /// verify's key could not be stored.
-    #[error("cannot store '{key}' in memcached at {addr}: {source}")]
+    #[error("cannot store '{key}' in memcached at {addr}: {why}")]
     Store {
         /// The key.
         key: String,
         /// memcached's address.
         addr: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// memcached cannot be reached.
-    #[error("cannot connect to memcached at {addr}: {source}")]
+    #[error("cannot connect to memcached at {addr}: {why}")]
     Connect {
         /// memcached's address.
         addr: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// The connection broke mid-command.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// memcached answered a command with something else.
     #[error("memcached answered '{line}' to '{cmd}'")]

@@ -114,9 +114,9 @@ impl Budget {
         let limits = self.next()?;
         target
             .get_with(path, &limits)
-            .map_err(|source| GetFault::NoAnswer {
+            .map_err(|why| GetFault::NoAnswer {
                 path: path.to_string(),
-                source,
+                why,
             })
     }
 }

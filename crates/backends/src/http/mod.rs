@@ -182,12 +182,12 @@ pub fn delay_hits(base: &str) -> Result<u64, CountError> {
         .call()
         .map_err(|e| CountError::DelayGet {
             url: url.clone(),
-            source: Box::new(e),
+            why: Box::new(e),
         })?
         .into_string()
-        .map_err(|source| CountError::DelayBody {
+        .map_err(|why| CountError::DelayBody {
             url: url.clone(),
-            source,
+            why,
         })?;
     crate::delay::parse_hits(&body).ok_or(CountError::DelayNoHits(url))
 }

@@ -62,9 +62,9 @@ pub fn check_mc_addr(addr: &str) -> Result<(), AddressError> {
 
 /// memcached's `get_hits` counter.
 pub fn mc_get_hits(addr: &str) -> Result<u64, CountError> {
-    let stats = stats(addr).map_err(|source| CountError::McStats {
+    let stats = stats(addr).map_err(|why| CountError::McStats {
         addr: addr.to_string(),
-        source,
+        why,
     })?;
     stats
         .iter()

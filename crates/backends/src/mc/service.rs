@@ -111,9 +111,9 @@ pub fn start(bin: &std::path::Path) -> Result<Memcached, StartError> {
             .stderr(Stdio::null());
         child::prepare(&mut cmd, user);
         let mut c =
-            ServiceChild::spawn(&mut cmd, libc::SIGTERM).map_err(|source| StartError::Spawn {
+            ServiceChild::spawn(&mut cmd, libc::SIGTERM).map_err(|why| StartError::Spawn {
                 program: bin.display().to_string(),
-                source,
+                why,
             })?;
         let addr = format!("127.0.0.1:{port}");
         match child::wait_ready(&mut c, Duration::from_secs(10), || {
@@ -150,20 +150,18 @@ pub fn fill(addr: &str, keys: &[String]) -> Result<Vec<String>, StartError> {
         match super::get(addr, key) {
             Ok(Some(v)) => notes.push(format!("key '{key}' already stored ({} bytes)", v.len())),
             Ok(None) => {
-                super::set(addr, key, &value(FILL_BYTES)).map_err(|source| {
-                    StartError::McStore {
-                        key: key.clone(),
-                        addr: addr.to_string(),
-                        source,
-                    }
+                super::set(addr, key, &value(FILL_BYTES)).map_err(|why| StartError::McStore {
+                    key: key.clone(),
+                    addr: addr.to_string(),
+                    why,
                 })?;
                 notes.push(format!("stored key '{key}' ({FILL_BYTES} bytes)"));
             }
-            Err(source) => {
+            Err(why) => {
                 return Err(StartError::McRead {
                     key: key.clone(),
                     addr: addr.to_string(),
-                    source,
+                    why,
                 })
             }
         }

@@ -235,7 +235,7 @@ pub fn sleep_calls(url: &str) -> Result<u64, CountError> {
         let (client, connection) = config
             .connect(NoTls)
             .await
-            .map_err(|source| CountError::PgConnect { url, source })?;
+            .map_err(|why| CountError::PgConnect { url, why })?;
         tokio::spawn(async move {
             let _ = connection.await;
         });

@@ -166,25 +166,23 @@ fn make_dir(user: Option<User>) -> Result<PathBuf, StartError> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).map_err(|source| StartError::Create {
+    fs::create_dir_all(&dir).map_err(|why| StartError::Create {
         path: dir.clone(),
-        source,
+        why,
     })?;
     if let Some((uid, gid)) = user {
-        std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).map_err(|source| {
-            StartError::Chown {
-                path: dir.clone(),
-                source,
-            }
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).map_err(|why| StartError::Chown {
+            path: dir.clone(),
+            why,
         })?;
     }
     Ok(dir)
 }
 
 fn log_file(path: &Path) -> Result<fs::File, StartError> {
-    fs::File::create(path).map_err(|source| StartError::Create {
+    fs::File::create(path).map_err(|why| StartError::Create {
         path: path.to_path_buf(),
-        source,
+        why,
     })
 }
 
@@ -205,9 +203,9 @@ fn init_and_run(
         .stdout(log.try_clone()?)
         .stderr(log);
     child::prepare(&mut cmd, user);
-    let status = cmd.status().map_err(|source| StartError::Run {
+    let status = cmd.status().map_err(|why| StartError::Run {
         program: "initdb",
-        source,
+        why,
     })?;
     if !status.success() {
         let tail = fs::read_to_string(&initdb_log).unwrap_or_default();
@@ -242,9 +240,9 @@ fn init_and_run(
         child::prepare(&mut cmd, user);
         // SIGQUIT: immediate shutdown, as `pg_ctl stop -m immediate`.
         let mut server =
-            ServiceChild::spawn(&mut cmd, libc::SIGQUIT).map_err(|source| StartError::Spawn {
+            ServiceChild::spawn(&mut cmd, libc::SIGQUIT).map_err(|why| StartError::Spawn {
                 program: "postgres".into(),
-                source,
+                why,
             })?;
         let psql = bin.join("psql");
         let ready = child::wait_ready(&mut server, Duration::from_secs(30), || {

@@ -34,31 +34,31 @@ pub enum StartError {
     #[error("running as root and {0}")]
     NoUser(&'static str),
     /// A file or folder could not be made.
-    #[error("cannot create {}: {source}", path.display())]
+    #[error("cannot create {}: {why}", path.display())]
     Create {
         /// Which.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// The cluster's folder could not be handed to its user.
-    #[error("cannot hand {} to the postgres user: {source}", path.display())]
+    #[error("cannot hand {} to the postgres user: {why}", path.display())]
     Chown {
         /// The folder.
         path: PathBuf,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// A log file handle could not be shared.
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] io::Error),
     /// A setup program could not be run.
-    #[error("cannot run {program}: {source}")]
+    #[error("cannot run {program}: {why}")]
     Run {
         /// Which: `initdb`.
         program: &'static str,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// `initdb` failed; `last` is the last line of its own log (the tool's
     /// words, kept as text).
@@ -76,12 +76,12 @@ pub enum StartError {
     #[error("no free port: {0}")]
     NoPort(io::Error),
     /// The server process could not be spawned.
-    #[error("cannot start {program}: {source}")]
+    #[error("cannot start {program}: {why}")]
     Spawn {
         /// The program, as named in messages.
         program: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// PostgreSQL did not come up; `log` is the last line of its server log
     /// (the server's words, kept as text).
@@ -99,24 +99,24 @@ pub enum StartError {
     #[error("cannot start the HTTP delay service: {0}")]
     Delay(io::Error),
     /// A key the steps read could not be stored.
-    #[error("cannot store '{key}' in memcached at {addr}: {source}")]
+    #[error("cannot store '{key}' in memcached at {addr}: {why}")]
     McStore {
         /// The key.
         key: String,
         /// memcached's address.
         addr: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
     /// A key the steps read could not be looked up.
-    #[error("cannot read '{key}' from memcached at {addr}: {source}")]
+    #[error("cannot read '{key}' from memcached at {addr}: {why}")]
     McRead {
         /// The key.
         key: String,
         /// memcached's address.
         addr: String,
         /// Why.
-        source: io::Error,
+        why: io::Error,
     },
 }
 
