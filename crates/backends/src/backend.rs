@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
-use crate::{BackendError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// What a non-blocking call returns: the value it fetched (an `mc` get's
 /// bytes), or nothing.
@@ -35,7 +35,7 @@ pub trait Backend: Sync {
     fn kind(&self) -> BackendKind;
 
     /// Check an address: one line naming the flag and the fix.
-    fn check_address(&self, address: &str) -> Result<(), String>;
+    fn check_address(&self, address: &str) -> Result<(), AddressError>;
 
     /// The address as kept (a URL's trailing `/` dropped, say).
     fn normalise(&self, address: &str) -> String {
@@ -48,7 +48,7 @@ pub trait Backend: Sync {
 
     /// Its own counter of the work it did, read at `address` (the number
     /// `iolab verify` and `runs.json` compare with the target's answers).
-    fn count(&self, address: &str) -> Result<u64, String>;
+    fn count(&self, address: &str) -> Result<u64, CountError>;
 
     /// What `iolab run` starts when no running one is given (`None`:
     /// nothing to start, as for the embedded timer).

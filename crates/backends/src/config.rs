@@ -13,6 +13,59 @@ use iolab_model::ModelParams;
 use crate::backend::Pool;
 use crate::registry::backend;
 
+/// An address a backend cannot use: `--pg 'mysql://x' is not a PostgreSQL
+/// URL: use postgres://USER@HOST:PORT/DB`. Each backend's check fills in
+/// what it wanted and the fix, so a new backend adds no variant.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} '{value}' is not {wanted}{}: {fix}", cause.as_ref().map_or(String::new(), |c| format!(" ({c})")), flag = kind.def().flag)]
+pub struct AddressError {
+    /// Whose address.
+    pub kind: BackendKind,
+    /// The address given.
+    pub value: String,
+    /// What it should be: `a PostgreSQL URL`.
+    pub wanted: &'static str,
+    /// The fix: `use postgres://USER@HOST:PORT/DB`.
+    pub fix: &'static str,
+    /// The parser's own reason, when a library's parser refused it.
+    pub cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl AddressError {
+    /// `value` is not `wanted` for `kind`; `fix` says what to write.
+    pub(crate) fn new(
+        kind: BackendKind,
+        value: &str,
+        wanted: &'static str,
+        fix: &'static str,
+    ) -> Self {
+        AddressError {
+            kind,
+            value: value.to_string(),
+            wanted,
+            fix,
+            cause: None,
+        }
+    }
+
+    /// The same, with the parser's reason.
+    pub(crate) fn because(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.cause = Some(Box::new(cause));
+        self
+    }
+}
+
+/// A [`BackendConfig`] that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// An address is wrong.
+    #[error(transparent)]
+    Address(#[from] AddressError),
+    /// A pool of no connections (the knob, e.g. `pg_pool`).
+    #[error("--{} must be at least 1", .0.replace('_', "-"))]
+    EmptyPool(&'static str),
+}
+
 /// Where each real backend is (`pg` URL, `mc` `HOST:PORT`, `http` base URL).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Addresses(BTreeMap<BackendKind, String>);
@@ -86,7 +139,7 @@ impl Addresses {
 
     /// Check every address, so a typo fails at start-up with a message naming
     /// the flag instead of turning every request into a 503.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), AddressError> {
         self.iter().try_for_each(|(k, v)| check_address(k, v))
     }
 }
@@ -101,7 +154,7 @@ fn normalise(kind: BackendKind, address: &str) -> String {
 }
 
 /// Check an address of `kind`: one line naming the flag and the fix.
-pub fn check_address(kind: BackendKind, address: &str) -> Result<(), String> {
+pub fn check_address(kind: BackendKind, address: &str) -> Result<(), AddressError> {
     backend(kind).check_address(address)
 }
 
@@ -175,12 +228,12 @@ impl BackendConfig {
     }
 
     /// Check every configured address and pool size.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         self.addresses.check()?;
         for (kind, pool) in &self.pools {
             if pool.size == 0 {
                 let knob = kind.def().pool_knob.unwrap_or_default();
-                return Err(format!("--{} must be at least 1", knob.replace('_', "-")));
+                return Err(ConfigError::EmptyPool(knob));
             }
         }
         Ok(())
@@ -199,10 +252,12 @@ mod tests {
         assert!(check_pg_url("postgres://postgres@127.0.0.1:5432/postgres").is_ok());
         assert!(check_pg_url("mysql://x")
             .unwrap_err()
+            .to_string()
             .contains("postgres://"));
         assert!(check_mc_addr("127.0.0.1:11211").is_ok());
         assert!(check_mc_addr("127.0.0.1")
             .unwrap_err()
+            .to_string()
             .contains("HOST:PORT"));
         assert!(check_mc_addr("h:0").is_err());
         assert!(check_http_url("http://127.0.0.1:8080").is_ok());

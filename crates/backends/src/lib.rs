@@ -33,12 +33,12 @@ use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
 pub use backend::{Backend, CallFuture, Clients, Pool};
-pub use config::{check_address, Addresses, BackendConfig, POOL_WAIT};
-pub use counts::BackendCounts;
+pub use config::{check_address, AddressError, Addresses, BackendConfig, ConfigError, POOL_WAIT};
+pub use counts::{BackendCounts, CountError};
 pub use error::{config_flag, BackendError, ERROR_CLASSES};
 pub use http::delay;
 pub use registry::backend;
-pub use service::{Service, Started};
+pub use service::{Service, StartError, Started};
 
 /// Every backend a target uses, shared by all its threads (`Arc<Backends>`).
 ///

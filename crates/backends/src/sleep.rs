@@ -7,7 +7,7 @@ use bytes::Bytes;
 use iolab_model::steps::{BackendKind, IoCall};
 
 use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// The embedded timer as a [`Backend`].
 pub struct Sleep;
@@ -20,7 +20,7 @@ impl Backend for Sleep {
         BackendKind::Sleep
     }
 
-    fn check_address(&self, _address: &str) -> Result<(), String> {
+    fn check_address(&self, _address: &str) -> Result<(), AddressError> {
         Ok(())
     }
 
@@ -28,8 +28,8 @@ impl Backend for Sleep {
         Ok(Box::new(Timer))
     }
 
-    fn count(&self, _address: &str) -> Result<u64, String> {
-        Err("the embedded timer keeps no counter".into())
+    fn count(&self, _address: &str) -> Result<u64, CountError> {
+        Err(CountError::NoCounter)
     }
 
     fn service(&self) -> Option<&'static dyn Service> {

@@ -7,8 +7,30 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use iolab_backends::Backends;
+use iolab_backends::{BackendError, Backends};
 use iolab_model::steps::{BackendKind, IoCall};
+
+/// A batch's `io =` backend that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IoError {
+    /// It takes no duration (`mc`).
+    #[error("io = {0}: a batch IO task is a timed call; use {timed}", timed = BackendKind::timed().map(BackendKind::as_str).collect::<Vec<_>>().join(", "))]
+    NotTimed(BackendKind),
+    /// No address was given for it.
+    #[error("io = {0}: no address for it; give {flag} (or set {env})", flag = iolab_backends::config_flag(*.0), env = .0.def().env)]
+    NoAddress(BackendKind),
+}
+
+/// One IO task's call that failed (the task is counted failed; the first
+/// is the batch's `failure` line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} call failed: {why}")]
+pub struct CallFailed {
+    /// The backend called.
+    pub kind: BackendKind,
+    /// Why.
+    pub why: BackendError,
+}
 
 /// An IO task's backend and the clients to reach it.
 #[derive(Debug, Clone)]
@@ -16,7 +38,7 @@ pub struct Io {
     kind: BackendKind,
     backends: Arc<Backends>,
     /// The first failed call of this batch, for its `failure` line.
-    first_error: Arc<OnceLock<String>>,
+    first_error: Arc<OnceLock<CallFailed>>,
 }
 
 impl Io {
@@ -31,20 +53,12 @@ impl Io {
 
     /// IO tasks call `kind` through `backends`; `mc` has no duration and is
     /// refused, as is a backend `backends` has no address for.
-    pub fn new(kind: BackendKind, backends: Arc<Backends>) -> Result<Self, String> {
+    pub fn new(kind: BackendKind, backends: Arc<Backends>) -> Result<Self, IoError> {
         if !kind.is_timed() {
-            let timed: Vec<&str> = BackendKind::timed().map(BackendKind::as_str).collect();
-            return Err(format!(
-                "io = {kind}: a batch IO task is a timed call; use {}",
-                timed.join(", ")
-            ));
+            return Err(IoError::NotTimed(kind));
         }
         if !kind.is_sleep() && backends.config().address(kind).is_none() {
-            return Err(format!(
-                "io = {kind}: no address for it; give {} (or set {})",
-                iolab_backends::config_flag(kind),
-                kind.def().env
-            ));
+            return Err(IoError::NoAddress(kind));
         }
         Ok(Io {
             kind,
@@ -62,14 +76,17 @@ impl Io {
     }
 
     /// The first call that failed, if any.
-    pub fn first_error(&self) -> Option<&str> {
-        self.first_error.get().map(String::as_str)
+    pub fn first_error(&self) -> Option<&CallFailed> {
+        self.first_error.get()
     }
 
-    fn failed(&self, e: impl std::fmt::Display) -> String {
-        let msg = format!("{} call failed: {e}", self.kind);
-        let _ = self.first_error.set(msg.clone());
-        msg
+    fn failed(&self, why: BackendError) -> CallFailed {
+        let e = CallFailed {
+            kind: self.kind,
+            why,
+        };
+        let _ = self.first_error.set(e.clone());
+        e
     }
 
     /// Which backend IO tasks use.
@@ -90,7 +107,7 @@ impl Io {
     }
 
     /// One call, blocking this thread for its whole wait.
-    pub fn block(&self, dur: Duration) -> Result<(), String> {
+    pub fn block(&self, dur: Duration) -> Result<(), CallFailed> {
         if self.is_sleep() {
             std::thread::sleep(dur);
             return Ok(());
@@ -101,7 +118,7 @@ impl Io {
     }
 
     /// One call, holding no thread while it waits.
-    pub async fn wait(&self, dur: Duration) -> Result<(), String> {
+    pub async fn wait(&self, dur: Duration) -> Result<(), CallFailed> {
         if self.is_sleep() {
             tokio::time::sleep(dur).await;
             return Ok(());

@@ -6,7 +6,7 @@ use std::time::Duration;
 use iolab_model::batch::TaskMix;
 use iolab_model::cpu::leibniz;
 
-use crate::io::Io;
+use crate::io::{CallFailed, Io};
 
 /// One task: a whole Leibniz series, or one call of a service that sleeps.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,7 +37,7 @@ impl Task {
 
     /// Do the task on this thread, blocking it for the whole IO wait (a
     /// sleep, or one call through `io`'s blocking client).
-    pub fn run_blocking(self, io: &Io) -> Result<(), String> {
+    pub fn run_blocking(self, io: &Io) -> Result<(), CallFailed> {
         match self {
             Task::Cpu { terms } => {
                 leibniz(terms);

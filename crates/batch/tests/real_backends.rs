@@ -118,9 +118,13 @@ fn a_dead_backend_fails_the_tasks_and_says_why() {
 
 #[test]
 fn a_backend_without_an_address_is_refused_up_front() {
-    let e = Io::new(BackendKind::Pg, Arc::new(Backends::sleep_only())).unwrap_err();
+    let e = Io::new(BackendKind::Pg, Arc::new(Backends::sleep_only()))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("--pg URL") && e.contains("IOLAB_PG"), "{e}");
-    let e = Io::new(BackendKind::Mc, Arc::new(Backends::sleep_only())).unwrap_err();
+    let e = Io::new(BackendKind::Mc, Arc::new(Backends::sleep_only()))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("sleep, http, pg"), "{e}");
 }
 

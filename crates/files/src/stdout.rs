@@ -6,8 +6,13 @@
 use std::io::{self, Write};
 use std::sync::Mutex;
 
-/// The first failed write to stdout, as its one-line message.
-static FAILED: Mutex<Option<String>> = Mutex::new(None);
+/// The first failed write to stdout.
+static FAILED: Mutex<Option<io::Error>> = Mutex::new(None);
+
+/// A write to stdout that failed (not a reader that left).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write to stdout: {0}")]
+pub struct StdoutError(pub io::Error);
 
 /// Write `bytes` to stdout now (flushed), remembering a failure.
 pub fn write(bytes: &[u8]) {
@@ -30,16 +35,16 @@ pub fn note(r: io::Result<()>) {
             return;
         }
         let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
-        failed.get_or_insert_with(|| format!("cannot write to stdout: {e}"));
+        failed.get_or_insert(e);
     }
 }
 
-/// Flush stdout and say whether every write reached it: `Err` holds the
-/// one line to print before exiting 1.
-pub fn finish() -> Result<(), String> {
+/// Flush stdout and say whether every write reached it: `Err` is the
+/// first failure, its one line printed before exiting 1.
+pub fn finish() -> Result<(), StdoutError> {
     note(io::stdout().lock().flush());
     match FAILED.lock().unwrap_or_else(|p| p.into_inner()).take() {
-        Some(msg) => Err(msg),
+        Some(e) => Err(StdoutError(e)),
         None => Ok(()),
     }
 }

@@ -26,9 +26,9 @@ use iolab_model::live::{LiveState, LiveView};
 
 pub use attack::AttackWatch;
 pub use experiment::ExperimentWatch;
-pub use listen::{listen, Listener, DEFAULT_ADDR};
+pub use listen::{listen, BindFault, ListenError, Listener, ResolveFault, DEFAULT_ADDR};
 pub use merged::MergeWatch;
-pub use server::Server;
+pub use server::{Server, StartError};
 
 /// What a live page shows; implemented once per command.
 pub trait Source: Send + Sync + 'static {

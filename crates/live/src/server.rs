@@ -63,6 +63,17 @@ struct Shared {
     read_done: AtomicBool,
 }
 
+/// Why the live page could not start serving.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The socket cannot be made non-blocking.
+    #[error("live page: {0}")]
+    Socket(std::io::Error),
+    /// No thread for it.
+    #[error("live page: cannot start a thread: {0}")]
+    Thread(std::io::Error),
+}
+
 /// A running live server; [`Server::finish`] pushes the last picture and stops it.
 pub struct Server {
     url: String,
@@ -73,7 +84,7 @@ pub struct Server {
 
 impl Server {
     /// Serve `source` on `listener`, from a thread of its own.
-    pub fn start(listener: Listener, source: Arc<dyn Source>) -> Result<Server, String> {
+    pub fn start(listener: Listener, source: Arc<dyn Source>) -> Result<Server, StartError> {
         let shared = Arc::new(Shared {
             source,
             url: listener.url.clone(),
@@ -87,7 +98,7 @@ impl Server {
         listener
             .socket
             .set_nonblocking(true)
-            .map_err(|e| format!("live page: {e}"))?;
+            .map_err(StartError::Socket)?;
         let (stop, stopped) = oneshot::channel();
         let s = shared.clone();
         let socket = listener.socket;
@@ -103,7 +114,7 @@ impl Server {
                 };
                 rt.block_on(serve(socket, s, stopped));
             })
-            .map_err(|e| format!("live page: cannot start a thread: {e}"))?;
+            .map_err(StartError::Thread)?;
         Ok(Server {
             url: listener.url,
             stop: Some(stop),

@@ -250,6 +250,11 @@ pub enum WorkBody {
     Value,
 }
 
+/// A `body=` value that names no [`WorkBody`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("query parameter 'body' is '{0}': expected 'json' (the default) or 'value'")]
+pub struct UnknownWorkBody(pub String);
+
 impl WorkBody {
     /// The name used in the query and in presets.
     pub fn as_str(self) -> &'static str {
@@ -260,13 +265,11 @@ impl WorkBody {
     }
 
     /// Parse the query parameter's value.
-    pub fn parse(text: &str) -> Result<WorkBody, String> {
+    pub fn parse(text: &str) -> Result<WorkBody, UnknownWorkBody> {
         match text {
             "json" => Ok(WorkBody::Json),
             "value" => Ok(WorkBody::Value),
-            other => Err(format!(
-                "query parameter 'body' is '{other}': expected 'json' (the default) or 'value'"
-            )),
+            other => Err(UnknownWorkBody(other.to_string())),
         }
     }
 

@@ -97,7 +97,7 @@ impl Ctx {
             Route::MethodNotAllowed(m) => Reply::method_not_allowed(&m),
             Route::Work(Err(msg)) => {
                 self.metrics.complete();
-                Reply::error(400, &msg)
+                Reply::error(400, &msg.to_string())
             }
             Route::Work(Ok(work)) => return Err(work),
         })

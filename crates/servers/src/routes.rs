@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use iolab_model::experiment::WorkBody;
-use iolab_model::steps::{self, BackendKind, Step};
+use iolab_model::experiment::{UnknownWorkBody, WorkBody};
+use iolab_model::steps::{self, BackendKind, Step, StepsError};
 use iolab_model::ModelKind;
 
 use crate::exec::StepResult;
@@ -24,7 +24,7 @@ pub enum Route {
         open: bool,
     },
     /// `GET /work?steps=...[&body=value]`, already parsed; `Err` is the 400 message.
-    Work(Result<WorkRequest, String>),
+    Work(Result<WorkRequest, WorkError>),
     /// Any other path.
     NotFound(String),
     /// A method other than GET/HEAD.
@@ -47,6 +47,37 @@ pub const MISSING_STEPS: &str = "missing query parameter 'steps', e.g. /work?ste
 pub const VALUE_NEEDS_MC: &str =
     "body=value answers the value of the last mc step, but steps has none: e.g. /work?steps=mc:test&body=value";
 
+/// Why a `/work` request is refused: its 400 answer's message.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkError {
+    /// No `steps=`.
+    #[error("{MISSING_STEPS}")]
+    MissingSteps,
+    /// `steps=` does not parse.
+    #[error(transparent)]
+    Steps(#[from] StepsError),
+    /// `body=` names no answer kind.
+    #[error(transparent)]
+    Body(#[from] UnknownWorkBody),
+    /// `body=value` without an `mc` step.
+    #[error("{VALUE_NEEDS_MC}")]
+    ValueNeedsMc,
+    /// The query's percent-encoding is broken.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+}
+
+/// A query that cannot be percent-decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// `%` not followed by two hex digits, at this byte.
+    #[error("bad percent-encoding in query at {0}: expected %XX with two hex digits")]
+    BadEscape(usize),
+    /// The decoded bytes are not UTF-8.
+    #[error("query is not UTF-8 after percent-decoding")]
+    NotUtf8,
+}
+
 /// Decide the route of a request line's method and target (`/work?steps=..`).
 pub fn route(method: &str, target: &str) -> Route {
     let (path, query) = match target.split_once('?') {
@@ -68,7 +99,7 @@ pub fn route(method: &str, target: &str) -> Route {
 }
 
 /// The first value of query parameter `name`, percent-decoded.
-fn param(query: Option<&str>, name: &str) -> Result<Option<String>, String> {
+fn param(query: Option<&str>, name: &str) -> Result<Option<String>, DecodeError> {
     query
         .into_iter()
         .flat_map(|q| q.split('&'))
@@ -77,22 +108,22 @@ fn param(query: Option<&str>, name: &str) -> Result<Option<String>, String> {
         .transpose()
 }
 
-fn work(query: Option<&str>) -> Result<WorkRequest, String> {
-    let text = param(query, "steps")?.ok_or_else(|| MISSING_STEPS.to_string())?;
-    let step = steps::parse(&text).map_err(|e| e.to_string())?;
+fn work(query: Option<&str>) -> Result<WorkRequest, WorkError> {
+    let text = param(query, "steps")?.ok_or(WorkError::MissingSteps)?;
+    let step = steps::parse(&text)?;
     let body = match param(query, "body")? {
         Some(b) => WorkBody::parse(&b)?,
         None => WorkBody::Json,
     };
     let fetches = step.io_calls().iter().any(|c| c.kind() == BackendKind::Mc);
     if body == WorkBody::Value && !fetches {
-        return Err(VALUE_NEEDS_MC.to_string());
+        return Err(WorkError::ValueNeedsMc);
     }
     Ok(WorkRequest { step, body })
 }
 
 /// Decode `%XX` escapes and `+` (form encoding's space).
-pub fn percent_decode(raw: &str) -> Result<String, String> {
+pub fn percent_decode(raw: &str) -> Result<String, DecodeError> {
     let b = raw.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -106,9 +137,7 @@ pub fn percent_decode(raw: &str) -> Result<String, String> {
                     .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                     .and_then(|h| std::str::from_utf8(h).ok())
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| {
-                        format!("bad percent-encoding in query at {i}: expected %XX with two hex digits")
-                    })?;
+                    .ok_or(DecodeError::BadEscape(i))?;
                 out.push(hex);
                 i += 3;
             }
@@ -122,7 +151,7 @@ pub fn percent_decode(raw: &str) -> Result<String, String> {
             }
         }
     }
-    String::from_utf8(out).map_err(|_| "query is not UTF-8 after percent-decoding".to_string())
+    String::from_utf8(out).map_err(|_| DecodeError::NotUtf8)
 }
 
 /// One answer, before any model writes it.
@@ -271,7 +300,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match route("GET", "/work") {
-            Route::Work(Err(m)) => assert_eq!(m, MISSING_STEPS),
+            Route::Work(Err(m)) => assert_eq!(m.to_string(), MISSING_STEPS),
             other => panic!("{other:?}"),
         }
         assert!(percent_decode("%2").is_err());
@@ -313,11 +342,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match route("GET", "/work?steps=sleep:1&body=value") {
-            Route::Work(Err(m)) => assert_eq!(m, VALUE_NEEDS_MC),
+            Route::Work(Err(m)) => assert_eq!(m.to_string(), VALUE_NEEDS_MC),
             other => panic!("{other:?}"),
         }
         match route("GET", "/work?steps=mc:a&body=html") {
-            Route::Work(Err(m)) => assert!(m.contains("'json' (the default) or 'value'"), "{m}"),
+            Route::Work(Err(m)) => assert!(
+                m.to_string().contains("'json' (the default) or 'value'"),
+                "{m}"
+            ),
             other => panic!("{other:?}"),
         }
         // `bodyx=` is not `body=`.

@@ -37,6 +37,7 @@ use iolab_model::steps::BackendKind;
 use iolab_model::verify::Check;
 
 use crate::client::Endpoint;
+use crate::fault::CounterFault;
 use crate::{fail, Budget, VerifyError, VerifyOptions};
 
 /// Requests sent per backend.
@@ -61,7 +62,7 @@ pub fn verify_backends(
         };
         // memcached is counted exactly (a key of verify's own); a timed
         // backend by its one shared counter.
-        let counted: Result<Box<dyn Counted>, String> = if kind == BackendKind::Mc {
+        let counted: Result<Box<dyn Counted>, CounterFault> = if kind == BackendKind::Mc {
             Mc::prepare(address).map(|m| Box::new(m) as Box<dyn Counted>)
         } else if kind.is_timed() {
             Ok(Box::new(Shared {
@@ -70,11 +71,11 @@ pub fn verify_backends(
                 what: counter.what,
             }))
         } else {
-            Err(format!("verify has no step of its own for {kind}"))
+            Err(CounterFault::NoStep(kind))
         };
         match counted {
             Ok(c) => checks.extend(checks::one(&target, &budget, c.as_ref())),
-            Err(e) => checks.push(fail(&check_name(kind, "counted"), e)),
+            Err(e) => checks.push(fail(&check_name(kind, "counted"), e.to_string())),
         }
     }
     Ok(checks)
@@ -91,7 +92,7 @@ trait Counted {
     /// The `steps=` value.
     fn steps(&self) -> String;
     /// The backend's counter for what verify sends.
-    fn count(&self) -> Result<u64, String>;
+    fn count(&self) -> Result<u64, CounterFault>;
     /// True when other traffic cannot move [`Counted::count`].
     fn exact(&self) -> bool;
     /// What the counter is, for messages.
@@ -114,8 +115,8 @@ impl Counted for Shared {
     fn steps(&self) -> String {
         format!("{}:{STEP_MS}", self.kind)
     }
-    fn count(&self) -> Result<u64, String> {
-        iolab_backends::backend(self.kind).count(&self.addr)
+    fn count(&self) -> Result<u64, CounterFault> {
+        Ok(iolab_backends::backend(self.kind).count(&self.addr)?)
     }
     fn exact(&self) -> bool {
         false
@@ -135,7 +136,7 @@ struct Mc {
 
 impl Mc {
     /// Store a key of our own and turn on per-prefix statistics.
-    fn prepare(addr: &str) -> Result<Mc, String> {
+    fn prepare(addr: &str) -> Result<Mc, CounterFault> {
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -147,8 +148,13 @@ impl Mc {
         );
         let detail = command(addr, "stats detail on", "OK").is_ok();
         let key = format!("{prefix}:v");
-        iolab_backends::mc::set(addr, &key, b"iolab verify")
-            .map_err(|e| format!("cannot store '{key}' in memcached at {addr}: {e}"))?;
+        iolab_backends::mc::set(addr, &key, b"iolab verify").map_err(|why| {
+            CounterFault::Store {
+                key: key.clone(),
+                addr: addr.to_string(),
+                why,
+            }
+        })?;
         Ok(Mc {
             addr: addr.to_string(),
             key,
@@ -168,11 +174,11 @@ impl Counted for Mc {
     fn steps(&self) -> String {
         format!("mc:{}", self.key)
     }
-    fn count(&self) -> Result<u64, String> {
+    fn count(&self) -> Result<u64, CounterFault> {
         if self.detail {
             prefix_hits(&self.addr, self.prefix())
         } else {
-            iolab_backends::mc::mc_get_hits(&self.addr)
+            Ok(iolab_backends::mc::mc_get_hits(&self.addr)?)
         }
     }
     fn exact(&self) -> bool {
@@ -188,42 +194,40 @@ impl Counted for Mc {
 }
 
 /// Send one memcached command and expect a one-line answer.
-fn command(addr: &str, cmd: &str, expect: &str) -> Result<(), String> {
+fn command(addr: &str, cmd: &str, expect: &str) -> Result<(), CounterFault> {
     let mut r = connect(addr)?;
-    r.get_mut()
-        .write_all(format!("{cmd}\r\n").as_bytes())
-        .map_err(|e| e.to_string())?;
+    r.get_mut().write_all(format!("{cmd}\r\n").as_bytes())?;
     let mut line = String::new();
-    r.read_line(&mut line).map_err(|e| e.to_string())?;
+    r.read_line(&mut line)?;
     if line.trim_end() == expect {
         Ok(())
     } else {
-        Err(format!(
-            "memcached answered '{}' to '{cmd}'",
-            line.trim_end()
-        ))
+        Err(CounterFault::Answer {
+            cmd: cmd.to_string(),
+            line: line.trim_end().to_string(),
+        })
     }
 }
 
-fn connect(addr: &str) -> Result<BufReader<TcpStream>, String> {
-    let s = TcpStream::connect(addr)
-        .map_err(|e| format!("cannot connect to memcached at {addr}: {e}"))?;
+fn connect(addr: &str) -> Result<BufReader<TcpStream>, CounterFault> {
+    let s = TcpStream::connect(addr).map_err(|why| CounterFault::Connect {
+        addr: addr.to_string(),
+        why,
+    })?;
     let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
     Ok(BufReader::new(s))
 }
 
 /// `hit` of `PREFIX p get G hit H set S del D` in `stats detail dump` (0
 /// when the prefix has not been seen).
-fn prefix_hits(addr: &str, prefix: &str) -> Result<u64, String> {
+fn prefix_hits(addr: &str, prefix: &str) -> Result<u64, CounterFault> {
     let mut r = connect(addr)?;
-    r.get_mut()
-        .write_all(b"stats detail dump\r\n")
-        .map_err(|e| e.to_string())?;
+    r.get_mut().write_all(b"stats detail dump\r\n")?;
     let mut hits = 0;
     for _ in 0..1_000_000 {
         let mut line = String::new();
-        if r.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
-            return Err("memcached closed the connection during 'stats detail dump'".into());
+        if r.read_line(&mut line)? == 0 {
+            return Err(CounterFault::DumpClosed);
         }
         let line = line.trim_end();
         if line == "END" {
@@ -233,7 +237,7 @@ fn prefix_hits(addr: &str, prefix: &str) -> Result<u64, String> {
             hits = h;
         }
     }
-    Err("'stats detail dump' did not end".into())
+    Err(CounterFault::DumpEndless)
 }
 
 fn parse_detail(line: &str, prefix: &str) -> Option<u64> {

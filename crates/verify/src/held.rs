@@ -23,6 +23,7 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use crate::client::{Endpoint, Limits};
+use crate::fault::{Awaited, HeldFault};
 use crate::vectors::MIN_SLACK_MS;
 use crate::{fail, pass, Budget, VerifyError, VerifyOptions};
 
@@ -53,28 +54,24 @@ pub fn verify_held(base_url: &str, opts: &VerifyOptions) -> Result<Vec<Check>, V
     let budget = Budget::start(opts);
     let [handshake, echo, events] = HELD_CHECKS;
     let mut checks = Vec::new();
-    checks.push(match budget.next() {
-        Err(e) => fail(handshake, e),
-        Ok(l) => match open_ws(&target, "/ws", &l) {
-            Ok((_, ms)) => pass(handshake, format!("101 Switching Protocols in {ms:.1} ms")),
-            Err(e) => fail(handshake, e),
-        },
+    let handshook = budget.next().map_err(HeldFault::from).and_then(|l| {
+        let (_, ms) = open_ws(&target, "/ws", &l)?;
+        Ok(format!("101 Switching Protocols in {ms:.1} ms"))
     });
-    checks.push(match budget.next() {
-        Err(e) => fail(echo, e),
-        Ok(l) => match echo_check(&target, &l) {
-            Ok(d) => pass(echo, d),
-            Err(e) => fail(echo, e),
-        },
-    });
-    checks.push(match budget.next() {
-        Err(e) => fail(events, e),
-        Ok(l) => match events_check(&target, &l) {
-            Ok(d) => pass(events, d),
-            Err(e) => fail(events, e),
-        },
-    });
+    checks.push(judged(handshake, handshook));
+    let echoed = (budget.next().map_err(HeldFault::from)).and_then(|l| echo_check(&target, &l));
+    checks.push(judged(echo, echoed));
+    let streamed = (budget.next().map_err(HeldFault::from)).and_then(|l| events_check(&target, &l));
+    checks.push(judged(events, streamed));
     Ok(checks)
+}
+
+/// A check passed with its detail, or failed with its fault.
+fn judged(name: &str, got: Result<String, HeldFault>) -> Check {
+    match got {
+        Ok(d) => pass(name, d),
+        Err(e) => fail(name, e.to_string()),
+    }
 }
 
 /// A read limited by a deadline and Ctrl-C.
@@ -92,29 +89,29 @@ impl Clock {
     }
 
     /// `Err` once past the deadline or interrupted.
-    fn tick(&self, what: &str) -> Result<(), String> {
+    fn tick(&self, what: Awaited) -> Result<(), HeldFault> {
         if (self.limits.cancel.as_ref())
             .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
         {
-            return Err("interrupted".into());
+            return Err(HeldFault::Interrupted);
         }
         if Instant::now() >= self.end {
-            return Err(format!(
-                "{what} within {}",
-                iolab_model::format_duration(self.limits.deadline)
-            ));
+            return Err(HeldFault::Late {
+                what,
+                within: self.limits.deadline,
+            });
         }
         Ok(())
     }
 }
 
-fn connect(target: &Endpoint, limits: &Limits) -> Result<TcpStream, String> {
-    let stream = TcpStream::connect_timeout(&target.addr, limits.connect)
-        .map_err(|e| format!("cannot connect: {e}"))?;
+fn connect(target: &Endpoint, limits: &Limits) -> Result<TcpStream, HeldFault> {
+    let stream =
+        TcpStream::connect_timeout(&target.addr, limits.connect).map_err(HeldFault::Connect)?;
     stream
         .set_read_timeout(Some(TICK))
         .and_then(|()| stream.set_write_timeout(Some(limits.deadline)))
-        .map_err(|e| format!("socket: {e}"))?;
+        .map_err(HeldFault::Socket)?;
     Ok(stream)
 }
 
@@ -123,7 +120,7 @@ fn open_ws(
     target: &Endpoint,
     path: &str,
     limits: &Limits,
-) -> Result<(WebSocket<TcpStream>, f64), String> {
+) -> Result<(WebSocket<TcpStream>, f64), HeldFault> {
     let t = Instant::now();
     let stream = connect(target, limits)?;
     // The handshake reads with the deadline itself (it is one short answer).
@@ -133,19 +130,25 @@ fn open_ws(
         .max_message_size(Some(MAX_FRAME))
         .max_frame_size(Some(MAX_FRAME));
     let (ws, _) = tungstenite::client::client_with_config(url.as_str(), stream, Some(config))
-        .map_err(|e| match e {
-            tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)) => format!(
-                "GET {path} answered {} to the upgrade, not 101",
-                resp.status().as_u16()
-            ),
-            e => format!("GET {path}: no WebSocket handshake: {e}"),
+        .map_err(|e| {
+            let path = path.to_string();
+            match e {
+                tungstenite::HandshakeError::Failure(tungstenite::Error::Http(resp)) => {
+                    HeldFault::UpgradeStatus {
+                        path,
+                        status: resp.status().as_u16(),
+                    }
+                }
+                tungstenite::HandshakeError::Failure(why) => HeldFault::Handshake { path, why },
+                tungstenite::HandshakeError::Interrupted(_) => HeldFault::HandshakeStalled { path },
+            }
         })?;
     let _ = ws.get_ref().set_read_timeout(Some(TICK));
     Ok((ws, t.elapsed().as_secs_f64() * 1e3))
 }
 
 /// Each message on `/ws?steps=sleep:50` echoed unchanged, after the step.
-fn echo_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
+fn echo_check(target: &Endpoint, limits: &Limits) -> Result<String, HeldFault> {
     let (mut ws, _) = open_ws(target, &format!("/ws?steps={ECHO_STEPS}"), limits)?;
     let clock = Clock::new(limits);
     let mut took = Vec::new();
@@ -153,19 +156,18 @@ fn echo_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
         let text = format!("{seq} iolab verify");
         let t = Instant::now();
         ws.send(Message::text(text.clone()))
-            .map_err(|e| format!("message {seq} not sent: {e}"))?;
+            .map_err(|why| HeldFault::NotSent { seq, why })?;
         let got = read_text(&mut ws, &clock, seq)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         if got != text {
-            return Err(format!(
-                "message {seq}: sent {text:?}, echoed {:?}",
-                short(&got)
-            ));
+            return Err(HeldFault::Changed {
+                seq,
+                sent: text,
+                echoed: short(&got),
+            });
         }
         if ms < ECHO_MIN_MS - MIN_SLACK_MS {
-            return Err(format!(
-                "message {seq} echoed in {ms:.1} ms, under the {ECHO_MIN_MS} ms of its steps {ECHO_STEPS}: the steps did not run per message"
-            ));
+            return Err(HeldFault::EchoFast { seq, ms });
         }
         took.push(format!("{ms:.1}"));
     }
@@ -178,31 +180,27 @@ fn echo_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
 }
 
 /// The next text message (pings are answered by tungstenite on the way).
-fn read_text(ws: &mut WebSocket<TcpStream>, clock: &Clock, seq: u64) -> Result<String, String> {
+fn read_text(ws: &mut WebSocket<TcpStream>, clock: &Clock, seq: u64) -> Result<String, HeldFault> {
     loop {
-        clock.tick(&format!("no echo of message {seq}"))?;
+        clock.tick(Awaited::Echo(seq))?;
         match ws.read() {
             Ok(Message::Text(t)) => return Ok(t.as_str().to_string()),
-            Ok(Message::Binary(_)) => {
-                return Err(format!("message {seq} echoed as a binary frame, not text"))
-            }
+            Ok(Message::Binary(_)) => return Err(HeldFault::Binary(seq)),
             Ok(Message::Close(f)) => {
-                let code = f.map_or("no code".to_string(), |f| u16::from(f.code).to_string());
-                return Err(format!(
-                    "closed by the target ({code}) before echoing message {seq}"
-                ));
+                let code = f.map(|f| u16::from(f.code));
+                return Err(HeldFault::Closed { seq, code });
             }
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
                 if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
-            Err(e) => return Err(format!("before the echo of message {seq}: {e}")),
+            Err(why) => return Err(HeldFault::EchoRead { seq, why }),
         }
     }
 }
 
 /// `/events?every=50ms`: its head, then [`EVENTS`] events numbered from 1,
 /// stamped with this host's clock, about the interval apart.
-fn events_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
+fn events_check(target: &Endpoint, limits: &Limits) -> Result<String, HeldFault> {
     let mut stream = connect(target, limits)?;
     let path = format!("{}/events?every={EVERY_MS}ms", target.base);
     let head = format!(
@@ -211,40 +209,44 @@ fn events_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
     );
     stream
         .write_all(head.as_bytes())
-        .map_err(|e| format!("GET /events not sent: {e}"))?;
+        .map_err(HeldFault::EventsNotSent)?;
     let clock = Clock::new(limits);
     let (status, head) = read_head(&mut stream, &clock)?;
     let content_type = head.content_type.unwrap_or_default();
     if status != 200 || !content_type.starts_with("text/event-stream") {
-        return Err(format!(
-            "GET /events answered {status} {content_type:?}, not 200 text/event-stream"
-        ));
+        return Err(HeldFault::NotStream {
+            status,
+            content_type,
+        });
     }
     let mut chunked = head.chunked.then(Chunked::default);
     let mut parser = EventParser::default();
     let mut events: Vec<Event> = Vec::new();
-    let mut feed = |bytes: &[u8], events: &mut Vec<Event>| -> Result<(), String> {
+    let mut feed = |bytes: &[u8], events: &mut Vec<Event>| -> Result<(), HeldFault> {
         let mut data = Vec::new();
         match &mut chunked {
             None => data.extend_from_slice(bytes),
             Some(c) => {
                 c.feed_with(bytes, &mut |d| data.extend_from_slice(d))
-                    .map_err(|e| format!("GET /events: {}", e.0))?;
+                    .map_err(|e| HeldFault::Chunked(e.0))?;
             }
         }
         parser
             .feed(&data, &mut |e| events.push(e))
-            .map_err(|_| "an event over 1 MiB".to_string())
+            .map_err(|_| HeldFault::EventTooBig)
     };
     feed(&head.rest, &mut events)?;
     let mut buf = [0u8; 4096];
     while (events.len() as u64) < EVENTS {
-        clock.tick(&format!("{} of {EVENTS} events", events.len()))?;
+        clock.tick(Awaited::Events(events.len()))?;
         match stream.read(&mut buf) {
-            Ok(0) => return Err(format!("the stream ended after {} events", events.len())),
+            Ok(0) => return Err(HeldFault::Ended(events.len())),
             Ok(n) => feed(&buf[..n], &mut events)?,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
-            Err(e) => return Err(format!("after {} events: {e}", events.len())),
+            Err(why) => {
+                let events = events.len();
+                return Err(HeldFault::EventsRead { events, why });
+            }
         }
     }
     judge_events(&events[..EVENTS as usize])
@@ -252,7 +254,7 @@ fn events_check(target: &Endpoint, limits: &Limits) -> Result<String, String> {
 
 /// Ids 1, 2, 3 with `seq` equal to each, stamps near now and increasing
 /// about [`EVERY_MS`] apart.
-pub fn judge_events(events: &[Event]) -> Result<String, String> {
+pub fn judge_events(events: &[Event]) -> Result<String, HeldFault> {
     let now_us = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as u64);
@@ -266,20 +268,20 @@ pub fn judge_events(events: &[Event]) -> Result<String, String> {
         match (e.id, seq, stamp) {
             (Some(id), Some(s), Some(t)) if id == want && s == want => stamps.push(t),
             _ => {
-                return Err(format!(
-                    "event {want}: id {:?}, data {:?}; expected id: {want} and data {{\"seq\":{want},\"sent_unix_us\":<wall clock, µs>}}",
-                    e.id,
-                    short(&e.data)
-                ))
+                return Err(HeldFault::BadEvent {
+                    want,
+                    id: e.id,
+                    data: short(&e.data),
+                })
             }
         }
     }
     let slack = CLOCK_SLACK.as_micros() as u64;
     if let Some(t) = stamps.iter().find(|&&t| t.abs_diff(now_us) > slack) {
-        return Err(format!(
-            "sent_unix_us {t} is {:.1} s from this host's clock: not microseconds since the Unix epoch",
-            t.abs_diff(now_us) as f64 / 1e6
-        ));
+        return Err(HeldFault::Clock {
+            stamp: *t,
+            off_s: t.abs_diff(now_us) as f64 / 1e6,
+        });
     }
     let gaps: Vec<f64> = stamps
         .windows(2)
@@ -287,10 +289,10 @@ pub fn judge_events(events: &[Event]) -> Result<String, String> {
         .collect();
     // Half the interval: a loop that fires a tick late catches up a little.
     if let Some(g) = gaps.iter().find(|&&g| g < EVERY_MS as f64 / 2.0) {
-        return Err(format!(
-            "events {g:.1} ms apart: every={EVERY_MS}ms not honoured (gaps {})",
-            ms_list(&gaps)
-        ));
+        return Err(HeldFault::TooClose {
+            gap: *g,
+            gaps: ms_list(&gaps),
+        });
     }
     Ok(format!(
         "{} events, ids 1..{}, stamped {} ms apart (every={EVERY_MS}ms)",
@@ -316,16 +318,15 @@ struct Head {
 }
 
 /// The status and head of the `/events` answer.
-fn read_head(stream: &mut TcpStream, clock: &Clock) -> Result<(u16, Head), String> {
+fn read_head(stream: &mut TcpStream, clock: &Clock) -> Result<(u16, Head), HeldFault> {
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        clock.tick("no answer to GET /events")?;
+        clock.tick(Awaited::EventsHead)?;
         if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
             let mut headers = [httparse::EMPTY_HEADER; 32];
             let mut resp = httparse::Response::new(&mut headers);
-            resp.parse(&got[..end + 4])
-                .map_err(|e| format!("GET /events: bad answer head: {e}"))?;
+            resp.parse(&got[..end + 4]).map_err(HeldFault::BadHead)?;
             let header = |name: &str| {
                 (resp.headers.iter())
                     .find(|h| h.name.eq_ignore_ascii_case(name))
@@ -339,13 +340,13 @@ fn read_head(stream: &mut TcpStream, clock: &Clock) -> Result<(u16, Head), Strin
             return Ok((resp.code.unwrap_or(0), head));
         }
         if got.len() > 64 << 10 {
-            return Err("GET /events: an answer head over 64 KiB".into());
+            return Err(HeldFault::HeadTooBig);
         }
         match stream.read(&mut buf) {
-            Ok(0) => return Err("GET /events: closed before an answer".into()),
+            Ok(0) => return Err(HeldFault::HeadClosed),
             Ok(n) => got.extend_from_slice(&buf[..n]),
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
-            Err(e) => return Err(format!("GET /events: {e}")),
+            Err(e) => return Err(HeldFault::HeadRead(e)),
         }
     }
 }

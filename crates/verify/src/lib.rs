@@ -14,6 +14,7 @@
 
 pub mod backends;
 pub mod client;
+pub mod fault;
 pub mod held;
 pub mod prometheus;
 pub mod vectors;
@@ -26,6 +27,7 @@ use iolab_model::verify::{Check, VerifyReport};
 use serde_json::Value;
 
 use crate::client::{Endpoint, HttpResponse, Limits};
+use crate::fault::{GetFault, MetricsFault, NotRun};
 use crate::prometheus::Samples;
 use crate::vectors::{short_body, Case};
 
@@ -89,20 +91,17 @@ impl Budget {
     }
 
     /// The limits of the next GET, or why there is no time for it.
-    pub(crate) fn next(&self) -> Result<Limits, String> {
+    pub(crate) fn next(&self) -> Result<Limits, NotRun> {
         if self
             .cancel
             .as_ref()
             .is_some_and(|c| c.load(Ordering::Relaxed))
         {
-            return Err("not run: interrupted".into());
+            return Err(NotRun::Interrupted);
         }
         let left = self.end.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Err(format!(
-                "not run: verify's deadline of {} passed",
-                iolab_model::format_duration(self.deadline)
-            ));
+            return Err(NotRun::Deadline(self.deadline));
         }
         Ok(Limits {
             cancel: self.cancel.clone(),
@@ -111,11 +110,14 @@ impl Budget {
     }
 
     /// `GET path` within the budget.
-    pub(crate) fn get(&self, target: &Endpoint, path: &str) -> Result<HttpResponse, String> {
+    pub(crate) fn get(&self, target: &Endpoint, path: &str) -> Result<HttpResponse, GetFault> {
         let limits = self.next()?;
         target
             .get_with(path, &limits)
-            .map_err(|e| format!("no answer to GET {path}: {e}"))
+            .map_err(|why| GetFault::NoAnswer {
+                path: path.to_string(),
+                why,
+            })
     }
 }
 
@@ -167,7 +169,7 @@ pub fn verify(base_url: &str, opts: &VerifyOptions) -> Result<VerifyReport, Veri
             sleep_calls += sleep_leaves(&case.path);
         }
         let check = match budget.get(&target, &case.path) {
-            Err(e) => fail(&case.name, e),
+            Err(e) => fail(&case.name, e.to_string()),
             Ok(resp) => {
                 if model.is_none() && case.path.starts_with("/work") && resp.status == 200 {
                     model = body_field(&resp, "model");
@@ -216,7 +218,7 @@ fn judge(case: &Case, resp: &HttpResponse, model: Option<&str>) -> Check {
         return match &case.expect {
             Some(e) => match e.judge(resp, model) {
                 Ok(d) => pass(name, d),
-                Err(r) => fail(name, r),
+                Err(r) => fail(name, r.to_string()),
             },
             None => fail(name, "vector has no expectation".into()),
         };
@@ -263,10 +265,10 @@ fn judge(case: &Case, resp: &HttpResponse, model: Option<&str>) -> Check {
     }
 }
 
-fn metrics(target: &Endpoint, budget: &Budget) -> Result<Samples, String> {
+fn metrics(target: &Endpoint, budget: &Budget) -> Result<Samples, MetricsFault> {
     let resp = budget.get(target, "/metrics")?;
     if resp.status != 200 {
-        return Err(format!("GET /metrics answered {}", resp.status));
+        return Err(MetricsFault::Status(resp.status));
     }
     let samples = prometheus::parse(&resp.body)?;
     let missing: Vec<&str> = REQUIRED_SERIES
@@ -275,14 +277,14 @@ fn metrics(target: &Endpoint, budget: &Budget) -> Result<Samples, String> {
         .filter(|s| !samples.contains_key(*s))
         .collect();
     if !missing.is_empty() {
-        return Err(format!("missing series: {}", missing.join(", ")));
+        return Err(MetricsFault::Missing(missing));
     }
     Ok(samples)
 }
 
 fn metric_checks(
-    before: &Result<Samples, String>,
-    after: &Result<Samples, String>,
+    before: &Result<Samples, MetricsFault>,
+    after: &Result<Samples, MetricsFault>,
     work: u64,
     sleeps: u64,
 ) -> Vec<Check> {
@@ -290,7 +292,7 @@ fn metric_checks(
         (Ok(b), Ok(a)) => (b, a),
         (Err(e), _) | (_, Err(e)) => {
             return vec![
-                fail("metrics-parse", e.clone()),
+                fail("metrics-parse", e.to_string()),
                 fail("metrics-count-work", "cannot read /metrics".into()),
             ]
         }

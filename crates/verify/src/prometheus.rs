@@ -20,13 +20,35 @@ pub type Samples = BTreeMap<String, f64>;
 /// `/metrics` page.
 pub const MAX_TEXT: usize = crate::client::MAX_BODY;
 
+/// Why a metrics text is refused: the first bad line, or its size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Over [`MAX_TEXT`] bytes.
+    #[error("metrics text of {} is over the {} cap", format_bytes(*.0 as u64), format_bytes(MAX_TEXT as u64))]
+    TooBig(usize),
+    /// A line that is not a sample, comment or blank.
+    #[error("line {number}: {why}: {line:?}")]
+    BadLine {
+        /// 1-based.
+        number: usize,
+        /// What is wrong with it.
+        why: &'static str,
+        /// The line as read.
+        line: String,
+    },
+}
+
 /// Parse every line; `Err` names the first bad one (or an oversized text).
-pub fn parse(text: &str) -> Result<Samples, String> {
+pub fn parse(text: &str) -> Result<Samples, ParseError> {
     check_size(text)?;
     let mut out = Samples::new();
     for (i, line) in text.lines().enumerate() {
         if let Some(sample) = sample(line) {
-            let (series, v) = sample.map_err(|why| format!("line {}: {why}: {line:?}", i + 1))?;
+            let (series, v) = sample.map_err(|why| ParseError::BadLine {
+                number: i + 1,
+                why,
+                line: line.to_string(),
+            })?;
             out.insert(series.to_string(), v);
         }
     }
@@ -45,13 +67,9 @@ pub fn parse_lenient(text: &str) -> Samples {
         .collect()
 }
 
-fn check_size(text: &str) -> Result<(), String> {
+fn check_size(text: &str) -> Result<(), ParseError> {
     if text.len() > MAX_TEXT {
-        return Err(format!(
-            "metrics text of {} is over the {} cap",
-            format_bytes(text.len() as u64),
-            format_bytes(MAX_TEXT as u64)
-        ));
+        return Err(ParseError::TooBig(text.len()));
     }
     Ok(())
 }
@@ -171,7 +189,7 @@ mod tests {
         assert!(parse("a{k=\"v\" 1\n").is_err());
         assert!(parse("a{k=\"v\\x\"} 1\n").is_err());
         assert!(parse("a 1 2 3\n").is_err());
-        let e = parse("a 1\nb{k=\"v\"} one\n").unwrap_err();
+        let e = parse("a 1\nb{k=\"v\"} one\n").unwrap_err().to_string();
         assert!(e.starts_with("line 2: value is not a number"), "{e}");
     }
 
@@ -196,7 +214,7 @@ mod tests {
     #[test]
     fn oversized_text_is_refused_before_parsing() {
         let big = "a 1\n".repeat(MAX_TEXT / 4 + 1);
-        let e = parse(&big).unwrap_err();
+        let e = parse(&big).unwrap_err().to_string();
         assert!(e.contains("over the 16 MiB cap"), "{e}");
         assert!(parse_lenient(&big).is_empty());
     }

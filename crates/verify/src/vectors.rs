@@ -72,26 +72,66 @@ pub fn contract() -> Vectors {
     serde_json::from_str(CONTRACT_JSON).expect("vectors/contract.json is valid (tested)")
 }
 
+/// How an answer differs from an [`Expect`]; `body` is the answer's body
+/// cut to one line ([`short_body`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Mismatch {
+    /// Another status.
+    #[error("expected status {want}, got {got} (body: {body})")]
+    Status { want: u16, got: u16, body: String },
+    /// Another Content-Type.
+    #[error("expected Content-Type {want}, got '{got}'")]
+    ContentType { want: String, got: String },
+    /// Fields expected, but the body is not JSON.
+    #[error("body is not JSON ({why}): {body}")]
+    NotJson { why: String, body: String },
+    /// A field that should name the target's model is absent or empty.
+    #[error("field '{field}' should name the model, body: {body}")]
+    NoModel { field: String, body: String },
+    /// A field with another value.
+    #[error("field '{field}' should be {want}, body: {body}")]
+    Field {
+        field: String,
+        want: Value,
+        body: String,
+    },
+    /// A substring missing from the body.
+    #[error("body lacks {needle:?}: {body}")]
+    Lacks { needle: String, body: String },
+    /// Faster than the step takes: the step did not run.
+    #[error("took {ms:.1} ms, at least {min} ms expected: the step was not run")]
+    TooFast { ms: f64, min: f64 },
+    /// Slower than the contract allows.
+    #[error("took {ms:.1} ms, at most {max} ms expected")]
+    TooSlow { ms: f64, max: f64 },
+}
+
 impl Expect {
-    /// `Ok(detail)` if `resp` matches, else `Err(reason)`.
-    pub fn judge(&self, resp: &HttpResponse, model: Option<&str>) -> Result<String, String> {
+    /// `Ok(detail)` if `resp` matches, else how it differs.
+    pub fn judge(&self, resp: &HttpResponse, model: Option<&str>) -> Result<String, Mismatch> {
         let ms = resp.elapsed.as_secs_f64() * 1e3;
         let short = short_body(&resp.body);
         if resp.status != self.status {
-            return Err(format!(
-                "expected status {}, got {} (body: {short})",
-                self.status, resp.status
-            ));
+            return Err(Mismatch::Status {
+                want: self.status,
+                got: resp.status,
+                body: short,
+            });
         }
         let ctype = resp.header("content-type").unwrap_or("");
         if let Some(want) = &self.content_type {
             if !ctype.starts_with(want.as_str()) {
-                return Err(format!("expected Content-Type {want}, got '{ctype}'"));
+                return Err(Mismatch::ContentType {
+                    want: want.clone(),
+                    got: ctype.to_string(),
+                });
             }
         }
         if !self.body.is_empty() {
-            let json: Value = serde_json::from_str(&resp.body)
-                .map_err(|e| format!("body is not JSON ({e}): {short}"))?;
+            let json: Value = serde_json::from_str(&resp.body).map_err(|e| Mismatch::NotJson {
+                why: e.to_string(),
+                body: short.clone(),
+            })?;
             for (field, want) in &self.body {
                 let want = match (want, model) {
                     (Value::String(s), Some(m)) if s == "$model" => Value::String(m.to_string()),
@@ -103,32 +143,38 @@ impl Expect {
                         {
                             continue;
                         }
-                        return Err(format!(
-                            "field '{field}' should name the model, body: {short}"
-                        ));
+                        return Err(Mismatch::NoModel {
+                            field: field.clone(),
+                            body: short,
+                        });
                     }
                     _ => want.clone(),
                 };
                 if json.get(field) != Some(&want) {
-                    return Err(format!("field '{field}' should be {want}, body: {short}"));
+                    return Err(Mismatch::Field {
+                        field: field.clone(),
+                        want,
+                        body: short,
+                    });
                 }
             }
         }
         for needle in &self.body_contains {
             if !resp.body.contains(needle.as_str()) {
-                return Err(format!("body lacks {needle:?}: {short}"));
+                return Err(Mismatch::Lacks {
+                    needle: needle.clone(),
+                    body: short,
+                });
             }
         }
         if let Some(min) = self.min_ms {
             if ms + MIN_SLACK_MS < min {
-                return Err(format!(
-                    "took {ms:.1} ms, at least {min} ms expected: the step was not run"
-                ));
+                return Err(Mismatch::TooFast { ms, min });
             }
         }
         if let Some(max) = self.max_ms {
             if ms > max {
-                return Err(format!("took {ms:.1} ms, at most {max} ms expected"));
+                return Err(Mismatch::TooSlow { ms, max });
             }
         }
         Ok(format!(
@@ -172,7 +218,7 @@ mod tests {
             elapsed: std::time::Duration::from_secs_f64(ms / 1000.0),
         };
         assert!(expect.judge(&resp(299.96), None).is_ok());
-        let short = expect.judge(&resp(250.0), None).unwrap_err();
+        let short = expect.judge(&resp(250.0), None).unwrap_err().to_string();
         assert!(short.contains("the step was not run"), "{short}");
     }
 

@@ -36,18 +36,27 @@ fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
         .expect("static response parts are valid")
 }
 
+/// A `/delay` query the service refuses (400, the message as the body).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum DelayQueryError {
+    /// No `ms=`.
+    #[error("missing ms: use /delay?ms=MILLISECONDS")]
+    Missing,
+    /// `ms=` not a number in range.
+    #[error("bad ms '{0}': use a number of milliseconds from 0 to {MAX_MS}")]
+    Bad(String),
+}
+
 /// `ms=...` from a query string.
-fn delay_ms(query: Option<&str>) -> Result<f64, String> {
+fn delay_ms(query: Option<&str>) -> Result<f64, DelayQueryError> {
     let raw = query
         .unwrap_or("")
         .split('&')
         .find_map(|kv| kv.strip_prefix("ms="))
-        .ok_or("missing ms: use /delay?ms=MILLISECONDS")?;
+        .ok_or(DelayQueryError::Missing)?;
     match raw.parse::<f64>() {
         Ok(ms) if ms.is_finite() && (0.0..=MAX_MS).contains(&ms) => Ok(ms),
-        _ => Err(format!(
-            "bad ms '{raw}': use a number of milliseconds from 0 to {MAX_MS}"
-        )),
+        _ => Err(DelayQueryError::Bad(raw.to_string())),
     }
 }
 
@@ -188,7 +197,10 @@ mod tests {
     fn the_ms_parameter_is_checked() {
         assert_eq!(delay_ms(Some("ms=200")).unwrap(), 200.0);
         assert_eq!(delay_ms(Some("x=1&ms=0.5")).unwrap(), 0.5);
-        assert!(delay_ms(None).unwrap_err().contains("missing ms"));
+        assert!(delay_ms(None)
+            .unwrap_err()
+            .to_string()
+            .contains("missing ms"));
         assert!(delay_ms(Some("ms=-1")).is_err());
         assert!(delay_ms(Some("ms=NaN")).is_err());
     }

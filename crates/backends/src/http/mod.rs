@@ -18,7 +18,7 @@ use hyper_util::rt::TokioExecutor;
 use iolab_model::steps::{BackendKind, IoCall};
 
 use crate::backend::{micros, Backend, CallFuture, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 /// The HTTP delay service as a [`Backend`].
 pub struct HttpBackend;
@@ -31,7 +31,7 @@ impl Backend for HttpBackend {
         BackendKind::Http
     }
 
-    fn check_address(&self, address: &str) -> Result<(), String> {
+    fn check_address(&self, address: &str) -> Result<(), AddressError> {
         check_http_url(address)
     }
 
@@ -43,7 +43,7 @@ impl Backend for HttpBackend {
         Ok(Box::new(Http::new(address.to_string())))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         delay_hits(address)
     }
 
@@ -53,14 +53,15 @@ impl Backend for HttpBackend {
 }
 
 /// An `http://HOST:PORT` base URL (no TLS: the delay service is on loopback).
-pub fn check_http_url(url: &str) -> Result<(), String> {
-    let fix = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
+pub fn check_http_url(url: &str) -> Result<(), AddressError> {
+    const FIX: &str = "use http://HOST:PORT, e.g. the URL `iolab backend http` prints";
+    let bad = |wanted| AddressError::new(BackendKind::Http, url, wanted, FIX);
     let rest = url
         .strip_prefix("http://")
-        .ok_or_else(|| format!("--http-backend '{url}' is not an http:// URL: {fix}"))?;
+        .ok_or_else(|| bad("an http:// URL"))?;
     let authority = rest.split('/').next().unwrap_or("");
     if authority.is_empty() || url.parse::<hyper::Uri>().is_err() {
-        return Err(format!("--http-backend '{url}' is not a valid URL: {fix}"));
+        return Err(bad("a valid URL"));
     }
     Ok(())
 }
@@ -172,22 +173,23 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 /// The delay service's hit counter, read from its `/metrics`.
-pub fn delay_hits(base: &str) -> Result<u64, String> {
+pub fn delay_hits(base: &str) -> Result<u64, CountError> {
     let url = format!("{}/metrics", base.trim_end_matches('/'));
     let body = ureq::AgentBuilder::new()
         .timeout(Duration::from_secs(10))
         .build()
         .get(&url)
         .call()
-        .map_err(|e| format!("cannot read {url}: {e}"))?
+        .map_err(|e| CountError::DelayGet {
+            url: url.clone(),
+            why: Box::new(e),
+        })?
         .into_string()
-        .map_err(|e| format!("cannot read {url}: {e}"))?;
-    crate::delay::parse_hits(&body).ok_or_else(|| {
-        format!(
-            "{url} has no {} line: is it iolab's delay service?",
-            crate::delay::HITS_METRIC
-        )
-    })
+        .map_err(|why| CountError::DelayBody {
+            url: url.clone(),
+            why,
+        })?;
+    crate::delay::parse_hits(&body).ok_or(CountError::DelayNoHits(url))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::delay::DelayService;
-use crate::service::{Service, Started};
+use crate::service::{Service, StartError, Started};
 
 /// The delay service as a [`Service`].
 pub struct Delay;
@@ -27,13 +27,13 @@ impl Service for Delay {
             .is_ok_and(|r| r.status() == 200)
     }
 
-    fn find(&self) -> Result<Option<PathBuf>, String> {
+    fn find(&self) -> Result<Option<PathBuf>, StartError> {
         Ok(None)
     }
 
-    fn start(&self, _program: Option<&Path>) -> Result<Box<dyn Started>, String> {
+    fn start(&self, _program: Option<&Path>) -> Result<Box<dyn Started>, StartError> {
         let d = DelayService::start(SocketAddr::from(([127, 0, 0, 1], 0)))
-            .map_err(|e| format!("cannot start the HTTP delay service: {e}"))?;
+            .map_err(StartError::Delay)?;
         Ok(Box::new(Running(d)))
     }
 }

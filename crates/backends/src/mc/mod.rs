@@ -9,7 +9,7 @@ pub mod service;
 use iolab_model::steps::BackendKind;
 
 use crate::backend::{Backend, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 pub use client::{get, set, stats};
 
@@ -24,7 +24,7 @@ impl Backend for McBackend {
         BackendKind::Mc
     }
 
-    fn check_address(&self, address: &str) -> Result<(), String> {
+    fn check_address(&self, address: &str) -> Result<(), AddressError> {
         check_mc_addr(address)
     }
 
@@ -36,7 +36,7 @@ impl Backend for McBackend {
         )))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         mc_get_hits(address)
     }
 
@@ -46,23 +46,29 @@ impl Backend for McBackend {
 }
 
 /// A memcached address: `HOST:PORT`.
-pub fn check_mc_addr(addr: &str) -> Result<(), String> {
+pub fn check_mc_addr(addr: &str) -> Result<(), AddressError> {
     match addr.rsplit_once(':') {
         Some((host, port)) if !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0) => {
             Ok(())
         }
-        _ => Err(format!(
-            "--mc '{addr}' is not HOST:PORT: use e.g. 127.0.0.1:11211"
+        _ => Err(AddressError::new(
+            BackendKind::Mc,
+            addr,
+            "HOST:PORT",
+            "use e.g. 127.0.0.1:11211",
         )),
     }
 }
 
 /// memcached's `get_hits` counter.
-pub fn mc_get_hits(addr: &str) -> Result<u64, String> {
-    let stats = stats(addr).map_err(|e| format!("cannot read memcached stats at {addr}: {e}"))?;
+pub fn mc_get_hits(addr: &str) -> Result<u64, CountError> {
+    let stats = stats(addr).map_err(|why| CountError::McStats {
+        addr: addr.to_string(),
+        why,
+    })?;
     stats
         .iter()
         .find(|(k, _)| k == "get_hits")
         .and_then(|(_, v)| v.parse().ok())
-        .ok_or_else(|| format!("memcached at {addr} reported no get_hits"))
+        .ok_or_else(|| CountError::McNoHits(addr.to_string()))
 }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::service::child::{self, ServiceChild};
-use crate::service::{Service, Started};
+use crate::service::child::{self, ServiceChild, WaitError};
+use crate::service::{Service, StartError, Started};
 
 /// memcached as a [`Service`].
 pub struct MemcachedService;
@@ -30,16 +30,16 @@ impl Service for MemcachedService {
         version(address)
     }
 
-    fn find(&self) -> Result<Option<PathBuf>, String> {
+    fn find(&self) -> Result<Option<PathBuf>, StartError> {
         find().map(Some)
     }
 
-    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, String> {
-        let bin = program.ok_or("no memcached program")?;
+    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, StartError> {
+        let bin = program.ok_or(StartError::NoProgram("memcached program"))?;
         Ok(Box::new(start(bin)?))
     }
 
-    fn prepare(&self, address: &str, keys: &[String]) -> Result<Vec<String>, String> {
+    fn prepare(&self, address: &str, keys: &[String]) -> Result<Vec<String>, StartError> {
         fill(address, keys)
     }
 }
@@ -78,31 +78,31 @@ pub struct Memcached {
 }
 
 /// The memcached binary on `PATH`, or the one-line fix.
-pub fn find() -> Result<PathBuf, String> {
+pub fn find() -> Result<PathBuf, StartError> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|d| d.join("memcached"))
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            "the preset's mc: steps need memcached, which is not installed: run `scripts/install-deps memcached` (or set IOLAB_MC to a running one)".to_string()
-        })
+        .ok_or(StartError::McMissing)
 }
 
 /// Start memcached on a free loopback port (a few tries: a port may be
 /// taken between choosing and binding it).
-pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
+pub fn start(bin: &std::path::Path) -> Result<Memcached, StartError> {
     let user = if child::is_root() {
         Some(
             child::user_ids("memcache")
                 .or_else(|| child::user_ids("nobody"))
-                .ok_or("running as root and neither user 'memcache' nor 'nobody' exists")?,
+                .ok_or(StartError::NoUser(
+                    "neither user 'memcache' nor 'nobody' exists",
+                ))?,
         )
     } else {
         None
     };
-    let mut last = String::new();
+    let mut last = WaitError::Timeout(Duration::ZERO);
     for _ in 0..3 {
-        let port = child::free_port().map_err(|e| format!("no free port: {e}"))?;
+        let port = child::free_port().map_err(StartError::NoPort)?;
         let mut cmd = Command::new(bin);
         cmd.args(["-l", "127.0.0.1", "-p", &port.to_string()])
             .args(["-U", "0", "-m", "256", "-c", "4096", "-I", "8m"])
@@ -110,8 +110,11 @@ pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         child::prepare(&mut cmd, user);
-        let mut c = ServiceChild::spawn(&mut cmd, libc::SIGTERM)
-            .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+        let mut c =
+            ServiceChild::spawn(&mut cmd, libc::SIGTERM).map_err(|why| StartError::Spawn {
+                program: bin.display().to_string(),
+                why,
+            })?;
         let addr = format!("127.0.0.1:{port}");
         match child::wait_ready(&mut c, Duration::from_secs(10), || {
             super::stats(&addr).is_ok()
@@ -126,7 +129,7 @@ pub fn start(bin: &std::path::Path) -> Result<Memcached, String> {
             Err(e) => last = e,
         }
     }
-    Err(format!("memcached did not start: {last}"))
+    Err(StartError::McNotReady(last))
 }
 
 /// `memcached X.Y.Z`, from its `stats`.
@@ -141,17 +144,26 @@ pub fn version(addr: &str) -> Option<String> {
 /// Make sure every key is stored: keys already there are left as they are
 /// (a user may have filled them with another size); missing ones get
 /// [`FILL_BYTES`] bytes. Returns one note per key.
-pub fn fill(addr: &str, keys: &[String]) -> Result<Vec<String>, String> {
+pub fn fill(addr: &str, keys: &[String]) -> Result<Vec<String>, StartError> {
     let mut notes = Vec::new();
     for key in keys {
         match super::get(addr, key) {
             Ok(Some(v)) => notes.push(format!("key '{key}' already stored ({} bytes)", v.len())),
             Ok(None) => {
-                super::set(addr, key, &value(FILL_BYTES))
-                    .map_err(|e| format!("cannot store '{key}' in memcached at {addr}: {e}"))?;
+                super::set(addr, key, &value(FILL_BYTES)).map_err(|why| StartError::McStore {
+                    key: key.clone(),
+                    addr: addr.to_string(),
+                    why,
+                })?;
                 notes.push(format!("stored key '{key}' ({FILL_BYTES} bytes)"));
             }
-            Err(e) => return Err(format!("cannot read '{key}' from memcached at {addr}: {e}")),
+            Err(why) => {
+                return Err(StartError::McRead {
+                    key: key.clone(),
+                    addr: addr.to_string(),
+                    why,
+                })
+            }
         }
     }
     Ok(notes)

@@ -22,7 +22,7 @@ use tokio_postgres::{Client, NoTls, Statement};
 
 use crate::backend::{micros, CallFuture, Clients};
 use crate::pool::{AsyncPool, BlockingPool};
-use crate::BackendError;
+use crate::{BackendError, CountError};
 
 /// The statement every `pg` step runs.
 pub const SLEEP_SQL: &str = "SELECT pg_sleep($1)";
@@ -228,14 +228,14 @@ impl Clients for Pg {
 
 /// How many times PostgreSQL ran a `pg` step's statement, from
 /// `pg_stat_statements` (the number `iolab verify` compares).
-pub fn sleep_calls(url: &str) -> Result<u64, String> {
-    let config = parse(url).map_err(|e| e.to_string())?;
+pub fn sleep_calls(url: &str) -> Result<u64, CountError> {
+    let config = parse(url).map_err(CountError::PgUrl)?;
     let url = url.to_string();
     block_on_io(async move {
         let (client, connection) = config
             .connect(NoTls)
             .await
-            .map_err(|e| format!("cannot connect to PostgreSQL at {url}: {e}"))?;
+            .map_err(|why| CountError::PgConnect { url, why })?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
@@ -246,10 +246,8 @@ pub fn sleep_calls(url: &str) -> Result<u64, String> {
                 &[],
             )
             .await
-            .map_err(|e| {
-                format!("cannot read pg_stat_statements ({e}): start PostgreSQL with `scripts/services up`, which enables it")
-            })?;
+            .map_err(CountError::PgStatStatements)?;
         Ok(row.get::<_, i64>(0) as u64)
     })
-    .unwrap_or_else(|| Err("PostgreSQL IO thread gone".into()))
+    .unwrap_or(Err(CountError::PgThreadGone))
 }

@@ -9,7 +9,7 @@ pub mod service;
 use iolab_model::steps::BackendKind;
 
 use crate::backend::{Backend, Clients, Pool};
-use crate::{BackendError, Service};
+use crate::{AddressError, BackendError, CountError, Service};
 
 pub use client::{sleep_calls, SLEEP_SQL};
 
@@ -24,7 +24,7 @@ impl Backend for PgBackend {
         BackendKind::Pg
     }
 
-    fn check_address(&self, address: &str) -> Result<(), String> {
+    fn check_address(&self, address: &str) -> Result<(), AddressError> {
         check_pg_url(address)
     }
 
@@ -32,7 +32,7 @@ impl Backend for PgBackend {
         Ok(Box::new(client::Pg::new(address, pool.size, pool.wait)?))
     }
 
-    fn count(&self, address: &str) -> Result<u64, String> {
+    fn count(&self, address: &str) -> Result<u64, CountError> {
         sleep_calls(address)
     }
 
@@ -42,13 +42,19 @@ impl Backend for PgBackend {
 }
 
 /// A PostgreSQL URL that tokio-postgres accepts (`postgres://user@host:port/db`).
-pub fn check_pg_url(url: &str) -> Result<(), String> {
+pub fn check_pg_url(url: &str) -> Result<(), AddressError> {
+    const FIX: &str = "use postgres://USER@HOST:PORT/DB";
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
-        return Err(format!(
-            "--pg '{url}' is not a PostgreSQL URL: use postgres://USER@HOST:PORT/DB"
+        return Err(AddressError::new(
+            BackendKind::Pg,
+            url,
+            "a PostgreSQL URL",
+            FIX,
         ));
     }
     url.parse::<tokio_postgres::Config>()
         .map(|_| ())
-        .map_err(|e| format!("--pg '{url}' is not a valid PostgreSQL URL ({e}): use postgres://USER@HOST:PORT/DB"))
+        .map_err(|e| {
+            AddressError::new(BackendKind::Pg, url, "a valid PostgreSQL URL", FIX).because(e)
+        })
 }

@@ -17,11 +17,11 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use crate::service::child::{self, ServiceChild, User};
-use crate::service::{Service, Started};
+use crate::service::child::{self, ServiceChild, User, WaitError};
+use crate::service::{Service, StartError, Started};
 
 /// What `scripts/services` uses unless `IOLAB_PG_BIN` says otherwise.
-const DEFAULT_BIN: &str = "/usr/lib/postgresql/15/bin";
+pub(crate) const DEFAULT_BIN: &str = "/usr/lib/postgresql/15/bin";
 
 /// A cluster this experiment started.
 #[derive(Debug)]
@@ -62,12 +62,12 @@ impl Service for Postgres {
         reachable(url)
     }
 
-    fn find(&self) -> Result<Option<PathBuf>, String> {
+    fn find(&self) -> Result<Option<PathBuf>, StartError> {
         find().map(Some)
     }
 
-    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, String> {
-        let bin = program.ok_or("no PostgreSQL programs")?;
+    fn start(&self, program: Option<&Path>) -> Result<Box<dyn Started>, StartError> {
+        let bin = program.ok_or(StartError::NoProgram("PostgreSQL programs"))?;
         Ok(Box::new(start(bin)?))
     }
 }
@@ -103,7 +103,7 @@ impl Drop for Cluster {
 /// The folder with `initdb`, `postgres` and `psql`: `IOLAB_PG_BIN`, else
 /// PostgreSQL 15's, else the newest under `/usr/lib/postgresql`; or the
 /// one-line fix.
-pub fn find() -> Result<PathBuf, String> {
+pub fn find() -> Result<PathBuf, StartError> {
     let has_all = |d: &Path| {
         ["initdb", "postgres", "psql"]
             .iter()
@@ -114,10 +114,7 @@ pub fn find() -> Result<PathBuf, String> {
         return if has_all(&dir) {
             Ok(dir)
         } else {
-            Err(format!(
-                "IOLAB_PG_BIN={} has no initdb, postgres and psql: point it at PostgreSQL's bin folder",
-                dir.display()
-            ))
+            Err(StartError::PgBinEnv(dir))
         };
     }
     let mut candidates = vec![PathBuf::from(DEFAULT_BIN)];
@@ -132,17 +129,15 @@ pub fn find() -> Result<PathBuf, String> {
         versions.sort();
         candidates.extend(versions.into_iter().rev().map(|(_, p)| p));
     }
-    candidates.into_iter().find(|d| has_all(d)).ok_or_else(|| {
-        format!("the preset's pg: steps need PostgreSQL, not found in {DEFAULT_BIN}: install PostgreSQL 15 (apt-get install postgresql-15), set IOLAB_PG_BIN to its bin folder, or set IOLAB_PG to a running server")
-    })
+    (candidates.into_iter().find(|d| has_all(d))).ok_or(StartError::PgMissing)
 }
 
 /// Make and start a cluster.
-pub fn start(bin: &Path) -> Result<Cluster, String> {
+pub fn start(bin: &Path) -> Result<Cluster, StartError> {
     let user = if child::is_root() {
-        Some(child::user_ids("postgres").ok_or(
-            "running as root and there is no 'postgres' user to run PostgreSQL as (initdb refuses root)",
-        )?)
+        Some(child::user_ids("postgres").ok_or(StartError::NoUser(
+            "there is no 'postgres' user to run PostgreSQL as (initdb refuses root)",
+        ))?)
     } else {
         None
     };
@@ -163,7 +158,7 @@ pub fn start(bin: &Path) -> Result<Cluster, String> {
 }
 
 /// A fresh folder under the temp dir, owned by the server's user.
-fn make_dir(user: Option<User>) -> Result<PathBuf, String> {
+fn make_dir(user: Option<User>) -> Result<PathBuf, StartError> {
     static SEQ: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "iolab-pg-{}-{}",
@@ -171,23 +166,31 @@ fn make_dir(user: Option<User>) -> Result<PathBuf, String> {
         SEQ.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    fs::create_dir_all(&dir).map_err(|why| StartError::Create {
+        path: dir.clone(),
+        why,
+    })?;
     if let Some((uid, gid)) = user {
-        std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
-            .map_err(|e| format!("cannot hand {} to the postgres user: {e}", dir.display()))?;
+        std::os::unix::fs::chown(&dir, Some(uid), Some(gid)).map_err(|why| StartError::Chown {
+            path: dir.clone(),
+            why,
+        })?;
     }
     Ok(dir)
 }
 
-fn log_file(path: &Path) -> Result<fs::File, String> {
-    fs::File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))
+fn log_file(path: &Path) -> Result<fs::File, StartError> {
+    fs::File::create(path).map_err(|why| StartError::Create {
+        path: path.to_path_buf(),
+        why,
+    })
 }
 
 fn init_and_run(
     bin: &Path,
     dir: &Path,
     user: Option<User>,
-) -> Result<(ServiceChild, String), String> {
+) -> Result<(ServiceChild, String), StartError> {
     let data = dir.join("data");
     let initdb_log = dir.join("initdb.log");
     let log = log_file(&initdb_log)?;
@@ -197,19 +200,17 @@ fn init_and_run(
         .args(["-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8"])
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
+        .stdout(log.try_clone()?)
         .stderr(log);
     child::prepare(&mut cmd, user);
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot run initdb: {e}"))?;
+    let status = cmd.status().map_err(|why| StartError::Run {
+        program: "initdb",
+        why,
+    })?;
     if !status.success() {
         let tail = fs::read_to_string(&initdb_log).unwrap_or_default();
         let last = tail.lines().last().unwrap_or("").trim().to_string();
-        return Err(format!(
-            "initdb failed ({}): {last}",
-            child::describe(status)
-        ));
+        return Err(StartError::Initdb { status, last });
     }
     let conf = format!(
         "\n# iolab throwaway cluster (iolab run)\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{}'\nmax_connections = 500\nshared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.track = all\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\n",
@@ -219,12 +220,14 @@ fn init_and_run(
         .append(true)
         .open(data.join("postgresql.conf"))
         .and_then(|mut f| f.write_all(conf.as_bytes()))
-        .map_err(|e| format!("cannot configure the cluster: {e}"))?;
+        .map_err(StartError::Configure)?;
 
     let server_log = dir.join("server.log");
-    let mut last = String::new();
+    // Each try that fails sets these (three tries: a port may be taken
+    // between choosing and binding it).
+    let (mut why, mut last) = (WaitError::Timeout(Duration::ZERO), String::new());
     for _ in 0..3 {
-        let port = child::free_port().map_err(|e| format!("no free port: {e}"))?;
+        let port = child::free_port().map_err(StartError::NoPort)?;
         let log = log_file(&server_log)?;
         let mut cmd = Command::new(bin.join("postgres"));
         cmd.arg("-D")
@@ -232,12 +235,15 @@ fn init_and_run(
             .args(["-p", &port.to_string()])
             .current_dir(dir)
             .stdin(Stdio::null())
-            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stdout(log.try_clone()?)
             .stderr(log);
         child::prepare(&mut cmd, user);
         // SIGQUIT: immediate shutdown, as `pg_ctl stop -m immediate`.
-        let mut server = ServiceChild::spawn(&mut cmd, libc::SIGQUIT)
-            .map_err(|e| format!("cannot start postgres: {e}"))?;
+        let mut server =
+            ServiceChild::spawn(&mut cmd, libc::SIGQUIT).map_err(|why| StartError::Spawn {
+                program: "postgres".into(),
+                why,
+            })?;
         let psql = bin.join("psql");
         let ready = child::wait_ready(&mut server, Duration::from_secs(30), || {
             create_extension(&psql, port)
@@ -252,11 +258,11 @@ fn init_and_run(
             Err(e) => {
                 server.stop(Duration::from_secs(5));
                 let tail = fs::read_to_string(&server_log).unwrap_or_default();
-                last = format!("{e}: {}", tail.lines().last().unwrap_or("").trim());
+                (why, last) = (e, tail.lines().last().unwrap_or("").trim().to_string());
             }
         }
     }
-    Err(format!("PostgreSQL did not start: {last}"))
+    Err(StartError::PgNotReady { why, log: last })
 }
 
 /// `CREATE EXTENSION pg_stat_statements`; false until the server accepts it.

@@ -164,22 +164,33 @@ pub fn free_port() -> io::Result<u16> {
         .port())
 }
 
+/// Why a started child never became ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum WaitError {
+    /// It exited first.
+    #[error("exited at start ({})", describe(*.0))]
+    Exited(ExitStatus),
+    /// It was still not ready after this long.
+    #[error("not ready within {} s", .0.as_secs())]
+    Timeout(Duration),
+}
+
 /// Wait until `ready` is true, the child exits, or `within` passes.
 pub fn wait_ready(
     child: &mut ServiceChild,
     within: Duration,
     mut ready: impl FnMut() -> bool,
-) -> Result<(), String> {
+) -> Result<(), WaitError> {
     let deadline = Instant::now() + within;
     loop {
         if let Some(status) = child.exited() {
-            return Err(format!("exited at start ({})", describe(status)));
+            return Err(WaitError::Exited(status));
         }
         if ready() {
             return Ok(());
         }
         if Instant::now() >= deadline {
-            return Err(format!("not ready within {} s", within.as_secs()));
+            return Err(WaitError::Timeout(within));
         }
         thread::sleep(Duration::from_millis(50));
     }

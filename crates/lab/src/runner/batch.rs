@@ -83,7 +83,8 @@ impl Ctx<'_> {
             iolab_batch::io::Io::new(
                 b.io_backend,
                 Arc::new(iolab_backends::Backends::new(config)),
-            )?
+            )
+            .map_err(|e| e.to_string())?
         };
         Ok(Box::new(move || {
             Ok(iolab_batch::run_traced(

@@ -288,9 +288,13 @@ fn read_counts(counted: &Addresses) -> Option<Result<BackendCounts, String>> {
     if counted.is_empty() {
         return None;
     }
-    Some(iolab_backends::counts::read(
-        &iolab_backends::BackendConfig::new(counted.clone(), &Default::default()),
-    ))
+    Some(
+        iolab_backends::counts::read(&iolab_backends::BackendConfig::new(
+            counted.clone(),
+            &Default::default(),
+        ))
+        .map_err(|e| e.to_string()),
+    )
 }
 
 /// What the backends counted since `before` (read a moment after the load,

@@ -81,7 +81,9 @@ pub fn start(
         }
         let program = match reuse {
             Some(_) => None,
-            None => svc.find().map_err(ServiceError::Missing)?,
+            None => svc
+                .find()
+                .map_err(|e| ServiceError::Missing(e.to_string()))?,
         };
         plan.push((kind, svc, reuse.map(str::to_string), program));
     }
@@ -100,7 +102,7 @@ pub fn start(
             None => {
                 let started = svc
                     .start(program.as_deref())
-                    .map_err(ServiceError::Failed)?;
+                    .map_err(|e| ServiceError::Failed(e.to_string()))?;
                 let (a, v, n) = (started.address(), started.version(), started.notes());
                 let about: Vec<&str> = v.iter().chain(n.first()).map(String::as_str).collect();
                 say(&format!(
@@ -114,7 +116,7 @@ pub fn start(
         };
         let prepared = svc
             .prepare(&address, &needs.keys(kind))
-            .map_err(ServiceError::Failed)?;
+            .map_err(|e| ServiceError::Failed(e.to_string()))?;
         for n in &prepared {
             say(&format!("services: {} {address}: {n}", svc.label()));
         }

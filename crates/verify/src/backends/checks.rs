@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::{check_name, Counted, BACKEND_REQUESTS};
 use crate::client::Endpoint;
+use crate::fault::{CounterFault, MetricsFault};
 use crate::vectors::short_body;
 use crate::{fail, pass, Budget};
 
@@ -20,11 +21,11 @@ use crate::{fail, pass, Budget};
 pub(super) fn one(target: &Endpoint, budget: &Budget, b: &dyn Counted) -> Vec<Check> {
     let kind = b.kind();
     let series = format!("iolab_backend_calls_total{{kind=\"{kind}\"}}");
-    let calls = |t: &Endpoint| -> Result<f64, String> {
+    let calls = |t: &Endpoint| -> Result<f64, MetricsFault> {
         let m = crate::metrics(t, budget)?;
         m.get(&series)
             .copied()
-            .ok_or_else(|| format!("/metrics has no {series}"))
+            .ok_or_else(|| MetricsFault::NoSeries(series.clone()))
     };
     let backend_before = b.count();
     let target_before = calls(target);
@@ -49,11 +50,7 @@ pub(super) fn one(target: &Endpoint, budget: &Budget, b: &dyn Counted) -> Vec<Ch
 }
 
 /// How far a counter moved between two reads, or the first read's error.
-fn moved<T>(
-    before: Result<T, String>,
-    after: Result<T, String>,
-    by: fn(T, T) -> T,
-) -> Result<T, String> {
+fn moved<T, E>(before: Result<T, E>, after: Result<T, E>, by: fn(T, T) -> T) -> Result<T, E> {
     Ok(by(before?, after?))
 }
 
@@ -86,7 +83,7 @@ fn send(target: &Endpoint, budget: &Budget, path: &str) -> Sent {
                 }
             }
             Err(e) => {
-                sent.first_bad.get_or_insert(e);
+                sent.first_bad.get_or_insert(e.to_string());
             }
         }
     }
@@ -110,7 +107,7 @@ fn answers_check(kind: BackendKind, sent: &Sent) -> Check {
 
 /// The target's own call counter moved by exactly one a request (its
 /// `moved` over the requests, or why it could not be read).
-fn metrics_check(kind: BackendKind, series: &str, moved: Result<f64, String>) -> Check {
+fn metrics_check(kind: BackendKind, series: &str, moved: Result<f64, MetricsFault>) -> Check {
     let (n, name) = (BACKEND_REQUESTS, check_name(kind, "metrics"));
     match moved {
         Ok(d) if d == n as f64 => pass(&name, format!("the target's {series} moved by {n}")),
@@ -118,13 +115,13 @@ fn metrics_check(kind: BackendKind, series: &str, moved: Result<f64, String>) ->
             &name,
             format!("the target's {series} moved by {d}, but {n} requests with one {kind} step were sent"),
         ),
-        Err(e) => fail(&name, e),
+        Err(e) => fail(&name, e.to_string()),
     }
 }
 
 /// The backend's own counter moved by the answered requests: exactly, or at
 /// least where other traffic may move it too.
-fn counted_check(b: &dyn Counted, moved: Result<u64, String>, answered: u64) -> Check {
+fn counted_check(b: &dyn Counted, moved: Result<u64, CounterFault>, answered: u64) -> Check {
     let name = check_name(b.kind(), "counted");
     let moved = match moved {
         Ok(m) => m,
