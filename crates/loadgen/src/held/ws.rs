@@ -129,10 +129,11 @@ impl<'a> Session<'a> {
         loop {
             tokio::select! {
                 biased;
-                msg = ws.next() => match self.on_frame(msg) {
-                    Some(ending) => return self.broke(ending),
-                    None => {}
-                },
+                msg = ws.next() => {
+                    if let Some(ending) = self.on_frame(msg) {
+                        return self.broke(ending);
+                    }
+                }
                 _ = &mut send_sleep, if sending(next_send) => {
                     let intended = next_send.unwrap_or(hold_end);
                     if let Err(ending) = self.send(&mut ws, intended).await {
