@@ -258,6 +258,7 @@ fn generator_stats(
         wait_s: m.wait_s,
         cause: None,
         engine: String::new(),
+        peak_rss_kib: None,
     };
     let p50_ms = ms(m.latency.value_at_quantile(0.5));
     let v = g.verdict(elapsed_s, p50_ms, closed_loop);

@@ -212,6 +212,7 @@ impl HeldLoad {
             grpc: None,
             metadata: Vec::new(),
             source_addrs: self.source_addrs.clone(),
+            shard: None,
         }
     }
 }

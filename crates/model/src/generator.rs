@@ -55,6 +55,11 @@ pub struct GeneratorStats {
     /// engines existed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub engine: String,
+    /// Peak resident memory of the generator process, KiB (`VmHWM`);
+    /// held-connection runs, where memory per connection is the question.
+    /// On a merge of shards, the sum over the shards' processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
 }
 
 /// The verdict on a generator.

@@ -156,6 +156,15 @@ pub struct ShardPart {
     pub threads: usize,
     /// Its generator was the bottleneck.
     pub saturated: bool,
+    /// Held connections: its process's peak resident memory, KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_kib: Option<u64>,
+    /// Held connections: its generator's message send lag p99, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_p99_ms: Option<f64>,
+    /// Held connections: connections it established.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub established: Option<u64>,
 }
 
 /// What a merged document says about the shards it came from.

@@ -38,7 +38,7 @@ use iolab_backends::Backends;
 use iolab_model::{ModelKind, ModelParams};
 
 pub use affinity::pin_to_cpus;
-pub use running::{start, Running};
+pub use running::{listen_reuse_port, start, Running};
 pub use shutdown::Shutdown;
 
 /// Stack of every thread the thread models start (workers, per-request

@@ -52,3 +52,18 @@ impl Running {
             .unwrap_or_else(|_| Err(ServeError::BadParams("the server thread panicked".into())))
     }
 }
+
+/// A listener on `addr` with `SO_REUSEPORT`, so several `iolab serve`
+/// processes share one port and the kernel deals incoming connections
+/// among them (by a hash of each connection's addresses): one target
+/// holding more sockets than one process's file limit allows.
+pub fn listen_reuse_port(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.bind(&addr.into())?;
+    // The kernel caps this at net.core.somaxconn, as std's bind does.
+    socket.listen(4096)?;
+    Ok(socket.into())
+}

@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return runs(&args);
     }
     let docs = gather_waiting(&args.paths, wait.unwrap_or(Duration::ZERO))?;
-    if held::all_held(&docs) {
+    if held::all_held(&docs).map_err(CliError::usage)? {
         return merge_held(&args, &docs);
     }
     let merged = combine::merge(&docs).map_err(CliError::usage)?;

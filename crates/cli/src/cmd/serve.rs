@@ -44,6 +44,12 @@ pub struct Args {
     /// Port to listen on; 0 picks a free one (the URL is printed first).
     #[arg(long, short = 'p', value_name = "PORT", default_value_t = 8080)]
     pub port: u16,
+    /// Share --port with other `iolab serve --reuse-port` processes
+    /// (SO_REUSEPORT): the kernel deals connections among them, so one
+    /// target holds more connections than one process's file limit (e.g.
+    /// 20,000 WebSockets under `ulimit -n` 20,000, as two processes).
+    #[arg(long)]
+    pub reuse_port: bool,
     /// Also serve /metrics on this port from a thread of its own, which a saturated pool cannot starve (0: a free one; printed as the second stdout line, `metrics URL`).
     #[arg(long, value_name = "PORT")]
     pub metrics_port: Option<u16>,
@@ -126,7 +132,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ))
     })?;
     args.pin()?;
-    let listener = listen(SocketAddr::new(ip, args.port), "--port")?;
+    let addr = SocketAddr::new(ip, args.port);
+    let listener = match args.reuse_port {
+        true => iolab_servers::listen_reuse_port(addr).map_err(|e| {
+            CliError::usage(format!(
+                "cannot listen on {addr} with --reuse-port: {e} (the other processes on it must be iolab serve --reuse-port of this user)"
+            ))
+        })?,
+        false => listen(addr, "--port")?,
+    };
     let metrics = args
         .metrics_port
         .map(|p| listen(SocketAddr::new(ip, p), "--metrics-port"))
@@ -197,6 +211,11 @@ fn local_addr(l: &TcpListener) -> Result<SocketAddr, CliError> {
 fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
     let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
     let m = Manifest::load(runtime).map_err(CliError::usage)?;
+    if args.reuse_port {
+        return Err(CliError::usage(format!(
+            "--reuse-port: runtime {runtime}'s target binds its own socket; only the built-in models share a port"
+        )));
+    }
     if args.spans.is_some() {
         return Err(CliError::usage(format!(
             "--spans: runtime {runtime} records no spans (only the built-in models do; see runtimes/README.md): remove --spans or --runtime"

@@ -93,6 +93,9 @@ pub struct Books {
     /// How late the generator was: each open and each message send after
     /// its intended time, us (the generator's own lag, as for requests).
     pub lag: Histogram<u64>,
+    /// Of `lag`, the message sends only: the generator's own error in each
+    /// message's latency (`messages.send_lag_p99_ms`).
+    pub send_lag: Histogram<u64>,
 }
 
 impl Default for Books {
@@ -106,6 +109,7 @@ impl Default for Books {
             handshake: new_histogram(HIGHEST_US),
             messages: new_histogram(HIGHEST_US),
             lag: new_histogram(HIGHEST_US),
+            send_lag: new_histogram(HIGHEST_US),
         }
     }
 }
@@ -118,6 +122,12 @@ impl Books {
     /// The generator was `ns` late for an open or a send.
     pub fn late_by(&mut self, ns: u64) {
         self.lag.saturating_record(ns / 1_000);
+    }
+
+    /// A message left `ns` after its intended send time.
+    pub fn message_late_by(&mut self, ns: u64) {
+        self.late_by(ns);
+        self.send_lag.saturating_record(ns / 1_000);
     }
 
     /// A connection's attempt started (its connect is under way).
@@ -212,11 +222,15 @@ impl Books {
             histogram: (!self.messages.is_empty())
                 .then(|| encode(&self.messages))
                 .flatten(),
+            send_lag_p99_ms: (!self.send_lag.is_empty()).then(|| p99_ms(&self.send_lag)),
+            send_lag_histogram: (!self.send_lag.is_empty())
+                .then(|| encode(&self.send_lag))
+                .flatten(),
         };
         let driver = super::driver_summary(plan);
         // Connections the schedule never opened (the run was stopped first).
         let mut handshakes = self.handshakes;
-        handshakes.planned = u64::from(plan.connections).max(handshakes.sent);
+        handshakes.planned = super::own_connections(plan).max(handshakes.sent);
         handshakes.not_sent = handshakes.planned - handshakes.sent;
         AttackResult {
             schema: ATTACK_SCHEMA.into(),
@@ -230,7 +244,7 @@ impl Books {
             generator: GeneratorStats {
                 engine: "epoll".into(),
                 threads: 1,
-                lag_p99_ms: self.lag.value_at_quantile(0.99) as f64 / 1e3,
+                lag_p99_ms: p99_ms(&self.lag),
                 lag_max_ms: self.lag.max() as f64 / 1e3,
                 ..GeneratorStats::default()
             },
@@ -246,6 +260,11 @@ impl Books {
             ..AttackResult::default()
         }
     }
+}
+
+/// The 99th percentile of a microsecond histogram, ms.
+pub(crate) fn p99_ms(h: &Histogram<u64>) -> f64 {
+    h.value_at_quantile(0.99) as f64 / 1e3
 }
 
 /// When and how long a run ran.
@@ -284,16 +303,32 @@ pub fn merge(a: &mut AttackResult, b: &AttackResult) -> Result<(), MergeError> {
     let (Some(am), Some(bm)) = (a.messages.as_mut(), b.messages.as_ref()) else {
         return Err(MergeError::NotHeld);
     };
-    let mut h = new_histogram(HIGHEST_US);
-    for b64 in [&am.histogram, &bm.histogram].into_iter().flatten() {
-        let one = crate::shard::hist::decode_base64(b64)
-            .map_err(|e| MergeError::Histogram(e.to_string()))?;
-        add(&mut h, &one);
-    }
+    let h = added(&am.histogram, &bm.histogram)?;
+    // A document written before send lags were recorded has none: the
+    // merge then has none either, rather than one shard's for all.
+    let lag = match (&am.send_lag_histogram, &bm.send_lag_histogram) {
+        (Some(_), Some(_)) => Some(added(&am.send_lag_histogram, &bm.send_lag_histogram)?),
+        _ => None,
+    };
     am.merge_counts(bm);
     if !h.is_empty() {
         am.latency_ms = Some(latency_summary(&h));
         am.histogram = encode(&h);
     }
+    if let Some(lag) = lag.filter(|l| !l.is_empty()) {
+        am.send_lag_p99_ms = Some(p99_ms(&lag));
+        am.send_lag_histogram = encode(&lag);
+    }
     Ok(())
+}
+
+/// Two optional base64 histograms, added.
+fn added(a: &Option<String>, b: &Option<String>) -> Result<Histogram<u64>, MergeError> {
+    let mut h = new_histogram(HIGHEST_US);
+    for b64 in [a, b].into_iter().flatten() {
+        let one = crate::shard::hist::decode_base64(b64)
+            .map_err(|e| MergeError::Histogram(e.to_string()))?;
+        add(&mut h, &one);
+    }
+    Ok(h)
 }

@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use iolab_model::attack::{DriverSummary, HeldKind, HeldPlan};
+use iolab_model::shard::Shard;
 
 use crate::clock::now_ns;
 use crate::hooks::Hooks;
@@ -83,6 +84,12 @@ pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
             plan.connections
         ));
     }
+    if let Some(s) = plan.shard.filter(|_| own_connections(plan) == 0) {
+        return bad(format!(
+            "--connections {} leaves shard {s} none: give at least {} (one per shard)",
+            plan.connections, s.count
+        ));
+    }
     if !(plan.open_rate.is_finite() && plan.open_rate > 0.0) {
         return bad(format!(
             "--open-rate {}: must be > 0 connections/s",
@@ -116,17 +123,31 @@ pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
     Ok(())
 }
 
-/// What the document says of the driver: an open loop of connections.
+/// This process's part of the plan (the whole plan when not sharded).
+pub fn shard_of(plan: &HeldPlan) -> Shard {
+    plan.shard.unwrap_or(Shard::WHOLE)
+}
+
+/// The plan's connections this process opens: plan connection `k` is
+/// shard `k mod n`'s.
+pub fn own_connections(plan: &HeldPlan) -> u64 {
+    shard_of(plan).share(u64::from(plan.connections))
+}
+
+/// What the document says of the driver: an open loop of connections
+/// (a shard's part of it: its connections and its share of the rate, so
+/// that shards' summaries add up to the plan's).
 pub(crate) fn driver_summary(plan: &HeldPlan) -> DriverSummary {
+    let own = own_connections(plan);
     DriverSummary {
         kind: "open".into(),
-        rate: Some(plan.open_rate),
+        rate: Some(plan.open_rate * own as f64 / f64::from(plan.connections)),
         duration_s: Some(f64::from(plan.connections) / plan.open_rate),
         timeout_s: plan.timeout.as_secs_f64(),
         arrival: Some("constant".into()),
         concurrency: None,
         connections: "held".into(),
-        max_connections: plan.connections,
+        max_connections: own as u32,
     }
 }
 
@@ -178,7 +199,7 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
         HeldKind::Sse => None,
         HeldKind::Grpc => call.as_ref().and_then(|c| c.echo_bytes()),
     };
-    crate::machine::raise_nofile(u64::from(plan.connections) + iolab_model::limits::FD_RESERVE);
+    crate::machine::raise_nofile(own_connections(plan) + iolab_model::limits::FD_RESERVE);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -209,7 +230,9 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
         .map_err(|_| HeldError::Setup("a connection task outlived the run".into()))?;
     let books = run.books.into_inner();
     let latency = books.handshake.clone();
+    let shard = combine::record(plan, &books.lag);
     let mut result = books.into_result(plan, &facts);
+    result.shard = shard;
     result.generator.cpu_s = thread_cpu_s() - cpu0;
     debug_assert_eq!(result.check_accounting(), Ok(()));
     Ok(AttackReport {
@@ -221,7 +244,8 @@ pub fn attack(plan: &HeldPlan, hooks: &Hooks) -> Result<AttackReport, HeldError>
     })
 }
 
-/// Open connection `i` at `start + i / open_rate`; wait for all of them.
+/// Open plan connection `k` at `start + k / open_rate`, for this shard's
+/// `k`; wait for all of them.
 async fn dispatch(run: Rc<Run>, start: u64) -> Result<(), HeldError> {
     let timer = crate::clock::PreciseTimer::new()
         .map_err(|e| HeldError::Setup(format!("cannot create the run's timer: {e}")))?;
@@ -230,12 +254,14 @@ async fn dispatch(run: Rc<Run>, start: u64) -> Result<(), HeldError> {
         async move { run.timers.serve(&timer).await }
     });
     let gap_ns = (1e9 / run.plan.open_rate) as u64;
-    let mut tasks = Vec::with_capacity(run.plan.connections as usize);
-    for i in 0..u64::from(run.plan.connections) {
+    let shard = shard_of(&run.plan);
+    let mut tasks = Vec::with_capacity(own_connections(&run.plan) as usize);
+    let own = (shard.offset()..u64::from(run.plan.connections)).step_by(shard.count as usize);
+    for k in own {
         if run.cancelled() {
             break;
         }
-        let at = start + i * gap_ns;
+        let at = start + k * gap_ns;
         run.timers.sleep_until(at).await;
         let task = match run.plan.kind {
             HeldKind::Ws => tokio::task::spawn_local(ws::hold(run.clone(), at)),

@@ -108,6 +108,10 @@ async fn read_events(run: &Run, mut io: Box<dyn Io>, mut body: Body) -> (Ending,
     }
     let mut stop = run.stop.subscribe();
     let mut buf = vec![0u8; 16 << 10];
+    // Made once, not on every turn of the loop (a turn per read).
+    let hold = tokio::time::sleep_until(hold_end);
+    let stopped = Run::stopped(&mut stop);
+    tokio::pin!(hold, stopped);
     loop {
         tokio::select! {
             biased;
@@ -122,8 +126,8 @@ async fn read_events(run: &Run, mut io: Box<dyn Io>, mut body: Body) -> (Ending,
                     return (ending, events.tally);
                 }
             }
-            _ = tokio::time::sleep_until(hold_end) => return (Ending::Held, events.tally),
-            _ = Run::stopped(&mut stop) => return (Ending::OpenAtEnd, events.tally),
+            _ = &mut hold => return (Ending::Held, events.tally),
+            _ = &mut stopped => return (Ending::OpenAtEnd, events.tally),
         }
     }
 }

@@ -1,8 +1,11 @@
 //! One WebSocket connection's life: handshake (bounded by the timeout from
 //! its intended open time), then for `--hold` a message every
 //! `1 / --message-rate` carrying its sequence number (`"<seq> <text>"`),
-//! each echo timed from its intended send time; a ping every timeout
-//! (a server that never answers one is `no_pong`); at the end a wait of
+//! each echo timed from its intended send time; a ping after every
+//! timeout in which the server sent nothing (a server that never answers
+//! one is `no_pong`; echoes already show a busy connection alive, and a
+//! ping and pong every timeout on each were a sixth more frames at one
+//! message a second and a 5 s timeout); at the end a wait of
 //! one timeout for the last echoes, then our close (code 1000) and a
 //! bounded wait for the server's.
 //!
@@ -23,8 +26,12 @@ use super::conn::Io;
 use super::{instant_of, Run, CLOSE_GRACE};
 use crate::clock::now_ns;
 
-/// Each connection's read buffer (it grows for a bigger frame).
-const READ_BUFFER: usize = 16 << 10;
+/// Each connection's read buffer (it grows for a bigger frame). tungstenite
+/// zero-fills the whole buffer before every read attempt (`FrameCodec::
+/// read_in`), so its size is paid in memset per poll and in resident memory
+/// per connection: 16 KiB was 6% of the generator's CPU and ~320 MiB of
+/// its RSS at 20,000 connections; messages here are small.
+const READ_BUFFER: usize = 4 << 10;
 /// Largest message or frame accepted from the server (a bigger one ends
 /// the connection as `oversize`, not the generator's memory).
 const MAX_FRAME: usize = 4 << 20;
@@ -78,8 +85,8 @@ struct Session<'a> {
     /// `(seq, intended_ns)` of messages sent and not yet echoed, in order.
     outstanding: VecDeque<(u64, u64)>,
     tally: Tally,
-    /// A pong arrived since the loop last looked.
-    pong: bool,
+    /// A frame arrived since the last ping tick: the server is alive.
+    heard: bool,
 }
 
 impl<'a> Session<'a> {
@@ -92,7 +99,7 @@ impl<'a> Session<'a> {
             seq: 0,
             outstanding: VecDeque::new(),
             tally: Tally::default(),
-            pong: false,
+            heard: false,
         }
     }
 
@@ -111,15 +118,22 @@ impl<'a> Session<'a> {
         let mut stop = self.run.stop.subscribe();
         let run: &'a Run = self.run;
         let sending = |t: Option<u64>| t.is_some_and(|t| t < hold_end);
-        // Kept across turns of the loop: one place in the run's timers per send.
+        // Kept across turns of the loop, not made anew on each (a turn per
+        // send and per echo): one place in the run's timers per send, one
+        // tokio timer for the hold, one wait for the stop.
         let mut send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
+        let hold_sleep = tokio::time::sleep_until(instant_of(hold_end));
+        tokio::pin!(hold_sleep);
+        let stopped = Run::stopped(&mut stop);
+        tokio::pin!(stopped);
         loop {
             tokio::select! {
                 biased;
-                msg = ws.next() => match self.on_frame(msg) {
-                    Some(ending) => return self.broke(ending),
-                    None => awaiting_pong &= !std::mem::take(&mut self.pong),
-                },
+                msg = ws.next() => {
+                    if let Some(ending) = self.on_frame(msg) {
+                        return self.broke(ending);
+                    }
+                }
                 _ = &mut send_sleep, if sending(next_send) => {
                     let intended = next_send.unwrap_or(hold_end);
                     if let Err(ending) = self.send(&mut ws, intended).await {
@@ -128,22 +142,25 @@ impl<'a> Session<'a> {
                     next_send = self.gap_ns.map(|g| intended + g);
                     send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
                 }
-                _ = tokio::time::sleep_until(instant_of(hold_end)) => {
+                _ = &mut hold_sleep => {
                     return self.finish(ws).await;
                 }
                 _ = ping.tick() => {
-                    if awaiting_pong {
+                    if std::mem::take(&mut self.heard) {
+                        awaiting_pong = false;
+                    } else if awaiting_pong {
                         return self.broke(Ending::Broken("no_pong"));
-                    }
-                    awaiting_pong = true;
-                    let ping = ws.send(Message::Ping(Vec::new().into()));
-                    match tokio::time::timeout(self.run.plan.timeout, ping).await {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => return self.broke(Ending::Broken(class(&e))),
-                        Err(_) => return self.broke(Ending::Broken("stalled")),
+                    } else {
+                        awaiting_pong = true;
+                        let ping = ws.send(Message::Ping(Vec::new().into()));
+                        match tokio::time::timeout(self.run.plan.timeout, ping).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(e)) => return self.broke(Ending::Broken(class(&e))),
+                            Err(_) => return self.broke(Ending::Broken("stalled")),
+                        }
                     }
                 }
-                _ = Run::stopped(&mut stop) => {
+                _ = &mut stopped => {
                     self.tally.in_flight = self.outstanding.len() as u64;
                     let _ = tokio::time::timeout(CLOSE_GRACE, ws.close(None)).await;
                     return (Ending::OpenAtEnd, self.tally);
@@ -156,7 +173,7 @@ impl<'a> Session<'a> {
     /// within the timeout is `stalled`.
     async fn send(&mut self, ws: &mut Ws, intended: u64) -> Result<(), Ending> {
         let late = now_ns().saturating_sub(intended);
-        self.run.books.borrow_mut().late_by(late);
+        self.run.books.borrow_mut().message_late_by(late);
         if late > self.gap_ns.unwrap_or(u64::MAX) {
             self.tally.behind += 1;
         }
@@ -177,16 +194,13 @@ impl<'a> Session<'a> {
 
     /// One frame from the server; `Some` when it ended the connection.
     fn on_frame(&mut self, msg: Option<Result<Message, WsError>>) -> Option<Ending> {
+        self.heard |= matches!(msg, Some(Ok(_)));
         match msg {
             None => Some(Ending::Broken("eof")),
             Some(Err(e)) => Some(Ending::Broken(class(&e))),
             Some(Ok(Message::Close(frame))) => Some(close_ending(frame)),
             Some(Ok(Message::Text(t))) => {
                 self.echoed(t.as_str());
-                None
-            }
-            Some(Ok(Message::Pong(_))) => {
-                self.pong = true;
                 None
             }
             Some(Ok(_)) => None,

@@ -114,11 +114,11 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
 }
 
 /// A shard: its name, document and record.
-type Checked<'a> = (&'a String, &'a AttackResult, &'a ShardRecord);
+pub(crate) type Checked<'a> = (&'a String, &'a AttackResult, &'a ShardRecord);
 
 /// Every document a shard, all of one plan, cut and start, each index once
 /// (and, with `every`, each index there); the shards sorted by index.
-fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
+pub(crate) fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
     let mut shards = Vec::with_capacity(docs.len());
     for (name, doc) in docs {
         let rec = doc.shard.as_ref().ok_or_else(|| {
@@ -176,7 +176,9 @@ fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
 /// differs by how far apart the hosts read it).
 fn apart(shards: &[Checked<'_>]) -> Result<(), String> {
     let d = &shards[0].1.driver;
-    let Some(lasts_s) = d.duration_s.map(|s| s + d.timeout_s) else {
+    // A held plan's connections are held for `hold` after their opens.
+    let hold_s = (shards[0].1.connections.as_ref()).map_or(0.0, |c| c.hold_ms as f64 / 1e3);
+    let Some(lasts_s) = d.duration_s.map(|s| s + d.timeout_s + hold_s) else {
         return Ok(());
     };
     let first = shards
@@ -343,6 +345,7 @@ impl Acc {
                 wait_s: self.waits.iter().copied().sum(),
                 cause: (!self.causes.is_empty()).then(|| self.causes.join("; ")),
                 engine: engines(shards),
+                peak_rss_kib: None,
             },
             elapsed_s: self.elapsed_s,
             started_unix_ms: base,
@@ -398,6 +401,7 @@ fn merge_record(shards: &[(&AttackResult, &ShardRecord)], base: u64) -> MergeRec
             cpu_s: d.generator.cpu_s,
             threads: d.generator.threads,
             saturated: d.generator.saturated,
+            ..ShardPart::default()
         })
         .collect();
     let late: Vec<f64> = parts.iter().filter_map(|p| p.first_send_late_ms).collect();

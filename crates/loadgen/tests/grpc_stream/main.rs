@@ -37,6 +37,7 @@ pub fn plan(url: &str, method: &str, data: &str, n: u32, hold: Duration) -> Held
         }),
         metadata: Vec::new(),
         source_addrs: Vec::new(),
+        shard: None,
     }
 }
 

@@ -10,6 +10,7 @@ mod foreign;
 #[path = "../common/grpcio.rs"]
 mod grpcio;
 mod odd;
+mod shards;
 
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,7 @@ pub fn ws(url: &str, n: u32, hold: Duration, rate: f64) -> HeldPlan {
         grpc: None,
         metadata: Vec::new(),
         source_addrs: Vec::new(),
+        shard: None,
     }
 }
 

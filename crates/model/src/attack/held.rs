@@ -115,6 +115,12 @@ pub struct HeldPlan {
     /// the kernel's port search does not stall the generator's loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub source_addrs: Vec<std::net::IpAddr>,
+    /// This process's part of the plan (`--shard i/n`): connection `k` of
+    /// the plan (opened at `k / open_rate`) is shard `k mod n`'s, so the
+    /// shards together open the plan's connections on its one schedule.
+    /// Past one process's file limit, shards hold the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// The `connections` section: every connection attempted, and how each ended.
@@ -195,6 +201,16 @@ pub struct MessageCounts {
     /// runs and shards merge exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub histogram: Option<String>,
+    /// The generator's own error in each message's latency: how late each
+    /// message left against its intended send time (p99, ms), which the
+    /// echo latency includes (docs/attack.md, "C10K"). Absent when no
+    /// message was sent (SSE, server-streaming gRPC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_p99_ms: Option<f64>,
+    /// Base64 of that send-lag HdrHistogram (V2 + deflate, microseconds),
+    /// so shards merge it exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_histogram: Option<String>,
 }
 
 fn total(m: &BTreeMap<String, u64>) -> u64 {
@@ -319,6 +335,8 @@ impl MessageCounts {
         self.behind += other.behind;
         self.latency_ms = None;
         self.histogram = None;
+        self.send_lag_p99_ms = None;
+        self.send_lag_histogram = None;
     }
 }
 

@@ -126,8 +126,8 @@ fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
 }
 
 /// The first flag given of `given` and of the document flags every held
-/// run refuses (its document has no request rows and does not shard), as
-/// one line saying what to do instead.
+/// run refuses (its document has no request rows), as one line saying
+/// what to do instead.
 fn refuse<const N: usize>(
     given: [(bool, &str, &str); N],
     args: &Args,
@@ -148,11 +148,6 @@ fn refuse<const N: usize>(
             args.slo.is_some(),
             "--slo",
             "read messages.latency_ms from --json",
-        ),
-        (
-            args.sharding.shard.is_some(),
-            "--shard",
-            "merge held documents instead",
         ),
     ];
     match given.into_iter().chain(document).find(|(on, _, _)| *on) {
@@ -182,12 +177,14 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
         .map_err(|e| CliError::usage(format!("--timeout: {e}")))?;
     let mut plan = (args.held).plan(url, args.connections, timeout, args.request.insecure, call)?;
     plan.source_addrs = args.source_addrs.clone();
+    plan.shard = args.sharding.shard;
     if plan.grpc.is_some() {
         plan.metadata = (args.request.headers.iter())
             .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
             .collect::<Result<_, _>>()?;
     }
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
+    iolab_loadgen::machine::check_held_files(&plan).map_err(CliError::usage)?;
     engine(args, &plan)?;
     Ok(plan)
 }
@@ -216,9 +213,27 @@ fn grpc_call(args: &Args) -> Result<GrpcCall, CliError> {
     })
 }
 
+/// Wait for `--start-at` (Unix ms), so shards open their connections
+/// together; a Ctrl-C ends the wait (the run then stops at once).
+fn wait_until(at_ms: u64, hooks: &Hooks) {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    loop {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let cancelled = (hooks.cancel.as_ref()).is_some_and(|c| c.load(Ordering::Relaxed));
+        if now >= at_ms || cancelled {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis((at_ms - now).min(50)));
+    }
+}
+
 /// Run a held-connection attack and print its document.
 pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     let plan = plan(args)?;
+    let start_at = args.sharding.start_at_unix_ms()?;
     if let Some(path) = &args.out {
         iolab_model::files::check_writable(path)
             .map_err(|e| CliError::usage(format!("--out {}: {e}", path.display())))?;
@@ -230,9 +245,18 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
         })?),
         ..Hooks::default()
     };
-    let report = iolab_loadgen::held::attack(&plan, &hooks).map_err(|e| match e {
+    if let Some(at) = start_at {
+        wait_until(at, &hooks);
+    }
+    let mut report = iolab_loadgen::held::attack(&plan, &hooks).map_err(|e| match e {
         HeldError::Url { .. } | HeldError::Plan(_) | HeldError::Setup(_) => CliError::usage(e),
     })?;
+    // This process is the generator: its peak memory is the held
+    // connections' (and the shard record says which start it was given).
+    report.result.generator.peak_rss_kib = iolab_loadgen::machine::peak_rss_kib();
+    if let Some(rec) = report.result.shard.as_mut() {
+        rec.start_at_unix_ms = start_at;
+    }
     let format = Format::json_or_text(args.json);
     let bytes = iolab_report::attack::render(&report.result, format)
         .map_err(|e| CliError::Failed(e.into()))?;

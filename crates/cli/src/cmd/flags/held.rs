@@ -115,6 +115,7 @@ impl HeldFlags {
             grpc,
             metadata: Vec::new(),
             source_addrs: Vec::new(),
+            shard: None,
         })
     }
 }

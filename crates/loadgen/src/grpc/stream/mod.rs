@@ -164,7 +164,7 @@ impl<'a> Session<'a> {
     fn send(&mut self, send: &mut SendStream<Bytes>, intended: u64) -> Result<(), h2::Error> {
         let late = now_ns().saturating_sub(intended);
         if self.seq > 0 {
-            self.run.books.borrow_mut().late_by(late);
+            self.run.books.borrow_mut().message_late_by(late);
         }
         if late > self.gap_ns.unwrap_or(u64::MAX) {
             self.tally.behind += 1;
@@ -194,6 +194,10 @@ impl<'a> Session<'a> {
         let run: &'a Run = self.run;
         let sending = |t: Option<u64>| t.is_some_and(|t| t < hold_end);
         let mut send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
+        // Made once, not on every turn of the loop (a turn per message).
+        let hold = tokio::time::sleep_until(instant_of(hold_end));
+        let stopped = Run::stopped(&mut stop);
+        tokio::pin!(hold, stopped);
         loop {
             tokio::select! {
                 biased;
@@ -210,8 +214,8 @@ impl<'a> Session<'a> {
                     next_send = self.gap_ns.map(|g| intended + g);
                     send_sleep = Box::pin(run.timers.sleep_until(next_send.unwrap_or(hold_end)));
                 }
-                _ = tokio::time::sleep_until(instant_of(hold_end)) => return self.finish(&mut body, head).await,
-                _ = Run::stopped(&mut stop) => {
+                _ = &mut hold => return self.finish(&mut body, head).await,
+                _ = &mut stopped => {
                     self.tally.in_flight = self.outstanding.len() as u64;
                     return (Ending::OpenAtEnd, self.tally);
                 }
