@@ -75,8 +75,16 @@ pub(super) fn loop_async(net: &Network, workers: u64, cores: u32) -> Network {
 pub(super) fn for_threads(net: &Network, s: &Sizes, w: &Words) -> Vec<(String, Network)> {
     let cores = s.cores;
     let pool = same_pool(net);
+    // Python's series without anyio's gauges cannot tell gunicorn's
+    // threads from anyio's limiter: both knobs named.
+    let which = match (w.python(), w.gauge) {
+        (true, None) => {
+            ": gunicorn --threads (gthread) or anyio's total_tokens (uvicorn, def handlers)"
+        }
+        _ => "",
+    };
     let mut out = vec![(
-        format!("{}{pool}", w.resize("threads", s.size, 2 * s.size)),
+        format!("{}{which}{pool}", w.resize("threads", s.size, 2 * s.size)),
         net.on(ModelKind::Pool, knobs(&[("threads", 2 * s.size)]), cores),
     )];
     if w.python() {

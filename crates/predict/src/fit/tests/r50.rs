@@ -342,3 +342,34 @@ fn r50_19_a_cpu_figure_near_the_line_says_both_readings() {
         assert!(b.sentence.contains(&want), "{}\n{want}", b.sentence);
     }
 }
+
+/// Finding 6: Python's series alone (no anyio gauges) do not say which of
+/// its thread knobs a team turns: both are named, neither is "virtual".
+#[test]
+fn r50_27_python_threads_without_anyio_gauges_name_both_knobs() {
+    let mut at = with(
+        step(800.0, true, 52.0, Some(0.6)),
+        Signals {
+            threads: Some(threads(44.0, 1, &[(ThreadState::Futex, 40.0)])),
+            ..Signals::default()
+        },
+    );
+    at.metrics.insert("python_info".into(), 1.0);
+    let steps = [
+        step(100.0, true, 50.0, Some(0.1)),
+        at,
+        step(880.0, false, 900.0, Some(0.66)),
+    ];
+    let f = fit(&steps, 800.0, 2).unwrap();
+    assert_eq!(f.binding.resource, Resource::Threads, "{:#?}", f.binding);
+    let c = (800.0_f64 * 50.0 / 1000.0).round() as u64;
+    let w = what_ifs(&f, &[100.0, 800.0, 880.0]);
+    row(
+        &w,
+        &format!(
+            "about {c} -> {} threads (Little's count; the configured size unread): gunicorn --threads (gthread) or anyio's total_tokens (uvicorn, def handlers)",
+            2 * c
+        ),
+    );
+    assert!(w.iter().all(|w| !w.change.contains("virtual")), "{w:#?}");
+}
