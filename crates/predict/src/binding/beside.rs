@@ -4,7 +4,7 @@
 //! The fitted network keeps them (a what-if that relieves the binding
 //! resource meets them), and the sentence says how far relieving it goes.
 
-use iolab_model::capacity::{Binding, Limit, Resource};
+use iolab_model::capacity::{Binding, Limit, Resource, Source};
 
 use super::prometheus::readings;
 use super::{n, wait_ms, Knee};
@@ -13,6 +13,10 @@ use super::{n, wait_ms, Knee};
 pub(super) fn keep(k: &Knee, b: &mut Binding) {
     if b.also.is_empty() {
         b.also = beside(k, b);
+    }
+    // Gauges read below their max speak too, whatever named the binding.
+    if !b.evidence.iter().any(|e| e.source == Source::Prometheus) {
+        b.evidence.extend(readings(k).iter().map(|r| r.evidence()));
     }
     b.also
         .sort_by(|x, y| x.binds_at_rps.total_cmp(&y.binds_at_rps));

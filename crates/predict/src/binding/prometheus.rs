@@ -84,7 +84,8 @@ impl Reading {
         }
     }
 
-    fn evidence(&self) -> Evidence {
+    /// What it read, as evidence.
+    pub fn evidence(&self) -> Evidence {
         let g = self.gauge;
         let max = self
             .max

@@ -132,6 +132,13 @@ fn r50_12_tomcat_full_beside_an_open_hikari_pool_is_the_threads() {
     let f = fit(&bare, 800.0, 2).unwrap();
     assert_eq!(f.binding.resource, Resource::Threads, "{:#?}", f.binding);
     assert_eq!(f.binding.also.len(), 1, "{:#?}", f.binding);
+    // The gauges read below their max are evidence whatever names it.
+    let f = fit(&steps, 800.0, 2).unwrap();
+    let said: Vec<&str> = f.binding.evidence.iter().map(|e| e.text.as_str()).collect();
+    assert!(
+        said.contains(&"hikaricp_connections_active 40 of hikaricp_connections_max 50 at its highest around the knee"),
+        "{said:#?}"
+    );
 }
 
 fn n(v: f64) -> String {
