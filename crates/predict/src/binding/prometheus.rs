@@ -29,8 +29,13 @@ pub(super) struct Reading {
 }
 
 impl Reading {
-    fn saturated(&self) -> bool {
-        self.full_at.is_some()
+    /// Full at the knee's own rate, or above it with Little's count at
+    /// least three quarters of its size: under overload a queue moves into
+    /// whatever holds the requests, so a CPU-bound Tomcat of 200 fills its
+    /// threads one step up while it holds 5 requests at the knee.
+    fn saturated(&self, k: &Knee) -> bool {
+        self.full_at
+            .is_some_and(|rate| rate <= k.at.rate_rps || k.concurrency >= 0.75 * self.size())
     }
 
     /// Its units: as configured, else the most seen in use.
@@ -42,7 +47,7 @@ impl Reading {
     /// its units in use (a peak, so at most), never more than S; a full
     /// one's units are all in use at the capacity.
     fn hold_ms(&self, k: &Knee) -> f64 {
-        let used = if self.saturated() {
+        let used = if self.saturated(k) {
             self.size()
         } else {
             self.at.unwrap_or(self.peak)
@@ -145,7 +150,7 @@ fn gauges(k: &Knee) -> Option<Binding> {
     let rs = readings(k);
     // A full pool with requests waiting first (its threads wait for it),
     // then the full one that binds at the lowest rate.
-    let first = rs.iter().filter(|r| r.saturated()).min_by(|a, b| {
+    let first = rs.iter().filter(|r| r.saturated(k)).min_by(|a, b| {
         let queued = |r: &Reading| r.gauge.resource == Resource::Pool && r.waiting > 0.0;
         queued(b)
             .cmp(&queued(a))

@@ -380,3 +380,19 @@ fn r50_27_python_threads_without_anyio_gauges_name_both_knobs() {
     );
     assert!(w.iter().all(|w| !w.change.contains("virtual")), "{w:#?}");
 }
+
+/// A CPU-bound Spring service (0.95 ms a request on its one core, 1,000/s,
+/// 5 held at once) fills its 200 Tomcat threads one step up, the queue
+/// moving into them: the CPU, not the threads.
+#[test]
+fn r50_28_threads_filled_only_under_overload_far_from_littles_count_do_not_bind() {
+    let full = "tomcat_threads_busy_threads 200\ntomcat_threads_config_max_threads 200\n";
+    let calm = "tomcat_threads_busy_threads 9\ntomcat_threads_config_max_threads 200\n";
+    let steps = [
+        step(250.0, true, 5.0, Some(0.2375)),
+        scraped(step(1000.0, true, 5.0, Some(0.95)), calm),
+        scraped(step(1100.0, false, 900.0, Some(1.0)), full),
+    ];
+    let f = fit(&steps, 1000.0, 1).unwrap();
+    assert_eq!(f.binding.resource, Resource::Cpu, "{:#?}", f.binding);
+}
