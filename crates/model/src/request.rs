@@ -124,17 +124,6 @@ pub struct ForeignSpec {
 pub const CONTRACT_SKIPPED: &str =
     "Foreign target: the contract check (iolab verify) was skipped; it was measured with its own request.";
 
-/// Series kept from a foreign target's Prometheus endpoint when none are
-/// named: busy threads and pool connections of the servers users bring most.
-pub const DEFAULT_SERIES: [&str; 6] = [
-    "tomcat_threads_busy_threads",
-    "jetty_threads_busy",
-    "hikaricp_connections_active",
-    "hikaricp_connections_pending",
-    "iolab_requests_in_flight",
-    "iolab_requests_queued",
-];
-
 impl ForeignSpec {
     /// The full URL of `path_or_url` on the service at `base`.
     pub fn join(base: &str, path_or_url: &str) -> String {
@@ -160,7 +149,7 @@ impl ForeignSpec {
     /// The series to keep from its metrics.
     pub fn series(&self) -> Vec<String> {
         if self.series.is_empty() {
-            DEFAULT_SERIES.iter().map(|s| s.to_string()).collect()
+            crate::capacity::gauges::default_series()
         } else {
             self.series.clone()
         }

@@ -15,10 +15,13 @@ use iolab_model::capacity::{Fit, Resource, Slo, WhatIf, WhatIfPoint};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::experiment::HttpWork;
 use iolab_model::runtime::Runtime;
-use iolab_model::ModelKind;
 
-use crate::fit::{knobs, network, Network};
+use crate::fit::{network, Network};
 use crate::sim::{simulate as run_sim, Scheduler, SimInput, SimOutcome};
+
+mod rows;
+
+use rows::{for_cpu, for_event_loop, for_pool, for_threads, for_workers, Sizes, Words};
 
 /// A change a team can make, and the network it gives.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +34,9 @@ pub struct Change {
     pub fitted: bool,
     /// The runtime that would serve it (its scheduler's order).
     pub runtime: Runtime,
+    /// Why no number can be given for it, and what would settle it (the
+    /// change touches a resource no signal named).
+    pub cannot_say: Option<String>,
 }
 
 /// The measured rates a what-if replays, and how long each step lasted.
@@ -52,7 +58,8 @@ pub fn foreign() -> Runtime {
 }
 
 /// The changes that matter for the resource `f` names, the fitted network
-/// first.
+/// first, each in the words of the runtime its series show (its own knob
+/// with its size as configured, when read).
 pub fn changes(f: &Fit) -> Vec<Change> {
     let net = network(f);
     let sizes = Sizes {
@@ -60,18 +67,23 @@ pub fn changes(f: &Fit) -> Vec<Change> {
         held: f.concurrency,
         cores: f.cores,
     };
+    let w = Words::of(f);
     let alternatives = match f.binding.resource {
-        Resource::Threads | Resource::Downstream | Resource::Unknown => for_threads(&net, &sizes),
-        Resource::Workers => for_workers(&net, &sizes),
-        Resource::Pool => for_pool(&net, &sizes),
+        Resource::Threads | Resource::Downstream | Resource::Unknown => {
+            for_threads(&net, &sizes, &w)
+        }
+        Resource::Workers => for_workers(&net, &sizes, &w),
+        Resource::Pool => for_pool(&net, &sizes, &w),
         Resource::Cpu => for_cpu(&net, &sizes),
         Resource::EventLoop => for_event_loop(&net, &sizes),
     };
+    let unsure = cannot_say(f);
     let fitted = Change {
         change: "as fitted".into(),
         network: net,
         fitted: true,
         runtime: foreign(),
+        cannot_say: None,
     };
     std::iter::once(fitted)
         .chain(alternatives.into_iter().map(|(change, network)| Change {
@@ -79,134 +91,29 @@ pub fn changes(f: &Fit) -> Vec<Change> {
             network,
             fitted: false,
             runtime: foreign(),
+            cannot_say: unsure.clone(),
         }))
         .collect()
 }
 
-/// What the changes are sized from: the binding resource's units, the
-/// requests held at the knee, the host's cores.
-struct Sizes {
-    size: u64,
-    held: f64,
-    cores: u32,
-}
-
-impl Sizes {
-    fn all_cores(&self) -> u64 {
-        u64::from(self.cores)
-    }
-}
-
-/// The fitted work on `workers` event loops of `cores` cores.
-fn loop_async(net: &Network, workers: u64, cores: u32) -> Network {
-    net.on(ModelKind::LoopAsync, knobs(&[("workers", workers)]), cores)
-}
-
-fn for_threads(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
-    let cores = s.cores;
-    vec![
-        (
-            format!("twice the threads ({})", 2 * s.size),
-            net.on(ModelKind::Pool, knobs(&[("threads", 2 * s.size)]), cores),
-        ),
-        (
-            "virtual threads".into(),
-            net.on(ModelKind::Virtual, knobs(&[]), cores),
-        ),
-        (
-            format!("non-blocking, an event loop on each of {cores} cores"),
-            loop_async(net, s.all_cores(), cores),
-        ),
-    ]
-}
-
-fn for_workers(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
-    let cores = s.cores;
-    vec![
-        (
-            format!("twice the workers ({})", 2 * s.size),
-            net.on(
-                ModelKind::Prefork,
-                knobs(&[("processes", 2 * s.size)]),
-                cores,
-            ),
-        ),
-        (
-            "non-blocking, one process (one event loop)".into(),
-            loop_async(net, 1, cores),
-        ),
-        (
-            format!("non-blocking, one process per core ({cores})"),
-            loop_async(net, s.all_cores(), cores),
-        ),
-    ]
-}
-
-fn for_pool(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
-    let cores = s.cores;
-    let threads = (s.held.round() as u64 * 2).max(2 * s.size);
-    vec![
-        (
-            format!("more threads ({threads}), the same pool"),
-            net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
-        ),
-        (
-            "non-blocking, the same pool".into(),
-            loop_async(net, s.all_cores(), cores),
-        ),
-        (
-            format!("a pool of {}", 2 * s.size),
-            net.on(ModelKind::Virtual, knobs(&[("pg_pool", 2 * s.size)]), cores),
-        ),
-    ]
-}
-
-fn for_cpu(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
-    let cores = s.cores;
-    let threads = (2.0 * s.held).round().max(2.0) as u64;
-    let mut out = vec![
-        (
-            format!("twice the cores ({})", 2 * cores),
-            loop_async(net, 2 * s.all_cores(), 2 * cores),
-        ),
-        (
-            format!("more threads ({threads})"),
-            net.on(ModelKind::Pool, knobs(&[("threads", threads)]), cores),
-        ),
-    ];
-    if s.size < s.all_cores() {
-        out.push((
-            format!("one process per core ({cores})"),
-            loop_async(net, s.all_cores(), cores),
-        ));
-    }
-    out
-}
-
-fn for_event_loop(net: &Network, s: &Sizes) -> Vec<(String, Network)> {
-    let cores = s.cores;
-    vec![
-        (
-            "blocking calls on an offload pool of 4".into(),
-            net.on(
-                ModelKind::LoopOffload,
-                knobs(&[("workers", 1), ("offload", 4)]),
-                cores,
-            ),
-        ),
-        (
-            "non-blocking calls on the same loop".into(),
-            loop_async(net, 1, cores),
-        ),
-        (
-            format!("one process per core ({cores})"),
-            net.on(
-                ModelKind::LoopBlocking,
-                knobs(&[("workers", 1), ("processes", s.all_cores())]),
-                cores,
-            ),
-        ),
-    ]
+/// Why no change can be predicted for `f`: no signal named what binds (it
+/// is unknown, or named by Little's law alone with nothing from `/proc`,
+/// the kernel or the service's own series), so any change touches a
+/// candidate, and a number would promise what the evidence cannot (issue
+/// 50: a remote pool of 10 predicted at 7,733/s on virtual threads).
+pub fn cannot_say(f: &Fit) -> Option<String> {
+    use iolab_model::capacity::{Confidence, Source};
+    let b = &f.binding;
+    let seen = b.evidence.iter().any(|e| e.source != Source::Latency);
+    let unknown = b.resource == Resource::Unknown || (b.confidence == Confidence::Low && !seen);
+    unknown.then(|| {
+        format!(
+            "cannot say: no signal names what binds; {}",
+            b.settle.as_deref().unwrap_or(
+                "the service's own gauges (--metrics) or its PID (--pid) would settle it"
+            )
+        )
+    })
 }
 
 /// One simulated step.
@@ -285,8 +192,21 @@ pub fn slo_capacity(net: &Network, runtime: &Runtime, r: &Replay) -> Option<f64>
     (lo > 0.0).then_some(lo.min(guess))
 }
 
-/// Simulate a change at the measured rates and search its capacity.
+/// Simulate a change at the measured rates and search its capacity (none
+/// when it cannot be said).
 pub fn simulate(c: &Change, r: &Replay) -> WhatIf {
+    if let Some(why) = &c.cannot_say {
+        return WhatIf {
+            label: c.network.label(),
+            change: c.change.clone(),
+            model: c.network.model.as_str().to_string(),
+            fitted: c.fitted,
+            capacity_rps: None,
+            slo_capacity_rps: None,
+            points: Vec::new(),
+            cannot_say: Some(why.clone()),
+        };
+    }
     let points = r
         .rates
         .iter()
@@ -313,6 +233,7 @@ pub fn simulate(c: &Change, r: &Replay) -> WhatIf {
         capacity_rps: closed_form(&c.network),
         slo_capacity_rps: slo_capacity(&c.network, &c.runtime, r),
         points,
+        cannot_say: None,
     }
 }
 

@@ -16,6 +16,7 @@
 
 pub mod dial;
 pub mod readings;
+pub mod series;
 pub mod truth;
 
 #[cfg(test)]
@@ -36,6 +37,7 @@ use iolab_predict::whatif::{closed_form, foreign};
 use super::bench::{Bench, StepError};
 use super::Options;
 pub use dial::{Dial, Pauses, SlowCpu};
+pub use series::Exports;
 
 /// A service whose truth is known: what it runs, and what of it `/proc`
 /// shows besides.
@@ -53,6 +55,10 @@ pub struct Service {
     pub other_threads: u32,
     /// A JIT compiling through the first requests, when it has one.
     pub jit: Option<Jit>,
+    /// The series it exports of itself.
+    pub exports: Exports,
+    /// Seen from afar: its series only (no PID: no `/proc`, no CPU).
+    pub remote: bool,
 }
 
 /// A JIT compiler: threads burning CPU beside the handlers until the
@@ -74,6 +80,8 @@ impl Service {
             supervisors: 0,
             other_threads: 0,
             jit: None,
+            exports: Exports::Nothing,
+            remote: false,
         }
     }
 

@@ -92,7 +92,26 @@ pub fn record(at: &At, out: &SimOutcome, service: &Service, seen: &Seen) -> Step
     let a = attack(out, at.rate);
     let cpu = out.held.cpu + seen.jit_cores.unwrap_or(0.0);
     let answered = a.requests.answered();
+    let metrics = super::series::scraped(out, service);
+    if service.remote {
+        return StepRecord {
+            rate_rps: at.rate,
+            stage: Some(at.stage),
+            duration_s: at.duration.as_secs_f64(),
+            passed: verdict.is_ok(),
+            verdict: verdict.map_or_else(|why| why, |()| format!("meets {}", at.slo)),
+            success_ratio: success,
+            goodput_rps: a.throughput_rps.goodput,
+            p50_ms: a.latency_ms.p50,
+            p99_ms: a.latency_ms.p99,
+            in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
+            metrics,
+            attack: a,
+            ..StepRecord::default()
+        };
+    }
     StepRecord {
+        metrics,
         rate_rps: at.rate,
         stage: Some(at.stage),
         duration_s: at.duration.as_secs_f64(),

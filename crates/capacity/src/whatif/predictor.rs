@@ -64,6 +64,7 @@ impl<'a> Predictor<'a> {
             network: net,
             fitted: false,
             runtime: self.runtime.clone(),
+            cannot_say: None,
         };
         simulate(
             &change,

@@ -11,6 +11,7 @@
 
 mod pauses;
 mod services;
+mod spring;
 
 use std::time::Instant;
 

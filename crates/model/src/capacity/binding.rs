@@ -116,4 +116,52 @@ pub struct Binding {
     /// The signal that would settle it, when signals disagree or are missing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<String>,
+    /// `size` is as configured (a `_max` gauge), not counted by Little's
+    /// law or from open connections.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configured: bool,
+    /// Other resources the evidence shows, each with the rate at which it
+    /// would bind: kept in the fitted network, so a change that relieves
+    /// the binding one meets them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Limit>,
+    /// The runtime its series show, whose own knobs the what-ifs name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<super::gauges::ServiceRuntime>,
+}
+
+/// A resource beside the binding one, and where it would bind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Limit {
+    /// What it is.
+    pub resource: Resource,
+    /// Its units.
+    pub size: f64,
+    /// Its name (`hikaricp`, `127.0.0.1:5432`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// How long a request holds one unit, ms (at most: read from a peak,
+    /// or the whole wait when nothing tells it).
+    pub hold_ms: f64,
+    /// The rate at which it would bind, req/s: size / hold (at least).
+    pub binds_at_rps: f64,
+    /// `size` is as configured (a `_max` gauge), not counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configured: bool,
+}
+
+impl Limit {
+    /// `HikariCP's 50 connections`, `the pool of 50 connections to
+    /// HOST:PORT`, `its 40 threads`: as a sentence names it.
+    pub fn what(&self) -> String {
+        let name = self.name.as_deref().unwrap_or("");
+        let size = self.size.round();
+        match super::gauges::gauge(name) {
+            Some(g) => format!("{}'s {size} {}", g.label, g.unit),
+            None if self.resource == Resource::Pool => {
+                format!("the pool of {size} connections to {name}")
+            }
+            None => format!("its {size} {}", self.resource),
+        }
+    }
 }

@@ -15,6 +15,7 @@ mod budget;
 mod endpoint_slo;
 mod endpoint_split;
 mod gate;
+pub mod gauges;
 mod machine;
 mod repeat;
 mod signals;
@@ -28,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::attack::AttackResult;
 use crate::telemetry::Telemetry;
 
-pub use binding::{Binding, Confidence, Evidence, Resource, Source};
+pub use binding::{Binding, Confidence, Evidence, Limit, Resource, Source};
 pub use budget::{Budget, BudgetError, Windows, MOST_WINDOWS};
 pub use endpoint_slo::{
     EndpointObjective, EndpointObserved, EndpointSlo, EndpointSloError, EndpointVerdict, FirstFail,
@@ -251,6 +252,10 @@ pub struct WhatIf {
     pub slo_capacity_rps: Option<f64>,
     /// Its simulated curve at the measured rates.
     pub points: Vec<WhatIfPoint>,
+    /// Why no number is given, and what would settle it: the change
+    /// touches a resource no signal named (no capacity is then printed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cannot_say: Option<String>,
 }
 
 /// A noisy verdict: a pass above a fail.

@@ -5,9 +5,11 @@
 //! kernel (connections to downstreams, the accept queue) and the curve
 //! itself (Little's law, the latency split). The rules, first match wins:
 //!
-//! 1. A Prometheus pool or thread gauge at its max (HikariCP, an executor,
-//!    Tomcat, Jetty), or an event-loop lag series that grew tenfold: named
-//!    by the service itself.
+//! 1. A Prometheus pool or thread gauge at its max, or with requests
+//!    waiting for it, at any step around the knee (HikariCP, an executor,
+//!    Tomcat, Jetty, anyio: the one table of `gauges`), weighed together
+//!    (`prometheus.rs`), or an event-loop lag series that grew tenfold:
+//!    named by the service itself.
 //! 2. **CPU**: the CPU busy at capacity (capacity x CPU per request, the
 //!    slope of CPU against rate; with no slope, the knee's step's own) is
 //!    at least 80% of the cores it may use,
@@ -18,8 +20,10 @@
 //!    demand.
 //! 3. **An event loop blocked by its handlers**: about one request held at
 //!    once (c < 1.6), the CPU idle.
-//! 4. **A pool**: the connections to one downstream match c (within 25%):
-//!    every request holds one of them, and there are no more. Not when the
+//! 4. **A pool**: the connections to one downstream match c (as many as
+//!    c, or up to a quarter fewer; never when a pool's own gauge was read:
+//!    HikariCP keeps every connection open, so the count is only its
+//!    size): every request holds one of them, and there are no more. Not when the
 //!    threads match c as well and few of them wait on a lock: a lazy pool
 //!    opens a connection when a thread asks and keeps it, so threads that
 //!    bind grow it to their own number (the threads then bind, rule 6).
@@ -29,10 +33,18 @@
 //!    processes for 4 workers).
 //! 6. **Threads**: at least c threads.
 //! 7. Otherwise unknown, with the signal that would settle it.
+//!
+//! Whatever binds, every other resource the evidence shows (a gauge below
+//! its max, a pool of connections larger than c) is kept beside it with the
+//! rate at which it would bind (`beside.rs`): the fitted network keeps it,
+//! and the sentence says how far relieving the binding one would go.
 
+mod beside;
+mod cpu;
 mod evidence;
 mod prometheus;
 
+use cpu::{cpu, near_the_cpu_line};
 use evidence::evidence;
 use iolab_model::capacity::{
     Binding, Confidence, CpuMethod, Resource, Signals, StepRecord, ThreadState, Threads,
@@ -61,9 +73,19 @@ pub struct Knee<'a> {
     pub at: &'a StepRecord,
     /// The lowest rate that failed above it.
     pub over: Option<&'a StepRecord>,
+    /// Every step around the knee (the passes at its rate, the first
+    /// fails above it): the service's own gauges are read at each.
+    pub near: &'a [&'a StepRecord],
 }
 
 impl Knee<'_> {
+    /// The knee's step, the one above it and every step near them.
+    fn steps(&self) -> impl Iterator<Item = &StepRecord> {
+        std::iter::once(self.at)
+            .chain(self.over)
+            .chain(self.near.iter().copied())
+    }
+
     fn signals(&self) -> Option<&Signals> {
         self.at.signals.as_ref()
     }
@@ -113,14 +135,18 @@ impl Knee<'_> {
             .unwrap_or(self.cores)
             .max(1)
     }
+}
 
-    /// A series' peak at the knee, else over it.
-    fn series(&self, name: &str) -> Option<f64> {
-        self.at
-            .metrics
-            .get(name)
-            .or_else(|| self.over.and_then(|o| o.metrics.get(name)))
-            .copied()
+/// What a request spends not computing, ms: S less its CPU.
+fn wait_ms(k: &Knee) -> f64 {
+    k.service_ms - k.cpu_ms.unwrap_or(0.0).min(k.service_ms)
+}
+
+/// What would raise a service `resource` binds, as a sentence ends.
+fn advice(resource: Resource) -> &'static str {
+    match resource {
+        Resource::Pool => "more threads or a non-blocking model would not help, a bigger pool would (if what it connects to can take it)",
+        _ => "more threads, or a model that does not hold one while waiting, would raise it",
     }
 }
 
@@ -144,7 +170,15 @@ fn ms(v: f64) -> String {
 pub fn name(k: &Knee) -> Binding {
     let mut b = rules(k);
     b.evidence.extend(evidence(k));
-    if k.signals().is_none() {
+    beside::keep(k, &mut b);
+    near_the_cpu_line(k, &mut b);
+    b.runtime = k
+        .steps()
+        .find_map(|s| iolab_model::capacity::gauges::ServiceRuntime::recognise(&s.metrics));
+    // A gauge at its max with requests waiting says it alone (a remote
+    // service has nothing else); anything else without /proc is a guess.
+    let by_gauge = b.name.is_some() && b.confidence == Confidence::High && b.configured;
+    if k.signals().is_none() && !by_gauge {
         b.confidence = Confidence::Low;
         b.settle = Some(
             "its PID (--pid N): threads by state, CPU per request and connections from /proc would settle it".into(),
@@ -168,6 +202,9 @@ fn binding(k: &Knee, resource: Resource, size: Option<f64>, sentence: String) ->
         sentence,
         evidence: Vec::new(),
         settle: None,
+        configured: false,
+        also: Vec::new(),
+        runtime: None,
     }
 }
 
@@ -179,61 +216,6 @@ fn rules(k: &Knee) -> Binding {
         .or_else(|| workers(k))
         .or_else(|| threads(k))
         .unwrap_or_else(|| unknown(k))
-}
-
-fn cpu(k: &Knee) -> Option<Binding> {
-    let busy = k.busy()?;
-    let cores = k.allowed();
-    let t = k.cpu_ms?;
-    // What the threads would burn with a core each (a starved target's CPU
-    // time reads low, its queue does not): what ran plus what waited for a
-    // CPU (schedstat) when measured, else the threads sampled in state R.
-    // Sampled, a gunicorn A read 0.8 threads in R beside 0.39 cores busy
-    // and 0.16 waiting, and was named the CPU, not its 4 workers.
-    let running = k
-        .threads()
-        .map_or(0.0, |t| t.in_state(ThreadState::Running));
-    let waited = k.threads().and_then(|t| t.cpu_wait);
-    let wants = |n: f64| waited.map_or(running, |w| busy + w) >= 0.8 * n;
-    if busy >= 0.8 * f64::from(cores) || (wants(f64::from(cores)) && busy >= 0.3) {
-        let mut b = binding(
-            k,
-            Resource::Cpu,
-            Some(f64::from(cores)),
-            format!(
-                "is limited by CPU: {busy:.2} of {cores} cores busy at {}/s{} ({} of CPU per request, {}); more threads would not help, more cores (processes) would",
-                n(k.capacity),
-                k.busy_how(),
-                ms(t),
-                k.cpu_how()
-            ),
-        );
-        let waiting = waited.unwrap_or(0.0);
-        if busy >= 0.9 * f64::from(cores) || waiting >= 0.2 {
-            b.confidence = Confidence::High;
-        }
-        return Some(b);
-    }
-    let hot = k.threads()?.hottest.as_ref()?;
-    let saturated = hot.cores >= 0.8 || (wants(1.0) && hot.cores >= 0.3);
-    if saturated && hot.cores >= 0.6 * busy && cores > 1 {
-        let mut b = binding(
-            k,
-            Resource::Cpu,
-            Some(1.0),
-            format!(
-                "is limited by one thread's CPU: '{}' ran {:.2} of a core at {}/s ({} threads running or waiting for a CPU on average) while {cores} cores were allowed (an event loop or an interpreter lock computes on one core); more processes, one per core, would raise it",
-                hot.name,
-                hot.cores,
-                n(k.capacity),
-                n(running)
-            ),
-        );
-        b.name = Some(hot.name.clone());
-        b.confidence = Confidence::High;
-        return Some(b);
-    }
-    None
 }
 
 fn event_loop(k: &Knee) -> Option<Binding> {
@@ -263,10 +245,16 @@ fn event_loop(k: &Knee) -> Option<Binding> {
 
 fn pool(k: &Knee) -> Option<Binding> {
     let s = k.signals()?;
-    let d = s.downstream.iter().find(|d| {
-        let c = d.connections as f64;
-        (k.concurrency - c).abs() <= (0.25 * c).max(1.0)
-    })?;
+    // A pool's own gauge read below its max says more than its count of
+    // open connections (issue 50: Tomcat 40 busy of 40, HikariCP 39 of 50
+    // open, named the pool of 50).
+    if prometheus::readings(k)
+        .iter()
+        .any(|r| r.gauge.resource == Resource::Pool)
+    {
+        return None;
+    }
+    let d = s.downstream.iter().find(|d| pool_sized(k, d.connections))?;
     let size = d.connections as f64;
     if grown_to_the_threads(k, size) {
         return None;
@@ -289,6 +277,16 @@ fn pool(k: &Knee) -> Option<Binding> {
     b.name = Some(d.endpoint.clone());
     b.settle = Some("the pool's own gauges (HikariCP: hikaricp_connections_active and hikaricp_connections_pending, via --metrics) at their max would settle it".into());
     Some(b)
+}
+
+/// `connections` open to one downstream could be a pool every request
+/// holds at c: as many as c, or up to a quarter more; not fewer than nine
+/// in ten of them (a request holds its connection no longer than S, so a
+/// full pool reads c at least its size: a pool of 50 at c = 40 is not
+/// full).
+fn pool_sized(k: &Knee, connections: u64) -> bool {
+    let c = connections as f64;
+    k.concurrency >= 0.9 * c - 0.5 && k.concurrency <= c + (0.25 * c).max(1.0)
 }
 
 /// A pool of `size` connections as many as the threads (up to a quarter

@@ -36,7 +36,9 @@ fn chart(
         dashed: false,
         markers: true,
     }];
-    for (i, w) in s.what_if.iter().enumerate() {
+    // A change that cannot be said has no curve to draw.
+    let said = s.what_if.iter().filter(|w| w.cannot_say.is_none());
+    for (i, w) in said.enumerate() {
         series.push(Series {
             name: format!("{} ({})", w.change, w.label),
             colour: i + 1,

@@ -136,7 +136,10 @@ pub fn what_if(search: &Search) -> Grid {
         g.rows.push(vec![
             w.change.clone(),
             w.label.clone(),
-            opt(w.slo_capacity_rps, rate),
+            match w.cannot_say {
+                Some(_) => "cannot say".into(),
+                None => opt(w.slo_capacity_rps, rate),
+            },
             opt(w.capacity_rps, rate),
             opt(last.map(|p| p.rate_rps), |r| format!("{}/s", rate(r))),
             opt(last.map(|p| p.success_ratio), percent),
@@ -144,6 +147,13 @@ pub fn what_if(search: &Search) -> Grid {
         ]);
     }
     g
+}
+
+/// The lines under the what-ifs: why some cannot be said (and what would
+/// settle them), and those predicted far above the capacity measured.
+pub fn after_what_if(s: &Search) -> Vec<String> {
+    let unsaid = s.what_if.iter().find_map(|w| w.cannot_say.clone());
+    unsaid.into_iter().chain(extrapolated(s)).collect()
 }
 
 /// The what-ifs predicted far above the capacity measured, in a sentence.
@@ -212,6 +222,14 @@ fn findings(s: &Search) -> Vec<String> {
         for e in &b.evidence {
             out.push(format!("  evidence ({}): {}", source(e.source), e.text));
         }
+        for l in &b.also {
+            out.push(format!(
+                "  beside it: {}, binding at ~{}/s{}",
+                l.what(),
+                rate(l.binds_at_rps),
+                if l.configured { "" } else { " or more" }
+            ));
+        }
         if let Some(settle) = &b.settle {
             out.push(format!("  would settle it: {settle}"));
         }
@@ -250,7 +268,7 @@ pub fn text(doc: &CapacityFile) -> String {
             lines.push(String::new());
             lines.push("what each change would buy (the fitted service simulated):".into());
             lines.extend(what_if(s).text());
-            lines.extend(extrapolated(s));
+            lines.extend(after_what_if(s));
         }
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
@@ -283,7 +301,7 @@ pub fn markdown(doc: &CapacityFile) -> String {
             lines.push(String::new());
             lines.extend(what_if(s).markdown());
             lines.extend(
-                extrapolated(s)
+                after_what_if(s)
                     .iter()
                     .map(|l| format!("\n{}", grid::cell(l))),
             );
@@ -347,7 +365,7 @@ pub fn html(doc: &CapacityFile) -> String {
         lines.extend(findings(s));
         lines.push(String::new());
         lines.extend(what_if(s).text());
-        lines.extend(extrapolated(s));
+        lines.extend(after_what_if(s));
         if let Some(sw) = &s.sweep {
             lines.push(String::new());
             lines.extend(crate::usl::section(sw));

@@ -186,6 +186,7 @@ fn the_pair_table_says_whether_the_intervals_meet() {
                 capacity_rps: Some(predicted),
                 slo_capacity_rps: Some(predicted),
                 points: Vec::new(),
+                cannot_say: None,
             },
             measured: Search {
                 capacity_rps: Some(measured),

@@ -351,3 +351,48 @@ fn r50_8_a_step_the_generator_could_not_judge_is_no_verdict() {
     let col = g.header.iter().position(|h| h == "verdict").unwrap();
     assert_eq!(g.rows[0][col], "no verdict");
 }
+
+/// Issue 50: a resource beside the binding one is listed with the rate it
+/// binds at, and a change that cannot be said reads "cannot say" with what
+/// would settle it, no number (and draws no curve).
+#[test]
+fn r50_25_beside_it_and_cannot_say_are_rendered_from_their_numbers() {
+    use iolab_model::capacity::{Limit, Resource};
+    let mut doc = fixture();
+    let s = &mut doc.searches[0];
+    let f = s.fit.as_mut().unwrap();
+    f.binding.also = vec![Limit {
+        resource: Resource::Pool,
+        size: 50.0,
+        name: Some("hikaricp".into()),
+        hold_ms: 48.75,
+        binds_at_rps: 50.0 / 48.75 * 1000.0,
+        configured: true,
+    }];
+    let why = "cannot say: no signal names what binds; its PID (--pid N) would settle it";
+    for w in s.what_if.iter_mut().filter(|w| !w.fitted) {
+        w.cannot_say = Some(why.into());
+        w.slo_capacity_rps = None;
+        w.capacity_rps = None;
+        w.points.clear();
+    }
+    let out = text(&doc);
+    let beside = format!(
+        "beside it: HikariCP's 50 connections, binding at ~{}/s",
+        rate(50.0 / 48.75 * 1000.0)
+    );
+    assert!(out.contains(&beside), "{out}");
+    assert!(out.contains(why), "{out}");
+    let s = &doc.searches[0];
+    for w in s.what_if.iter().filter(|w| !w.fitted) {
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&w.change))
+            .unwrap_or_else(|| panic!("{}: {out}", w.change));
+        assert!(row.contains("cannot say"), "{row}");
+    }
+    let (_, svg) = &iolab_report::capacity::charts(s)[0];
+    for w in s.what_if.iter().filter(|w| !w.fitted) {
+        assert!(!svg.contains(&w.change), "{}", w.change);
+    }
+}

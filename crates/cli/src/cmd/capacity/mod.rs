@@ -84,7 +84,7 @@ pub struct Args {
     /// The service's own Prometheus endpoint, e.g. http://127.0.0.1:8080/actuator/prometheus.
     #[arg(long, value_name = "URL")]
     pub metrics: Option<String>,
-    /// Series to keep from --metrics (repeat) [default: Tomcat/Jetty busy threads, HikariCP connections].
+    /// Series to keep from --metrics (repeat) [default: every gauge the binding rules read: Tomcat/Jetty/executor/anyio busy and max threads, HikariCP active/max/pending, the JVM's, Python's, Go's and Node's runtime series].
     #[arg(long = "series", value_name = "NAME")]
     pub series: Vec<String>,
     /// Most connections open at once.

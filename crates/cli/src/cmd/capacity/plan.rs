@@ -127,10 +127,7 @@ pub(super) fn probe_of(
     }
     let max = args.connections;
     let series = if args.series.is_empty() {
-        iolab_model::request::DEFAULT_SERIES
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
+        iolab_model::capacity::gauges::default_series()
     } else {
         args.series.clone()
     };
