@@ -6,6 +6,13 @@
 //! before and after, less what it burns idle (read for [`IDLE`] first).
 //! The first [`MOST_ENDPOINTS`] endpoints by share are probed; the others
 //! are said missing, and so is the mix's CPU then ([`MixCpu::of`]).
+//!
+//! **Cores available.** The target may run on its allowed CPUs, but on a
+//! shared machine it gets them only part of the time: over the probe, the
+//! time its threads ran and the time they waited on a run queue
+//! (`schedstat`) give the share of its wanting a CPU that it had one, and
+//! the CPU's bound counts the cores times that share. On a machine at load
+//! 4.6 a loop pinned to one core got it 82% of the time.
 
 use std::time::{Duration, Instant};
 
@@ -14,8 +21,9 @@ use iolab_model::capacity::{EndpointCpu, MixCpu};
 use iolab_model::driver::Driver;
 use iolab_model::replay::{EndpointKey, ReplayMix};
 use iolab_model::request::RequestSet;
+use iolab_telemetry::procs::descendants;
 use iolab_telemetry::procs::tree_cpu_seconds;
-use iolab_telemetry::tasks::cores_allowed;
+use iolab_telemetry::tasks::{cores_allowed, tasks};
 
 use crate::Probe;
 
@@ -44,6 +52,7 @@ pub fn probe(p: &Probe, host_cores: u32) -> MixCpu {
     let Some(idle) = idle_cores(pid) else {
         return MixCpu::missing(format!("--pid {pid}: its CPU could not be read"));
     };
+    let mut sched = Sched::default();
     let endpoints = (mix.endpoints.iter().enumerate())
         .map(|(i, key)| {
             let skip = match () {
@@ -57,11 +66,48 @@ pub fn probe(p: &Probe, host_cores: u32) -> MixCpu {
             };
             match skip {
                 Some(why) => missing(key, why),
-                None => one(p, pid, mix, i, idle),
+                None => {
+                    let before = Sched::read(pid);
+                    let e = one(p, pid, mix, i, idle);
+                    sched.add(before, Sched::read(pid));
+                    e
+                }
             }
         })
         .collect();
-    MixCpu::of(endpoints, Some(idle), f64::from(cores))
+    MixCpu::of(endpoints, Some(idle), f64::from(cores), sched.got())
+}
+
+/// Time the target's threads ran and waited for a CPU, ns.
+#[derive(Debug, Default, Clone, Copy)]
+struct Sched {
+    ran: u64,
+    waited: u64,
+}
+
+impl Sched {
+    /// Summed over every thread of `pid`'s tree now.
+    fn read(pid: u32) -> Sched {
+        let pids: Vec<u32> = std::iter::once(pid).chain(descendants(pid)).collect();
+        (tasks(&pids).iter()).fold(Sched::default(), |s, t| Sched {
+            ran: s.ran + t.on_cpu_ns.unwrap_or(0),
+            waited: s.waited + t.run_delay_ns.unwrap_or(0),
+        })
+    }
+
+    /// What passed from `a` to `b` (a thread gone meanwhile takes its
+    /// time with it: never below 0).
+    fn add(&mut self, a: Sched, b: Sched) {
+        self.ran += b.ran.saturating_sub(a.ran);
+        self.waited += b.waited.saturating_sub(a.waited);
+    }
+
+    /// The share of its wanting a CPU that it had one (`None`: it never
+    /// ran, or schedstat is not there).
+    fn got(&self) -> Option<f64> {
+        let all = self.ran + self.waited;
+        (self.ran > 0).then(|| self.ran as f64 / all as f64)
+    }
 }
 
 /// The target's CPU with no load, cores.

@@ -54,12 +54,17 @@ pub struct MixCpu {
     /// Cores the target may run on (its allowed CPUs, at most the host's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<f64>,
+    /// Over the probe, the share of the time the target's threads wanted
+    /// a CPU that they had one (run time over run time plus run-queue
+    /// wait): on a shared machine it gets its cores only that share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub got: Option<f64>,
     /// The mix's CPU per request: the sum of share x CPU, ms (`None`
     /// unless every endpoint was measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_request_ms: Option<f64>,
-    /// The rate the CPU alone allows the mix: cores / CPU per request,
-    /// req/s.
+    /// The rate the CPU alone allows the mix: the cores it gets (cores x
+    /// `got`, all of them when not read) / CPU per request, req/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_rps: Option<f64>,
     /// Why nothing was measured (no PID, the probe refused).
@@ -74,16 +79,22 @@ impl MixCpu {
             endpoints: Vec::new(),
             idle_cores: None,
             cores: None,
+            got: None,
             per_request_ms: None,
             bound_rps: None,
             missing: Some(why.into()),
         }
     }
 
-    /// From each endpoint's reading on `cores`: the mix's CPU per request
-    /// (only when every endpoint has one), its bound and each endpoint's
-    /// fraction.
-    pub fn of(mut endpoints: Vec<EndpointCpu>, idle_cores: Option<f64>, cores: f64) -> MixCpu {
+    /// From each endpoint's reading on `cores`, of which the target got
+    /// `got`: the mix's CPU per request (only when every endpoint has
+    /// one), its bound and each endpoint's fraction.
+    pub fn of(
+        mut endpoints: Vec<EndpointCpu>,
+        idle_cores: Option<f64>,
+        cores: f64,
+        got: Option<f64>,
+    ) -> MixCpu {
         let per: Option<f64> = (endpoints.iter())
             .map(|e| e.cpu_ms.map(|c| c * e.share))
             .sum();
@@ -95,8 +106,9 @@ impl MixCpu {
             endpoints,
             idle_cores,
             cores: Some(cores),
+            got,
             per_request_ms: per,
-            bound_rps: per.map(|p| cores * 1000.0 / p),
+            bound_rps: per.map(|p| cores * got.unwrap_or(1.0) * 1000.0 / p),
             missing: None,
         }
     }

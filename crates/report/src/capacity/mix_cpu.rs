@@ -17,7 +17,7 @@ pub fn lines(s: &Search) -> Vec<String> {
     out.extend(
         s.endpoint_split
             .as_ref()
-            .and_then(|x| limits_line(&x.limits, c)),
+            .and_then(|x| limits_line(&x.limits, c, s.capacity_rps)),
     );
     if !s.mix_what_if.is_empty() {
         out.push("what each change buys the mix (the fitted service simulated, the CPU from the probe beside it):".into());
@@ -57,9 +57,13 @@ pub fn cpu_line(c: &MixCpu) -> String {
         format!("; {} cores burnt idle taken off", num(i, 3))
     });
     let cores = c.cores.unwrap_or(0.0);
+    let got = c.got.map_or(
+        ", its run-queue wait not read (counted whole)".to_string(),
+        |g| format!(", which it had {} of the time it wanted one", percent(g)),
+    );
     let mix = match (c.per_request_ms, c.bound_rps) {
         (Some(p), Some(b)) => format!(
-            "the mix {} a request on {} core{}: the CPU allows it at most {}/s",
+            "the mix {} a request on {} core{}{got}: the CPU allows it at most {}/s",
             ms(p),
             num(cores, 2),
             if cores == 1.0 { "" } else { "s" },
@@ -119,13 +123,23 @@ fn used_by(c: &MixCpu) -> String {
 /// `what bounds the mix: the CPU (1 core; GET /work uses 93% of it) binds
 /// first at 368/s; the 10 connections to 127.0.0.1:5432 (HEAD /work) would
 /// at 667/s`.
-pub fn limits_line(limits: &[MixLimit], c: &MixCpu) -> Option<String> {
+/// A capacity found under half the lowest (`capacity`) says that none of
+/// them binds: something not in sight does.
+pub fn limits_line(limits: &[MixLimit], c: &MixCpu, capacity: Option<f64>) -> Option<String> {
     let (first, rest) = limits.split_first()?;
-    let head = format!(
-        "what bounds the mix: {} binds first at {}/s",
-        limit(first, c),
-        rate(first.bound_rps)
-    );
+    let head = match capacity.filter(|cap| *cap < 0.5 * first.bound_rps) {
+        Some(cap) => format!(
+            "what bounds the mix: the capacity found ({}/s) is under half of every limit in sight, so something else binds; {} would at {}/s",
+            rate(cap),
+            limit(first, c),
+            rate(first.bound_rps)
+        ),
+        None => format!(
+            "what bounds the mix: {} binds first at {}/s",
+            limit(first, c),
+            rate(first.bound_rps)
+        ),
+    };
     if rest.is_empty() {
         return Some(format!("{head}; no other limit in sight"));
     }

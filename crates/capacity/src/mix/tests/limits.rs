@@ -58,6 +58,7 @@ fn cpu(search_ms: f64) -> MixCpu {
         ],
         Some(0.01),
         1.0,
+        None,
     )
 }
 
@@ -72,6 +73,9 @@ fn the_mixs_cpu_bound_is_the_cores_over_the_share_weighted_cpu() {
     // /search uses 78% of it: it alone is more than half.
     let heavy: Vec<&str> = c.heaviest().iter().map(|e| e.template.as_str()).collect();
     assert_eq!(heavy, ["/search"]);
+    // A target that had its core 80% of the time it wanted it: 444.4/s.
+    let shared = MixCpu::of(cpu(7.0).endpoints, None, 1.0, Some(0.8));
+    assert!((shared.bound_rps.unwrap() - 444.444).abs() < 0.01);
     // An endpoint not measured leaves the mix's CPU unknown, not smaller.
     let gap = MixCpu::of(
         vec![
@@ -80,6 +84,7 @@ fn the_mixs_cpu_bound_is_the_cores_over_the_share_weighted_cpu() {
         ],
         Some(0.0),
         1.0,
+        None,
     );
     assert_eq!((gap.per_request_ms, gap.bound_rps), (None, None));
     assert_eq!(gap.endpoints[0].fraction, None);

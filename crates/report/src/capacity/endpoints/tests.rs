@@ -180,12 +180,13 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
         ],
         Some(0.02),
         1.0,
+        Some(1.0),
     );
     assert_eq!(
         cpu_line(&c),
-        "CPU per endpoint (each alone, one request at a time, before the search; 0.02 cores burnt idle taken off): GET /work 13.0ms a request (77 requests; 92.9% of the mix's CPU), GET /health 0.25ms a request (300 requests; 7.1% of the mix's CPU); the mix 2.80ms a request on 1 core: the CPU allows it at most 357/s"
+        "CPU per endpoint (each alone, one request at a time, before the search; 0.02 cores burnt idle taken off): GET /work 13.0ms a request (77 requests; 92.9% of the mix's CPU), GET /health 0.25ms a request (300 requests; 7.1% of the mix's CPU); the mix 2.80ms a request on 1 core, which it had 100% of the time it wanted one: the CPU allows it at most 357/s"
     );
-    let gap = MixCpu::of(vec![e("/work", 0.2, None, 0)], None, 2.0);
+    let gap = MixCpu::of(vec![e("/work", 0.2, None, 0)], None, 2.0, None);
     assert!(cpu_line(&gap).contains("GET /work missing (none of its 4 requests answered)"));
     assert!(cpu_line(&gap).ends_with("the CPU's bound on the mix is not known"));
     assert_eq!(
@@ -209,9 +210,12 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
         },
     ];
     assert_eq!(
-        limits_line(&limits, &c).unwrap(),
+        limits_line(&limits, &c, Some(330.0)).unwrap(),
         "what bounds the mix: the CPU (1 core; GET /work uses 92.9% of it) binds first at 357/s; the 10 connections to 127.0.0.1:5432 (HEAD /q) would at 667/s"
     );
+    assert!(limits_line(&limits, &c, Some(100.0))
+        .unwrap()
+        .starts_with("what bounds the mix: the capacity found (100/s) is under half of every limit in sight, so something else binds; the CPU (1 core; GET /work uses 92.9% of it) would at 357/s; "));
     let mut s = Search {
         mix_cpu: Some(c),
         mix_what_if: vec![MixWhatIf {
