@@ -6,7 +6,8 @@
 //! [`fails_first`] names the endpoint that failed first and [`split`] where
 //! each endpoint waited at the knee. Before the search, with the target's
 //! PID, each endpoint's CPU per request is probed ([`cpu`]); after it,
-//! [`finish`] records it, names the endpoints using most of the CPU when it
+//! [`finish`] records it with the share of its cores the target got at the
+//! knee, names the endpoints using most of the CPU when it
 //! binds first, and caps each what-if by the CPU ([`what_if`]). Measuring
 //! only: the report crate says it in words.
 
@@ -49,7 +50,7 @@ pub fn driver(request: &RequestSet, rate: f64, d: Duration) -> Driver {
 /// A replayed mix's search with its CPU per endpoint (`cpu`, probed before
 /// it): recorded, the split named again with it, each what-if capped.
 pub fn finish(search: &mut Search, cpu: MixCpu) {
-    search.mix_cpu = Some(cpu);
+    search.mix_cpu = Some(cpu.at_knee(cpu::got_at_knee(search)));
     search.endpoint_split = split(search);
     search.mix_what_if = what_if(search);
 }

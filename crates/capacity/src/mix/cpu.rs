@@ -11,13 +11,16 @@
 //! shared machine it gets them only part of the time: over the probe, the
 //! time its threads ran and the time they waited on a run queue
 //! (`schedstat`) give the share of its wanting a CPU that it had one, and
-//! the CPU's bound counts the cores times that share. On a machine at load
-//! 4.6 a loop pinned to one core got it 82% of the time.
+//! the CPU's bound counts the cores times that share. The share moves with
+//! the machine: a loop pinned to a core shared with other sessions got it
+//! 58% of the time over the probe, then held a third of the bound that
+//! gave, the machine's load risen from 3 to 7.5. So the share at the
+//! search's knee ([`got_at_knee`]) is read too, and counted when there.
 
 use std::time::{Duration, Instant};
 
 use iolab_loadgen::Hooks;
-use iolab_model::capacity::{EndpointCpu, MixCpu};
+use iolab_model::capacity::{EndpointCpu, MixCpu, Search};
 use iolab_model::driver::Driver;
 use iolab_model::replay::{EndpointKey, ReplayMix};
 use iolab_model::request::RequestSet;
@@ -192,4 +195,17 @@ fn one(p: &Probe, pid: u32, mix: &ReplayMix, i: usize, idle: f64) -> EndpointCpu
 /// less `idle` cores burnt whatever the load (at least 0).
 pub fn per_request_ms(cpu_s: f64, idle: f64, wall_s: f64, n: u64) -> f64 {
     ((cpu_s - idle * wall_s) * 1000.0 / n.max(1) as f64).max(0.0)
+}
+
+/// The share of the time the target's threads had a CPU when they wanted
+/// one at the knee (the highest rate held at or under the capacity): their
+/// CPU busy over that plus their run-queue wait (`None` without both).
+pub fn got_at_knee(search: &Search) -> Option<f64> {
+    let cap = search.capacity_rps?;
+    let knee = (search.steps.iter())
+        .filter(|s| s.passed && !s.generator_saturated && s.rate_rps <= cap)
+        .max_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))?;
+    let busy = knee.cpu_cores?;
+    let wait = knee.signals.as_ref()?.threads.as_ref()?.cpu_wait?;
+    (busy > 0.0).then(|| busy / (busy + wait))
 }

@@ -59,12 +59,18 @@ pub struct MixCpu {
     /// wait): on a shared machine it gets its cores only that share.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub got: Option<f64>,
+    /// The same share at the search's knee (its threads' CPU time over
+    /// that plus their run-queue wait, at the highest rate held): what it
+    /// got when it mattered, which the bound counts when read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub got_at_knee: Option<f64>,
     /// The mix's CPU per request: the sum of share x CPU, ms (`None`
     /// unless every endpoint was measured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_request_ms: Option<f64>,
     /// The rate the CPU alone allows the mix: the cores it gets (cores x
-    /// `got`, all of them when not read) / CPU per request, req/s.
+    /// `got_at_knee`, else `got`, all of them when neither was read) / CPU
+    /// per request, req/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bound_rps: Option<f64>,
     /// Why nothing was measured (no PID, the probe refused).
@@ -80,6 +86,7 @@ impl MixCpu {
             idle_cores: None,
             cores: None,
             got: None,
+            got_at_knee: None,
             per_request_ms: None,
             bound_rps: None,
             missing: Some(why.into()),
@@ -107,10 +114,20 @@ impl MixCpu {
             idle_cores,
             cores: Some(cores),
             got,
+            got_at_knee: None,
             per_request_ms: per,
             bound_rps: per.map(|p| cores * got.unwrap_or(1.0) * 1000.0 / p),
             missing: None,
         }
+    }
+
+    /// The same, with the share of its cores it got at the knee (`got`):
+    /// the bound counts that one.
+    pub fn at_knee(mut self, got: Option<f64>) -> MixCpu {
+        self.got_at_knee = got;
+        let share = got.or(self.got).unwrap_or(1.0);
+        self.bound_rps = (self.per_request_ms.zip(self.cores)).map(|(p, c)| c * share * 1000.0 / p);
+        self
     }
 
     /// The endpoints that use most of the CPU: the largest parts, in

@@ -57,10 +57,21 @@ pub fn cpu_line(c: &MixCpu) -> String {
         format!("; {} cores burnt idle taken off", num(i, 3))
     });
     let cores = c.cores.unwrap_or(0.0);
-    let got = c.got.map_or(
-        ", its run-queue wait not read (counted whole)".to_string(),
-        |g| format!(", which it had {} of the time it wanted one", percent(g)),
-    );
+    let got = match (c.got_at_knee, c.got) {
+        (Some(k), probe) => format!(
+            ", which it had {} of the time it wanted one at the knee{}",
+            percent(k),
+            probe.map_or(String::new(), |g| format!(
+                " ({} over the probe)",
+                percent(g)
+            ))
+        ),
+        (None, Some(g)) => format!(
+            ", which it had {} of the time it wanted one over the probe",
+            percent(g)
+        ),
+        (None, None) => ", its run-queue wait not read (counted whole)".to_string(),
+    };
     let mix = match (c.per_request_ms, c.bound_rps) {
         (Some(p), Some(b)) => format!(
             "the mix {} a request on {} core{}{got}: the CPU allows it at most {}/s",

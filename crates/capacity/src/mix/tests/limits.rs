@@ -76,6 +76,10 @@ fn the_mixs_cpu_bound_is_the_cores_over_the_share_weighted_cpu() {
     // A target that had its core 80% of the time it wanted it: 444.4/s.
     let shared = MixCpu::of(cpu(7.0).endpoints, None, 1.0, Some(0.8));
     assert!((shared.bound_rps.unwrap() - 444.444).abs() < 0.01);
+    // At the knee it had its core half the time: the bound counts that.
+    let knee = shared.at_knee(Some(0.5));
+    assert!((knee.bound_rps.unwrap() - 277.777).abs() < 0.01);
+    assert_eq!((knee.got, knee.got_at_knee), (Some(0.8), Some(0.5)));
     // An endpoint not measured leaves the mix's CPU unknown, not smaller.
     let gap = MixCpu::of(
         vec![

@@ -184,7 +184,7 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
     );
     assert_eq!(
         cpu_line(&c),
-        "CPU per endpoint (each alone, one request at a time, before the search; 0.02 cores burnt idle taken off): GET /work 13.0ms a request (77 requests; 92.9% of the mix's CPU), GET /health 0.25ms a request (300 requests; 7.1% of the mix's CPU); the mix 2.80ms a request on 1 core, which it had 100% of the time it wanted one: the CPU allows it at most 357/s"
+        "CPU per endpoint (each alone, one request at a time, before the search; 0.02 cores burnt idle taken off): GET /work 13.0ms a request (77 requests; 92.9% of the mix's CPU), GET /health 0.25ms a request (300 requests; 7.1% of the mix's CPU); the mix 2.80ms a request on 1 core, which it had 100% of the time it wanted one over the probe: the CPU allows it at most 357/s"
     );
     let gap = MixCpu::of(vec![e("/work", 0.2, None, 0)], None, 2.0, None);
     assert!(cpu_line(&gap).contains("GET /work missing (none of its 4 requests answered)"));
