@@ -250,6 +250,8 @@ pub fn run(
         sweep,
         fails_first: None,
         endpoint_split: None,
+        mix_cpu: None,
+        mix_what_if: Vec::new(),
     };
     seen::review(&mut record);
     record.fails_first = mix::fails_first(&record);

@@ -4,8 +4,12 @@
 //! [`MixBench`], which judges each endpoint's requests of a step against
 //! its clauses and a rate's windows per endpoint pooled; after the search
 //! [`fails_first`] names the endpoint that failed first and [`split`] where
-//! each endpoint waited at the knee. Measuring only: the report crate says
-//! it in words.
+//! each endpoint waited at the knee. Before the search, with the target's
+//! PID, each endpoint's CPU per request is probed ([`cpu`]); after it,
+//! [`finish`] records it with the share of its cores the target got at the
+//! knee, names the endpoints using most of the CPU when it
+//! binds first, and caps each what-if by the CPU ([`what_if`]). Measuring
+//! only: the report crate says it in words.
 
 use std::time::Duration;
 
@@ -13,7 +17,7 @@ use iolab_loadgen::Histogram;
 use iolab_model::attack::EndpointResult;
 use iolab_model::capacity::usl::SweepLevel;
 use iolab_model::capacity::{
-    CpuSource, EndpointObserved, EndpointSlo, EndpointVerdict, FirstFail, Observed, Search,
+    CpuSource, EndpointObserved, EndpointSlo, EndpointVerdict, FirstFail, MixCpu, Observed, Search,
     SearchStage, Slo, StepRecord, Windows,
 };
 use iolab_model::driver::{Arrival, Driver, Phase};
@@ -22,8 +26,11 @@ use iolab_model::request::RequestSet;
 use super::bench::{Bench, MachineWatch, StepError};
 use super::windows;
 
+pub mod cpu;
 mod split;
-pub use split::split;
+mod what_if;
+pub use split::{limits, split};
+pub use what_if::{capped, what_if};
 
 /// A step's driver at `rate` for `d`: a Poisson stream when a recorded mix
 /// is sent (its requests arrive as a service's users' do), else evenly
@@ -38,6 +45,14 @@ pub fn driver(request: &RequestSet, rate: f64, d: Duration) -> Driver {
         },
         None => Driver::constant(rate, d),
     }
+}
+
+/// A replayed mix's search with its CPU per endpoint (`cpu`, probed before
+/// it): recorded, the split named again with it, each what-if capped.
+pub fn finish(search: &mut Search, cpu: MixCpu) {
+    search.mix_cpu = Some(cpu.at_knee(cpu::got_at_knee(search)));
+    search.endpoint_split = split(search);
+    search.mix_what_if = what_if(search);
 }
 
 /// A bench whose steps are judged per endpoint of a replayed mix.

@@ -9,9 +9,16 @@
 //! waits on, and its what-if for "a pool of 20" must come within 15% of the
 //! same search against the same service with 20 connections.
 //!
-//! Slow tier (`scripts/test --slow`): two searches of a minute each, and a
-//! capacity read on a busy machine moves with it. Needs PostgreSQL
-//! (`IOLAB_PG`, exported by `scripts/test`).
+//! The same service with a heavier CPU endpoint, its mix replayed from a
+//! HAR file: the CPU binds first, and the search must name `GET /work` as
+//! the endpoint using most of it, and find a capacity no higher than what
+//! the probe before the search says the CPU allows (its cores, as much of
+//! them as it got at the knee, over the share-weighted CPU per request).
+//! Within 15% of it is the issue's aim, not met yet on a shared machine.
+//!
+//! Slow tier (`scripts/test --slow`): three searches of a minute or more
+//! each, and a capacity read on a busy machine moves with it. Needs
+//! PostgreSQL (`IOLAB_PG`, exported by `scripts/test`).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -58,11 +65,10 @@ fn query_ms(url: &str) -> f64 {
     v[5]
 }
 
-/// One search of the mix against the event loop with a pool of `pool`:
-/// (the truth, the search's document).
-fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
+/// The event loop, pinned to CPU 0, with a pool of `pool` connections.
+fn serve(pg: &str, pool: u32) -> common::Running {
     let pool_s = pool.to_string();
-    let s = common::serve(&[
+    common::serve(&[
         "--model",
         "loop-async",
         "--workers",
@@ -73,14 +79,17 @@ fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
         pg,
         "--pg-pool",
         &pool_s,
-    ]);
-    let truth = f64::from(pool) / (query_ms(&s.url) / 1000.0) / MIX[1].2;
+    ])
+}
+
+/// `iolab capacity --replay FILE` of the service `s`, under `slo`, from
+/// `start`/s, into `out`.
+fn capacity(s: &common::Running, file: &Path, slo: &str, start: &str, out: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .args(["capacity", "--replay"])
-        .arg(log)
-        .args(["--base", &s.url, "--slo"])
-        .arg("HEAD /work:p99<250ms; *:p99<250ms")
-        .args(["--precision", "10%", "--start", "200"])
+        .arg(file)
+        .args(["--base", &s.url, "--slo", slo])
+        .args(["--precision", "10%", "--start", start])
         .args([
             "--pid",
             &s.child.id().to_string(),
@@ -88,10 +97,20 @@ fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
             "--quiet",
             "--out",
         ])
-        .arg(dir.join(format!("pool{pool}")))
+        .arg(out)
         .output()
         .unwrap();
-    (truth, common::json_ok(&out))
+    common::json_ok(&out)
+}
+
+/// One search of the mix against the event loop with a pool of `pool`:
+/// (the truth, the search's document).
+fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
+    let s = serve(pg, pool);
+    let truth = f64::from(pool) / (query_ms(&s.url) / 1000.0) / MIX[1].2;
+    let slo = "HEAD /work:p99<250ms; *:p99<250ms";
+    let doc = capacity(&s, log, slo, "200", &dir.join(format!("pool{pool}")));
+    (truth, doc)
 }
 
 #[test]
@@ -130,22 +149,33 @@ fn a_pool_bound_endpoint_of_a_mix_is_named_and_its_bigger_pool_checked() {
         assert!(e.get("waits_on").is_none(), "{e}");
     }
     assert_eq!(s0["fails_first"]["method"], "HEAD", "{}", s0["fails_first"]);
+    // The probe's CPU: the pool binds first, the CPU would above it.
+    let limits = split["limits"].as_array().expect("the mix's limits");
+    eprintln!("pool 10: {}; limits {}", s0["mix_cpu"], split["limits"]);
+    assert_eq!(limits[0]["resource"], "pool", "{split}");
+    let pool_bound = limits[0]["bound_rps"].as_f64().unwrap();
+    assert!(
+        (pool_bound - truth).abs() / truth <= 0.15,
+        "the pool's bound {pool_bound} vs {truth:.0}"
+    );
+    let cpu = limits
+        .iter()
+        .find(|l| l["resource"] == "cpu")
+        .expect("the CPU's limit");
+    assert!(cpu["bound_rps"].as_f64().unwrap() > pool_bound, "{split}");
     // The whole mix: the pool, and what twice the pool buys, checked.
     assert_eq!(
         s0["fit"]["binding"]["resource"], "pool",
         "{}",
         s0["fit"]["binding"]["sentence"]
     );
-    let predicted = s0["what_if"]
+    // What it buys the mix: the simulated service, capped by the CPU.
+    let predicted = s0["mix_what_if"]
         .as_array()
-        .unwrap()
+        .expect("the mix's what-ifs")
         .iter()
         .find(|w| w["change"] == "a pool of 20")
-        .and_then(|w| {
-            w["slo_capacity_rps"]
-                .as_f64()
-                .or(w["capacity_rps"].as_f64())
-        })
+        .and_then(|w| w["capacity_rps"].as_f64())
         .expect("a what-if for a pool of 20");
     let (truth20, doc20) = search(&pg, 20, dir.path(), &log);
     let measured = doc20["capacity_rps"].as_f64().expect("a capacity at 20");
@@ -157,5 +187,67 @@ fn a_pool_bound_endpoint_of_a_mix_is_named_and_its_bigger_pool_checked() {
     assert!(
         err.abs() <= 0.15,
         "predicted {predicted} vs measured {measured}"
+    );
+}
+
+/// The CPU-bound mix: `GET /work` burns about 10 ms of CPU a request (a
+/// debug build), so one core serves the mix at about 430/s, under the
+/// pool's 667/s. The objective leaves the one loop's queue room: at 95% of
+/// its CPU its p99 stays under a second (with 20 ms a request and p99 <
+/// 500 ms the search held 94/s against a bound of 119/s, -21%: a p99 that
+/// tight fails the loop near 80% busy).
+const CPU_MIX: [(&str, &str, f64); 3] = [
+    ("GET", "/health", 0.5),
+    ("HEAD", "/work?steps=pg:50", 0.3),
+    ("GET", "/work?steps=cpu:1500000", 0.2),
+];
+
+#[test]
+fn a_cpu_bound_endpoint_of_a_mix_replayed_from_a_har_is_named_and_its_capacity_read() {
+    let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
+    let dir = tempfile::tempdir().unwrap();
+    let har = common::har(dir.path(), &CPU_MIX);
+    let s = serve(&pg, 10);
+    let doc = capacity(&s, &har, "*:p99<1000ms", "50", &dir.path().join("cpu"));
+    common::assert_capacity_schema(&doc);
+    let s0 = &doc["searches"][0];
+    let c = &s0["mix_cpu"];
+    let truth = c["bound_rps"]
+        .as_f64()
+        .expect("the CPU's bound from the probe");
+    let cap = doc["capacity_rps"].as_f64().expect("a capacity");
+    eprintln!(
+        "cpu mix (HAR): capacity {cap:.0}/s, the probe's CPU bound {truth:.0}/s ({:+.1}%); {c}; {}; machine {}",
+        (cap - truth) / truth * 100.0,
+        s0["outcome"],
+        s0["machine"]
+    );
+    // Every endpoint measured, GET /work most of the mix's CPU.
+    let eps = c["endpoints"].as_array().unwrap();
+    assert_eq!(eps.len(), 3, "{c}");
+    let heavy = eps
+        .iter()
+        .find(|e| e["method"] == "GET" && e["template"] == "/work")
+        .unwrap();
+    assert!(heavy["fraction"].as_f64().unwrap() > 0.8, "{c}");
+    assert!(eps.iter().all(|e| e["cpu_ms"].as_f64().is_some()), "{c}");
+    // The CPU binds first, and GET /work is named as waiting on it.
+    let split = &s0["endpoint_split"];
+    assert_eq!(split["limits"][0]["resource"], "cpu", "{split}");
+    assert_eq!(split["limits"][0]["endpoints"][0], "GET /work", "{split}");
+    let eps = split["endpoints"].as_array().unwrap();
+    let named = eps
+        .iter()
+        .find(|e| e["method"] == "GET" && e["template"] == "/work")
+        .unwrap();
+    assert_eq!(named["waits_on"]["resource"], "cpu", "{split}");
+    assert_eq!(named["waits_on"]["by"], "cpu", "{split}");
+    // The capacity against what the CPU allows (its cores, as much of them
+    // as it had at the knee, over the probe's CPU per request): never above
+    // it. Issue 53 asks within 15%; on the shared machine three runs held
+    // 21-34% under it (docs/capacity.md), so that is not asserted yet.
+    assert!(
+        cap <= truth * 1.15,
+        "capacity {cap} vs the CPU's {truth:.0}"
     );
 }

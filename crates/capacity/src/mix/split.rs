@@ -2,10 +2,13 @@
 //! ([`EndpointSplit`]): each endpoint's median at the lowest rate passed
 //! and at the lowest rate failed, each the mean over that rate's windows;
 //! what each held at once at the capacity, and what it waits on
-//! ([`waits_on`]).
+//! ([`waits_on`]); what bounds the mix, lowest first ([`limits`]), and the
+//! endpoints using most of the CPU named when the CPU binds first
+//! ([`on_cpu`]).
 
 use iolab_model::capacity::{
-    EndpointResource, EndpointSplit, EndpointWait, NamedBy, Resource, Search, StepRecord,
+    EndpointResource, EndpointSplit, EndpointWait, MixCpu, MixLimit, NamedBy, Resource, Search,
+    StepRecord,
 };
 
 /// The split of `search`'s endpoints (`None` without a mix, a pass and a
@@ -59,12 +62,89 @@ pub fn split(search: &Search) -> Option<EndpointSplit> {
         failed_rps,
         shared: EndpointSplit::shared(&endpoints),
         endpoints,
+        limits: Vec::new(),
     };
     let named = waits_on(&x, search);
     for (w, on) in x.endpoints.iter_mut().zip(named) {
         w.waits_on = on;
     }
+    x.limits = limits(&x, search.mix_cpu.as_ref());
+    on_cpu(&mut x, search);
     Some(x)
+}
+
+/// `GET /work`.
+fn name(method: &str, template: &str) -> String {
+    format!("{method} {template}")
+}
+
+/// What bounds the mix, lowest first: the CPU (cores / the mix's CPU per
+/// request, from the probe), and each resource endpoints were named as
+/// waiting on by what they held (its units / the requests of the mix it
+/// holds at once a request a second: units / the sum of share x service).
+pub fn limits(x: &EndpointSplit, cpu: Option<&MixCpu>) -> Vec<MixLimit> {
+    let mut out: Vec<MixLimit> = Vec::new();
+    if let Some((c, bound)) = cpu.and_then(|c| c.bound_rps.map(|b| (c, b))) {
+        out.push(MixLimit {
+            resource: Resource::Cpu,
+            size: c.cores,
+            name: None,
+            endpoints: (c.heaviest().iter())
+                .map(|e| name(&e.method, &e.template))
+                .collect(),
+            bound_rps: bound,
+        });
+    }
+    let on: Vec<&EndpointWait> = (x.endpoints.iter())
+        .filter(|w| held_on(w).is_some())
+        .collect();
+    if let Some(r) = on.first().and_then(|w| held_on(w)) {
+        let per: f64 = on.iter().map(|w| w.share * w.service_ms / 1000.0).sum();
+        if per > 0.0 {
+            out.push(MixLimit {
+                resource: r.resource,
+                size: r.size,
+                name: r.name.clone(),
+                endpoints: on.iter().map(|w| name(&w.method, &w.template)).collect(),
+                bound_rps: r.size.unwrap_or(0.0) / per,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.bound_rps.total_cmp(&b.bound_rps));
+    out
+}
+
+/// The resource `w` was named as waiting on by what it held, with a size.
+fn held_on(w: &EndpointWait) -> Option<&EndpointResource> {
+    (w.waits_on.as_ref()).filter(|r| r.by == NamedBy::Held && r.size.is_some())
+}
+
+/// When the CPU binds first, name the endpoints using most of it as
+/// waiting on it. It binds when its bound is the lowest limit and the
+/// capacity found reached half of it (a CPU a mix did not come near binds
+/// nothing), or the fit named the CPU for the whole mix.
+fn on_cpu(x: &mut EndpointSplit, search: &Search) {
+    let Some(first) = x.limits.first().filter(|l| l.resource == Resource::Cpu) else {
+        return;
+    };
+    let fitted = (search.fit.as_ref()).is_some_and(|f| f.binding.resource == Resource::Cpu);
+    let near = search
+        .capacity_rps
+        .is_some_and(|c| c >= 0.5 * first.bound_rps);
+    if !(fitted || near) {
+        return;
+    }
+    let on = EndpointResource {
+        resource: Resource::Cpu,
+        size: first.size,
+        name: None,
+        by: NamedBy::Cpu,
+    };
+    for w in &mut x.endpoints {
+        if first.endpoints.contains(&name(&w.method, &w.template)) {
+            w.waits_on = Some(on.clone());
+        }
+    }
 }
 
 /// What each endpoint of `x` waits on. One queue: the resource the fit

@@ -211,6 +211,8 @@ fn empty_search() -> Search {
         sweep: None,
         fails_first: None,
         endpoint_split: None,
+        mix_cpu: None,
+        mix_what_if: Vec::new(),
     }
 }
 
@@ -331,3 +333,5 @@ fn an_endpoint_that_queued_alone_is_bound_by_the_downstream_its_requests_fill() 
     // Ten connections are not what /orders held: nothing is named.
     assert_eq!(with(10).endpoints[1].waits_on, None);
 }
+
+mod limits;

@@ -115,15 +115,49 @@ pub fn serve(args: &[&str]) -> Running {
     spawn_url(&all)
 }
 
-/// An access log (combined format) of 100 lines in a mix's shares,
-/// interleaved every ten lines: `(method, request target, share)`, the
-/// shares in tenths.
-pub fn access_log(dir: &std::path::Path, mix: &[(&str, &str, f64)]) -> std::path::PathBuf {
+/// The endpoint of each of ten requests in a mix's shares (in tenths).
+fn tenths(mix: &[(&str, &str, f64)]) -> Vec<usize> {
     let mut tenths = Vec::new();
     for (i, (_, _, share)) in mix.iter().enumerate() {
         tenths.extend(std::iter::repeat_n(i, (share * 10.0).round() as usize));
     }
     assert_eq!(tenths.len(), 10, "the shares are in tenths and add up to 1");
+    tenths
+}
+
+/// A HAR 1.2 file of 100 entries in a mix's shares, interleaved every ten,
+/// recorded against another host (the replay sends to `--base` only):
+/// `(method, request target, share)`, the shares in tenths.
+pub fn har(dir: &std::path::Path, mix: &[(&str, &str, f64)]) -> std::path::PathBuf {
+    let tenths = tenths(mix);
+    let entries: Vec<serde_json::Value> = (0..100)
+        .map(|i| {
+            let (m, p, _) = mix[tenths[i % 10]];
+            serde_json::json!({
+                "startedDateTime": format!("2026-11-28T20:{:02}:{:02}.000Z", i / 60, i % 60),
+                "time": 1.0,
+                "request": {
+                    "method": m,
+                    "url": format!("https://shop.example.com{p}"),
+                    "httpVersion": "HTTP/1.1",
+                    "headers": [{"name": "accept", "value": "*/*"}],
+                },
+                "response": {"status": 200},
+                "timings": {"wait": 1.0},
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({"log": {"version": "1.2", "entries": entries}});
+    let p = dir.join("mix.har");
+    std::fs::write(&p, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    p
+}
+
+/// An access log (combined format) of 100 lines in a mix's shares,
+/// interleaved every ten lines: `(method, request target, share)`, the
+/// shares in tenths.
+pub fn access_log(dir: &std::path::Path, mix: &[(&str, &str, f64)]) -> std::path::PathBuf {
+    let tenths = tenths(mix);
     let lines: Vec<String> = (0..100)
         .map(|i| {
             let (m, p, _) = mix[tenths[i % 10]];

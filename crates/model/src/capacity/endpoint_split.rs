@@ -7,12 +7,14 @@
 //! (Little's law, per endpoint) match one the signals show: the
 //! connections to a downstream, or the size of the resource the fit named
 //! ([`EndpointResource`]). The CPU of a constant mix cannot be split per
-//! endpoint (every step has the same shares): the CPU is named for an
-//! endpoint only through one queue.
+//! endpoint (every step has the same shares): the unloaded probe before
+//! the search reads each endpoint's ([`super::MixCpu`]), and when the CPU's
+//! bound is the lowest of the mix's [`MixLimit`]s the endpoints using most
+//! of it are named as waiting on it.
 
 use serde::{Deserialize, Serialize};
 
-use super::Resource;
+use super::{MixLimit, Resource};
 
 /// How an endpoint's resource was named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -23,6 +25,9 @@ pub enum NamedBy {
     /// The endpoints that queued held, at the capacity, as many requests at
     /// once as the resource has units (within a quarter).
     Held,
+    /// The probe's CPU per request: it uses the most of the CPU, whose
+    /// bound on the mix is the lowest of its limits.
+    Cpu,
 }
 
 /// What an endpoint waits on at the knee.
@@ -77,6 +82,11 @@ pub struct EndpointSplit {
     /// Every endpoint queued at least half as long as the longest:
     /// one queue, one binding resource for all.
     pub shared: bool,
+    /// What bounds the mix, lowest first (it binds first): the CPU from
+    /// the probe, the pool an endpoint waits on; empty when neither is
+    /// known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<MixLimit>,
 }
 
 impl EndpointSplit {

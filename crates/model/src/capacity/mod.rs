@@ -17,6 +17,7 @@ mod endpoint_split;
 mod gate;
 pub mod gauges;
 mod machine;
+mod mix_cpu;
 mod repeat;
 mod signals;
 pub mod slo;
@@ -38,6 +39,7 @@ pub use endpoint_slo::{
 pub use endpoint_split::{EndpointResource, EndpointSplit, EndpointWait, NamedBy};
 pub use gate::{Gate, GateCheck};
 pub use machine::{Machine, Neighbours, Second, TargetPauses};
+pub use mix_cpu::{EndpointCpu, MixCpu, MixLimit, MixWhatIf};
 pub use repeat::Repeat;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
 pub use slo::{Clause, Observed, Slo, SloVerdict};
@@ -328,6 +330,14 @@ pub struct Search {
     /// A replayed mix: where each endpoint waited at the knee.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint_split: Option<EndpointSplit>,
+    /// A replayed mix: each endpoint's CPU per request from the unloaded
+    /// probe before the search, and the CPU's bound on the mix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix_cpu: Option<MixCpu>,
+    /// A replayed mix with its CPU measured: what each what-if's change
+    /// buys the mix, the CPU's bound beside it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix_what_if: Vec<MixWhatIf>,
 }
 
 /// The `iolab.capacity/1` document.

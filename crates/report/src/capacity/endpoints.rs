@@ -7,8 +7,8 @@
 
 use iolab_model::attack::EndpointResult;
 use iolab_model::capacity::{
-    Clause, EndpointResource, EndpointSplit, EndpointWait, FirstFail, Miss, Resource, Search,
-    StepRecord,
+    Clause, EndpointResource, EndpointSplit, EndpointWait, FirstFail, Miss, NamedBy, Resource,
+    Search, StepRecord,
 };
 
 use crate::grid::Grid;
@@ -55,7 +55,10 @@ fn alone(x: &EndpointSplit, binding: Option<&str>) -> String {
         .collect();
     let held: Option<f64> = queued.iter().map(|w| w.held).sum();
     let them = if queued.len() == 1 { "it" } else { "them" };
-    let on = queued.first().and_then(|w| w.waits_on.as_ref());
+    // The CPU named from the probe is said with the mix's limits.
+    let on = (queued.iter())
+        .find_map(|w| w.waits_on.as_ref())
+        .filter(|r| r.by != NamedBy::Cpu);
     match (held, on) {
         (Some(h), Some(r)) => format!(
             "{} queued: at the capacity {} held {} at once ({}), as many as {}, which binds {them}; the others did not queue",

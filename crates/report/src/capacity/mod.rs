@@ -20,6 +20,7 @@ mod answer;
 mod charts;
 pub mod endpoints;
 mod gate;
+pub mod mix_cpu;
 use answer::budget_line;
 pub use answer::{answer, estimate, machine_line, repeat_line, too_noisy, windows};
 pub use charts::charts;
@@ -238,6 +239,7 @@ fn findings(s: &Search) -> Vec<String> {
         let binding = s.fit.as_ref().map(|f| f.binding.resource.to_string());
         endpoints::split_line(x, binding.as_deref())
     }));
+    out.extend(mix_cpu::lines(s));
     out.extend(s.notes.iter().map(|n| format!("note: {n}")));
     out.push(format!("step rule: {}", s.step_rule));
     out

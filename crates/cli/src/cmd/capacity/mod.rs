@@ -212,6 +212,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         None => None,
     };
     let mut searches = Vec::new();
+    let mut mix_cpu = None;
     for k in 1..=args.repeat {
         if probe.cancel.load(Ordering::Relaxed) {
             break;
@@ -235,6 +236,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 Err(e) => these.push(format!("the warm-up failed ({e}): searched cold")),
             }
         }
+        // A mix's CPU per endpoint, warm and before the first search.
+        if k == 1 && probe.request.mix.is_some() {
+            mix_cpu = Some(capacity::mix::cpu::probe(&probe, o.cores));
+        }
         let mut search =
             replay::search(&name, &probe, &slo, per_endpoint.as_ref(), &o, these, &each);
         if let Some(pid) = probe.pid {
@@ -244,6 +249,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 ));
                 search.fit = None;
             }
+        }
+        if let Some(cpu) = &mix_cpu {
+            capacity::mix::finish(&mut search, cpu.clone());
         }
         searches.push(search);
     }

@@ -85,6 +85,8 @@ fn a_table_per_endpoint_with_a_row_per_step() {
         sweep: None,
         fails_first: None,
         endpoint_split: None,
+        mix_cpu: None,
+        mix_what_if: Vec::new(),
     };
     let t = text(&s).join("\n");
     assert!(t.contains("GET /search (recorded share 25%)"), "{t}");
@@ -123,6 +125,7 @@ fn where_the_endpoints_waited_in_one_sentence() {
         failed_rps: 250.0,
         endpoints: vec![w("/a", 1.0, 109.0, 0.5), w("/b", 1.0, 112.0, 0.5)],
         shared: true,
+        limits: Vec::new(),
     };
     assert_eq!(
         split_line(&x, Some("threads")),
@@ -151,4 +154,86 @@ fn where_the_endpoints_waited_in_one_sentence() {
     );
     x.endpoints[1].held = None;
     assert!(split_line(&x, None).ends_with("wait on a resource of their own"));
+}
+
+#[test]
+fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
+    use crate::capacity::mix_cpu::{cpu_line, limits_line, lines};
+    use iolab_model::capacity::{EndpointCpu, MixCpu, MixLimit, MixWhatIf, Resource};
+    let e = |template: &str, share: f64, cpu_ms: Option<f64>, requests: u64| EndpointCpu {
+        method: "GET".into(),
+        template: template.into(),
+        share,
+        cpu_ms,
+        service_ms: None,
+        requests,
+        seconds: 1.0,
+        fraction: None,
+        missing: cpu_ms
+            .is_none()
+            .then(|| "none of its 4 requests answered".into()),
+    };
+    let c = MixCpu::of(
+        vec![
+            e("/work", 0.2, Some(13.0), 77),
+            e("/health", 0.8, Some(0.25), 300),
+        ],
+        Some(0.02),
+        1.0,
+        Some(1.0),
+    );
+    assert_eq!(
+        cpu_line(&c),
+        "CPU per endpoint (each alone, one request at a time, before the search; 0.02 cores burnt idle taken off): GET /work 13.0ms a request (77 requests; 92.9% of the mix's CPU), GET /health 0.25ms a request (300 requests; 7.1% of the mix's CPU); the mix 2.80ms a request on 1 core, which it had 100% of the time it wanted one over the probe: the CPU allows it at most 357/s"
+    );
+    let gap = MixCpu::of(vec![e("/work", 0.2, None, 0)], None, 2.0, None);
+    assert!(cpu_line(&gap).contains("GET /work missing (none of its 4 requests answered)"));
+    assert!(cpu_line(&gap).ends_with("the CPU's bound on the mix is not known"));
+    assert_eq!(
+        cpu_line(&MixCpu::missing("no PID: give --pid N")),
+        "CPU per endpoint: not measured (no PID: give --pid N); the CPU's bound on the mix is not known"
+    );
+    let limits = vec![
+        MixLimit {
+            resource: Resource::Cpu,
+            size: Some(1.0),
+            name: None,
+            endpoints: vec!["GET /work".into()],
+            bound_rps: 357.0,
+        },
+        MixLimit {
+            resource: Resource::Pool,
+            size: Some(10.0),
+            name: Some("127.0.0.1:5432".into()),
+            endpoints: vec!["HEAD /q".into()],
+            bound_rps: 667.0,
+        },
+    ];
+    assert_eq!(
+        limits_line(&limits, &c, Some(330.0)).unwrap(),
+        "what bounds the mix: the CPU (1 core; GET /work uses 92.9% of it) binds first at 357/s; the 10 connections to 127.0.0.1:5432 (HEAD /q) would at 667/s"
+    );
+    assert!(limits_line(&limits, &c, Some(100.0))
+        .unwrap()
+        .starts_with("what bounds the mix: the capacity found (100/s) is under half of every limit in sight, so something else binds; the CPU (1 core; GET /work uses 92.9% of it) would at 357/s; "));
+    let mut s = Search {
+        mix_cpu: Some(c),
+        mix_what_if: vec![MixWhatIf {
+            change: "a pool of 20".into(),
+            simulated_rps: 1400.0,
+            cpu_rps: 357.0,
+            capacity_rps: 357.0,
+            cpu_caps: true,
+        }],
+        ..Search::default()
+    };
+    assert_eq!(
+        lines(&s)[1..],
+        [
+            "what each change buys the mix (the fitted service simulated, the CPU from the probe beside it):".to_string(),
+            "  a pool of 20: the service simulated serves 1,400/s, but the CPU caps the mix at 357/s (GET /work uses 92.9% of it)".to_string(),
+        ]
+    );
+    s.mix_cpu = None;
+    assert!(lines(&s).is_empty());
 }
