@@ -188,17 +188,8 @@ pub fn run(
         max_steps: o.max_steps,
     });
     let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
-    // What neighbours took is judged against the requests the target held
-    // at once at the highest rate it held (Little's count, over its cores).
-    let in_service = walk
-        .steps
-        .iter()
-        .filter(|s| s.passed)
-        .max_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))
-        .map_or(0.0, |s| s.in_flight / f64::from(o.cores.max(1)));
     let machine = watch.finish().map(|m| Machine {
         asked_pct: o.precision * 100.0,
-        neighbours: m.neighbours.clone().map(|n| n.in_service(in_service)),
         ..m
     });
     let capacity = search.answer();

@@ -13,6 +13,7 @@
 //! (the cores' counters less the target's process tree), which no timed
 //! loop sees.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -133,15 +134,15 @@ pub struct Others {
 }
 
 /// One read of the cores and the target.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Read {
     at: Instant,
     /// The cores' busy seconds less their interrupts'.
     cores_s: f64,
     /// The target's process tree's CPU seconds.
     target_s: f64,
-    /// Its threads' time waiting, runnable, for a CPU (schedstat), s.
-    waited_s: f64,
+    /// Each of its threads' time waiting, runnable, for a CPU (schedstat), ns.
+    waited_ns: HashMap<u32, u64>,
 }
 
 impl Read {
@@ -149,20 +150,26 @@ impl Read {
         let c = cores::read(cpus)?;
         let mut pids = vec![pid];
         pids.extend(procs::descendants(pid));
-        let waited_ns: u64 = tasks(&pids).iter().filter_map(|t| t.run_delay_ns).sum();
+        let waited_ns = tasks(&pids)
+            .into_iter()
+            .filter_map(|t| Some((t.tid, t.run_delay_ns?)))
+            .collect();
         Some(Read {
             at: Instant::now(),
             cores_s: c.busy_s - c.irq_s,
             target_s: procs::tree_cpu_seconds(pid)?,
-            waited_s: waited_ns as f64 / 1e9,
+            waited_ns,
         })
     }
 
-    /// The second between `self` and a later read, as shares of `n`
-    /// cores' time; `None` over no time. A process's own time leaves out
-    /// the interrupt work done for it, so interrupts are left out of both.
-    fn to(self, later: Read, n: usize) -> Option<Second> {
-        let span = later.at.duration_since(self.at).as_secs_f64() * n as f64;
+    /// The second between `self` and a later read: the target's and the
+    /// others' shares of `n` cores' time, and the most one thread waited,
+    /// a share of the second; `None` over no time. A process's own time
+    /// leaves out the interrupt work done for it, so interrupts are left
+    /// out of both.
+    fn to(&self, later: &Read, n: usize) -> Option<Second> {
+        let wall = later.at.duration_since(self.at).as_secs_f64();
+        let span = wall * n as f64;
         if span <= 0.0 {
             return None;
         }
@@ -170,10 +177,16 @@ impl Read {
         // second can read 101%, so no share passes what is left of it.
         let target = ((later.target_s - self.target_s) / span).clamp(0.0, 1.0);
         let cores = (later.cores_s - self.cores_s) / span;
+        let waited = later
+            .waited_ns
+            .iter()
+            .filter_map(|(tid, ns)| Some(ns.saturating_sub(*self.waited_ns.get(tid)?)))
+            .max()
+            .map_or(0.0, |ns| (ns as f64 / 1e9 / wall).min(1.0));
         Some(Second {
             target,
             others: (cores - target).clamp(0.0, 1.0 - target),
-            waited: (later.waited_s - self.waited_s).max(0.0) / span,
+            waited,
         })
     }
 }
@@ -200,7 +213,7 @@ impl Others {
                     let Some(now) = Read::now(&cpus, pid) else {
                         break;
                     };
-                    seconds.extend(last.to(now, cpus.len()));
+                    seconds.extend(last.to(&now, cpus.len()));
                     last = now;
                 }
                 seconds
@@ -344,22 +357,28 @@ mod tests {
     #[test]
     fn others_on_the_targets_core_are_its_busy_time_less_the_targets() {
         let at = Instant::now();
-        let read = |secs: u64, cores_s: f64, target_s: f64, waited_s: f64| Read {
+        let read = |secs: u64, cores_s: f64, target_s: f64, waits: &[(u32, u64)]| Read {
             at: at + Duration::from_secs(secs),
             cores_s,
             target_s,
-            waited_s,
+            waited_ns: waits.iter().copied().collect(),
         };
-        let s = read(0, 10.0, 4.0, 1.0)
-            .to(read(2, 13.8, 5.0, 1.6), 2)
-            .unwrap();
+        let first = read(0, 10.0, 4.0, &[(1, 0), (2, 5_000_000_000)]);
+        let later = read(
+            2,
+            13.8,
+            5.0,
+            &[(1, 600_000_000), (2, 5_100_000_000), (3, 9)],
+        );
+        let s = first.to(&later, 2).unwrap();
         assert!((s.target - 0.25).abs() < 1e-9, "{s:?}");
         assert!((s.others - 0.7).abs() < 1e-9, "{s:?}");
-        assert!((s.waited - 0.15).abs() < 1e-9, "{s:?}");
-        assert_eq!(read(0, 1.0, 1.0, 0.0).to(read(0, 2.0, 1.0, 0.0), 1), None);
+        // The worst thread: 0.6 s of 2; a thread new since is not read.
+        assert!((s.waited - 0.3).abs() < 1e-9, "{s:?}");
+        assert_eq!(read(0, 1.0, 1.0, &[]).to(&read(0, 2.0, 1.0, &[]), 1), None);
         // A second read at 101% busy is a full one.
-        let full = read(0, 0.0, 0.0, 0.0)
-            .to(read(1, 1.01, 0.3, 0.0), 1)
+        let full = read(0, 0.0, 0.0, &[])
+            .to(&read(1, 1.01, 0.3, &[]), 1)
             .unwrap();
         assert!((full.others - 0.7).abs() < 1e-9, "{full:?}");
         // Live: this process read as the target of its first core.

@@ -103,7 +103,7 @@ fn a_bidirectional_call_times_each_echo_and_holds_for_its_hold() {
 fn each_misuse_of_a_streaming_call_is_one_line_and_exit_2() {
     let Some(s) = Grpcio::start(&[]) else { return };
     let url = s.url();
-    let cases: [(&[&str], &[&str]); 8] = [
+    let cases: [(&[&str], &[&str]); 7] = [
         (
             &[
                 "attack",
@@ -189,21 +189,6 @@ fn each_misuse_of_a_streaming_call_is_one_line_and_exit_2() {
                 "x",
             ],
             &["--message", "--data"],
-        ),
-        (
-            &[
-                "attack",
-                &url,
-                "--call",
-                "iolab.test.Greeter/Echo",
-                "--hold",
-                "1s",
-                "--connections",
-                "2",
-                "--shard",
-                "1/2",
-            ],
-            &["--shard", "merge"],
         ),
         (
             &["attack", &url, "--hold", "1s", "--connections", "1"],

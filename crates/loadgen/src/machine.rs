@@ -72,27 +72,6 @@ pub fn raise_nofile(want: u64) -> u64 {
     }
 }
 
-/// A held run holds a socket per connection: refuse one that needs more
-/// files than this process may open even at its hard limit, and say to
-/// shard it (each shard process holds its part; `iolab merge` adds them).
-pub fn check_held_files(plan: &iolab_model::attack::HeldPlan) -> Result<(), String> {
-    let own = crate::held::own_connections(plan);
-    let need = own + FD_RESERVE;
-    let (_, hard) = nofile();
-    if hard == 0 || need <= hard {
-        return Ok(());
-    }
-    let per = hard.saturating_sub(FD_RESERVE).max(1);
-    let count = u64::from(plan.shard.map_or(1, |s| s.count));
-    let n = u64::from(plan.connections).div_ceil(per).max(count + 1);
-    Err(format!(
-        "--connections {}: {} held here need {} open files, but this process may open at most {hard} (ulimit -n): raise it (ulimit -n {need}) or run {n} processes with --shard 1/{n} .. {n}/{n} and iolab merge their --out files",
-        thousands(u64::from(plan.connections)),
-        thousands(own),
-        thousands(need),
-    ))
-}
-
 /// Peak resident memory of this process so far, KiB (`VmHWM` of
 /// `/proc/self/status`); `None` where that is not readable.
 pub fn peak_rss_kib() -> Option<u64> {

@@ -11,6 +11,17 @@ use iolab_model::steps::BackendKind;
 
 use crate::prometheus::ParseError;
 
+/// The steps each `/ws` message runs in the echo check.
+pub const ECHO_STEPS: &str = "sleep:50";
+/// The least time an echo of [`ECHO_STEPS`] takes, ms.
+pub const ECHO_MIN_MS: f64 = 50.0;
+/// Messages sent in the echo check, one after the other.
+pub const ECHOES: u64 = 2;
+/// The `/events` interval asked for.
+pub const EVERY_MS: u64 = 50;
+/// Events read from `/events`.
+pub const EVENTS: u64 = 3;
+
 /// There is no time left for a check's request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotRun {
@@ -111,7 +122,7 @@ pub enum Awaited {
     #[error("no echo of message {0}")]
     Echo(u64),
     /// The next event, N read so far.
-    #[error("{0} of {events} events", events = crate::held::EVENTS)]
+    #[error("{0} of {events} events", events = EVENTS)]
     Events(usize),
     /// The `/events` head.
     #[error("no answer to GET /events")]
@@ -182,7 +193,7 @@ pub enum HeldFault {
         echoed: String,
     },
     /// The echo came faster than its steps take.
-    #[error("message {seq} echoed in {ms:.1} ms, under the {min} ms of its steps {steps}: the steps did not run per message", min = crate::held::ECHO_MIN_MS, steps = crate::held::ECHO_STEPS)]
+    #[error("message {seq} echoed in {ms:.1} ms, under the {min} ms of its steps {steps}: the steps did not run per message", min = ECHO_MIN_MS, steps = ECHO_STEPS)]
     EchoFast {
         /// 1-based.
         seq: u64,
@@ -255,7 +266,7 @@ pub enum HeldFault {
         off_s: f64,
     },
     /// Events closer than the interval asked.
-    #[error("events {gap:.1} ms apart: every={every}ms not honoured (gaps {gaps})", every = crate::held::EVERY_MS)]
+    #[error("events {gap:.1} ms apart: every={every}ms not honoured (gaps {gaps})", every = EVERY_MS)]
     TooClose {
         /// The first short gap, ms.
         gap: f64,

@@ -23,20 +23,12 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use crate::client::{Endpoint, Limits};
+// The check's figures live beside the faults that name them.
 use crate::fault::{Awaited, HeldFault};
+pub use crate::fault::{ECHOES, ECHO_MIN_MS, ECHO_STEPS, EVENTS, EVERY_MS};
 use crate::vectors::MIN_SLACK_MS;
 use crate::{fail, pass, Budget, VerifyError, VerifyOptions};
 
-/// The steps each `/ws` message runs in the echo check.
-pub const ECHO_STEPS: &str = "sleep:50";
-/// The least time an echo of [`ECHO_STEPS`] takes, ms.
-pub const ECHO_MIN_MS: f64 = 50.0;
-/// Messages sent in the echo check, one after the other.
-pub const ECHOES: u64 = 2;
-/// The `/events` interval asked for.
-pub const EVERY_MS: u64 = 50;
-/// Events read from `/events`.
-pub const EVENTS: u64 = 3;
 /// How far a server's `sent_unix_us` may be from this host's clock (one
 /// host: only scheduling separates the two clocks' readings).
 pub const CLOCK_SLACK: Duration = Duration::from_secs(5);

@@ -129,7 +129,9 @@ pub fn find() -> Result<PathBuf, StartError> {
         versions.sort();
         candidates.extend(versions.into_iter().rev().map(|(_, p)| p));
     }
-    (candidates.into_iter().find(|d| has_all(d))).ok_or(StartError::PgMissing)
+    (candidates.into_iter().find(|d| has_all(d))).ok_or(StartError::PgMissing {
+        looked_in: DEFAULT_BIN,
+    })
 }
 
 /// Make and start a cluster.

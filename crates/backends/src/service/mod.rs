@@ -22,8 +22,11 @@ pub enum StartError {
     #[error("IOLAB_PG_BIN={} has no initdb, postgres and psql: point it at PostgreSQL's bin folder", .0.display())]
     PgBinEnv(PathBuf),
     /// PostgreSQL is not installed.
-    #[error("the preset's pg: steps need PostgreSQL, not found in {}: install PostgreSQL 15 (apt-get install postgresql-15), set IOLAB_PG_BIN to its bin folder, or set IOLAB_PG to a running server", crate::pg::service::DEFAULT_BIN)]
-    PgMissing,
+    #[error("the preset's pg: steps need PostgreSQL, not found in {looked_in}: install PostgreSQL 15 (apt-get install postgresql-15), set IOLAB_PG_BIN to its bin folder, or set IOLAB_PG to a running server")]
+    PgMissing {
+        /// Where it was looked for.
+        looked_in: &'static str,
+    },
     /// memcached is not installed.
     #[error("the preset's mc: steps need memcached, which is not installed: run `scripts/install-deps memcached` (or set IOLAB_MC to a running one)")]
     McMissing,

@@ -134,6 +134,28 @@ pub fn own_connections(plan: &HeldPlan) -> u64 {
     shard_of(plan).share(u64::from(plan.connections))
 }
 
+/// A held run holds a socket per connection: refuse one that needs more
+/// files than this process may open even at its hard limit, and say to
+/// shard it (each shard process holds its part; `iolab merge` adds them).
+pub fn check_files(plan: &HeldPlan) -> Result<(), String> {
+    use iolab_model::limits::{thousands, FD_RESERVE};
+    let own = own_connections(plan);
+    let need = own + FD_RESERVE;
+    let (_, hard) = crate::machine::nofile();
+    if hard == 0 || need <= hard {
+        return Ok(());
+    }
+    let per = hard.saturating_sub(FD_RESERVE).max(1);
+    let count = u64::from(plan.shard.map_or(1, |s| s.count));
+    let n = u64::from(plan.connections).div_ceil(per).max(count + 1);
+    Err(format!(
+        "--connections {}: {} held here need {} open files, but this process may open at most {hard} (ulimit -n): raise it (ulimit -n {need}) or run {n} processes with --shard 1/{n} .. {n}/{n} and iolab merge their --out files",
+        thousands(u64::from(plan.connections)),
+        thousands(own),
+        thousands(need),
+    ))
+}
+
 /// What the document says of the driver: an open loop of connections
 /// (a shard's part of it: its connections and its share of the rate, so
 /// that shards' summaries add up to the plan's).

@@ -105,7 +105,7 @@ pub fn machine_line(s: &Search) -> Option<String> {
     if let Some(n) = &m.neighbours {
         let took = match n.took_pct > 0.0 {
             true => format!(
-                "; up to {}% of what the target wanted in one second",
+                "; they kept one of the target's threads waiting up to {}% of a second",
                 num(n.took_pct, 0)
             ),
             false => String::new(),

@@ -184,7 +184,7 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
             .collect::<Result<_, _>>()?;
     }
     iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
-    iolab_loadgen::machine::check_held_files(&plan).map_err(CliError::usage)?;
+    iolab_loadgen::held::check_files(&plan).map_err(CliError::usage)?;
     engine(args, &plan)?;
     Ok(plan)
 }
