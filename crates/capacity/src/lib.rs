@@ -25,6 +25,7 @@ pub mod gate;
 pub mod interval;
 pub mod machine;
 pub mod mix;
+mod neighbours;
 pub mod preset;
 pub mod scrape;
 pub mod search;
