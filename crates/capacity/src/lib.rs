@@ -43,7 +43,7 @@ pub mod windows;
 use std::time::{Duration, Instant};
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{Budget, Machine, Search as SearchRecord, Slo, StepRecord};
+use iolab_model::capacity::{Budget, LoopDelay, Machine, Search as SearchRecord, Slo, StepRecord};
 use iolab_predict::fit::fit;
 use iolab_predict::whatif::{what_if, Replay};
 
@@ -189,10 +189,17 @@ pub fn run(
         max_steps: o.max_steps,
     });
     let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
-    let machine = watch.finish().map(|m| Machine {
-        asked_pct: o.precision * 100.0,
-        ..m
-    });
+    // The loop's delay is read per step (its series resets at each
+    // scrape), so it joins the machine after the walk.
+    let loop_delay = LoopDelay::of(&walk.steps);
+    let machine = match (watch.finish(), loop_delay) {
+        (None, None) => None,
+        (m, loop_delay) => Some(Machine {
+            asked_pct: o.precision * 100.0,
+            loop_delay,
+            ..m.unwrap_or_default()
+        }),
+    };
     let capacity = search.answer();
     let failed = search.lowest_fail();
     let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));

@@ -115,6 +115,7 @@ impl Watch {
             steal_pct: self.steal.and_then(|s| s.since()),
             neighbours: self.others.and_then(Others::finish),
             pauses: self.pauses.and_then(Pauses::finish),
+            loop_delay: None,
             asked_pct: 0.0,
         };
         (m.generator_cpu.is_some()

@@ -241,25 +241,30 @@ fn r51_10_a_hog_on_the_pinned_targets_core_is_named_and_widens_the_interval() {
 /// ten times a second for 5 ms each would (counters from its start), on a
 /// real socket, until the test ends.
 fn pausing_jvm_metrics() -> String {
+    let t0 = std::time::Instant::now();
+    series_server("/actuator/prometheus", move |_| {
+        let n = (t0.elapsed().as_secs_f64() * 10.0).floor();
+        format!(
+            "jvm_gc_pause_seconds_count{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {n}\n\
+             jvm_gc_pause_seconds_sum{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {}\n\
+             jvm_gc_pause_seconds_max{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} 0.005\n",
+            n * 0.005
+        )
+    })
+}
+
+/// A Prometheus endpoint at `path` on a real socket answering `body(k)` to
+/// its `k`-th scrape (from 0), until the test ends.
+fn series_server(path: &str, body: impl Fn(usize) -> String + Send + 'static) -> String {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "http://{}/actuator/prometheus",
-        listener.local_addr().unwrap()
-    );
-    let t0 = std::time::Instant::now();
+    let url = format!("http://{}{path}", listener.local_addr().unwrap());
     std::thread::spawn(move || {
-        for conn in listener.incoming().take(10_000) {
+        for (k, conn) in listener.incoming().take(10_000).enumerate() {
             let Ok(mut c) = conn else { continue };
             let mut buf = [0u8; 4096];
             let _ = c.read(&mut buf);
-            let n = (t0.elapsed().as_secs_f64() * 10.0).floor();
-            let body = format!(
-                "jvm_gc_pause_seconds_count{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {n}\n\
-                 jvm_gc_pause_seconds_sum{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} {}\n\
-                 jvm_gc_pause_seconds_max{{action=\"end of minor GC\",gc=\"G1 Young Generation\"}} 0.005\n",
-                n * 0.005
-            );
+            let body = body(k);
             let _ = write!(
                 c,
                 "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
@@ -312,4 +317,56 @@ fn r51_11_the_targets_gc_pauses_are_read_from_its_series_and_said() {
         text.contains(&said) && text.contains("the longest 5.00ms"),
         "{text}"
     );
+}
+
+/// Node's event-loop delay (prom-client's `nodejs_eventloop_lag_max_seconds`)
+/// is the longest since the last scrape and resets at each, so it is read
+/// per step, not at the search's ends: a loop held 250 ms once (its 6th
+/// scrape, in the search's first step) and about 4 ms otherwise is said held
+/// up to 250 ms, at that step's rate, beside the machine's noise.
+#[test]
+fn r51_15_a_node_targets_event_loop_delay_is_read_per_step_and_said() {
+    let s = serve(&["--model", "pool", "--threads", "4"]);
+    let metrics = series_server("/metrics", |k| {
+        let lag = if k == 5 { 0.25 } else { 0.004 };
+        format!(
+            "nodejs_eventloop_lag_seconds 0.001\nnodejs_eventloop_lag_max_seconds {lag}\n\
+             nodejs_gc_duration_seconds_sum{{kind=\"minor\"}} 0.01\n\
+             nodejs_gc_duration_seconds_count{{kind=\"minor\"}} 3\n"
+        )
+    });
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
+        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
+        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
+        .args(["--max-steps", "3", "--metrics", &metrics])
+        .args(["--json", "--quiet", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    let s0 = &doc["searches"][0];
+    let d = &s0["machine"]["loop_delay"];
+    assert_eq!(d["series"], "nodejs_eventloop_lag_max_seconds", "{d}");
+    assert_eq!(d["longest_s"], 0.25, "{d}");
+    let at = d["at_rps"].as_f64().unwrap();
+    let steps = s0["steps"].as_array().unwrap();
+    let step = steps
+        .iter()
+        .find(|st| st["metrics"]["nodejs_eventloop_lag_max_seconds"] == 0.25)
+        .expect("the step that read the delay");
+    assert_eq!(step["rate_rps"].as_f64(), Some(at), "{step}");
+    let text = iolab()
+        .args(["report"])
+        .arg(out_dir.path().join("capacity.json"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let said = format!(
+        "the target held its own event loop up to 250ms in a step (at {}/s",
+        iolab_report::numbers::rate(at)
+    );
+    assert!(text.contains(&said), "{said}\n{text}");
 }

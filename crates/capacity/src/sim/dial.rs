@@ -16,6 +16,9 @@ pub struct Dial {
     pub pauses: Option<Pauses>,
     /// A while in which the CPU is slower, when any.
     pub slow: Option<SlowCpu>,
+    /// A while in which another process shares the target's cores, when
+    /// any.
+    pub neighbour: Option<Neighbour>,
 }
 
 /// A pause about every `every_s` (each moved by up to a quarter of it),
@@ -39,6 +42,38 @@ pub struct SlowCpu {
     pub for_s: f64,
     /// How many times slower.
     pub factor: f64,
+}
+
+/// From `from_s` for `for_s`, another process takes `share` of the
+/// target's cores (a build, a busy loop pinned beside it): the service's
+/// CPU work gets `1 - share` of them, so it runs `1 / (1 - share)` times
+/// slower, and the machine's watch reads the neighbour as the real one
+/// does (`crates/capacity/src/neighbours.rs`): others ran `share` of each
+/// second, and the target's busiest thread waited that share for a CPU.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Neighbour {
+    /// Start, bench time, s.
+    pub from_s: f64,
+    /// How long, s.
+    pub for_s: f64,
+    /// The share of the cores it takes, in (0, 1).
+    pub share: f64,
+}
+
+impl Neighbour {
+    /// Whether bench time `t` lies inside it.
+    pub fn at(&self, t: f64) -> bool {
+        t >= self.from_s && t < self.from_s + self.for_s
+    }
+
+    /// The slow window it makes of the service's CPU.
+    fn as_slow(&self) -> SlowCpu {
+        SlowCpu {
+            from_s: self.from_s,
+            for_s: self.for_s,
+            factor: 1.0 / (1.0 - self.share.clamp(0.0, 0.99)),
+        }
+    }
 }
 
 /// A uniform draw in [0, 1) from `seed` and `k` (splitmix64).
@@ -106,8 +141,12 @@ impl Dial {
                 _ => merged.push((a, b)),
             }
         }
+        // A slow CPU and a neighbour are dialled apart: the noise slows by
+        // the first window holding a moment, so they are not meant to meet.
         let slow = self
             .slow
+            .into_iter()
+            .chain(self.neighbour.map(|n| n.as_slow()))
             .filter(|s| s.from_s + s.for_s > t0 && s.from_s < t0 + horizon_s)
             .map(|s| Slow {
                 from_ns: ns(s.from_s - t0),
@@ -118,7 +157,7 @@ impl Dial {
             seed: self.seed ^ run.wrapping_mul(0xa076_1d64_78bd_642f),
             spread: self.spread,
             stalls: merged,
-            slow: slow.into_iter().collect(),
+            slow: slow.collect(),
         }
     }
 }

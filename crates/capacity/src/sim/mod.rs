@@ -26,7 +26,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use iolab_model::capacity::usl::SweepLevel;
-use iolab_model::capacity::{CpuSource, Search, SearchStage, Slo, StepRecord};
+use iolab_model::capacity::{CpuSource, Neighbours, Search, SearchStage, Second, Slo, StepRecord};
 use iolab_model::driver::{ConnectionMode, Driver};
 use iolab_model::{ModelKind, Step};
 use iolab_predict::calibration::NS_PER_TERM;
@@ -36,7 +36,7 @@ use iolab_predict::whatif::{closed_form, foreign};
 
 use super::bench::{Bench, StepError};
 use super::Options;
-pub use dial::{Dial, Pauses, SlowCpu};
+pub use dial::{Dial, Neighbour, Pauses, SlowCpu};
 pub use series::Exports;
 
 /// A service whose truth is known: what it runs, and what of it `/proc`
@@ -343,7 +343,9 @@ impl Bench for SimBench {
 
 /// The simulated machine watched through a search: a fixed loop timed every
 /// quarter second of bench time, slower by the dial's factor inside its
-/// slow window, as the real sampler reads a CPU that changed speed.
+/// slow window, as the real sampler reads a CPU that changed speed; and,
+/// with a neighbour dialled, each second on the target's cores as the real
+/// reader sees one (others' share, the worst thread's wait).
 struct SimWatch<'a> {
     bench: &'a SimBench,
     from_s: f64,
@@ -365,6 +367,21 @@ impl super::bench::MachineWatch for SimWatch<'_> {
             .collect();
         Some(iolab_model::capacity::Machine {
             target_cpu: iolab_model::whatif::CpuSpeed::of(&timings),
+            neighbours: self.bench.dial.neighbour.and_then(|n| {
+                let seconds = (to_s - self.from_s).floor().max(0.0) as usize;
+                let read: Vec<Second> = (0..seconds)
+                    .map(|k| self.from_s + k as f64 + 0.5)
+                    .map(|t| match n.at(t) {
+                        true => Second {
+                            target: 1.0 - n.share,
+                            others: n.share,
+                            waited: n.share,
+                        },
+                        false => Second::default(),
+                    })
+                    .collect();
+                Neighbours::of(&read)
+            }),
             ..Default::default()
         })
     }

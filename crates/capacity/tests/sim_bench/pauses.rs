@@ -39,6 +39,7 @@ pub fn paused_with(threads: u64, seed: u64) -> (Service, Dial) {
             max_ms: 200.0,
         }),
         slow: None,
+        neighbour: None,
     };
     (Service::of(n), dial)
 }

@@ -107,6 +107,7 @@ pub fn case(i: usize) -> Case {
             spread: d.in_(0.0, 0.3),
             pauses,
             slow: None,
+            neighbour: None,
         },
         slo: format!("p99<{bound:.0}ms,success>=99%")
             .parse()

@@ -165,10 +165,13 @@ pub const MARKERS: [(&str, ServiceRuntime); 4] = [
     ("nodejs_eventloop_lag_seconds", ServiceRuntime::Node),
 ];
 
-/// Event-loop lag series (seconds): Node's prom-client defaults.
-pub const LAG: [&str; 2] = [
+/// Event-loop lag series (seconds): Node's prom-client defaults; the
+/// longest since the last scrape is read for the machine's line
+/// ([`super::LoopDelay`]).
+pub const LAG: [&str; 3] = [
     "nodejs_eventloop_lag_seconds",
     "nodejs_eventloop_lag_p99_seconds",
+    super::LoopDelay::SERIES,
 ];
 
 /// iolab's own targets' series (the target contract's `/metrics`).

@@ -16,7 +16,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Interval;
+use super::{Interval, StepRecord};
 use crate::cpu_speed::CpuSpeed;
 
 /// What the machine did through a search.
@@ -40,6 +40,10 @@ pub struct Machine {
     /// series, when `--metrics` exported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pauses: Option<TargetPauses>,
+    /// The longest the target's event loop was held in a step, when
+    /// `--metrics` exported its delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loop_delay: Option<LoopDelay>,
     /// The precision the search asked for, %: what the machine is held to.
     #[serde(default)]
     pub asked_pct: f64,
@@ -64,6 +68,42 @@ pub struct TargetPauses {
     /// The longest recent pause at the end, s, where the series has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_s: Option<f64>,
+}
+
+/// The longest the target held its own event loop in a step, from its
+/// series: Node's prom-client exports the largest delay since its last
+/// scrape and resets it at each (`nodejs_eventloop_lag_max_seconds`), so
+/// it cannot be read at the search's two ends as a GC's counters are; the
+/// search scrapes it every 200 ms through each step and keeps each step's
+/// peak. Said beside the machine's noise, not added to its reach: a loop
+/// held by its own handlers or its GC is the service's, met again by a
+/// rerun.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LoopDelay {
+    /// The series read.
+    pub series: String,
+    /// The longest delay in any step, s.
+    pub longest_s: f64,
+    /// The rate of the step it was read in, req/s.
+    pub at_rps: f64,
+}
+
+impl LoopDelay {
+    /// Node's series (prom-client's default metrics).
+    pub const SERIES: &'static str = "nodejs_eventloop_lag_max_seconds";
+
+    /// The step with the longest delay; `None` when no step read one.
+    pub fn of(steps: &[StepRecord]) -> Option<LoopDelay> {
+        steps
+            .iter()
+            .filter_map(|s| Some((s.metrics.get(Self::SERIES)?, s.rate_rps)))
+            .max_by(|a, b| a.0.total_cmp(b.0))
+            .map(|(longest, at)| LoopDelay {
+                series: Self::SERIES.to_string(),
+                longest_s: *longest,
+                at_rps: at,
+            })
+    }
 }
 
 impl TargetPauses {
@@ -219,6 +259,7 @@ mod tests {
             steal_pct: Some(0.5),
             neighbours: None,
             pauses: None,
+            loop_delay: None,
             asked_pct: 5.0,
         };
         assert!((m.reach() - 0.035).abs() < 1e-9);
@@ -238,6 +279,7 @@ mod tests {
             steal_pct: None,
             neighbours: None,
             pauses: None,
+            loop_delay: None,
             asked_pct: 5.0,
         };
         assert!((m.moved_pct().unwrap() - 45.0).abs() < 1e-9);

@@ -38,7 +38,7 @@ pub use endpoint_slo::{
 };
 pub use endpoint_split::{EndpointResource, EndpointSplit, EndpointWait, NamedBy};
 pub use gate::{Gate, GateCheck};
-pub use machine::{Machine, Neighbours, Second, TargetPauses};
+pub use machine::{LoopDelay, Machine, Neighbours, Second, TargetPauses};
 pub use mix_cpu::{EndpointCpu, MixCpu, MixLimit, MixWhatIf};
 pub use repeat::Repeat;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};

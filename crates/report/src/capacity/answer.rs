@@ -129,6 +129,13 @@ pub fn machine_line(s: &Search) -> Option<String> {
             num(p.share_pct(), 1)
         ));
     }
+    if let Some(d) = &m.loop_delay {
+        seen.push(format!(
+            "the target held its own event loop up to {} in a step (at {}/s: its own, not the machine's)",
+            ms(d.longest_s * 1000.0),
+            rate(d.at_rps)
+        ));
+    }
     let seen = seen.join(", ");
     let asked = num(m.asked_pct, 0);
     if m.allows() {

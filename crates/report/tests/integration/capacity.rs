@@ -171,6 +171,7 @@ fn the_machine_line_says_the_noise_from_its_figures() {
         steal_pct: Some(0.4),
         neighbours: None,
         pauses: None,
+        loop_delay: None,
         asked_pct: 5.0,
     });
     let line = machine_line(s).unwrap();
@@ -185,6 +186,7 @@ fn the_machine_line_says_the_noise_from_its_figures() {
         steal_pct: Some(0.0),
         neighbours: None,
         pauses: None,
+        loop_delay: None,
         asked_pct: 5.0,
     };
     // The reach is half the larger move (45%) plus the steal: 22.5%.

@@ -214,6 +214,59 @@ fn a_slower_cpu_for_a_while_is_read_as_the_cpu_the_steps_ran_on() {
     );
 }
 
+/// r51_14: a neighbour on the target's core (a busy loop pinned beside
+/// it, scripts/bench-repeat's HOG) taking half of it: through the whole
+/// search of the 200/s loop above, the capacity read is about half the
+/// loop's own; the neighbour is read as the real reader reads one (others
+/// ran half of each second, the loop's thread waited half of it) and the
+/// interval reaches up by what it took, p / (1 - p) = twice the rate, far
+/// enough to hold the quiet capacity, and never down. Through the first
+/// half only, it reaches as far though the answer was not moved: the
+/// reader cannot tell which steps the neighbour met.
+#[test]
+fn r51_14_a_neighbour_on_the_targets_core_widens_the_interval_up_to_the_quiet_truth() {
+    let n = net(
+        ModelKind::LoopAsync,
+        &[("workers", 1)],
+        work(5.0, 0.0, 5.0),
+        1,
+    );
+    let service = Service::of(n);
+    let slo: Slo = "p99<60ms,success>=99%".parse().unwrap();
+    let timeout = Duration::from_secs(1);
+    let (quiet, bench) = search(&service, &Dial::quiet(5), &slo, timeout);
+    assert_eq!(quiet.machine.as_ref().and_then(|m| m.neighbours), None);
+    let truth = quiet.capacity_rps.unwrap();
+    for (for_s, moved) in [(1e6, true), (bench.now_s() / 2.0, false)] {
+        let hog = Dial {
+            neighbour: Some(super::super::Neighbour {
+                from_s: 0.0,
+                for_s,
+                share: 0.5,
+            }),
+            ..Dial::quiet(5)
+        };
+        let (s, _) = search(&service, &hog, &slo, timeout);
+        let found = s.capacity_rps.unwrap();
+        let m = s.machine.clone().expect("the bench's machine is watched");
+        let seen = m.neighbours.expect("the neighbour read");
+        assert!((seen.took_pct - 50.0).abs() < 1e-9, "{seen:?}");
+        assert!(!m.allows(), "{m:?}");
+        let i = s.interval.unwrap();
+        eprintln!(
+            "quiet {truth:.0}/s; a neighbour for {for_s:.0} s: {found:.0}/s ({:.0}-{:.0}), others {:.0}% on average",
+            i.low_rps, i.high_rps, seen.mean_pct
+        );
+        assert_eq!(found < 0.7 * truth, moved, "{found} against {truth}");
+        assert!(i.high_rps >= 2.0 * found * 0.999, "{i:?} around {found}");
+        assert!(
+            i.low_rps <= truth && truth <= i.high_rps,
+            "{i:?} misses {truth}"
+        );
+        assert!(i.low_rps <= found, "{i:?}: never widened down past {found}");
+    }
+}
+
 /// `--sweep` on the bench: closed-loop levels up to 8 clients against a
 /// pool of 4 threads x 20 ms (200/s); at 16 it holds its 200/s (the
 /// threads bind; more clients only queue), which the queueing fit
