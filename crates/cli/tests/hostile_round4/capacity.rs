@@ -51,13 +51,14 @@ fn http_server(status: fn(u64) -> Option<u16>) -> String {
 }
 
 /// `iolab capacity URL --json` with a short search (one window decides a
-/// rate: these tests are about odd targets, not windows); its exit code and
-/// document.
+/// rate, steps of about a second at 20% precision: these tests are about
+/// odd targets, not windows); its exit code and document.
 fn capacity(url: &str, extra: &[&str]) -> (Option<i32>, Value, String) {
     let out_dir = tempfile::tempdir().unwrap();
     let out = iolab()
         .args(["capacity", url, "--slo", "p99<200ms,success>=99%", "--json"])
-        .args(["--min-step", "300ms", "--budget", "0%", "--quiet", "--out"])
+        .args(["--min-step", "300ms", "--budget", "0%"])
+        .args(["--precision", "20%", "--quiet", "--out"])
         .arg(out_dir.path().join("c"))
         .args(extra)
         .output()
@@ -75,7 +76,8 @@ fn r38_17_a_dead_target_is_said_and_gets_no_capacity() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/", closed.local_addr().unwrap());
     drop(closed);
-    let (code, doc, err) = capacity(&url, &["--max-steps", "4"]);
+    // 100 requests decide a step: at 100/s one second, not ten at 10/s.
+    let (code, doc, err) = capacity(&url, &["--start", "100", "--max-steps", "4"]);
     let s = &doc["searches"][0];
     assert_eq!(code, Some(1), "{err}");
     assert!(
@@ -95,7 +97,7 @@ fn r38_17_a_dead_target_is_said_and_gets_no_capacity() {
     assert!(err.contains("answered no request"), "{err}");
     // Alive for its first 300 requests, then gone.
     let url = http_server(|n| (n < 300).then_some(200));
-    let (_, doc, err) = capacity(&url, &["--max-steps", "8"]);
+    let (_, doc, err) = capacity(&url, &["--start", "100", "--max-steps", "8"]);
     let s = &doc["searches"][0];
     let outcome = s["outcome"].as_str().unwrap();
     assert!(outcome.contains("stopped answering at"), "{outcome}: {err}");
@@ -139,7 +141,8 @@ fn r38_16_a_pid_that_is_the_machine_or_exits_is_said() {
             .unwrap();
         refused(&out, needle);
     }
-    let mut child = Command::new("sleep").arg("4").spawn().unwrap();
+    // Steps of about a second: the PID exits in the third.
+    let mut child = Command::new("sleep").arg("2").spawn().unwrap();
     let pid = child.id().to_string();
     let (_, doc, err) = capacity(&url, &["--pid", &pid, "--start", "200", "--max-steps", "6"]);
     let _ = child.wait();
