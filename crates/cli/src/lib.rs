@@ -16,6 +16,7 @@ macro_rules! outln {
 
 pub mod cli;
 pub mod cmd;
+pub mod console;
 pub mod exit;
 pub mod peers;
 pub mod usage;

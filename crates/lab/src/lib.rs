@@ -5,7 +5,7 @@
 //! - [`runner`]: runs a plan — its [`targets`], the verify gate, warm-up,
 //!   load, telemetry (`iolab_telemetry`), socket [`drain`] — into a results folder
 //!   ([`results`]) with the machine's [`environment`].
-//! - [`progress`]: observer hooks and the console progress display.
+//! - [`progress`]: observer hooks (what shows them lives with its user).
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`targets`]: what is measured: a built-in model, a runtime folder
 //!   (`runtimes/<name>`, read through its manifest) or a user's own command.
@@ -30,5 +30,5 @@ pub mod services;
 pub mod targets;
 
 pub use preset::{load_plan, PresetError};
-pub use progress::{Console, Observer, Silent, Stage};
+pub use progress::{Observer, Silent, Stage};
 pub use runner::{run, run_keeping, LabError, Ran, RunOptions};

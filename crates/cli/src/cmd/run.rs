@@ -8,14 +8,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use iolab_lab::preset::{self, Overrides};
-use iolab_lab::progress::{summary_line, Console, Observers};
+use iolab_lab::progress::Observers;
 use iolab_lab::runner::slots::Sharding;
 use iolab_lab::{interrupt, results, runner, LabError, RunOptions};
 use iolab_live::{Listener, Server};
 use iolab_model::experiment::{ExperimentPlan, Work};
 use iolab_model::runs::RunsFile;
+use iolab_report::runs::summary;
 use iolab_report::Format;
 
+use crate::console::Console;
 use crate::CliError;
 
 /// Flags of `iolab run`.
@@ -259,7 +261,7 @@ pub(crate) fn print_table(file: &RunsFile) {
         Ok(bytes) => iolab_files::stdout::write(&bytes),
         Err(_) => {
             for r in &file.runs {
-                crate::outln!("{:<32} {}", r.name, summary_line(r));
+                crate::outln!("{:<32} {}", r.name, summary::line(r));
             }
         }
     }

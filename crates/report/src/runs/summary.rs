@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use iolab_model::experiment::Work;
-use iolab_model::runs::{RunRecord, RunsFile};
+use iolab_model::runs::{Outcome, RunRecord, RunsFile};
 use serde::Serialize;
 
 use crate::runs::groups;
@@ -238,4 +238,51 @@ impl RunRow {
     pub fn label(&self) -> String {
         named(&self.coordinates, &self.model, &self.params)
     }
+}
+
+/// One line describing how a run ended, e.g.
+/// `completed  ok 998/1000  goodput 199.6/s  p50 100.4 ms  p99 102.1 ms`.
+pub fn line(r: &RunRecord) -> String {
+    let mut s = r.outcome.label().to_string();
+    if let Some(a) = &r.attack {
+        let q = &a.requests;
+        s.push_str(&format!(
+            "  ok {}/{}  goodput {:.1}/s  p50 {:.1} ms  p99 {:.1} ms",
+            q.ok, q.planned, a.throughput_rps.goodput, a.latency_ms.p50, a.latency_ms.p99
+        ));
+        let errors = a.errors.total() + q.non_2xx + q.not_sent;
+        if errors > 0 {
+            let mut parts: Vec<String> = a
+                .errors
+                .classes()
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect();
+            if q.non_2xx > 0 {
+                parts.push(format!("non-2xx {}", q.non_2xx));
+            }
+            if q.not_sent > 0 {
+                parts.push(format!("not sent {}", q.not_sent));
+            }
+            s.push_str(&format!("  ({})", parts.join(", ")));
+        }
+    }
+    if let Some(b) = &r.batch {
+        s.push_str(&format!("  {} tasks in {:.2} s", b.tasks, b.total_s));
+    }
+    if let Some(t) = r.telemetry.peak_threads() {
+        s.push_str(&format!("  threads {t}"));
+    }
+    for short in r.backend_shortfall() {
+        s.push_str(&format!("  BACKEND SHORT {short}"));
+    }
+    match &r.outcome {
+        Outcome::StartFailed { detail }
+        | Outcome::VerifyFailed { detail }
+        | Outcome::TargetDied { detail }
+        | Outcome::Skipped { detail } => s.push_str(&format!(": {detail}")),
+        Outcome::Completed | Outcome::Interrupted => {}
+    }
+    s
 }
