@@ -237,6 +237,24 @@ fn r51_10_a_hog_on_the_pinned_targets_core_is_named_and_widens_the_interval() {
     assert_eq!(s0["machine"]["asked_pct"], 20.0);
 }
 
+/// A short search of `url`'s 20 ms sleep reading `metrics`, in at most
+/// `steps` steps: its folder and document (schema checked).
+fn short_search(url: &str, metrics: &str, steps: u32) -> (tempfile::TempDir, serde_json::Value) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = iolab()
+        .args(["capacity", &format!("{url}/work?steps=sleep:20")])
+        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
+        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
+        .args(["--max-steps", &steps.to_string(), "--metrics", metrics])
+        .args(["--json", "--quiet", "--out"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let doc = common::json_ok(&out);
+    common::assert_capacity_schema(&doc);
+    (out_dir, doc)
+}
+
 /// A `/metrics` answering Micrometer's GC pause series as a JVM pausing
 /// ten times a second for 5 ms each would (counters from its start), on a
 /// real socket, until the test ends.
@@ -282,18 +300,7 @@ fn series_server(path: &str, body: impl Fn(usize) -> String + Send + 'static) ->
 fn r51_11_the_targets_gc_pauses_are_read_from_its_series_and_said() {
     let s = serve(&["--model", "pool", "--threads", "4"]);
     let metrics = pausing_jvm_metrics();
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = iolab()
-        .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
-        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
-        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
-        .args(["--max-steps", "4", "--metrics", &metrics])
-        .args(["--json", "--quiet", "--out"])
-        .arg(out_dir.path())
-        .output()
-        .unwrap();
-    let doc = common::json_ok(&out);
-    common::assert_capacity_schema(&doc);
+    let (out_dir, doc) = short_search(&s.url, &metrics, 4);
     let p = &doc["searches"][0]["machine"]["pauses"];
     assert_eq!(p["what"], "the JVM's GC", "{p}");
     let (count, total, over) = (
@@ -335,18 +342,7 @@ fn r51_15_a_node_targets_event_loop_delay_is_read_per_step_and_said() {
              nodejs_gc_duration_seconds_count{{kind=\"minor\"}} 3\n"
         )
     });
-    let out_dir = tempfile::tempdir().unwrap();
-    let out = iolab()
-        .args(["capacity", &format!("{}/work?steps=sleep:20", s.url)])
-        .args(["--slo", "p99<100ms,success>=99%", "--precision", "20%"])
-        .args(["--start", "50", "--budget", "0%", "--min-step", "500ms"])
-        .args(["--max-steps", "3", "--metrics", &metrics])
-        .args(["--json", "--quiet", "--out"])
-        .arg(out_dir.path())
-        .output()
-        .unwrap();
-    let doc = common::json_ok(&out);
-    common::assert_capacity_schema(&doc);
+    let (out_dir, doc) = short_search(&s.url, &metrics, 3);
     let s0 = &doc["searches"][0];
     let d = &s0["machine"]["loop_delay"];
     assert_eq!(d["series"], "nodejs_eventloop_lag_max_seconds", "{d}");

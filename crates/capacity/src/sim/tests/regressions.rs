@@ -155,6 +155,19 @@ fn the_same_seed_gives_the_same_search() {
     assert_ne!(run(1), run(2));
 }
 
+/// A loop computing 5 ms a request on one core (200/s), its objective and
+/// timeout.
+fn one_cpu_loop() -> (Service, Slo, Duration) {
+    let n = net(
+        ModelKind::LoopAsync,
+        &[("workers", 1)],
+        work(5.0, 0.0, 5.0),
+        1,
+    );
+    let slo = "p99<60ms,success>=99%".parse().unwrap();
+    (Service::of(n), slo, Duration::from_secs(1))
+}
+
 /// A slower CPU for a while: a loop computing 5 ms a request on one core
 /// (200/s), its CPU 1.5 times slower from `from_s` on. Slow through the
 /// search, it holds what the slow CPU holds and costs what the slow CPU
@@ -162,15 +175,7 @@ fn the_same_seed_gives_the_same_search() {
 /// two.
 #[test]
 fn a_slower_cpu_for_a_while_is_read_as_the_cpu_the_steps_ran_on() {
-    let n = net(
-        ModelKind::LoopAsync,
-        &[("workers", 1)],
-        work(5.0, 0.0, 5.0),
-        1,
-    );
-    let service = Service::of(n);
-    let slo: Slo = "p99<60ms,success>=99%".parse().unwrap();
-    let timeout = Duration::from_secs(1);
+    let (service, slo, timeout) = one_cpu_loop();
     let slow_from = |from_s: f64| Dial {
         slow: Some(super::super::SlowCpu {
             from_s,
@@ -225,15 +230,7 @@ fn a_slower_cpu_for_a_while_is_read_as_the_cpu_the_steps_ran_on() {
 /// reader cannot tell which steps the neighbour met.
 #[test]
 fn r51_14_a_neighbour_on_the_targets_core_widens_the_interval_up_to_the_quiet_truth() {
-    let n = net(
-        ModelKind::LoopAsync,
-        &[("workers", 1)],
-        work(5.0, 0.0, 5.0),
-        1,
-    );
-    let service = Service::of(n);
-    let slo: Slo = "p99<60ms,success>=99%".parse().unwrap();
-    let timeout = Duration::from_secs(1);
+    let (service, slo, timeout) = one_cpu_loop();
     let (quiet, bench) = search(&service, &Dial::quiet(5), &slo, timeout);
     assert_eq!(quiet.machine.as_ref().and_then(|m| m.neighbours), None);
     let truth = quiet.capacity_rps.unwrap();
