@@ -108,12 +108,7 @@ fn two_searches_give_their_median_and_the_interval_over_both() {
         "median {median} vs 4 / 20 ms = 200"
     );
     // The saved document re-renders with the line the test recomputes.
-    let text = iolab()
-        .args(["report"])
-        .arg(out_dir.path().join("capacity.json"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = report_text(&out_dir);
     assert!(text.contains("2 searches: "), "{text}");
 }
 
@@ -255,6 +250,16 @@ fn short_search(url: &str, metrics: &str, steps: u32) -> (tempfile::TempDir, ser
     (out_dir, doc)
 }
 
+/// `iolab report` of the capacity document in `dir`, as text.
+fn report_text(dir: &tempfile::TempDir) -> String {
+    let out = iolab()
+        .args(["report"])
+        .arg(dir.path().join("capacity.json"))
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A `/metrics` answering Micrometer's GC pause series as a JVM pausing
 /// ten times a second for 5 ms each would (counters from its start), on a
 /// real socket, until the test ends.
@@ -310,12 +315,7 @@ fn r51_11_the_targets_gc_pauses_are_read_from_its_series_and_said() {
     );
     assert!((count - over * 10.0).abs() <= 2.0, "{p}");
     assert!((total - count * 0.005).abs() < 1e-9, "{p}");
-    let text = iolab()
-        .args(["report"])
-        .arg(out_dir.path().join("capacity.json"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = report_text(&out_dir);
     let said = format!(
         "the target paused {} times for the JVM's GC (",
         iolab_report::numbers::num(count, 0)
@@ -354,12 +354,7 @@ fn r51_15_a_node_targets_event_loop_delay_is_read_per_step_and_said() {
         .find(|st| st["metrics"]["nodejs_eventloop_lag_max_seconds"] == 0.25)
         .expect("the step that read the delay");
     assert_eq!(step["rate_rps"].as_f64(), Some(at), "{step}");
-    let text = iolab()
-        .args(["report"])
-        .arg(out_dir.path().join("capacity.json"))
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&text.stdout);
+    let text = report_text(&out_dir);
     let said = format!(
         "the target held its own event loop up to 250ms in a step (at {}/s",
         iolab_report::numbers::rate(at)
