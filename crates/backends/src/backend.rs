@@ -23,7 +23,7 @@ pub type CallFuture<'a> =
 /// waits for one before it fails as `pool_timeout`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pool {
-    /// Connections (the backend's pool knob, `pg_pool`, `mc_pool`).
+    /// Connections (the knob its [`BackendKind::def`] names as `pool_knob`).
     pub size: u32,
     /// Longest wait for a connection (HikariCP's 30 s by default).
     pub wait: Duration,

@@ -6,27 +6,17 @@
 //! connection and a loop's threads do not grow, and the report's section
 //! draws the measurement beside `predict`'s numbers.
 
+mod common;
+
 use std::process::Command;
 
-use assert_cmd::prelude::*;
-use iolab_model::runs::{Outcome, RunsFile};
+use iolab_model::runs::Outcome;
 use iolab_report::runs::held;
 
 #[test]
 fn the_cost_of_a_held_connection_is_measured_beside_its_prediction() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("res");
-    let preset = format!(
-        "{}/../../presets/test/c10k.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["run", &preset, "--quiet", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(out.join("runs.json")).unwrap();
-    let file: RunsFile = serde_json::from_str(&text).unwrap();
+    let run = common::run_test_preset("c10k");
+    let (out, file) = (&run.out, &run.file);
     assert_eq!(file.runs.len(), 15);
     for r in &file.runs {
         assert_eq!(r.outcome, Outcome::Completed, "{}", r.name);
@@ -44,7 +34,7 @@ fn the_cost_of_a_held_connection_is_measured_beside_its_prediction() {
             r.name
         );
     }
-    let costs = held::costs(&file);
+    let costs = held::costs(file);
     let labels: Vec<&str> = costs.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(
         labels,

@@ -3,36 +3,15 @@
 //! `GET /events` on 127.0.0.1; its document's held sections and their
 //! identities; its text; and bad flags (one line, exit 2).
 
-use std::process::{Command, Output};
-use std::time::Duration;
+mod common;
 
-use iolab_model::attack::AttackResult;
 use iolab_model::ModelKind;
-use iolab_servers::{start, Running, ServeConfig};
+use iolab_servers::Running;
 
-fn iolab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .output()
-        .expect("iolab runs")
-}
+use common::held::{document, iolab, server};
 
 fn serve() -> Running {
-    let mut config = ServeConfig::new(ModelKind::ThreadPerRequest);
-    config.grace = Duration::from_secs(1);
-    start(config, "127.0.0.1:0".parse().unwrap()).unwrap()
-}
-
-fn document(out: &Output) -> AttackResult {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: AttackResult =
-        serde_json::from_slice(&out.stdout).expect("one iolab.attack/1 document");
-    doc.check_accounting().expect("identities hold");
-    doc
+    server(ModelKind::ThreadPerRequest)
 }
 
 #[test]
@@ -259,5 +238,67 @@ fn r52_40_io_uring_on_a_held_run_is_refused_not_ignored() {
             err.contains(&format!("does not speak {names}")) && err.contains("--engine epoll"),
             "{err}"
         );
+    }
+}
+
+/// The flags that shape a request run, refused on held connections and on
+/// a gRPC streaming call alike, each with what to do instead in that run's
+/// own words (one row each, `run_shape` in `cmd/attack/held.rs`), before
+/// any connection is made.
+#[test]
+fn request_run_flags_are_refused_with_what_to_do_instead() {
+    let ws = [
+        "attack",
+        "ws://127.0.0.1:1/ws",
+        "--connections",
+        "1",
+        "--hold",
+        "1s",
+    ];
+    let grpc = [
+        "attack",
+        "grpc://127.0.0.1:1",
+        "--call",
+        "a.B/C",
+        "--hold",
+        "1s",
+        "--connections",
+        "1",
+    ];
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["--phase", "10s:5"],
+            "--phase does not apply to held connections (ws:// or --sse): open connections at --open-rate R",
+            "--phase does not apply to a gRPC streaming call (--hold): start calls at --rate R",
+        ),
+        (
+            &["--duration", "1s"],
+            "--duration does not apply to held connections (ws:// or --sse): hold each connection for --hold D",
+            "--duration does not apply to a gRPC streaming call (--hold): start --connections N calls",
+        ),
+        (
+            &["--concurrency", "2"],
+            "--concurrency does not apply to held connections (ws:// or --sse): hold --connections N",
+            "--concurrency does not apply to a gRPC streaming call (--hold): hold --connections N calls",
+        ),
+        (
+            &["--requests", "2"],
+            "--requests does not apply to held connections (ws:// or --sse): hold --connections N",
+            "--requests does not apply to a gRPC streaming call (--hold): hold --connections N calls",
+        ),
+        (
+            &["--new-connection"],
+            "--new-connection does not apply to held connections (ws:// or --sse): each held connection is its own",
+            "--new-connection does not apply to a gRPC streaming call (--hold): each call has its own connection",
+        ),
+    ];
+    for (flag, on_ws, on_grpc) in cases {
+        for (base, want) in [(&ws[..], on_ws), (&grpc[..], on_grpc)] {
+            let args: Vec<&str> = base.iter().chain(flag).copied().collect();
+            let out = iolab(&args);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert_eq!(err.trim_end(), format!("error: {want}"), "{args:?}");
+        }
     }
 }

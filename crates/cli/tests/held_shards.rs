@@ -4,38 +4,21 @@
 //! not merge), the file-limit refusal that says to shard, and `iolab
 //! serve --reuse-port` (several target processes on one port).
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
 
 use iolab_model::attack::AttackResult;
 use iolab_model::ModelKind;
-use iolab_servers::{start, Running, ServeConfig};
+use iolab_servers::Running;
 
-fn iolab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .output()
-        .expect("iolab runs")
-}
+use common::held::{document, iolab, server};
 
 fn serve() -> Running {
-    let mut config = ServeConfig::new(ModelKind::LoopAsync);
-    config.grace = Duration::from_secs(1);
-    start(config, "127.0.0.1:0".parse().unwrap()).unwrap()
-}
-
-fn document(out: &Output) -> AttackResult {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: AttackResult = serde_json::from_slice(&out.stdout).expect("one document");
-    doc.check_accounting().expect("identities hold");
-    doc
+    server(ModelKind::LoopAsync)
 }
 
 /// One line on stderr naming `names`, exit 2.

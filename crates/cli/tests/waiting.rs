@@ -4,27 +4,14 @@
 //! requests as there were clients, and the report's section fits a slope per
 //! target and sets the published per-task figure beside it.
 
-use std::process::Command;
+mod common;
 
-use assert_cmd::prelude::*;
-use iolab_model::runs::RunsFile;
 use iolab_report::runs::waiting;
 
 #[test]
 fn the_cost_of_waiting_is_measured_and_reported() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("res");
-    let preset = format!(
-        "{}/../../presets/test/waiting.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["run", &preset, "--quiet", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(out.join("runs.json")).unwrap();
-    let file: RunsFile = serde_json::from_str(&text).unwrap();
+    let run = common::run_test_preset("waiting");
+    let (out, file) = (&run.out, &run.file);
     assert_eq!(file.runs.len(), 4);
     for r in &file.runs {
         let ready = r.telemetry.ready_s.expect("ready_s recorded");
@@ -34,7 +21,7 @@ fn the_cost_of_waiting_is_measured_and_reported() {
             r.name
         );
     }
-    let costs = waiting::costs(&file);
+    let costs = waiting::costs(file);
     let labels: Vec<&str> = costs.iter().map(|c| c.label.as_str()).collect();
     assert_eq!(
         labels,

@@ -142,16 +142,15 @@ mod tests {
         (w, held)
     }
 
+    /// `model` with its defaults on 2 cores, asked to hold `n` connections.
+    fn predicted(model: ModelKind, n: u32) -> Prediction {
+        let (w, h) = load(n);
+        predict_held(model, &ModelParams::default(), &w, &h, Host::cores(2))
+    }
+
     #[test]
     fn a_pool_of_200_holds_200_and_the_rest_time_out() {
-        let (w, h) = load(1000);
-        let p = predict_held(
-            ModelKind::Pool,
-            &ModelParams::default(),
-            &w,
-            &h,
-            Host::cores(2),
-        );
+        let p = predicted(ModelKind::Pool, 1000);
         let hp = p.held.as_ref().unwrap();
         assert_eq!((hp.held, hp.holds, p.ok), (200, Some(200), 200));
         assert_eq!(p.errors.get("timeout"), Some(&800));
@@ -161,13 +160,7 @@ mod tests {
             "{}",
             p.explanation
         );
-        let p = predict_held(
-            ModelKind::LoopAsync,
-            &ModelParams::default(),
-            &w,
-            &h,
-            Host::cores(2),
-        );
+        let p = predicted(ModelKind::LoopAsync, 1000);
         assert_eq!(p.ok, 1000);
         assert!(p.errors.is_empty());
         assert_eq!(p.held.unwrap().threads_per_connection, 0.0);
@@ -178,14 +171,7 @@ mod tests {
     /// run timed out all 9,800 (a full backlog drops them, it does not reset).
     #[test]
     fn r52_13_past_the_pool_queue_handshakes_time_out_not_reset() {
-        let (w, h) = load(10_000);
-        let p = predict_held(
-            ModelKind::Pool,
-            &ModelParams::default(),
-            &w,
-            &h,
-            Host::cores(2),
-        );
+        let p = predicted(ModelKind::Pool, 10_000);
         assert_eq!(p.errors.get("timeout"), Some(&9_800));
         assert_eq!(p.errors.get("reset"), None);
     }

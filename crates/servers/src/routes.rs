@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use iolab_model::experiment::{UnknownWorkBody, WorkBody};
-use iolab_model::steps::{self, BackendKind, Step, StepsError};
+use iolab_model::steps::{self, Step, StepsError};
 use iolab_model::ModelKind;
 
 use crate::exec::StepResult;
@@ -115,7 +115,8 @@ fn work(query: Option<&str>) -> Result<WorkRequest, WorkError> {
         Some(b) => WorkBody::parse(&b)?,
         None => WorkBody::Json,
     };
-    let fetches = step.io_calls().iter().any(|c| c.kind() == BackendKind::Mc);
+    // A keyed call (a get) is what fetches a value; a timed call only waits.
+    let fetches = step.io_calls().iter().any(|c| c.key().is_some());
     if body == WorkBody::Value && !fetches {
         return Err(WorkError::ValueNeedsMc);
     }

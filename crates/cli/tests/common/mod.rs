@@ -1,6 +1,7 @@
 //! What every end-to-end test of the binary shares.
 #![allow(dead_code)] // each test binary uses a different part of this
 
+pub mod held;
 pub mod whatif;
 
 use std::io::{Read, Write};
@@ -113,6 +114,34 @@ pub fn serve(args: &[&str]) -> Running {
     let mut all = vec!["serve", "--port", "0"];
     all.extend_from_slice(args);
     spawn_url(&all)
+}
+
+/// A preset's results, read back: `iolab run presets/test/NAME.toml
+/// --quiet` into a fresh folder, kept until `tmp` drops.
+pub struct PresetRun {
+    pub tmp: tempfile::TempDir,
+    /// The results folder (`runs.json`, `report.md`).
+    pub out: std::path::PathBuf,
+    pub file: iolab_model::runs::RunsFile,
+}
+
+/// Run `presets/test/NAME.toml` to its results; fails the test unless the
+/// run exits 0 and writes a `runs.json`.
+pub fn run_test_preset(name: &str) -> PresetRun {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("res");
+    let preset = root().join(format!("presets/test/{name}.toml"));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .arg("run")
+        .arg(&preset)
+        .args(["--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .expect("iolab runs");
+    assert_ok(&run);
+    let text = std::fs::read_to_string(out.join("runs.json")).expect("runs.json written");
+    let file = serde_json::from_str(&text).expect("runs.json reads");
+    PresetRun { tmp, out, file }
 }
 
 /// The endpoint of each of ten requests in a mix's shares (in tenths).

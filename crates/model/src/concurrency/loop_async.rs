@@ -13,6 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: false,
     held_on_thread: false,
+    lane: "loop",
     shape,
     words: Words::non_blocking("IO is non-blocking", "no thread held while waiting"),
 };

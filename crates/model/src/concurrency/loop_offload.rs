@@ -14,6 +14,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     held_on_thread: false,
+    lane: "loop",
     shape,
     words: Words::bounded(
         "offload threads",

@@ -82,6 +82,9 @@ pub struct ModelDef {
     /// as long as it is open? The thread models serve it on the thread that
     /// read the upgrade; the loops on a task ([`held`]).
     pub held_on_thread: bool,
+    /// What a simulated timeline calls the threads that hold its requests
+    /// (`pool 3`, `loop 0`), so a new model names its own lanes.
+    pub lane: &'static str,
     /// How it holds requests, on a host.
     pub shape: fn(&ModelParams, &Host) -> Shape,
     /// Words the explanations use.

@@ -19,6 +19,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     held_on_thread: true,
+    lane: "pool",
     shape,
     words: Words::bounded("threads", "pool threads", "one per pool thread"),
 };

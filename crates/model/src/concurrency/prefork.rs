@@ -14,6 +14,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: false,
     blocks_threads: true,
     held_on_thread: true,
+    lane: "thread",
     shape,
     words: Words::bounded(
         "worker processes",

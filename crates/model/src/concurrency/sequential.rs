@@ -13,6 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     held_on_thread: true,
+    lane: "thread",
     shape,
     words: Words::bounded("thread", "the one thread", "one thread"),
 };

@@ -13,6 +13,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: true,
     blocks_threads: true,
     held_on_thread: true,
+    lane: "request",
     shape,
     words: Words {
         unit: "threads",

@@ -18,6 +18,7 @@ pub(super) const DEF: ModelDef = ModelDef {
     built_in: false,
     blocks_threads: false,
     held_on_thread: false,
+    lane: "thread",
     shape,
     words: Words::non_blocking(
         "virtual threads unmount on IO",

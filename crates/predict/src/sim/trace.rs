@@ -17,7 +17,6 @@ use iolab_model::spans::{
     ms, ClientOutcome, ClientRequest, ClientView, Lane, SampleRule, Span, SpanRequest, SpanSource,
     SpanState, Timeline,
 };
-use iolab_model::ModelKind;
 
 const NONE: u32 = u32::MAX;
 
@@ -75,12 +74,7 @@ pub(crate) struct Trace {
 impl Trace {
     /// A trace of the first `size` requests of a run of `shape`.
     pub(crate) fn new(size: u32, shape: &Shape, timeout_ms: f64) -> Trace {
-        let thread = match shape.model {
-            ModelKind::Pool => "pool",
-            ModelKind::LoopBlocking | ModelKind::LoopOffload | ModelKind::LoopAsync => "loop",
-            ModelKind::ThreadPerRequest => "request",
-            _ => "thread",
-        };
+        let thread = shape.model.def().lane;
         let mut out = Timeline::new(SpanSource::Simulation, size, SampleRule::First);
         out.client = Some(ClientView {
             timeout_ms,

@@ -17,6 +17,7 @@ pub(crate) mod html;
 mod markdown;
 pub(crate) mod png;
 mod published;
+mod section;
 pub mod summary;
 mod table;
 mod terminal;

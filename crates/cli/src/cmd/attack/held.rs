@@ -22,10 +22,31 @@ use super::Args;
 use crate::cmd::flags::held::is_grpc;
 use crate::CliError;
 
+/// What a held run does instead of the flags that shape a request run
+/// (`--phase`, `--duration`, `--concurrency`, `--requests`,
+/// `--new-connection`), in the words of its kind.
+struct Instead {
+    phase: &'static str,
+    duration: &'static str,
+    count: &'static str,
+    connection: &'static str,
+}
+
+/// The request-run flags given, each with what to do instead.
+fn run_shape(args: &Args, i: &Instead) -> [(bool, &'static str, &'static str); 5] {
+    [
+        (!args.phases.is_empty(), "--phase", i.phase),
+        (args.duration.is_some(), "--duration", i.duration),
+        (args.concurrency.is_some(), "--concurrency", i.count),
+        (args.requests.is_some(), "--requests", i.count),
+        (args.new_connection, "--new-connection", i.connection),
+    ]
+}
+
 /// Flags a gRPC streaming call has no use for, with what to do instead.
 fn refuse_for_calls(args: &Args) -> Result<(), CliError> {
     let (r, h) = (&args.request, &args.held);
-    let given = [
+    let own = [
         (
             h.open_rate.is_some(),
             "--open-rate",
@@ -42,69 +63,41 @@ fn refuse_for_calls(args: &Args) -> Result<(), CliError> {
             "--streams",
             "each call has its own connection",
         ),
-        (
-            !args.phases.is_empty(),
-            "--phase",
-            "start calls at --rate R",
-        ),
-        (
-            args.duration.is_some(),
-            "--duration",
-            "start --connections N calls",
-        ),
-        (
-            args.concurrency.is_some(),
-            "--concurrency",
-            "hold --connections N calls",
-        ),
-        (
-            args.requests.is_some(),
-            "--requests",
-            "hold --connections N calls",
-        ),
-        (
-            args.new_connection,
-            "--new-connection",
-            "each call has its own connection",
-        ),
     ];
-    refuse(given, args, "a gRPC streaming call (--hold)")
+    let shape = run_shape(
+        args,
+        &Instead {
+            phase: "start calls at --rate R",
+            duration: "start --connections N calls",
+            count: "hold --connections N calls",
+            connection: "each call has its own connection",
+        },
+    );
+    refuse(
+        own.into_iter().chain(shape),
+        args,
+        "a gRPC streaming call (--hold)",
+    )
 }
 
 /// Flags of request runs a held run has no use for, with what to do instead.
 fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
     let r = &args.request;
-    let given = [
-        (
-            args.rate.is_some(),
-            "--rate",
-            "open connections at --open-rate R",
-        ),
-        (
-            !args.phases.is_empty(),
-            "--phase",
-            "open connections at --open-rate R",
-        ),
-        (
-            args.duration.is_some(),
-            "--duration",
-            "hold each connection for --hold D",
-        ),
-        (
-            args.concurrency.is_some(),
-            "--concurrency",
-            "hold --connections N",
-        ),
-        (
-            args.requests.is_some(),
-            "--requests",
-            "hold --connections N",
-        ),
-        (
-            args.new_connection,
-            "--new-connection",
-            "each held connection is its own",
-        ),
+    let rate = (
+        args.rate.is_some(),
+        "--rate",
+        "open connections at --open-rate R",
+    );
+    let shape = run_shape(
+        args,
+        &Instead {
+            phase: "open connections at --open-rate R",
+            duration: "hold each connection for --hold D",
+            count: "hold --connections N",
+            connection: "each held connection is its own",
+        },
+    );
+    let own = [
         (r.targets.is_some(), "--targets", "give one URL"),
         (
             r.body.is_some() || r.body_file.is_some(),
@@ -122,14 +115,15 @@ fn refuse_request_flags(args: &Args) -> Result<(), CliError> {
             "a held connection opens with GET",
         ),
     ];
+    let given = std::iter::once(rate).chain(shape).chain(own);
     refuse(given, args, "held connections (ws:// or --sse)")
 }
 
 /// The first flag given of `given` and of the document flags every held
 /// run refuses (its document has no request rows), as one line saying
 /// what to do instead.
-fn refuse<const N: usize>(
-    given: [(bool, &str, &str); N],
+fn refuse<'a>(
+    given: impl IntoIterator<Item = (bool, &'a str, &'a str)>,
     args: &Args,
     what: &str,
 ) -> Result<(), CliError> {

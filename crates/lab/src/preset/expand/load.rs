@@ -93,96 +93,104 @@ pub(super) fn http_axes(
 /// The open loop's rate, the closed loop's clients (and request cap), or
 /// the WebSockets held.
 fn driver_axes(load: &LoadSection, held: Option<&HeldSection>) -> Result<Vec<Axis>, FieldError> {
-    let mut axes = Vec::new();
     match load.driver {
-        DriverKind::Held => {
-            let h = held.ok_or_else(|| {
-                fault(
-                    "held",
-                    "driver = \"held\" needs a [held] table, e.g. connections = [1000, 5000], hold = \"30s\"",
-                )
-            })?;
-            let given = [
-                ("load.rate", load.rate.is_some()),
-                ("load.concurrency", load.concurrency.is_some()),
-                ("load.requests", load.requests.is_some()),
-                ("load.duration", load.duration.is_some()),
-            ];
-            if let Some((field, _)) = given.into_iter().find(|(_, on)| *on) {
-                return Err(fault(
-                    field,
-                    "a held load opens [held] connections for [held] hold: remove it",
-                ));
-            }
-            if let Some(r) = h.message_rate.filter(|r| !(r.is_finite() && *r >= 0.0)) {
-                return Err(fault(
-                    "held.message_rate",
-                    format!("{r}: give messages per connection per second, 0 or more"),
-                ));
-            }
-            axes.push(Axis::new(
-                "held",
-                h.connections
-                    .values()
-                    .iter()
-                    .map(|c| Point::Count(c.0))
-                    .collect(),
-            ));
-        }
-        DriverKind::Open => {
-            let rate = load.rate.as_ref().ok_or_else(|| {
-                fault(
-                    "load.rate",
-                    "an open loop needs `rate` (requests per second), e.g. rate = 200",
-                )
-            })?;
-            if load.concurrency.is_some() || load.requests.is_some() {
-                return Err(fault(
-                    if load.concurrency.is_some() {
-                        "load.concurrency"
-                    } else {
-                        "load.requests"
-                    },
-                    "applies to a closed loop: set driver = \"closed\" or remove it",
-                ));
-            }
-            if load.duration.is_none() {
-                return Err(fault(
-                    "load.duration",
-                    "an open loop needs `duration`, e.g. \"5s\"",
-                ));
-            }
-            axes.push(Axis::new(
-                "rate",
-                rate.values().iter().map(|r| Point::Number(r.0)).collect(),
-            ));
-        }
-        DriverKind::Closed => {
-            let c = load.concurrency.as_ref().ok_or_else(|| {
-                fault(
-                    "load.concurrency",
-                    "a closed loop needs `concurrency` (clients), e.g. 50",
-                )
-            })?;
-            if load.rate.is_some() {
-                return Err(fault(
-                    "load.rate",
-                    "applies to an open loop: set driver = \"open\" or use `concurrency`",
-                ));
-            }
-            if load.duration.is_none() && load.requests.is_none() {
-                return Err(fault(
-                    "load.duration",
-                    "a closed loop needs `duration` or `requests`",
-                ));
-            }
-            axes.push(Axis::new(
-                "concurrency",
-                c.values().iter().map(|c| Point::Count(c.0)).collect(),
-            ));
-            axes.extend(counts("requests", &load.requests));
-        }
+        DriverKind::Held => held_axes(load, held),
+        DriverKind::Open => open_axes(load),
+        DriverKind::Closed => closed_axes(load),
     }
+}
+
+/// The connections a held load opens, from its [held] table.
+fn held_axes(load: &LoadSection, held: Option<&HeldSection>) -> Result<Vec<Axis>, FieldError> {
+    let h = held.ok_or_else(|| {
+        fault(
+            "held",
+            "driver = \"held\" needs a [held] table, e.g. connections = [1000, 5000], hold = \"30s\"",
+        )
+    })?;
+    let given = [
+        ("load.rate", load.rate.is_some()),
+        ("load.concurrency", load.concurrency.is_some()),
+        ("load.requests", load.requests.is_some()),
+        ("load.duration", load.duration.is_some()),
+    ];
+    if let Some((field, _)) = given.into_iter().find(|(_, on)| *on) {
+        return Err(fault(
+            field,
+            "a held load opens [held] connections for [held] hold: remove it",
+        ));
+    }
+    if let Some(r) = h.message_rate.filter(|r| !(r.is_finite() && *r >= 0.0)) {
+        return Err(fault(
+            "held.message_rate",
+            format!("{r}: give messages per connection per second, 0 or more"),
+        ));
+    }
+    Ok(vec![Axis::new(
+        "held",
+        h.connections
+            .values()
+            .iter()
+            .map(|c| Point::Count(c.0))
+            .collect(),
+    )])
+}
+
+/// The rates of an open loop.
+fn open_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+    let rate = load.rate.as_ref().ok_or_else(|| {
+        fault(
+            "load.rate",
+            "an open loop needs `rate` (requests per second), e.g. rate = 200",
+        )
+    })?;
+    if load.concurrency.is_some() || load.requests.is_some() {
+        return Err(fault(
+            if load.concurrency.is_some() {
+                "load.concurrency"
+            } else {
+                "load.requests"
+            },
+            "applies to a closed loop: set driver = \"closed\" or remove it",
+        ));
+    }
+    if load.duration.is_none() {
+        return Err(fault(
+            "load.duration",
+            "an open loop needs `duration`, e.g. \"5s\"",
+        ));
+    }
+    Ok(vec![Axis::new(
+        "rate",
+        rate.values().iter().map(|r| Point::Number(r.0)).collect(),
+    )])
+}
+
+/// The clients of a closed loop, and its request cap.
+fn closed_axes(load: &LoadSection) -> Result<Vec<Axis>, FieldError> {
+    let c = load.concurrency.as_ref().ok_or_else(|| {
+        fault(
+            "load.concurrency",
+            "a closed loop needs `concurrency` (clients), e.g. 50",
+        )
+    })?;
+    if load.rate.is_some() {
+        return Err(fault(
+            "load.rate",
+            "applies to an open loop: set driver = \"open\" or use `concurrency`",
+        ));
+    }
+    if load.duration.is_none() && load.requests.is_none() {
+        return Err(fault(
+            "load.duration",
+            "a closed loop needs `duration` or `requests`",
+        ));
+    }
+    let mut axes = vec![Axis::new(
+        "concurrency",
+        c.values().iter().map(|c| Point::Count(c.0)).collect(),
+    )];
+    axes.extend(counts("requests", &load.requests));
     Ok(axes)
 }
 

@@ -7,8 +7,8 @@ use iolab_model::runs::RunsFile;
 use super::{costs, HeldCost, Level, Slope};
 use crate::grid::Grid;
 use crate::numbers::{count, ms, num, opt};
+use crate::runs::section::Section;
 use crate::runs::waiting::STRAIGHT_R2;
-use crate::svg::esc;
 
 /// The section's title.
 pub const TITLE: &str = "The cost of a held connection";
@@ -169,46 +169,23 @@ pub fn sentence(c: &HeldCost) -> String {
     s
 }
 
+/// The section, or `None` when no held run was measured.
+fn section(file: &RunsFile) -> Option<Section<'static>> {
+    Some(Section {
+        id: "held",
+        title: TITLE,
+        note: NOTE,
+        grid: grid(file)?,
+        sentences: sentences(file),
+    })
+}
+
 /// Terminal and Markdown lines: a heading, the table, the sentences.
 pub fn lines(file: &RunsFile, markdown: bool) -> Vec<String> {
-    let Some(g) = grid(file) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    if markdown {
-        out.extend([
-            format!("### {TITLE}"),
-            String::new(),
-            NOTE.to_string(),
-            String::new(),
-        ]);
-        out.extend(g.markdown());
-        out.push(String::new());
-        out.extend(sentences(file).into_iter().map(|s| format!("- {s}")));
-    } else {
-        out.push(format!("{TITLE}: {NOTE}"));
-        out.extend(g.text());
-        out.push(String::new());
-        out.extend(sentences(file).into_iter().map(|s| format!("  - {s}")));
-    }
-    out.push(String::new());
-    out
+    section(file).map_or_else(Vec::new, |s| s.lines(markdown))
 }
 
 /// The HTML section (table and sentences), or nothing.
 pub fn html(file: &RunsFile) -> String {
-    let Some(g) = grid(file) else {
-        return String::new();
-    };
-    let mut s = format!(
-        "<section id=\"held\"><h2>{TITLE}</h2><p class=\"note\">{}</p>",
-        esc(NOTE)
-    );
-    s.push_str(&g.html());
-    s.push_str("<ul>");
-    for line in sentences(file) {
-        s.push_str(&format!("<li>{}</li>", esc(&line)));
-    }
-    s.push_str("</ul></section>");
-    s
+    section(file).map_or_else(String::new, |s| s.html(None))
 }

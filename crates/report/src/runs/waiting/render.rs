@@ -6,7 +6,7 @@ use iolab_model::runs::RunsFile;
 use super::{costs, Cost, STRAIGHT_R2};
 use crate::grid::Grid;
 use crate::numbers::{count, mib, num, opt, secs};
-use crate::svg::esc;
+use crate::runs::section::Section;
 
 /// The section's title.
 pub const TITLE: &str = "The cost of waiting";
@@ -166,49 +166,25 @@ pub fn sentence(c: &Cost) -> String {
     s
 }
 
+/// The section, or `None` when no target was measured at two levels.
+fn section(file: &RunsFile) -> Option<Section<'static>> {
+    Some(Section {
+        id: "waiting",
+        title: TITLE,
+        note: NOTE,
+        grid: grid(file)?,
+        sentences: sentences(file),
+    })
+}
+
 /// Terminal and Markdown lines: a heading, the table, the sentences.
 pub fn lines(file: &RunsFile, markdown: bool) -> Vec<String> {
-    let Some(g) = grid(file) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    if markdown {
-        out.push(format!("### {TITLE}"));
-        out.push(String::new());
-        out.push(NOTE.to_string());
-        out.push(String::new());
-        out.extend(g.markdown());
-        out.push(String::new());
-        out.extend(sentences(file).into_iter().map(|s| format!("- {s}")));
-    } else {
-        out.push(format!("{TITLE}: {NOTE}"));
-        out.extend(g.text());
-        out.push(String::new());
-        out.extend(sentences(file).into_iter().map(|s| format!("  - {s}")));
-    }
-    out.push(String::new());
-    out
+    section(file).map_or_else(Vec::new, |s| s.lines(markdown))
 }
 
 /// The HTML section (table, sentences, chart), or nothing.
 pub fn html(file: &RunsFile, chart: Option<&str>) -> String {
-    let Some(g) = grid(file) else {
-        return String::new();
-    };
-    let mut s = format!(
-        "<section id=\"waiting\"><h2>{TITLE}</h2><p class=\"note\">{}</p>",
-        esc(NOTE)
-    );
-    if let Some(svg) = chart {
-        s.push_str(&format!("<div class=\"charts\">{svg}</div>"));
-    }
-    s.push_str(&g.html());
-    s.push_str("<ul>");
-    for line in sentences(file) {
-        s.push_str(&format!("<li>{}</li>", esc(&line)));
-    }
-    s.push_str("</ul></section>");
-    s
+    section(file).map_or_else(String::new, |s| s.html(chart))
 }
 
 #[cfg(test)]
