@@ -189,17 +189,7 @@ pub fn run(
         max_steps: o.max_steps,
     });
     let walk = walk(&mut search, probe, slo, o, unloaded_ms, each);
-    // The loop's delay is read per step (its series resets at each
-    // scrape), so it joins the machine after the walk.
-    let loop_delay = LoopDelay::of(&walk.steps);
-    let machine = match (watch.finish(), loop_delay) {
-        (None, None) => None,
-        (m, loop_delay) => Some(Machine {
-            asked_pct: o.precision * 100.0,
-            loop_delay,
-            ..m.unwrap_or_default()
-        }),
-    };
+    let machine = machine(watch.finish(), &walk.steps, o);
     let capacity = search.answer();
     let failed = search.lowest_fail();
     let fitted = capacity.and_then(|c| fit(&walk.steps, c, o.cores));
@@ -256,6 +246,20 @@ pub fn run(
     record.fails_first = mix::fails_first(&record);
     record.endpoint_split = mix::split(&record);
     record
+}
+
+/// What the machine did through the search, held to the precision asked;
+/// the target's event-loop delay is read per step (its series resets at
+/// each scrape), so it joins what the watch saw after the walk.
+fn machine(watched: Option<Machine>, steps: &[StepRecord], o: &Options) -> Option<Machine> {
+    match (watched, LoopDelay::of(steps)) {
+        (None, None) => None,
+        (m, loop_delay) => Some(Machine {
+            asked_pct: o.precision * 100.0,
+            loop_delay,
+            ..m.unwrap_or_default()
+        }),
+    }
 }
 
 /// Long enough for an unloaded service to answer what is still queued.
