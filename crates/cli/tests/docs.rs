@@ -19,6 +19,8 @@ mod protocols;
 mod sources;
 #[path = "docs/tables.rs"]
 mod tables;
+#[path = "docs/unsaved.rs"]
+mod unsaved;
 
 /// Folders a build makes; a page may say where its output lands.
 const BUILD_OUTPUT: [&str; 4] = ["target", ".bin", ".cache", "node_modules"];

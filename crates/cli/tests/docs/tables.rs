@@ -12,7 +12,12 @@
 //! What follows `from` is the results folder (its `runs.json`), then the
 //! table: `by-rate CELL` (a row per model, a column per offered rate:
 //! `iolab_report::runs::docs::by_rate`), `published` (a classic experiment's
-//! published numbers beside ours, with its lead: `runs::docs::published`).
+//! published numbers beside ours, with its lead: `runs::docs::published`),
+//! `held` (the cost of a held connection, measured beside predicted, and a
+//! line per target: `runs::docs::held`), `chart ID` (the block shows an
+//! image, `![what](results/NAME/ID.svg)`, whose file must be the report's
+//! chart `ID` as `runs::docs::chart` draws it; when it is not, the test
+//! writes the chart as drawn under the test's target folder to copy over).
 //! `<!-- rendered from docs/results/*: published rows -->` marks a table of
 //! chosen rows, `| experiment | run | metric | published | ours |`, each of
 //! which must be a row of that experiment's `published` table. When a table
@@ -23,7 +28,7 @@ use std::path::Path;
 
 use iolab_model::runs::RunsFile;
 use iolab_report::grid::Grid;
-use iolab_report::runs::docs::{by_rate, published, Cell};
+use iolab_report::runs::docs::{by_rate, chart, held, published, Cell};
 
 use super::{normal, pages, root};
 
@@ -115,8 +120,35 @@ fn render(block: &Block) -> Result<Vec<String>, String> {
             out.extend(grid.markdown());
             Ok(out)
         }
+        ["held"] => held(&load(&block.results)).ok_or("it has no held runs".into()),
+        ["chart", id] => check_chart(block, id).map(|()| block.body.clone()),
         _ => Err(format!("no table `{}`", block.table)),
     }
+}
+
+/// A chart block: one image whose file is the results' chart `id`.
+fn check_chart(block: &Block, id: &str) -> Result<(), String> {
+    let svg =
+        chart(&load(&block.results), id).ok_or(format!("the results draw no chart `{id}`"))?;
+    let [line] = block.body.as_slice() else {
+        return Err("a chart block is one image line, `![what](results/NAME/ID.svg)`".into());
+    };
+    let target = (line.split_once("](").and_then(|(_, t)| t.strip_suffix(')')))
+        .filter(|t| line.starts_with("![") && t.ends_with(&format!("/{id}.svg")))
+        .ok_or(format!("`{line}` is not an image of `{id}.svg`"))?;
+    let page = root().join(&block.page);
+    let file = page.parent().expect("a page is in a folder").join(target);
+    if fs::read_to_string(&file).is_ok_and(|f| f == svg) {
+        return Ok(());
+    }
+    let drawn = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{id}.svg"));
+    fs::write(&drawn, &svg).expect("the drawn chart writes");
+    Err(format!(
+        "{} is not the chart {}/runs.json draws; it is drawn at {}: copy it over",
+        normal(&file).display(),
+        block.results,
+        drawn.display()
+    ))
 }
 
 /// The cells of a Markdown table row.
@@ -189,7 +221,7 @@ fn every_results_table_in_the_docs_is_its_saved_results_rendered() {
         }
     }
     assert!(
-        checked >= 7,
+        checked >= 10,
         "only {checked} marked tables: is the scan broken?"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

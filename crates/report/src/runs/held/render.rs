@@ -195,8 +195,8 @@ pub fn lines(file: &RunsFile, markdown: bool) -> Vec<String> {
     out
 }
 
-/// The HTML section (table and sentences), or nothing.
-pub fn html(file: &RunsFile) -> String {
+/// The HTML section (its charts, table and sentences), or nothing.
+pub fn html(file: &RunsFile, charts: &[&str]) -> String {
     let Some(g) = grid(file) else {
         return String::new();
     };
@@ -204,6 +204,9 @@ pub fn html(file: &RunsFile) -> String {
         "<section id=\"held\"><h2>{TITLE}</h2><p class=\"note\">{}</p>",
         esc(NOTE)
     );
+    if !charts.is_empty() {
+        s.push_str(&format!("<div class=\"charts\">{}</div>", charts.concat()));
+    }
     s.push_str(&g.html());
     s.push_str("<ul>");
     for line in sentences(file) {
