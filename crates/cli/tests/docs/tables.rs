@@ -17,7 +17,11 @@
 //! line per target: `runs::docs::held`), `chart ID` (the block shows an
 //! image, `![what](results/NAME/ID.svg)`, whose file must be the report's
 //! chart `ID` as `runs::docs::chart` draws it; when it is not, the test
-//! writes the chart as drawn under the test's target folder to copy over).
+//! writes the chart as drawn under the test's target folder to copy over),
+//! `usl` (several services' capacity sweeps side by side, the USL beside
+//! the queueing fit: `iolab_report::usl::services`; the folder holds
+//! `services.json`, `[["service", "its/capacity.json"], ...]`, in the
+//! table's order, each document as `iolab capacity --json` wrote it).
 //! `<!-- rendered from docs/results/*: published rows -->` marks a table of
 //! chosen rows, `| experiment | run | metric | published | ours |`, each of
 //! which must be a row of that experiment's `published` table. When a table
@@ -26,6 +30,7 @@
 use std::fs;
 use std::path::Path;
 
+use iolab_model::capacity::{CapacityFile, Search};
 use iolab_model::runs::RunsFile;
 use iolab_report::grid::Grid;
 use iolab_report::runs::docs::{by_rate, chart, held, published, Cell};
@@ -121,9 +126,31 @@ fn render(block: &Block) -> Result<Vec<String>, String> {
             Ok(out)
         }
         ["held"] => held(&load(&block.results)).ok_or("it has no held runs".into()),
+        ["usl"] => usl(&block.results),
         ["chart", id] => check_chart(block, id).map(|()| block.body.clone()),
         _ => Err(format!("no table `{}`", block.table)),
     }
+}
+
+/// The sweeps of the services a folder's `services.json` lists, as the
+/// report lays them side by side.
+fn usl(results: &str) -> Result<Vec<String>, String> {
+    let dir = root().join(results);
+    let read = |name: &str| {
+        fs::read_to_string(dir.join(name)).map_err(|e| format!("{results}/{name}: {e}"))
+    };
+    let services: Vec<(String, String)> = serde_json::from_str(&read("services.json")?)
+        .map_err(|e| format!("{results}/services.json: {e}"))?;
+    let mut docs = Vec::new();
+    for (service, file) in services {
+        let doc: CapacityFile =
+            serde_json::from_str(&read(&file)?).map_err(|e| format!("{results}/{file}: {e}"))?;
+        docs.push((service, doc));
+    }
+    let rows: Vec<(String, &Search)> = (docs.iter())
+        .filter_map(|(name, d)| Some((name.clone(), d.searches.first()?)))
+        .collect();
+    Ok(iolab_report::usl::services(&rows).markdown())
 }
 
 /// A chart block: one image whose file is the results' chart `id`.
