@@ -194,7 +194,7 @@ pub fn check_line(t: &TwiceCheck) -> String {
 }
 
 /// Several services' sweeps side by side, as docs/capacity.md shows them
-/// (its saved documents under `docs/results/usl/`): per service (its name,
+/// (its saved documents under `docs/results/capacity/`): per service (its name,
 /// its search) σ and κ with their 95% intervals, the peak N*, the check at
 /// twice N (measured, each law's error, which was closer and the
 /// measurement's noise), and how long the search and the sweep took.

@@ -19,9 +19,11 @@
 //! chart `ID` as `runs::docs::chart` draws it; when it is not, the test
 //! writes the chart as drawn under the test's target folder to copy over),
 //! `usl` (several services' capacity sweeps side by side, the USL beside
-//! the queueing fit: `iolab_report::usl::services`; the folder holds
-//! `services.json`, `[["service", "its/capacity.json"], ...]`, in the
-//! table's order, each document as `iolab capacity --json` wrote it).
+//! the queueing fit: `iolab_report::usl::services`) and `known` (their
+//! capacities beside what their configuration implies:
+//! `iolab_report::capacity::known`); for both the folder holds each
+//! document as `iolab capacity --json` wrote it and `services.json` lists
+//! them in the table's order ([`services`]).
 //! `<!-- rendered from docs/results/*: published rows -->` marks a table of
 //! chosen rows, `| experiment | run | metric | published | ours |`, each of
 //! which must be a row of that experiment's `published` table. When a table
@@ -32,6 +34,7 @@ use std::path::Path;
 
 use iolab_model::capacity::{CapacityFile, Search};
 use iolab_model::runs::RunsFile;
+use iolab_report::capacity::known::Implied;
 use iolab_report::grid::Grid;
 use iolab_report::runs::docs::{by_rate, chart, held, published, Cell};
 
@@ -127,30 +130,62 @@ fn render(block: &Block) -> Result<Vec<String>, String> {
         }
         ["held"] => held(&load(&block.results)).ok_or("it has no held runs".into()),
         ["usl"] => usl(&block.results),
+        ["known"] => known(&block.results),
         ["chart", id] => check_chart(block, id).map(|()| block.body.clone()),
         _ => Err(format!("no table `{}`", block.table)),
     }
 }
 
-/// The sweeps of the services a folder's `services.json` lists, as the
-/// report lays them side by side.
-fn usl(results: &str) -> Result<Vec<String>, String> {
+/// The services a folder's `services.json` lists, in order: each entry
+/// `{"service": NAME, "document": "its/capacity.json", "implied": 200}`
+/// (`implied`: the rate its configuration sets, or `"cpu"`: one core over
+/// the CPU per request measured; absent where no page compares it).
+fn services(results: &str) -> Result<Vec<(String, CapacityFile, Option<Implied>)>, String> {
     let dir = root().join(results);
     let read = |name: &str| {
         fs::read_to_string(dir.join(name)).map_err(|e| format!("{results}/{name}: {e}"))
     };
-    let services: Vec<(String, String)> = serde_json::from_str(&read("services.json")?)
+    let list: Vec<serde_json::Value> = serde_json::from_str(&read("services.json")?)
         .map_err(|e| format!("{results}/services.json: {e}"))?;
-    let mut docs = Vec::new();
-    for (service, file) in services {
+    let mut out = Vec::new();
+    for entry in list {
+        let field = |k: &str| entry[k].as_str().map(str::to_string);
+        let (Some(service), Some(file)) = (field("service"), field("document")) else {
+            return Err(format!(
+                "{results}/services.json: `{entry}` needs `service` and `document`"
+            ));
+        };
+        let implied = match &entry["implied"] {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(c) if c == "cpu" => Some(Implied::OneCore),
+            v => Some(Implied::Configured(v.as_f64().ok_or(format!(
+                "{results}/services.json: `implied` is a rate or \"cpu\", not {v}"
+            ))?)),
+        };
         let doc: CapacityFile =
             serde_json::from_str(&read(&file)?).map_err(|e| format!("{results}/{file}: {e}"))?;
-        docs.push((service, doc));
+        out.push((service, doc, implied));
     }
-    let rows: Vec<(String, &Search)> = (docs.iter())
-        .filter_map(|(name, d)| Some((name.clone(), d.searches.first()?)))
+    Ok(out)
+}
+
+/// The sweeps of a folder's services (those swept), side by side.
+fn usl(results: &str) -> Result<Vec<String>, String> {
+    let all = services(results)?;
+    let rows: Vec<(String, &Search)> = (all.iter())
+        .filter_map(|(name, d, _)| Some((name.clone(), d.searches.first()?)))
+        .filter(|(_, s)| s.sweep.is_some())
         .collect();
     Ok(iolab_report::usl::services(&rows).markdown())
+}
+
+/// A folder's services beside what their configuration implies.
+fn known(results: &str) -> Result<Vec<String>, String> {
+    let all = services(results)?;
+    let rows: Vec<(String, &Search, Implied)> = (all.iter())
+        .filter_map(|(name, d, i)| Some((name.clone(), d.searches.first()?, (*i)?)))
+        .collect();
+    Ok(iolab_report::capacity::known::known(&rows).markdown())
 }
 
 /// A chart block: one image whose file is the results' chart `id`.
