@@ -2,7 +2,7 @@
 //! "Measured": `scripts/bench-capacity`'s services, their documents saved
 //! under `docs/results/capacity/`): each capacity beside what the service's
 //! configuration implies, how far off, how wide its bracket, how long the
-//! search took and what the fit named.
+//! search took, what the fit named and how the search ended.
 
 use iolab_model::capacity::Search;
 
@@ -45,8 +45,9 @@ pub fn known(rows: &[(String, &Search, Implied)]) -> Grid {
             "steps",
             "search took",
             "fit",
+            "outcome",
         ],
-        &[false, true, true, true, true, true, true, false],
+        &[false, true, true, true, true, true, true, false, false],
     );
     for (name, s, implied) in rows {
         let implied = implied.of(s);
@@ -65,6 +66,9 @@ pub fn known(rows: &[(String, &Search, Implied)]) -> Grid {
             opt(s.fit.as_ref(), |f| {
                 format!("{}: {}", f.binding.resource, f.model)
             }),
+            // How the search ended says whether the row is a capacity at all
+            // (a search the generator or the machine stopped is a lower bound).
+            s.outcome.clone(),
         ]);
     }
     g
