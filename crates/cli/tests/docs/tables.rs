@@ -22,8 +22,8 @@
 //! the queueing fit: `iolab_report::usl::services`) and `known` (their
 //! capacities beside what their configuration implies:
 //! `iolab_report::capacity::known`); for both the folder holds each
-//! document as `iolab capacity --json` wrote it and `services.json` lists
-//! them in the table's order ([`services`]).
+//! document as `iolab capacity --json` wrote it and `services.tsv` lists
+//! them in the table's order (`services.tsv`: [`services`]).
 //! `<!-- rendered from docs/results/*: published rows -->` marks a table of
 //! chosen rows, `| experiment | run | metric | published | ours |`, each of
 //! which must be a row of that experiment's `published` table. When a table
@@ -136,35 +136,34 @@ fn render(block: &Block) -> Result<Vec<String>, String> {
     }
 }
 
-/// The services a folder's `services.json` lists, in order: each entry
-/// `{"service": NAME, "document": "its/capacity.json", "implied": 200}`
-/// (`implied`: the rate its configuration sets, or `"cpu"`: one core over
-/// the CPU per request measured; absent where no page compares it).
+/// The services a folder's `services.tsv` lists, in order: after a header
+/// line, `NAME<TAB>its/capacity.json<TAB>IMPLIED` (`IMPLIED`: the rate its
+/// configuration sets, `cpu`: one core over the CPU per request measured,
+/// or empty where no page compares it).
 fn services(results: &str) -> Result<Vec<(String, CapacityFile, Option<Implied>)>, String> {
     let dir = root().join(results);
     let read = |name: &str| {
         fs::read_to_string(dir.join(name)).map_err(|e| format!("{results}/{name}: {e}"))
     };
-    let list: Vec<serde_json::Value> = serde_json::from_str(&read("services.json")?)
-        .map_err(|e| format!("{results}/services.json: {e}"))?;
     let mut out = Vec::new();
-    for entry in list {
-        let field = |k: &str| entry[k].as_str().map(str::to_string);
-        let (Some(service), Some(file)) = (field("service"), field("document")) else {
+    for line in read("services.tsv")?.lines().skip(1) {
+        let at = format!("{results}/services.tsv: `{line}`");
+        let [service, file, implied] = line.split('\t').collect::<Vec<_>>()[..] else {
             return Err(format!(
-                "{results}/services.json: `{entry}` needs `service` and `document`"
+                "{at} needs NAME, DOCUMENT and IMPLIED, tab-separated"
             ));
         };
-        let implied = match &entry["implied"] {
-            serde_json::Value::Null => None,
-            serde_json::Value::String(c) if c == "cpu" => Some(Implied::OneCore),
-            v => Some(Implied::Configured(v.as_f64().ok_or(format!(
-                "{results}/services.json: `implied` is a rate or \"cpu\", not {v}"
-            ))?)),
+        let implied = match implied {
+            "" => None,
+            "cpu" => Some(Implied::OneCore),
+            v => Some(Implied::Configured(
+                v.parse()
+                    .map_err(|_| format!("{at}: IMPLIED is a rate or `cpu`"))?,
+            )),
         };
         let doc: CapacityFile =
-            serde_json::from_str(&read(&file)?).map_err(|e| format!("{results}/{file}: {e}"))?;
-        out.push((service, doc, implied));
+            serde_json::from_str(&read(file)?).map_err(|e| format!("{results}/{file}: {e}"))?;
+        out.push((service.to_string(), doc, implied));
     }
     Ok(out)
 }
