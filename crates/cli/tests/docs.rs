@@ -7,7 +7,8 @@
 //! from `docs/`) or of the page's own folder (`tests/...` in a runtime's
 //! README). Placeholders (`presets/NAME.toml`, `crates/servers/src/<model>.rs`,
 //! `runtimes/*/README.md`) and build output (`target/`, `.bin/`, `.cache/`,
-//! `node_modules/`: made by a build, never committed) are not paths of the tree.
+//! `node_modules/`, `.venv/`: made by a build, never committed) are not paths of
+//! the tree.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -22,8 +23,10 @@ mod tables;
 #[path = "docs/unsaved.rs"]
 mod unsaved;
 
-/// Folders a build makes; a page may say where its output lands.
-const BUILD_OUTPUT: [&str; 4] = ["target", ".bin", ".cache", "node_modules"];
+/// Folders a build makes; a page may say where its output lands. `.venv`:
+/// a Python runtime's build makes it, so a clean clone has none (r47_13:
+/// the comment scan failed on `runtimes/python/.venv` before that build).
+const BUILD_OUTPUT: [&str; 5] = ["target", ".bin", ".cache", "node_modules", ".venv"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -282,4 +285,18 @@ fn the_scan_sees_paths_and_skips_placeholders() {
     let text =
         "see `crates/cli` and [the schema](../schema/runs.schema.json#x)\n```\n`crates/x`\n```";
     assert_eq!(mentions(text), ["crates/cli", "../schema/runs.schema.json"]);
+}
+
+/// A Python runtime's `.venv` is made by its build: a clean clone has none,
+/// and a comment naming it names no path of the tree.
+#[test]
+fn r47_13_a_python_venv_is_build_output_not_a_path() {
+    let root = normal(&root());
+    let page = root.join("README.md");
+    for venv in [
+        "runtimes/python/.venv",
+        "scripts/foreign-services/.venv/bin/gunicorn",
+    ] {
+        assert_eq!(tree_path(&root, &page, venv), None, "{venv}");
+    }
 }
