@@ -25,6 +25,8 @@ mod protocols;
 mod sources;
 #[path = "docs/tables.rs"]
 mod tables;
+#[path = "docs/unsaved.rs"]
+mod unsaved;
 
 /// Folders a build or a run makes; a page may say where its output lands,
 /// and [`in_tree`] checks that git ignores it there.

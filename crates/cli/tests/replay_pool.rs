@@ -245,7 +245,7 @@ fn a_cpu_bound_endpoint_of_a_mix_replayed_from_a_har_is_named_and_its_capacity_r
     // The capacity against what the CPU allows (its cores, as much of them
     // as it had at the knee, over the probe's CPU per request): never above
     // it. Issue 53 asks within 15%; on the shared machine three runs held
-    // 21-34% under it (docs/capacity.md), so that is not asserted yet.
+    // 21-34% under it (CHANGELOG.md, 2026-11-29), so that is not asserted yet.
     assert!(
         cap <= truth * 1.15,
         "capacity {cap} vs the CPU's {truth:.0}"

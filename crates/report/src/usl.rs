@@ -6,6 +6,7 @@
 //! [`Sweep`] it sits beside.
 
 use iolab_model::capacity::usl::{Closer, Estimate, Sweep, SweepLevel, TwiceCheck, UslFit};
+use iolab_model::capacity::Search;
 
 use crate::grid::Grid;
 use crate::numbers::{ms, num, opt, percent, rate, secs};
@@ -190,6 +191,75 @@ pub fn check_line(t: &TwiceCheck) -> String {
         }
         _ => format!("{head}; the queueing fit predicted nothing (the search fitted no model)"),
     }
+}
+
+/// Several services' sweeps side by side, as docs/capacity.md shows them
+/// (its saved documents under `docs/results/capacity/`): per service (its name,
+/// its search) σ and κ with their 95% intervals, the peak N*, the check at
+/// twice N (measured, each law's error, which was closer and the
+/// measurement's noise), and how long the search and the sweep took.
+pub fn services(rows: &[(String, &Search)]) -> Grid {
+    let mut g = Grid::new(
+        &[
+            "service",
+            "σ (95%)",
+            "κ (95%)",
+            "N*",
+            "measured X(2N)",
+            "USL error",
+            "queueing error",
+            "closer (noise)",
+            "search took",
+            "sweep took",
+        ],
+        &[false, true, true, true, true, true, true, false, true, true],
+    );
+    for (name, s) in rows {
+        let sweep = s.sweep.as_ref();
+        let fit = sweep.and_then(|w| w.fit.as_ref());
+        let twice = sweep.and_then(|w| w.twice.as_ref());
+        let closer = twice.and_then(|t| {
+            let c = match t.closer? {
+                Closer::Usl => "USL",
+                Closer::Queueing => "queueing",
+                Closer::Tie => "tie",
+            };
+            Some(match t.noise_pct {
+                Some(n) => format!("{c} (±{}%)", num(n, 1)),
+                None => c.to_string(),
+            })
+        });
+        let est = |e: &Estimate| {
+            format!(
+                "{} ({} to {})",
+                coefficient(e.value),
+                coefficient(e.low),
+                coefficient(e.high)
+            )
+        };
+        g.rows.push(vec![
+            name.clone(),
+            opt(fit.map(|f| f.sigma), |e| est(&e)),
+            opt(fit.map(|f| f.kappa), |e| est(&e)),
+            match fit {
+                Some(f) => f.peak_concurrency.map_or("none".into(), |n| num(n, 1)),
+                None => "-".into(),
+            },
+            opt(twice, |t| {
+                format!(
+                    "{}/s at {} clients",
+                    rate(t.measured.throughput_rps),
+                    t.concurrency
+                )
+            }),
+            opt(twice.map(|t| t.usl_error_pct), error),
+            opt(twice.and_then(|t| t.queueing_error_pct), error),
+            closer.unwrap_or_else(|| sweep.and_then(|w| w.stopped.clone()).unwrap_or("-".into())),
+            secs(s.elapsed_s),
+            opt(sweep.map(|w| w.elapsed_s), secs),
+        ]);
+    }
+    g
 }
 
 /// Throughput against clients: measured (solid), the USL's curve and the

@@ -12,7 +12,18 @@
 //! What follows `from` is the results folder (its `runs.json`), then the
 //! table: `by-rate CELL` (a row per model, a column per offered rate:
 //! `iolab_report::runs::docs::by_rate`), `published` (a classic experiment's
-//! published numbers beside ours, with its lead: `runs::docs::published`).
+//! published numbers beside ours, with its lead: `runs::docs::published`),
+//! `held` (the cost of a held connection, measured beside predicted, and a
+//! line per target: `runs::docs::held`), `chart ID` (the block shows an
+//! image, `![what](results/NAME/ID.svg)`, whose file must be the report's
+//! chart `ID` as `runs::docs::chart` draws it; when it is not, the test
+//! writes the chart as drawn under the test's target folder to copy over),
+//! `usl` (several services' capacity sweeps side by side, the USL beside
+//! the queueing fit: `iolab_report::usl::services`) and `known` (their
+//! capacities beside what their configuration implies:
+//! `iolab_report::capacity::known`); for both the folder holds each
+//! document as `iolab capacity --json` wrote it and `services.tsv` lists
+//! them in the table's order (`services.tsv`: [`services`]).
 //! `<!-- rendered from docs/results/*: published rows -->` marks a table of
 //! chosen rows, `| experiment | run | metric | published | ours |`, each of
 //! which must be a row of that experiment's `published` table. When a table
@@ -21,9 +32,11 @@
 use std::fs;
 use std::path::Path;
 
+use iolab_model::capacity::{CapacityFile, Search};
 use iolab_model::runs::RunsFile;
+use iolab_report::capacity::known::Implied;
 use iolab_report::grid::Grid;
-use iolab_report::runs::docs::{by_rate, published, Cell};
+use iolab_report::runs::docs::{by_rate, chart, held, published, Cell};
 
 use super::{normal, pages, root};
 
@@ -115,8 +128,88 @@ fn render(block: &Block) -> Result<Vec<String>, String> {
             out.extend(grid.markdown());
             Ok(out)
         }
+        ["held"] => held(&load(&block.results)).ok_or("it has no held runs".into()),
+        ["usl"] => usl(&block.results),
+        ["known"] => known(&block.results),
+        ["chart", id] => check_chart(block, id).map(|()| block.body.clone()),
         _ => Err(format!("no table `{}`", block.table)),
     }
+}
+
+/// The services a folder's `services.tsv` lists, in order: after a header
+/// line, `NAME<TAB>its/capacity.json<TAB>IMPLIED` (`IMPLIED`: the rate its
+/// configuration sets, `cpu`: one core over the CPU per request measured,
+/// or empty where no page compares it).
+fn services(results: &str) -> Result<Vec<(String, CapacityFile, Option<Implied>)>, String> {
+    let dir = root().join(results);
+    let read = |name: &str| {
+        fs::read_to_string(dir.join(name)).map_err(|e| format!("{results}/{name}: {e}"))
+    };
+    let mut out = Vec::new();
+    for line in read("services.tsv")?.lines().skip(1) {
+        let at = format!("{results}/services.tsv: `{line}`");
+        let [service, file, implied] = line.split('\t').collect::<Vec<_>>()[..] else {
+            return Err(format!(
+                "{at} needs NAME, DOCUMENT and IMPLIED, tab-separated"
+            ));
+        };
+        let implied = match implied {
+            "" => None,
+            "cpu" => Some(Implied::OneCore),
+            v => Some(Implied::Configured(
+                v.parse()
+                    .map_err(|_| format!("{at}: IMPLIED is a rate or `cpu`"))?,
+            )),
+        };
+        let doc: CapacityFile =
+            serde_json::from_str(&read(file)?).map_err(|e| format!("{results}/{file}: {e}"))?;
+        out.push((service.to_string(), doc, implied));
+    }
+    Ok(out)
+}
+
+/// The sweeps of a folder's services (those swept), side by side.
+fn usl(results: &str) -> Result<Vec<String>, String> {
+    let all = services(results)?;
+    let rows: Vec<(String, &Search)> = (all.iter())
+        .filter_map(|(name, d, _)| Some((name.clone(), d.searches.first()?)))
+        .filter(|(_, s)| s.sweep.is_some())
+        .collect();
+    Ok(iolab_report::usl::services(&rows).markdown())
+}
+
+/// A folder's services beside what their configuration implies.
+fn known(results: &str) -> Result<Vec<String>, String> {
+    let all = services(results)?;
+    let rows: Vec<(String, &Search, Implied)> = (all.iter())
+        .filter_map(|(name, d, i)| Some((name.clone(), d.searches.first()?, (*i)?)))
+        .collect();
+    Ok(iolab_report::capacity::known::known(&rows).markdown())
+}
+
+/// A chart block: one image whose file is the results' chart `id`.
+fn check_chart(block: &Block, id: &str) -> Result<(), String> {
+    let svg =
+        chart(&load(&block.results), id).ok_or(format!("the results draw no chart `{id}`"))?;
+    let [line] = block.body.as_slice() else {
+        return Err("a chart block is one image line, `![what](results/NAME/ID.svg)`".into());
+    };
+    let target = (line.split_once("](").and_then(|(_, t)| t.strip_suffix(')')))
+        .filter(|t| line.starts_with("![") && t.ends_with(&format!("/{id}.svg")))
+        .ok_or(format!("`{line}` is not an image of `{id}.svg`"))?;
+    let page = root().join(&block.page);
+    let file = page.parent().expect("a page is in a folder").join(target);
+    if fs::read_to_string(&file).is_ok_and(|f| f == svg) {
+        return Ok(());
+    }
+    let drawn = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{id}.svg"));
+    fs::write(&drawn, &svg).expect("the drawn chart writes");
+    Err(format!(
+        "{} is not the chart {}/runs.json draws; it is drawn at {}: copy it over",
+        normal(&file).display(),
+        block.results,
+        drawn.display()
+    ))
 }
 
 /// The cells of a Markdown table row.
@@ -189,7 +282,7 @@ fn every_results_table_in_the_docs_is_its_saved_results_rendered() {
         }
     }
     assert!(
-        checked >= 7,
+        checked >= 10,
         "only {checked} marked tables: is the scan broken?"
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

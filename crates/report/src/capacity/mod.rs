@@ -20,6 +20,7 @@ mod answer;
 mod charts;
 pub mod endpoints;
 mod gate;
+pub mod known;
 pub mod mix_cpu;
 use answer::budget_line;
 pub use answer::{answer, estimate, machine_line, repeat_line, too_noisy, windows};

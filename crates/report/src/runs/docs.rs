@@ -1,4 +1,4 @@
-//! The tables the docs quote from saved results (`docs/results/<name>/`):
+//! The tables and charts the docs quote from saved results (`docs/results/<name>/`):
 //! rendered here, by the same number rules as every report, so that a test
 //! (`crates/cli/tests/docs/tables.rs`) can hold each page's table to the
 //! saved document it cites. Pure, as every renderer: the same `runs.json`
@@ -130,6 +130,34 @@ pub fn published(file: &RunsFile) -> Option<(Vec<String>, Grid)> {
         ]);
     }
     Some((lead, grid))
+}
+
+/// The cost of a held connection as the docs show it (`docs/attack.md`,
+/// C10K): the report's table, measured beside predicted, then one line per
+/// target made from its numbers. `None` when no held run was measured.
+pub fn held(file: &RunsFile) -> Option<Vec<String>> {
+    let mut out = crate::runs::held::render::grid(file)?.markdown();
+    out.push(String::new());
+    out.extend(
+        crate::runs::held::render::sentences(file)
+            .into_iter()
+            .map(|s| format!("- {s}")),
+    );
+    Some(out)
+}
+
+/// The report's chart `id` as a standalone SVG file (the namespace a file
+/// needs and an inline chart does not), for a page to show beside its
+/// table. `None` when the results draw no such chart.
+pub fn chart(file: &RunsFile, id: &str) -> Option<String> {
+    let c = crate::runs::charts::charts(file)
+        .into_iter()
+        .find(|c| c.id == id)?;
+    Some(format!(
+        "{}\n",
+        c.svg
+            .replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1)
+    ))
 }
 
 #[cfg(test)]

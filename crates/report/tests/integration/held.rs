@@ -37,3 +37,37 @@ fn the_held_table_sets_the_measurement_beside_the_prediction() {
         "{s}"
     );
 }
+
+/// The charts beside the table (docs/attack.md shows them from
+/// docs/results/c10k): each target's measured line and, dashed, its
+/// prediction; the pool's predicted line is flat past its 60 threads, as
+/// its measured one is, and the thread-per-request line climbs a thread a
+/// connection. The docs' copy is the file `runs::docs::chart` writes.
+#[test]
+fn r47_12_the_held_charts_draw_the_prediction_beside_the_measurement() {
+    let file = load("c10k");
+    let charts = iolab_report::runs::charts::charts(&file);
+    let ids: Vec<&str> = charts
+        .iter()
+        .filter(|c| c.id.starts_with("held-"))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert_eq!(ids, ["held-rss", "held-threads"]);
+    let threads = charts.iter().find(|c| c.id == "held-threads").unwrap();
+    // Five targets at three levels, measured and predicted.
+    assert_eq!(threads.points, 30, "{}", threads.svg);
+    assert!(threads.svg.contains("rust-pool(threads=60) (predicted)"));
+    assert!(
+        threads
+            .svg
+            .contains("rust-pool(threads=60) predicted: 60 of 160 held"),
+        "{}",
+        threads.svg
+    );
+    let svg = iolab_report::runs::docs::chart(&file, "held-rss").expect("a chart file");
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" "));
+    assert!(iolab_report::runs::docs::chart(&file, "nope").is_none());
+    let md = iolab_report::runs::docs::held(&file).expect("the docs' table");
+    assert!(md[0].starts_with("| target |"), "{}", md[0]);
+    assert!(md.iter().any(|l| l.starts_with("- rust-pool(threads=60):")));
+}

@@ -2,6 +2,7 @@
 //! page inlines them and `--png` rasterises the very same SVG.
 
 mod batch;
+mod held;
 pub mod series;
 mod service;
 mod spectrum;
@@ -39,6 +40,8 @@ pub enum Section {
     Timeline,
     /// Memory against requests waiting.
     Waiting,
+    /// Memory and threads against connections held, beside predict's.
+    Held,
 }
 
 /// Every chart the results support, in report order.
@@ -51,6 +54,7 @@ pub fn charts(file: &RunsFile) -> Vec<Chart> {
     out.extend(series::charts(file));
     out.extend(service::charts(file));
     out.extend(waiting::charts(file));
+    out.extend(held::charts(file));
     out.retain(|c| c.points > 0);
     out
 }

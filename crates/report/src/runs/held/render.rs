@@ -185,7 +185,9 @@ pub fn lines(file: &RunsFile, markdown: bool) -> Vec<String> {
     section(file).map_or_else(Vec::new, |s| s.lines(markdown))
 }
 
-/// The HTML section (table and sentences), or nothing.
-pub fn html(file: &RunsFile) -> String {
-    section(file).map_or_else(String::new, |s| s.html(None))
+/// The HTML section (its charts, table and sentences), or nothing.
+pub fn html(file: &RunsFile, charts: &[&str]) -> String {
+    let charts = charts.concat();
+    let chart = (!charts.is_empty()).then_some(charts.as_str());
+    section(file).map_or_else(String::new, |s| s.html(chart))
 }

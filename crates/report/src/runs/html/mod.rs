@@ -34,7 +34,8 @@ pub fn render(file: &RunsFile) -> String {
     }
     let waiting = pick(Section::Waiting).next().map(|c| c.svg.as_str());
     body.push_str(&crate::runs::waiting::render::html(file, waiting));
-    body.push_str(&crate::runs::held::render::html(file));
+    let held: Vec<&str> = pick(Section::Held).map(|c| c.svg.as_str()).collect();
+    body.push_str(&crate::runs::held::render::html(file, &held));
     body.push_str(&timeline::section(file, pick(Section::Timeline).collect()));
     body.push_str(&sections::predictions(file));
     body.push_str(&sections::published(file));
