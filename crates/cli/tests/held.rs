@@ -8,7 +8,7 @@ mod common;
 use iolab_model::ModelKind;
 use iolab_servers::Running;
 
-use common::held::{document, iolab, server};
+use common::held::{document, iolab, refused, server};
 
 fn serve() -> Running {
     server(ModelKind::ThreadPerRequest)
@@ -139,11 +139,7 @@ fn bad_held_flags_are_one_line_and_exit_2() {
         ),
     ];
     for (args, names) in cases {
-        let out = iolab(args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(names), "{args:?} should name {names}: {err}");
+        refused(&iolab(args), &[names]);
     }
 }
 
@@ -295,10 +291,8 @@ fn request_run_flags_are_refused_with_what_to_do_instead() {
     for (flag, on_ws, on_grpc) in cases {
         for (base, want) in [(&ws[..], on_ws), (&grpc[..], on_grpc)] {
             let args: Vec<&str> = base.iter().chain(flag).copied().collect();
-            let out = iolab(&args);
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-            assert_eq!(err.trim_end(), format!("error: {want}"), "{args:?}");
+            let line = refused(&iolab(&args), &[]);
+            assert_eq!(line, format!("error: {want}"), "{args:?}");
         }
     }
 }

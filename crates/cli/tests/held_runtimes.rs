@@ -10,8 +10,10 @@ mod common;
 use std::process::Output;
 
 use iolab_lab::targets::Manifest;
-use iolab_model::attack::{AttackResult, HeldKind};
+use iolab_model::attack::HeldKind;
 use iolab_model::Runtime;
+
+use common::held::document;
 
 fn iolab(args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_iolab"))
@@ -19,18 +21,6 @@ fn iolab(args: &[&str]) -> Output {
         .current_dir(common::root())
         .output()
         .expect("iolab runs")
-}
-
-fn document(out: &Output) -> AttackResult {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: AttackResult =
-        serde_json::from_slice(&out.stdout).expect("one iolab.attack/1 document");
-    doc.check_accounting().expect("identities hold");
-    doc
 }
 
 /// `runtime`'s `model`: verify --held, a WebSocket run and an SSE run.

@@ -9,26 +9,16 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use iolab_model::attack::AttackResult;
 use iolab_model::ModelKind;
 use iolab_servers::Running;
 
-use common::held::{document, iolab, server};
+use common::held::{document, iolab, refused, server};
 
 fn serve() -> Running {
     server(ModelKind::LoopAsync)
-}
-
-/// One line on stderr naming `names`, exit 2.
-fn refused(out: &Output, names: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    for n in names {
-        assert!(err.contains(n), "should name {n}: {err}");
-    }
 }
 
 /// One absolute start for every shard of a plan, 2 s from now (a `+DUR`

@@ -37,3 +37,15 @@ pub fn document(out: &Output) -> AttackResult {
     doc.check_accounting().expect("identities hold");
     doc
 }
+
+/// A refusal: exit 2 and one line on stderr naming each of `names`; the
+/// line.
+pub fn refused(out: &Output, names: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for n in names {
+        assert!(err.contains(n), "should name {n}: {err}");
+    }
+    err.trim_end().to_string()
+}
