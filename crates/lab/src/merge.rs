@@ -42,7 +42,7 @@ pub enum FoldersError {
         /// The run.
         run: String,
         /// Why.
-        why: iolab_loadgen::shard::combine::ShardMergeError,
+        why: Box<iolab_loadgen::shard::combine::ShardMergeError>,
     },
 }
 
@@ -73,7 +73,7 @@ pub fn merge(folders: &[Folder]) -> Result<RunsFile, FoldersError> {
                 folders.iter().map(|(n, f)| (n, &f.runs[j])).collect();
             merge_run(&records).map_err(|why| FoldersError::Run {
                 run: first.runs[j].name.clone(),
-                why,
+                why: Box::new(why),
             })
         })
         .collect::<Result<_, _>>()?;

@@ -200,10 +200,15 @@ mod tests {
             ("::1", "family"),
             ("0.0.0.0", "no address"),
         ] {
-            let e = check(&[bad.parse().unwrap()], loopback).unwrap_err();
+            let e = check(&[bad.parse().unwrap()], loopback)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(word) && e.starts_with("--source-addrs"), "{e}");
         }
         let many = vec![ok[0]; MAX_SOURCES + 1];
-        assert!(check(&many, loopback).unwrap_err().contains("at most"));
+        assert!(check(&many, loopback)
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
     }
 }

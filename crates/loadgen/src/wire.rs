@@ -152,12 +152,15 @@ mod tests {
             RequestTemplate::get("http://h:1/b?x"),
         ];
         assert_eq!(render_all(&first, &ok).unwrap().len(), 2);
-        let e = render_all(&first, &[RequestTemplate::get("http://other:1/")]).unwrap_err();
+        let e = render_all(&first, &[RequestTemplate::get("http://other:1/")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one origin") && !e.contains('\n'), "{e}");
         let mut bad = RequestTemplate::get("http://h:1/");
         bad.method = "B AD".into();
         assert!(render_all(&first, &[bad])
             .unwrap_err()
+            .to_string()
             .starts_with("request 1:"));
     }
 }

@@ -133,7 +133,7 @@ mod tests {
     #[test]
     fn batches_are_refused() {
         let plan = crate::preset::load_plan("e3-futures", None).unwrap();
-        let e = check(&plan, &sharding()).unwrap_err();
+        let e = check(&plan, &sharding()).unwrap_err().to_string();
         assert!(e.contains("only HTTP runs can be sharded"), "{e}");
     }
 }

@@ -324,10 +324,14 @@ mod tests {
             requests: Some(100),
             duration: None,
         };
-        let e = validate(&plan(small, Some(Shard { index: 1, count: 4 }))).unwrap_err();
+        let e = validate(&plan(small, Some(Shard { index: 1, count: 4 })))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at least one client per shard"), "{e}");
         let tiny = Driver::constant(1.0, Duration::from_secs(3));
-        let e = validate(&plan(tiny.clone(), Some(Shard { index: 1, count: 4 }))).unwrap_err();
+        let e = validate(&plan(tiny.clone(), Some(Shard { index: 1, count: 4 })))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("fewer than 4 shards"), "{e}");
         assert!(validate(&plan(tiny, Some(Shard { index: 3, count: 3 }))).is_ok());
     }

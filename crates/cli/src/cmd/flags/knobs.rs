@@ -154,6 +154,7 @@ mod tests {
             .k
             .params()
             .unwrap_err()
+            .to_string()
             .contains("--workers takes one value"));
         let sets = t.k.sweep(&[]);
         assert_eq!(sets.len(), 2);
