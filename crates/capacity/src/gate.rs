@@ -12,6 +12,87 @@ use iolab_model::capacity::{CapacityFile, Gate, GateCheck, Search, Slo, CAPACITY
 /// document read back (a capacity document is a few hundred KiB).
 const MAX_BASELINE: u64 = 64 << 20;
 
+/// A `--baseline` that cannot be held to; one line naming the fault and
+/// the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The file cannot be read.
+    #[error("--baseline {path}: {why}")]
+    Read {
+        /// As given.
+        path: String,
+        /// Why.
+        why: std::io::Error,
+    },
+    /// Not a capacity document.
+    #[error("--baseline {0} is not an {CAPACITY_SCHEMA} document: give the capacity.json an earlier `iolab capacity` wrote")]
+    NotOne(String),
+    /// A capacity schema, but not its fields.
+    #[error("--baseline {path} is not an {CAPACITY_SCHEMA} document: give the capacity.json an earlier `iolab capacity` wrote: {why}")]
+    Fields {
+        /// As given.
+        path: String,
+        /// The parser's word.
+        why: serde_json::Error,
+    },
+    /// A figure no search finds.
+    #[error("--baseline {path} holds a figure no search finds ({why}): give the capacity.json an `iolab capacity` wrote")]
+    Figure {
+        /// As given.
+        path: String,
+        /// Which figure.
+        why: String,
+    },
+    /// Another objective.
+    #[error("--baseline {path} was searched under the objective {theirs}, this search under {ours}: give the same --slo (or a baseline measured under it)")]
+    Objective {
+        /// As given.
+        path: String,
+        /// The baseline's objective.
+        theirs: String,
+        /// This search's.
+        ours: String,
+    },
+    /// No capacity in it.
+    #[error("--baseline {0} has no capacity to compare with (no rate met its objective): give a baseline whose search found one")]
+    NoCapacity(String),
+    /// No search of that name.
+    #[error("--baseline {path} has no search named '{name}' (it has: {names}): give the baseline of the same preset")]
+    NoSearch {
+        /// As given.
+        path: String,
+        /// The search.
+        name: String,
+        /// Its searches.
+        names: String,
+    },
+    /// That search found no capacity.
+    #[error("--baseline {path}: its search '{name}' found no capacity to compare with: give a baseline whose search found one")]
+    SearchNoCapacity {
+        /// As given.
+        path: String,
+        /// The search.
+        name: String,
+    },
+    /// Another request.
+    #[error("--baseline {path} measured another request ({theirs}), this search sends {ours}: give the baseline of the same request")]
+    Request {
+        /// As given.
+        path: String,
+        /// The baseline's request.
+        theirs: String,
+        /// This search's.
+        ours: String,
+    },
+}
+
+impl iolab_model::HasExitKind for BaselineError {
+    /// Checked before anything is measured: the user gives another baseline.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
 /// A baseline document, checked against the objective.
 #[derive(Debug, Clone)]
 pub struct Baseline {
@@ -21,32 +102,35 @@ pub struct Baseline {
 
 /// Read `path` as the baseline for a search under `slo`; one line naming
 /// the fault and the fix when it cannot be one.
-pub fn load(path: &Path, slo: &Slo) -> Result<Baseline, String> {
+pub fn load(path: &Path, slo: &Slo) -> Result<Baseline, BaselineError> {
     let shown = path.display().to_string();
-    let bytes = iolab_model::files::read_capped(path, MAX_BASELINE)
-        .map_err(|e| format!("--baseline {shown}: {e}"))?;
-    let not_one = || {
-        format!("--baseline {shown} is not an {CAPACITY_SCHEMA} document: give the capacity.json an earlier `iolab capacity` wrote")
-    };
+    let bytes =
+        iolab_model::files::read_capped(path, MAX_BASELINE).map_err(|why| BaselineError::Read {
+            path: shown.clone(),
+            why,
+        })?;
+    let not_one = || BaselineError::NotOne(shown.clone());
     let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| not_one())?;
     if value.get("schema").and_then(|s| s.as_str()) != Some(CAPACITY_SCHEMA) {
         return Err(not_one());
     }
-    let doc: CapacityFile =
-        serde_json::from_value(value).map_err(|e| format!("{}: {e}", not_one()))?;
-    doc.check_figures().map_err(|e| {
-        format!("--baseline {shown} holds a figure no search finds ({e}): give the capacity.json an `iolab capacity` wrote")
+    let doc: CapacityFile = serde_json::from_value(value).map_err(|why| BaselineError::Fields {
+        path: shown.clone(),
+        why,
+    })?;
+    doc.check_figures().map_err(|e| BaselineError::Figure {
+        path: shown.clone(),
+        why: e.to_string(),
     })?;
     if doc.slo.to_string() != slo.to_string() {
-        return Err(format!(
-            "--baseline {shown} was searched under the objective {}, this search under {slo}: give the same --slo (or a baseline measured under it)",
-            doc.slo
-        ));
+        return Err(BaselineError::Objective {
+            path: shown,
+            theirs: doc.slo.to_string(),
+            ours: slo.to_string(),
+        });
     }
     if doc.searches.iter().all(|s| s.capacity_rps.is_none()) {
-        return Err(format!(
-            "--baseline {shown} has no capacity to compare with (no rate met its objective): give a baseline whose search found one"
-        ));
+        return Err(BaselineError::NoCapacity(shown));
     }
     Ok(Baseline { path: shown, doc })
 }
@@ -79,27 +163,28 @@ impl Baseline {
     /// Refuse a search the baseline has no answer for, or whose request
     /// differs (`target` as the search record describes it; `None` when it
     /// is not known before the target starts).
-    pub fn check(&self, name: &str, target: Option<&str>) -> Result<(), String> {
+    pub fn check(&self, name: &str, target: Option<&str>) -> Result<(), BaselineError> {
         let Some(b) = self.search(name) else {
             let names: Vec<&str> = self.doc.searches.iter().map(|s| s.name.as_str()).collect();
-            return Err(format!(
-                "--baseline {} has no search named '{name}' (it has: {}): give the baseline of the same preset",
-                self.path,
-                names.join(", ")
-            ));
+            return Err(BaselineError::NoSearch {
+                path: self.path.clone(),
+                name: name.to_string(),
+                names: names.join(", "),
+            });
         };
         if b.capacity_rps.is_none() {
-            return Err(format!(
-                "--baseline {}: its search '{name}' found no capacity to compare with: give a baseline whose search found one",
-                self.path
-            ));
+            return Err(BaselineError::SearchNoCapacity {
+                path: self.path.clone(),
+                name: name.to_string(),
+            });
         }
         if let Some(t) = target {
             if request_key(t) != request_key(&b.target) {
-                return Err(format!(
-                    "--baseline {} measured another request ({}), this search sends {t}: give the baseline of the same request",
-                    self.path, b.target
-                ));
+                return Err(BaselineError::Request {
+                    path: self.path.clone(),
+                    theirs: b.target.clone(),
+                    ours: t.to_string(),
+                });
             }
         }
         Ok(())

@@ -30,6 +30,7 @@ pub mod preset;
 pub mod scrape;
 pub mod search;
 pub mod seen;
+mod share;
 pub mod sim;
 mod start;
 pub mod step;

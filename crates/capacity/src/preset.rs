@@ -64,22 +64,11 @@ pub struct Section {
     pub budget: Option<String>,
 }
 
+pub use crate::share::{parse_share, ShareError};
+
 #[derive(Deserialize)]
 struct Only {
     capacity: Option<Section>,
-}
-
-/// `5%` or `0.05`.
-pub fn parse_share(s: &str) -> Result<f64, String> {
-    let v = match s.trim().strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
-        None => s.trim().parse::<f64>(),
-    }
-    .map_err(|_| format!("'{s}' is not a share like 5%"))?;
-    if !(0.005..=1.0).contains(&v) {
-        return Err(format!("'{s}': give between 0.5% and 100%"));
-    }
-    Ok(v)
 }
 
 /// A capacity preset: its plan, objective and settings, at the plan's
@@ -100,7 +89,10 @@ pub fn load(
     })?;
     let bad =
         |field: &str, e: String| PresetError(format!("{origin}: field 'capacity.{field}': {e}"));
-    let mut slo: Slo = sec.slo.parse().map_err(|e| bad("slo", e))?;
+    let mut slo: Slo = sec
+        .slo
+        .parse()
+        .map_err(|e: iolab_model::capacity::SloError| bad("slo", e.to_string()))?;
     let f = plan.scale;
     for c in &mut slo.clauses {
         if let iolab_model::capacity::Clause::Latency { below_ms, .. } = c {
@@ -116,7 +108,7 @@ pub fn load(
         start_rps: sec.start.unwrap_or(d.start_rps) / f,
         max_rps: sec.max.unwrap_or(d.max_rps) / f,
         precision: match &sec.precision {
-            Some(p) => parse_share(p).map_err(|e| bad("precision", e))?,
+            Some(p) => parse_share(p).map_err(|e| bad("precision", e.to_string()))?,
             None => d.precision,
         },
         min_step: dur("min_step", &sec.min_step, d.min_step)?.mul_f64(f),
@@ -203,6 +195,11 @@ pub fn run(
     })?
 }
 
+// The rig's results are Strings for now, with reason: the what-if
+// (`whatif/`) drives the rig with closures whose failures are its own
+// one-line text and that it chains with `and_then` and `?`; the rig's
+// faults join them as text until the what-if's errors are typed.
+
 /// What every search of a preset shares: its backends, the CPUs the target
 /// and the generator are pinned to, the binary, the settings, Ctrl-C. A
 /// rig starts each target and hands its search the [`Probe`] that loads it
@@ -232,7 +229,7 @@ pub fn with_rig<R>(
 ) -> Result<R, String> {
     // Every runtime the targets use, built once before the first starts (a
     // Node target on a fresh checkout exited before its URL: r31_06).
-    iolab_lab::targets::runtime::prepare(plan)?;
+    iolab_lab::targets::runtime::prepare(plan).map_err(|e| e.to_string())?;
     let backends = services::start(&Needs::of_plan(plan), &Addresses::from_env(), say)
         .map_err(|e| format!("{e:?}"))?;
     let (target_cpus, gen_cpus) = iolab_lab::environment::pinning(true);
@@ -340,7 +337,7 @@ impl Rig<'_> {
             cpus: self.target_cpus.clone(),
             separate_metrics: false,
         };
-        let started = start(spec, w, &self.exe, &opts, &self.cancel)?;
+        let started = start(spec, w, &self.exe, &opts, &self.cancel).map_err(|e| e.to_string())?;
         let probe = Probe {
             url: started.url,
             request: started.request,

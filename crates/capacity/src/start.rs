@@ -31,6 +31,23 @@ pub(super) struct Started {
     pub(super) notes: Vec<String>,
 }
 
+/// Why a search's target did not start.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StartFault {
+    /// Its runtime, model, knobs or command cannot be used.
+    #[error(transparent)]
+    Launch(#[from] iolab_lab::targets::TargetError),
+    /// The target (its process, or a foreign service) did not start (its
+    /// name first).
+    #[error("{name}: {why}")]
+    Start {
+        /// The run.
+        name: String,
+        /// Why.
+        why: iolab_lab::targets::StartError,
+    },
+}
+
 /// Start a run's target: a foreign one (its URL, or its command) with its
 /// own request, else a built-in one sent `/work` with the run's steps.
 pub(super) fn start(
@@ -39,10 +56,13 @@ pub(super) fn start(
     exe: &Path,
     opts: &StartOptions,
     cancel: &AtomicBool,
-) -> Result<Started, String> {
+) -> Result<Started, StartFault> {
     if let Some(f) = &w.foreign {
         let r = foreign::start(spec, f, w.command.as_deref(), opts, START_TIMEOUT, cancel)
-            .map_err(|e| format!("{}: {e}", spec.name))?;
+            .map_err(|why| StartFault::Start {
+                name: spec.name.clone(),
+                why,
+            })?;
         return Ok(Started {
             url: r.url(f),
             request: r.requests(f),
@@ -55,8 +75,12 @@ pub(super) fn start(
     }
     let launch = Launch::of(spec)?;
     let cmd = launch.command(spec, opts, exe)?;
-    let t = Target::start(&cmd, launch.start_timeout(START_TIMEOUT), cancel)
-        .map_err(|e| format!("{}: {e}", spec.name))?;
+    let t = Target::start(&cmd, launch.start_timeout(START_TIMEOUT), cancel).map_err(|why| {
+        StartFault::Start {
+            name: spec.name.clone(),
+            why,
+        }
+    })?;
     // iolab's own gauges, from the metrics listener when it has one.
     let metrics_base = t.metrics_url.clone().unwrap_or_else(|| t.url.clone());
     Ok(Started {

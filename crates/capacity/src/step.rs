@@ -349,6 +349,8 @@ pub(super) fn collapsed(s: &StepRecord, slo: &Slo) -> bool {
 /// `slo` judged on an attack: latency clauses over every planned request,
 /// each answer's latency forgiven `forgive_ms` (the generator's lateness,
 /// when asking whether it explains a fail; 0 otherwise).
+// A String is right here: the Err is the objective's verdict in words
+// (`Slo::judge`), kept as the step record's text, not a fault.
 pub fn judge(slo: &Slo, report: &AttackReport, forgive_ms: f64) -> Result<(), String> {
     let a = &report.result;
     let within = |ms: f64| {

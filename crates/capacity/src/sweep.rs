@@ -125,6 +125,8 @@ pub fn run(probe: &dyn Bench, o: &SweepOptions, fit: Option<&Fit>, watch: &dyn P
 }
 
 /// Measure 2N and judge both predictions there.
+// A String for now: a `Bench`'s own errors are its one-line text (the real
+// bench's and the simulated one's alike, `bench.rs`); typed with that trait.
 fn check(
     probe: &dyn Bench,
     o: &SweepOptions,

@@ -13,6 +13,8 @@ use iolab_model::capacity::{Clause, Observed, Slo, StepRecord, Windows};
 
 /// The objective over `windows`' requests together: planned, answered in
 /// time and within each latency bound, summed.
+// A String is right here: the Err is the objective's verdict in words
+// (`Slo::judge`), kept as the record's text, not a fault.
 pub fn pooled(slo: &Slo, windows: &[StepRecord]) -> Result<(), String> {
     let planned: u64 = windows.iter().map(|w| w.attack.requests.planned).sum();
     let ok: f64 = windows

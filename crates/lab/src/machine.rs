@@ -35,22 +35,28 @@ pub fn max_tasks() -> Option<u64> {
     .min()
 }
 
+/// More threads or processes than this machine starts.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} threads are more than this machine starts ({} at most: kernel.threads-max, kernel.pid_max, ulimit -u)", thousands(*asked), thousands(*max))]
+pub struct TasksError {
+    /// Threads or processes asked for.
+    pub asked: u64,
+    /// What this machine starts.
+    pub max: u64,
+}
+
 /// A knob asking for `n` threads or processes: refused when past what this
 /// machine starts (see [`max_tasks`]).
-pub fn check_tasks(n: u64) -> Result<(), String> {
+pub fn check_tasks(n: u64) -> Result<(), TasksError> {
     match max_tasks() {
-        Some(max) if n > max => Err(format!(
-            "{} threads are more than this machine starts ({} at most: kernel.threads-max, kernel.pid_max, ulimit -u)",
-            thousands(n),
-            thousands(max)
-        )),
+        Some(max) if n > max => Err(TasksError { asked: n, max }),
         _ => Ok(()),
     }
 }
 
 /// Every knob of `params` that sizes threads or processes, against what
 /// this machine starts; the error names the knob.
-pub fn check_task_knobs(params: &ModelParams) -> Result<(), (&'static str, String)> {
+pub fn check_task_knobs(params: &ModelParams) -> Result<(), (&'static str, TasksError)> {
     for (k, v) in params.set_knobs() {
         if k.sizes_tasks() {
             check_tasks(u64::from(v)).map_err(|e| (k.name, e))?;
@@ -61,7 +67,7 @@ pub fn check_task_knobs(params: &ModelParams) -> Result<(), (&'static str, Strin
 
 /// A batch's shared pool (`shared_pool`) against what this machine starts;
 /// the error names the field.
-pub fn check_batch_tasks(spec: &BatchSpec) -> Result<(), (&'static str, String)> {
+pub fn check_batch_tasks(spec: &BatchSpec) -> Result<(), (&'static str, TasksError)> {
     match spec.master.as_ref().and_then(|m| m.shared_pool) {
         Some(d) => check_tasks(u64::from(d)).map_err(|e| ("shared_pool", e)),
         None => Ok(()),

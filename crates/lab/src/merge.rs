@@ -9,7 +9,7 @@
 //! counts (each host's folder keeps its own); the verify report and the
 //! prediction are the first host's (the plan is the same).
 
-use iolab_loadgen::shard::combine::{merge_hosts as merge_attacks, Source};
+use iolab_loadgen::shard::combine::{merge_hosts as merge_attacks, ShardMergeError, Source};
 use iolab_model::attack::AttackResult;
 use iolab_model::runs::{Outcome, RunRecord, RunsFile};
 use iolab_model::telemetry::Telemetry;
@@ -19,15 +19,50 @@ use crate::runner::spread;
 /// One host's folder: a name for messages and its `runs.json`.
 pub type Folder = (String, RunsFile);
 
+/// Why hosts' folders do not merge; one line naming the fault.
+#[derive(Debug, thiserror::Error)]
+pub enum FoldersError {
+    /// No folder.
+    #[error("nothing to merge")]
+    Nothing,
+    /// A plan that does not serialize (never, for a plan read from JSON).
+    #[error("{0}")]
+    Plan(serde_json::Error),
+    /// Another plan.
+    #[error("{name} ran another plan than {name0} (preset, --scale or --reps differ): its runs are not shards of the same runs")]
+    OtherPlan {
+        /// A host's folder.
+        name: String,
+        /// The first one.
+        name0: String,
+    },
+    /// A run whose attacks do not merge.
+    #[error("run '{run}': {why}")]
+    Run {
+        /// The run.
+        run: String,
+        /// Why.
+        why: Box<iolab_loadgen::shard::combine::ShardMergeError>,
+    },
+}
+
+impl iolab_model::HasExitKind for FoldersError {
+    /// The folders given do not merge: the user gives others.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
 /// Merge the hosts' folders; the error is one line naming the fault.
-pub fn merge(folders: &[Folder]) -> Result<RunsFile, String> {
-    let (name0, first) = folders.first().ok_or("nothing to merge")?;
-    let plan0 = serde_json::to_value(&first.plan).map_err(|e| e.to_string())?;
+pub fn merge(folders: &[Folder]) -> Result<RunsFile, FoldersError> {
+    let (name0, first) = folders.first().ok_or(FoldersError::Nothing)?;
+    let plan0 = serde_json::to_value(&first.plan).map_err(FoldersError::Plan)?;
     for (name, f) in folders {
-        if serde_json::to_value(&f.plan).map_err(|e| e.to_string())? != plan0 {
-            return Err(format!(
-                "{name} ran another plan than {name0} (preset, --scale or --reps differ): its runs are not shards of the same runs"
-            ));
+        if serde_json::to_value(&f.plan).map_err(FoldersError::Plan)? != plan0 {
+            return Err(FoldersError::OtherPlan {
+                name: name.clone(),
+                name0: name0.clone(),
+            });
         }
     }
     let runs = folders.iter().map(|(_, f)| f.runs.len()).min().unwrap_or(0);
@@ -36,7 +71,10 @@ pub fn merge(folders: &[Folder]) -> Result<RunsFile, String> {
         .map(|j| {
             let records: Vec<(&String, &RunRecord)> =
                 folders.iter().map(|(n, f)| (n, &f.runs[j])).collect();
-            merge_run(&records).map_err(|e| format!("run '{}': {e}", first.runs[j].name))
+            merge_run(&records).map_err(|why| FoldersError::Run {
+                run: first.runs[j].name.clone(),
+                why: Box::new(why),
+            })
         })
         .collect::<Result<_, _>>()?;
     out.complete = runs == first.plan.runs.len() && folders.iter().all(|(_, f)| f.complete);
@@ -54,7 +92,7 @@ pub fn merge(folders: &[Folder]) -> Result<RunsFile, String> {
 
 /// One run over every host: its outcome is the first host's failure, if
 /// any; its attacks merge when every host measured.
-fn merge_run(records: &[(&String, &RunRecord)]) -> Result<RunRecord, String> {
+fn merge_run(records: &[(&String, &RunRecord)]) -> Result<RunRecord, ShardMergeError> {
     let mut run = records[0].1.clone();
     run.telemetry = Telemetry::default();
     run.backend_counts = None;

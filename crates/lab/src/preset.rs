@@ -18,9 +18,16 @@ use iolab_model::limits::{MAX_PRESET_BYTES, MAX_REPS};
 pub use expand::{FieldError, Overrides};
 
 /// A preset that cannot be used; the message names file, line and field.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
 pub struct PresetError(pub String);
+
+impl iolab_model::HasExitKind for PresetError {
+    /// A preset that cannot be read or run: the user's to fix, nothing run.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
 
 // Presets built into the binary, so `iolab run NAME` works from any folder
 // (a `presets/NAME.toml` in the current folder wins): every file of
@@ -231,7 +238,7 @@ pub struct PresetInfo {
     /// Where it lives.
     pub origin: String,
     /// The plan at its own scale, or why it cannot be loaded.
-    pub plan: Result<ExperimentPlan, String>,
+    pub plan: Result<ExperimentPlan, PresetError>,
     /// What it is run with: `run`, `capacity` or `whatif` (a `[capacity]`
     /// table makes it searched, a `[whatif]` table a pair).
     pub command: &'static str,
@@ -269,10 +276,9 @@ pub fn list(dir: &Path) -> Vec<PresetInfo> {
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_default();
         let origin = path.display().to_string();
-        let text = read_preset(&path).map_err(|e| format!("{origin}: {e}"));
+        let text = read_preset(&path).map_err(|e| PresetError(format!("{origin}: {e}")));
         let command = text.as_deref().map_or("run", command_of);
-        let plan =
-            text.and_then(|t| parse_plan(&t, &origin, Overrides::default()).map_err(|e| e.0));
+        let plan = text.and_then(|t| parse_plan(&t, &origin, Overrides::default()));
         out.push(PresetInfo {
             name,
             origin,
@@ -283,7 +289,7 @@ pub fn list(dir: &Path) -> Vec<PresetInfo> {
     for (name, text) in EMBEDDED {
         if out.iter().all(|p| p.name != *name) {
             let origin = format!("presets/{name}.toml (embedded)");
-            let plan = parse_plan(text, &origin, Overrides::default()).map_err(|e| e.0);
+            let plan = parse_plan(text, &origin, Overrides::default());
             out.push(PresetInfo {
                 name: name.to_string(),
                 origin,

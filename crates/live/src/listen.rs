@@ -36,6 +36,13 @@ pub enum ListenError {
     },
 }
 
+impl iolab_model::HasExitKind for ListenError {
+    /// An address that cannot be served on: the user picks another.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
 /// Why an address does not resolve.
 #[derive(Debug, thiserror::Error)]
 pub enum ResolveFault {

@@ -151,7 +151,7 @@ impl MergeWatch {
                 st.error = None;
             }
             Ok(_) => {}
-            Err(e) => st.error = Some(e),
+            Err(e) => st.error = Some(e.to_string()),
         }
         let over = finished || st.gave_up.is_some();
         drop(st);

@@ -5,6 +5,64 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
+/// A URL that cannot be attacked; `url` is as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080/)")]
+pub struct UrlError {
+    /// As given.
+    pub url: String,
+    /// What is wrong with it.
+    pub why: UrlFault,
+}
+
+/// What is wrong with a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum UrlFault {
+    /// A scheme other than the four.
+    #[error("only http://, https://, grpc:// and grpcs:// are supported")]
+    Scheme,
+    /// No `scheme://`.
+    #[error("missing http://")]
+    NoScheme,
+    /// `user@host`.
+    #[error("user info is not supported")]
+    UserInfo,
+    /// `[::1` without `]`.
+    #[error("unclosed '['")]
+    Unclosed,
+    /// Something other than `:PORT` after `]`.
+    #[error("junk after ']'")]
+    AfterBracket,
+    /// No host.
+    #[error("missing host")]
+    NoHost,
+    /// Spaces or control characters in the host.
+    #[error("host has spaces")]
+    HostSpaces,
+    /// Spaces or control characters in the path.
+    #[error("path has spaces (percent-encode them)")]
+    PathSpaces,
+    /// Not a port number, or 0.
+    #[error("port must be 1-65535")]
+    Port,
+}
+
+/// A host that resolves to no address (the target cannot be used).
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// The lookup failed.
+    #[error("cannot resolve '{host}': {why}")]
+    Lookup {
+        /// The host.
+        host: String,
+        /// What the resolver said.
+        why: std::io::Error,
+    },
+    /// The lookup found nothing.
+    #[error("'{0}' resolves to no address")]
+    NoAddress(String),
+}
+
 /// A parsed `http[s]://host[:port][/path]` (or `grpc[s]://`) URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
@@ -22,19 +80,18 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Parse a URL; the error is one line naming the fault and the fix.
-    pub fn parse(url: &str) -> Result<Endpoint, String> {
-        let bad = |why: &str| format!("bad URL '{url}': {why} (use e.g. http://127.0.0.1:8080/)");
+    pub fn parse(url: &str) -> Result<Endpoint, UrlError> {
+        let bad = |why| UrlError {
+            url: url.to_string(),
+            why,
+        };
         let ((tls, grpc), rest) = match url.split_once("://") {
             Some(("http", rest)) => ((false, false), rest),
             Some(("https", rest)) => ((true, false), rest),
             Some(("grpc", rest)) => ((false, true), rest),
             Some(("grpcs", rest)) => ((true, true), rest),
-            Some(_) => {
-                return Err(bad(
-                    "only http://, https://, grpc:// and grpcs:// are supported",
-                ))
-            }
-            None => return Err(bad("missing http://")),
+            Some(_) => return Err(bad(UrlFault::Scheme)),
+            None => return Err(bad(UrlFault::NoScheme)),
         };
         // A fragment ends the authority too (`http://h:8080#top`): it is
         // the client's alone and never sent, so it is dropped, as curl does.
@@ -45,13 +102,16 @@ impl Endpoint {
         };
         let path = path.split('#').next().unwrap_or("/").to_string();
         if authority.contains('@') {
-            return Err(bad("user info is not supported"));
+            return Err(bad(UrlFault::UserInfo));
         }
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let (h, after) = v6.split_once(']').ok_or_else(|| bad("unclosed '['"))?;
+            let (h, after) = v6.split_once(']').ok_or_else(|| bad(UrlFault::Unclosed))?;
             let port = match after {
                 "" => None,
-                p => Some(p.strip_prefix(':').ok_or_else(|| bad("junk after ']'"))?),
+                p => Some(
+                    p.strip_prefix(':')
+                        .ok_or_else(|| bad(UrlFault::AfterBracket))?,
+                ),
             };
             (h.to_string(), port)
         } else {
@@ -61,19 +121,19 @@ impl Endpoint {
             }
         };
         if host.is_empty() {
-            return Err(bad("missing host"));
+            return Err(bad(UrlFault::NoHost));
         }
         if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(bad("host has spaces"));
+            return Err(bad(UrlFault::HostSpaces));
         }
         if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(bad("path has spaces (percent-encode them)"));
+            return Err(bad(UrlFault::PathSpaces));
         }
         let port = match port {
             None if tls => 443,
             None => 80,
             Some(p) => match p.parse::<u16>() {
-                Ok(0) | Err(_) => return Err(bad("port must be 1-65535")),
+                Ok(0) | Err(_) => return Err(bad(UrlFault::Port)),
                 Ok(p) => p,
             },
         };
@@ -87,12 +147,15 @@ impl Endpoint {
     }
 
     /// Resolve to the first socket address (done once, before the run).
-    pub fn resolve(&self) -> Result<SocketAddr, String> {
+    pub fn resolve(&self) -> Result<SocketAddr, ResolveError> {
         (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve '{}': {e}", self.host))?
+            .map_err(|why| ResolveError::Lookup {
+                host: self.host.clone(),
+                why,
+            })?
             .next()
-            .ok_or_else(|| format!("'{}' resolves to no address", self.host))
+            .ok_or_else(|| ResolveError::NoAddress(self.host.clone()))
     }
 
     /// The `Host` header value.
@@ -169,7 +232,7 @@ mod tests {
             "http://x:99999/",
             "http://x/a b",
         ] {
-            let e = Endpoint::parse(bad).unwrap_err();
+            let e = Endpoint::parse(bad).unwrap_err().to_string();
             assert!(e.starts_with("bad URL") && !e.contains('\n'), "{bad}: {e}");
         }
     }

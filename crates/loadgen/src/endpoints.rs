@@ -103,9 +103,39 @@ pub fn results(mix: Option<&ReplayMix>, books: &[Book]) -> Vec<EndpointResult> {
         .collect()
 }
 
+/// Shards' `endpoints` sections that do not add.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointsError {
+    /// Different endpoints (not one replay).
+    #[error(
+        "{name} has other endpoints than {name0}: shards of one replay have the same endpoints"
+    )]
+    Other {
+        /// A shard.
+        name: String,
+        /// The first shard.
+        name0: String,
+    },
+    /// An endpoint's histogram does not decode.
+    #[error("{name}: endpoint {method} {template}: histogram {why}")]
+    Histogram {
+        /// The shard.
+        name: String,
+        /// The endpoint's method.
+        method: String,
+        /// Its template.
+        template: String,
+        /// Why.
+        why: crate::shard::hist::HistError,
+    },
+    /// An endpoint's sums do not balance (its own accounting says how).
+    #[error(transparent)]
+    Accounting(iolab_model::attack::AccountingError),
+}
+
 /// Shards' `endpoints` sections added into one: the same endpoints in the
 /// same order (one plan), counts added, histograms added and read again.
-pub fn combine(docs: &[(&str, &[EndpointResult])]) -> Result<Vec<EndpointResult>, String> {
+pub fn combine(docs: &[(&str, &[EndpointResult])]) -> Result<Vec<EndpointResult>, EndpointsError> {
     let Some((name0, first)) = docs.first() else {
         return Ok(Vec::new());
     };
@@ -121,7 +151,10 @@ pub fn combine(docs: &[(&str, &[EndpointResult])]) -> Result<Vec<EndpointResult>
                 .zip(&out)
                 .all(|(a, b)| a.method == b.method && a.template == b.template);
         if !same {
-            return Err(format!("{name} has other endpoints than {name0}: shards of one replay have the same endpoints"));
+            return Err(EndpointsError::Other {
+                name: name.to_string(),
+                name0: name0.to_string(),
+            });
         }
         for ((into, h), e) in out.iter_mut().zip(&mut hists).zip(eps.iter()) {
             into.sent += e.sent;
@@ -134,19 +167,21 @@ pub fn combine(docs: &[(&str, &[EndpointResult])]) -> Result<Vec<EndpointResult>
     for (e, h) in out.iter_mut().zip(&hists) {
         e.latency_ms = latency_summary(h);
         e.histogram = encode(h);
-        e.check_accounting()?;
+        e.check_accounting().map_err(EndpointsError::Accounting)?;
     }
     Ok(out)
 }
 
-fn decode(name: &str, e: &EndpointResult) -> Result<Histogram<u64>, String> {
+fn decode(name: &str, e: &EndpointResult) -> Result<Histogram<u64>, EndpointsError> {
     match &e.histogram {
-        Some(b64) => crate::shard::hist::decode_base64(b64).map_err(|x| {
-            format!(
-                "{name}: endpoint {} {}: histogram {x}",
-                e.method, e.template
-            )
-        }),
+        Some(b64) => {
+            crate::shard::hist::decode_base64(b64).map_err(|why| EndpointsError::Histogram {
+                name: name.to_string(),
+                method: e.method.clone(),
+                template: e.template.clone(),
+                why,
+            })
+        }
         None => Ok(Histogram::new(3).expect("3 significant digits")),
     }
 }

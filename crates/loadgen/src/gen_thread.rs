@@ -7,22 +7,23 @@ use std::sync::Arc;
 use iolab_model::attack::{AttackPlan, Engine};
 
 use crate::clock::{now_ns, PreciseTimer};
+use crate::error::ThreadError;
 use crate::recorder::Recorder;
 use crate::run_ctx::{RunCtx, ThreadOutput};
 use crate::thread_share::ThreadShare;
 use crate::{closed_loop, open_loop, shard};
 
 /// Pin the calling thread to one CPU.
-fn pin(cpu: usize) -> Result<(), String> {
+fn pin(cpu: usize) -> Result<(), ThreadError> {
     // SAFETY: cpu_set_t is plain data; CPU_SET bounds are checked by validate().
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(cpu, &mut set);
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!(
-                "cannot pin to CPU {cpu}: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(ThreadError::Pin {
+                cpu,
+                why: std::io::Error::last_os_error(),
+            });
         }
     }
     Ok(())
@@ -57,7 +58,7 @@ pub(crate) fn main(
     ctx: Arc<RunCtx>,
     rec: Recorder,
     engine: Engine,
-) -> Result<ThreadOutput, String> {
+) -> Result<ThreadOutput, ThreadError> {
     if !plan.cpus.is_empty() {
         pin(plan.cpus[i % plan.cpus.len()])?;
     }
@@ -70,7 +71,7 @@ pub(crate) fn main(
             // Probed fine, but this ring (bigger, or one of several) was
             // refused: `auto` runs this thread on epoll instead.
             Err(_) if plan.engine == Engine::Auto => None,
-            Err(e) => return Err(format!("cannot set up io_uring: {e}; use --engine epoll")),
+            Err(e) => return Err(ThreadError::Ring(e)),
         },
         Engine::Epoll | Engine::Auto => None,
     };
@@ -88,11 +89,15 @@ pub(crate) fn main(
 }
 
 /// The epoll engine: a current-thread tokio runtime running the work.
-fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: ThreadShare) -> Result<Recorder, String> {
+fn epoll_thread(
+    ctx: &Arc<RunCtx>,
+    rec: Recorder,
+    work: ThreadShare,
+) -> Result<Recorder, ThreadError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+        .map_err(ThreadError::EventLoop)?;
     let local = tokio::task::LocalSet::new();
     let rec = local
         .block_on(&rt, async {
@@ -109,7 +114,7 @@ fn epoll_thread(ctx: &Arc<RunCtx>, rec: Recorder, work: ThreadShare) -> Result<R
                 } => closed_loop::run(ctx.clone(), rec, clients, requests, end_ns).await,
             }
         })
-        .map_err(|e| format!("generator event loop failed: {e}"))?;
+        .map_err(ThreadError::Epoll)?;
     drop(local);
     drop(rt);
     Ok(rec)

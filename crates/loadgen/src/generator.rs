@@ -14,7 +14,7 @@ use iolab_model::driver::{ConnectionMode, Driver};
 
 use crate::clock::{now_ns, ClockBase};
 use crate::dial::Dial;
-use crate::error::AttackError;
+use crate::error::{AttackError, ThreadError};
 use crate::hooks::{Hooks, Progress};
 use crate::live::{Frame, Tap};
 use crate::recorder::{Live, Recorder};
@@ -144,7 +144,7 @@ pub fn run(
 }
 
 /// A running generator thread.
-type Handle = std::thread::JoinHandle<Result<ThreadOutput, String>>;
+type Handle = std::thread::JoinHandle<Result<ThreadOutput, ThreadError>>;
 
 /// Start one generator thread per live counter, each with its recorder
 /// (and its tap of the live feed, when there is one).
@@ -178,7 +178,7 @@ fn spawn(
                 rec.endpoints = crate::endpoints::books(plan.request.mix.as_ref(), highest_us);
                 gen_thread::main(i, threads, &plan, ctx, rec, engine)
             })
-            .map_err(|e| AttackError::Setup(format!("cannot start a generator thread: {e}")))?;
+            .map_err(ThreadError::Spawn)?;
         handles.push(h);
     }
     Ok(handles)
@@ -190,8 +190,8 @@ fn join(handles: Vec<Handle>) -> Result<Vec<ThreadOutput>, AttackError> {
     for h in handles {
         match h.join() {
             Ok(Ok(out)) => outputs.push(out),
-            Ok(Err(e)) => return Err(AttackError::Setup(e)),
-            Err(_) => return Err(AttackError::Setup("a generator thread panicked".into())),
+            Ok(Err(e)) => return Err(e.into()),
+            Err(_) => return Err(ThreadError::Panicked.into()),
         }
     }
     Ok(outputs)

@@ -58,8 +58,8 @@ mod wire;
 
 use iolab_model::attack::AttackPlan;
 
-pub use endpoint::Endpoint;
-pub use error::AttackError;
+pub use endpoint::{Endpoint, ResolveError, UrlError, UrlFault};
+pub use error::{AttackError, ThreadError};
 pub use hdrhistogram::Histogram;
 pub use hooks::{Hooks, Progress, ProgressFn};
 pub use iolab_model::schedule::Schedule;
@@ -69,6 +69,9 @@ pub use recorder::{ErrorClass, RequestRow};
 pub use report::{AttackReport, IntervalHistogram};
 pub use request_list::parse_request_list;
 pub use shard::thread_schedule;
+pub use source::SourceError;
+pub use tls::TlsError;
+pub use uring::UringError;
 pub use validate::validate;
 
 /// The HTTP/2 answer rules and the watch on a server's SETTINGS, for
@@ -82,7 +85,7 @@ pub mod http2 {
 
 /// Whether the io_uring engine can run on this kernel: `Err` says why not
 /// (no io_uring, disabled by `kernel.io_uring_disabled`, a missing operation).
-pub fn io_uring_available() -> Result<(), String> {
+pub fn io_uring_available() -> Result<(), uring::UringError> {
     uring::probe()
 }
 
@@ -93,25 +96,24 @@ pub fn io_uring_available() -> Result<(), String> {
 /// `spawn_blocking`.
 pub fn attack(plan: &AttackPlan, hooks: &Hooks) -> Result<AttackReport, AttackError> {
     validate(plan)?;
-    let target = Endpoint::parse(&plan.target).map_err(AttackError::Invalid)?;
-    let addr = target.resolve().map_err(AttackError::Setup)?;
-    source::check(&plan.source_addrs, addr).map_err(AttackError::Invalid)?;
+    let target = Endpoint::parse(&plan.target)?;
+    let addr = target.resolve()?;
+    source::check(&plan.source_addrs, addr)?;
     // Every connection is a file: lift the soft limit to what the plan may
     // open (validate checked the hard limit allows a closed loop's clients).
     let fds = u64::from(plan.connections.max()) + iolab_model::limits::FD_RESERVE;
     machine::raise_nofile(fds);
-    let requests = wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
+    let requests = wire::render_all(&target, &plan.request.list)?;
     let http2 = plan.request.protocol.is_http2();
     let tls = match target.tls {
         true => {
-            let tls = tls::Tls::new(&target.host, plan.request.insecure, http2)
-                .map_err(AttackError::Invalid)?;
-            tls::preflight(&tls, addr, &target.host).map_err(AttackError::Setup)?;
+            let tls = tls::Tls::new(&target.host, plan.request.insecure, http2)?;
+            tls::preflight(&tls, addr, &target.host)?;
             Some(tls)
         }
         false => None,
     };
-    let h2 = protocol::prepare(plan, &target, addr, tls.as_ref()).map_err(AttackError::Invalid)?;
+    let h2 = protocol::prepare(plan, &target, addr, tls.as_ref())?;
     let outputs = generator::run(plan, requests, h2, tls, addr, hooks)?;
     let report = merge::report(plan, outputs);
     debug_assert_eq!(report.result.check_accounting(), Ok(()));

@@ -14,19 +14,65 @@
 //! @order.json
 //! ```
 
-use iolab_model::request::{check_method, parse_header, RequestTemplate};
+use std::fmt::Display;
+
+use iolab_model::request::{check_method, parse_header, RequestError, RequestTemplate};
+
+/// A request list that cannot be read; `origin` names it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListError {
+    /// A line that cannot be used.
+    #[error("{origin}:{line}: {why}")]
+    Line {
+        /// The list's name.
+        origin: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        why: LineFault,
+    },
+    /// No request at all.
+    #[error("{0}: no requests (write one `METHOD URL` line per request, e.g. GET http://127.0.0.1:8080/)")]
+    Empty(String),
+}
+
+/// What is wrong with a line of a request list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineFault {
+    /// Neither a request line nor a header of an open request.
+    #[error("'{0}' is not a `METHOD URL` line (e.g. GET http://127.0.0.1:8080/)")]
+    NotRequest(String),
+    /// A request line whose URL has no scheme.
+    #[error("'{url}' is not an absolute URL (write `{method} http://HOST:PORT/PATH`)")]
+    NotAbsolute {
+        /// The method.
+        method: String,
+        /// The URL as written (its first 60 characters).
+        url: String,
+    },
+    /// A method or header that cannot be sent.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// The `@path` body could not be read (the reader's message).
+    #[error("{0}")]
+    Body(String),
+}
 
 /// Parse a request list; `origin` names it in errors (`FILE:LINE: ...`) and
-/// `read` loads an `@path` body.
-pub fn parse_request_list(
+/// `read` loads an `@path` body (its error is the reader's own message).
+pub fn parse_request_list<E: Display>(
     text: &str,
     origin: &str,
-    read: &dyn Fn(&str) -> Result<Vec<u8>, String>,
-) -> Result<Vec<RequestTemplate>, String> {
+    read: &dyn Fn(&str) -> Result<Vec<u8>, E>,
+) -> Result<Vec<RequestTemplate>, ListError> {
     let mut out: Vec<RequestTemplate> = Vec::new();
     let mut open = false;
     for (i, raw) in text.lines().enumerate() {
-        let at = |msg: String| format!("{origin}:{}: {msg}", i + 1);
+        let at = |why: LineFault| ListError::Line {
+            origin: origin.to_string(),
+            line: i + 1,
+            why,
+        };
         let line = raw.trim();
         if line.starts_with('#') {
             continue;
@@ -43,22 +89,19 @@ pub fn parse_request_list(
             continue;
         }
         let Some(current) = out.last_mut().filter(|_| open) else {
-            return Err(at(format!(
-                "'{}' is not a `METHOD URL` line (e.g. GET http://127.0.0.1:8080/)",
-                short(line)
-            )));
+            return Err(at(LineFault::NotRequest(short(line))));
         };
         if let Some(path) = line.strip_prefix('@') {
-            current.body = read(path.trim()).map_err(&at)?;
+            current.body = read(path.trim()).map_err(|e| at(LineFault::Body(e.to_string())))?;
             open = false;
         } else {
-            current.headers.push(parse_header(line).map_err(at)?);
+            current
+                .headers
+                .push(parse_header(line).map_err(|e| at(e.into()))?);
         }
     }
     if out.is_empty() {
-        return Err(format!(
-            "{origin}: no requests (write one `METHOD URL` line per request, e.g. GET http://127.0.0.1:8080/)"
-        ));
+        return Err(ListError::Empty(origin.to_string()));
     }
     Ok(out)
 }
@@ -68,19 +111,23 @@ pub fn parse_request_list(
 /// upper-case methods): a header line is `Name: value`, and its name ends in
 /// a colon, so `Referer: http://h/` or `Origin: http://h` (a URL as the value)
 /// is never taken for a request. The URL must have a scheme.
-fn request_line(line: &str) -> Option<Result<(String, String), String>> {
+fn request_line(line: &str) -> Option<Result<(String, String), LineFault>> {
     let (method, url) = line.split_once(char::is_whitespace)?;
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_uppercase()) {
         return None;
     }
     let url = url.trim();
     if !url.contains("://") || url.contains(char::is_whitespace) {
-        return Some(Err(format!(
-            "'{}' is not an absolute URL (write `{method} http://HOST:PORT/PATH`)",
-            short(url)
-        )));
+        return Some(Err(LineFault::NotAbsolute {
+            method: method.to_string(),
+            url: short(url),
+        }));
     }
-    Some(check_method(method).map(|_| (method.to_string(), url.to_string())))
+    Some(
+        check_method(method)
+            .map(|_| (method.to_string(), url.to_string()))
+            .map_err(LineFault::from),
+    )
 }
 
 fn short(s: &str) -> String {
@@ -91,10 +138,10 @@ fn short(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn read(path: &str) -> Result<Vec<u8>, String> {
+    fn read(path: &str) -> std::io::Result<Vec<u8>> {
         match path {
             "order.json" => Ok(b"{\"id\":1}".to_vec()),
-            p => Err(format!("cannot read body file {p}")),
+            p => Err(std::io::Error::other(format!("cannot read body file {p}"))),
         }
     }
 
@@ -124,7 +171,9 @@ mod tests {
             ("G/T http://h/\n", 1),
             ("GET http://h/\n\nX: 1\n", 3),
         ] {
-            let e = parse_request_list(text, "t.txt", &read).unwrap_err();
+            let e = parse_request_list(text, "t.txt", &read)
+                .unwrap_err()
+                .to_string();
             assert!(
                 e.starts_with(&format!("t.txt:{line}: ")) && !e.contains('\n'),
                 "{e}"
@@ -132,6 +181,7 @@ mod tests {
         }
         assert!(parse_request_list("# nothing\n", "t.txt", &read)
             .unwrap_err()
+            .to_string()
             .contains("no requests"));
     }
 
@@ -151,12 +201,16 @@ mod tests {
         assert_eq!(t[1].header("referer"), Some("http://h:1/a"));
         // A header line with a URL value and no request open is still a
         // fault of the file, named as such; so is a request without a URL.
-        let e = parse_request_list("Referer: http://h/\n", "t.txt", &read).unwrap_err();
+        let e = parse_request_list("Referer: http://h/\n", "t.txt", &read)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("t.txt:1: ") && e.contains("METHOD URL"),
             "{e}"
         );
-        let e = parse_request_list("GET /a\n", "t.txt", &read).unwrap_err();
+        let e = parse_request_list("GET /a\n", "t.txt", &read)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("t.txt:1: ") && e.contains("absolute URL"),
             "{e}"

@@ -44,30 +44,52 @@ impl Sources {
 /// Most source addresses a plan may name.
 pub const MAX_SOURCES: usize = 256;
 
+/// A `--source-addrs` list that cannot reach the target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// More addresses than a plan may name.
+    #[error("--source-addrs names {0} addresses: at most {MAX_SOURCES}")]
+    TooMany(usize),
+    /// `0.0.0.0` or `::`: no address to connect from.
+    #[error(
+        "--source-addrs {0} is no address: name the addresses to connect from (e.g. 127.0.0.2)"
+    )]
+    Unspecified(IpAddr),
+    /// IPv4 beside an IPv6 target, or the reverse.
+    #[error(
+        "--source-addrs {ip} cannot connect to {target}: give addresses of the target's family"
+    )]
+    Family {
+        /// The source address.
+        ip: IpAddr,
+        /// The target.
+        target: SocketAddr,
+    },
+    /// Not loopback, beside a loopback target.
+    #[error("--source-addrs {ip} cannot reach the loopback target {target}: use 127.x.y.z addresses (all of 127.0.0.0/8 is this machine)")]
+    NotLoopback {
+        /// The source address.
+        ip: IpAddr,
+        /// The target.
+        target: SocketAddr,
+    },
+}
+
 /// Every source address can reach `target`: same family, not unspecified,
 /// and on loopback when the target is (no other address reaches it).
-pub fn check(sources: &[IpAddr], target: SocketAddr) -> Result<(), String> {
+pub fn check(sources: &[IpAddr], target: SocketAddr) -> Result<(), SourceError> {
     if sources.len() > MAX_SOURCES {
-        return Err(format!(
-            "--source-addrs names {} addresses: at most {MAX_SOURCES}",
-            sources.len()
-        ));
+        return Err(SourceError::TooMany(sources.len()));
     }
-    for ip in sources {
+    for &ip in sources {
         if ip.is_unspecified() {
-            return Err(format!(
-                "--source-addrs {ip} is no address: name the addresses to connect from (e.g. 127.0.0.2)"
-            ));
+            return Err(SourceError::Unspecified(ip));
         }
         if ip.is_ipv4() != target.is_ipv4() {
-            return Err(format!(
-                "--source-addrs {ip} cannot connect to {target}: give addresses of the target's family"
-            ));
+            return Err(SourceError::Family { ip, target });
         }
         if target.ip().is_loopback() && !ip.is_loopback() {
-            return Err(format!(
-                "--source-addrs {ip} cannot reach the loopback target {target}: use 127.x.y.z addresses (all of 127.0.0.0/8 is this machine)"
-            ));
+            return Err(SourceError::NotLoopback { ip, target });
         }
     }
     Ok(())
@@ -178,10 +200,15 @@ mod tests {
             ("::1", "family"),
             ("0.0.0.0", "no address"),
         ] {
-            let e = check(&[bad.parse().unwrap()], loopback).unwrap_err();
+            let e = check(&[bad.parse().unwrap()], loopback)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(word) && e.starts_with("--source-addrs"), "{e}");
         }
         let many = vec![ok[0]; MAX_SOURCES + 1];
-        assert!(check(&many, loopback).unwrap_err().contains("at most"));
+        assert!(check(&many, loopback)
+            .unwrap_err()
+            .to_string()
+            .contains("at most"));
     }
 }

@@ -21,6 +21,33 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
+/// Why TLS cannot be used against a target.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    /// rustls refused its own configuration.
+    #[error("cannot set up TLS: {0}")]
+    Config(rustls::Error),
+    /// The host is neither a DNS name nor an IP address.
+    #[error("'{host}' is not a name TLS can verify: {why}")]
+    Name {
+        /// The host.
+        host: String,
+        /// Why.
+        why: rustls::pki_types::InvalidDnsNameError,
+    },
+    /// No event loop for the handshake check.
+    #[error("cannot build an event loop: {0}")]
+    EventLoop(io::Error),
+    /// The handshake was refused: a certificate, or a port without TLS.
+    #[error("TLS handshake with {host} failed: {why}{}", advice(why))]
+    Handshake {
+        /// The host.
+        host: String,
+        /// What the handshake said.
+        why: io::Error,
+    },
+}
+
 /// The TLS side of an attack: connector and the name the server must prove.
 #[derive(Clone)]
 pub struct Tls {
@@ -32,11 +59,11 @@ impl Tls {
     /// A client for `host` (a DNS name or an IP address), offering
     /// HTTP/2 alone by ALPN when `http2` (a server that will not agree is
     /// refused before the run), else HTTP/1.1.
-    pub fn new(host: &str, insecure: bool, http2: bool) -> Result<Tls, String> {
+    pub fn new(host: &str, insecure: bool, http2: bool) -> Result<Tls, TlsError> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
-            .map_err(|e| format!("cannot set up TLS: {e}"))?;
+            .map_err(TlsError::Config)?;
         let mut config = if insecure {
             builder
                 .dangerous()
@@ -52,8 +79,10 @@ impl Tls {
             true => vec![b"h2".to_vec()],
             false => vec![b"http/1.1".to_vec()],
         };
-        let name = ServerName::try_from(host.to_string())
-            .map_err(|e| format!("'{host}' is not a name TLS can verify: {e}"))?;
+        let name = ServerName::try_from(host.to_string()).map_err(|why| TlsError::Name {
+            host: host.to_string(),
+            why,
+        })?;
         Ok(Tls {
             connector: TlsConnector::from(Arc::new(config)),
             name,
@@ -168,21 +197,21 @@ impl AsyncWrite for Stream {
 /// refused certificate would otherwise turn every request into a
 /// `connect_other` error with no word on why. A target that cannot be
 /// reached at all is left to the run, which counts that as data.
-pub fn preflight(tls: &Tls, addr: std::net::SocketAddr, host: &str) -> Result<(), String> {
+pub fn preflight(tls: &Tls, addr: std::net::SocketAddr, host: &str) -> Result<(), TlsError> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+        .map_err(TlsError::EventLoop)?;
     let limit = std::time::Duration::from_secs(5);
     rt.block_on(async {
         let Ok(Ok(tcp)) = tokio::time::timeout(limit, TcpStream::connect(addr)).await else {
             return Ok(());
         };
         match tokio::time::timeout(limit, tls.wrap(tcp)).await {
-            Ok(Err(e)) if e.kind() == io::ErrorKind::InvalidData => Err(format!(
-                "TLS handshake with {host} failed: {e}{}",
-                advice(&e)
-            )),
+            Ok(Err(why)) if why.kind() == io::ErrorKind::InvalidData => Err(TlsError::Handshake {
+                host: host.to_string(),
+                why,
+            }),
             // A reset or a slow handshake is the target's behaviour: data.
             _ => Ok(()),
         }

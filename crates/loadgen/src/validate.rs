@@ -16,8 +16,8 @@ fn bad(msg: impl Into<String>) -> Result<(), AttackError> {
 /// Check a plan: http(s):// or grpc(s):// URL, requests to one origin, positive rates and durations, non-empty phases,
 /// sane timeout / interval / threads / CPUs / connection cap.
 pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
-    let target = Endpoint::parse(&plan.target).map_err(AttackError::Invalid)?;
-    crate::wire::render_all(&target, &plan.request.list).map_err(AttackError::Invalid)?;
+    let target = Endpoint::parse(&plan.target)?;
+    crate::wire::render_all(&target, &plan.request.list)?;
     // Every size, count and rate against its bound (and the machine's open
     // files), before anything is allocated.
     crate::machine::check_bounds(plan).map_err(|f| AttackError::Invalid(f.with_flag()))?;
@@ -32,7 +32,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), AttackError> {
     settings(plan)?;
     protocol(plan, &target)?;
     replay(plan)?;
-    crate::shard::validate(plan).map_err(AttackError::Invalid)?;
+    crate::shard::validate(plan)?;
     cpus(plan)
 }
 
@@ -43,10 +43,10 @@ fn protocol(plan: &AttackPlan, target: &Endpoint) -> Result<(), AttackError> {
     let p = &plan.request.protocol;
     // The URL's kind first: `grpc://` without `--call` is missing its
     // method, whatever else the flags say (`--streams` included).
-    crate::grpc::check(plan, target).map_err(AttackError::Invalid)?;
-    p.check().map_err(AttackError::Invalid)?;
+    crate::grpc::check(plan, target)?;
+    p.check()?;
     if p.is_http2() && p.grpc.is_none() {
-        crate::h2::Requests::of(plan).map_err(AttackError::Invalid)?;
+        crate::h2::Requests::of(plan)?;
     }
     Ok(())
 }
@@ -57,8 +57,7 @@ fn replay(plan: &AttackPlan) -> Result<(), AttackError> {
     let Some(mix) = &plan.request.mix else {
         return Ok(());
     };
-    mix.check(plan.request.list.len())
-        .map_err(AttackError::Invalid)?;
+    mix.check(plan.request.list.len())?;
     if plan.request.protocol.is_http2() {
         return bad("a replayed mix is sent over HTTP/1.1: drop --http2");
     }

@@ -51,24 +51,50 @@ pub fn plain_get(target: &Endpoint) -> Vec<u8> {
     render(target, "GET", &[], &[])
 }
 
+/// A request of a plan that cannot be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// Its method or a header.
+    #[error("request {n}: {why}")]
+    Request {
+        /// 1-based.
+        n: usize,
+        /// What is wrong.
+        why: iolab_model::request::RequestError,
+    },
+    /// Its URL.
+    #[error(transparent)]
+    Url(#[from] crate::endpoint::UrlError),
+    /// Another origin than the first request's.
+    #[error("request {n} goes to {to} but the first to {first}: one attack sends to one origin (run one attack per host)")]
+    Origin {
+        /// 1-based.
+        n: usize,
+        /// Its origin.
+        to: String,
+        /// The first request's.
+        first: String,
+    },
+}
+
 /// Every request of a plan, parsed and rendered: the targets must share one
 /// origin (scheme, host, port), the first one's; the error is one line.
-pub fn render_all(first: &Endpoint, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, String> {
+pub fn render_all(first: &Endpoint, list: &[RequestTemplate]) -> Result<Vec<Vec<u8>>, WireError> {
     if list.is_empty() {
         return Ok(vec![plain_get(first)]);
     }
     list.iter()
         .enumerate()
         .map(|(i, r)| {
-            r.check().map_err(|e| format!("request {}: {e}", i + 1))?;
+            let n = i + 1;
+            r.check().map_err(|why| WireError::Request { n, why })?;
             let t = Endpoint::parse(&r.url)?;
             if t.origin() != first.origin() {
-                return Err(format!(
-                    "request {} goes to {} but the first to {}: one attack sends to one origin (run one attack per host)",
-                    i + 1,
-                    t.origin(),
-                    first.origin()
-                ));
+                return Err(WireError::Origin {
+                    n,
+                    to: t.origin(),
+                    first: first.origin(),
+                });
             }
             Ok(render(&t, &r.method, &r.headers, &r.body))
         })
@@ -126,12 +152,15 @@ mod tests {
             RequestTemplate::get("http://h:1/b?x"),
         ];
         assert_eq!(render_all(&first, &ok).unwrap().len(), 2);
-        let e = render_all(&first, &[RequestTemplate::get("http://other:1/")]).unwrap_err();
+        let e = render_all(&first, &[RequestTemplate::get("http://other:1/")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("one origin") && !e.contains('\n'), "{e}");
         let mut bad = RequestTemplate::get("http://h:1/");
         bad.method = "B AD".into();
         assert!(render_all(&first, &[bad])
             .unwrap_err()
+            .to_string()
             .starts_with("request 1:"));
     }
 }

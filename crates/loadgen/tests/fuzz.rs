@@ -126,7 +126,10 @@ fn the_targets_corpus_is_parsed_or_refused_in_one_line() {
         let text = String::from_utf8_lossy(&bytes);
         match parse_request_list(&text, &name, &no_bodies) {
             Ok(list) => assert!(!list.is_empty(), "{name}"),
-            Err(e) => assert!(!e.contains('\n') && e.starts_with(&name), "{name}: {e}"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!e.contains('\n') && e.starts_with(&name), "{name}: {e}")
+            }
         }
     }
     // Finding 16: a header whose value is a URL stays a header.
@@ -165,6 +168,7 @@ proptest! {
     fn any_targets_file_is_parsed_or_refused_in_one_line(text in "\\PC{0,300}") {
         let no_bodies = |p: &str| Err(format!("body file {p} not read in this test"));
         if let Err(e) = parse_request_list(&text, "t.txt", &no_bodies) {
+            let e = e.to_string();
             prop_assert!(!e.contains('\n'), "two lines: {}", e);
             prop_assert!(e.starts_with("t.txt"), "does not name the file: {}", e);
         }
@@ -192,7 +196,10 @@ proptest! {
                     prop_assert!(r.method.chars().all(|c| c.is_ascii_uppercase()), "{:?}", r);
                 }
             }
-            Err(e) => prop_assert!(!e.contains('\n') && e.starts_with("t.txt"), "{}", e),
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(!e.contains('\n') && e.starts_with("t.txt"), "{}", e)
+            }
         }
     }
 }

@@ -226,22 +226,25 @@ fn merges_refuse_what_is_not_one_plan_in_one_line() {
         (vec![], "nothing to merge"),
     ];
     for (docs, why) in cases {
-        let e = merge(&docs).unwrap_err();
+        let e = merge(&docs).unwrap_err().to_string();
         assert!(e.contains(why) && !e.contains('\n'), "{why}: {e}");
     }
     let mut elsewhere = b.clone();
     elsewhere.1.target = "http://10.1.2.3:80/".into();
-    let e = merge(&[a.clone(), elsewhere.clone()]).unwrap_err();
+    let e = merge(&[a.clone(), elsewhere.clone()])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("shards of one plan attack one target"), "{e}");
     assert!(iolab_loadgen::shard::combine::merge_hosts(&[a.clone(), elsewhere]).is_ok());
     let mut edited = b.clone();
     edited.1.shard.as_mut().unwrap().interval_histograms.pop();
     assert!(merge(&[a.clone(), edited])
         .unwrap_err()
+        .to_string()
         .contains("interval histograms"));
     let mut late = b;
     late.1.started_unix_ms += 60_000;
-    let e = merge(&[a, late]).unwrap_err();
+    let e = merge(&[a, late]).unwrap_err().to_string();
     assert!(e.contains("shards of different runs"), "{e}");
 }
 

@@ -161,21 +161,41 @@ impl ErrorCounts {
 
     /// The coded classes' counts by code add up to the class's count;
     /// the error names the class that does not.
-    pub fn check_codes(&self) -> Result<(), String> {
+    pub fn check_codes(&self) -> Result<(), CodesError> {
         for (class, codes) in &self.by_code {
             let count = self.classes().into_iter().find(|(name, _)| name == class);
             let Some((_, count)) = count else {
-                return Err(format!("errors.by_code names no class '{class}'"));
+                return Err(CodesError::NoClass(class.clone()));
             };
             let sum = codes.values().fold(0u64, |s, n| s.saturating_add(*n));
             if sum != count {
-                return Err(format!(
-                    "errors.by_code.{class} adds to {sum}, not errors.{class} = {count}"
-                ));
+                return Err(CodesError::Sum {
+                    class: class.clone(),
+                    sum,
+                    count,
+                });
             }
         }
         Ok(())
     }
+}
+
+/// Errors by code that do not add to their class.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CodesError {
+    /// A class that does not exist.
+    #[error("errors.by_code names no class '{0}'")]
+    NoClass(String),
+    /// Codes adding to another count than the class's.
+    #[error("errors.by_code.{class} adds to {sum}, not errors.{class} = {count}")]
+    Sum {
+        /// The class.
+        class: String,
+        /// Its codes' sum.
+        sum: u64,
+        /// Its count.
+        count: u64,
+    },
 }
 
 /// HTTP/2 error codes by name (RFC 9113, section 7).
@@ -273,7 +293,11 @@ mod tests {
         assert_eq!(twice.total(), 2 * e.total());
         twice.check_codes().unwrap();
         twice.grpc_status += 1;
-        assert!(twice.check_codes().unwrap_err().contains("grpc_status"));
+        assert!(twice
+            .check_codes()
+            .unwrap_err()
+            .to_string()
+            .contains("grpc_status"));
         assert_eq!(
             ErrorClass::GrpcStatus(14).label(),
             "grpc_status:UNAVAILABLE"

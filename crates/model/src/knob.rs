@@ -103,15 +103,34 @@ impl KnobDef {
 
     /// Check a value against this knob's range: one line naming the knob and
     /// the range when it is outside.
-    pub fn check(&self, value: u64) -> Result<u32, String> {
+    pub fn check(&self, value: u64) -> Result<u32, KnobError> {
         if value == 0 || value > u64::from(self.max) {
-            return Err(format!(
-                "{} = {value} is out of range: use 1..={}",
-                self.name, self.max
-            ));
+            return Err(KnobError::Range {
+                knob: self.name,
+                value,
+                max: self.max,
+            });
         }
         Ok(value as u32)
     }
+}
+
+/// A knob setting that cannot be used; one line naming the knob.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KnobError {
+    /// Outside 1..=max.
+    #[error("{knob} = {value} is out of range: use 1..={max}")]
+    Range {
+        /// The knob.
+        knob: &'static str,
+        /// The value given.
+        value: u64,
+        /// Its largest value.
+        max: u32,
+    },
+    /// No knob of that name.
+    #[error("unknown knob '{0}' (expected one of: {names})", names = knob_names())]
+    Unknown(String),
 }
 
 macro_rules! knobs {
@@ -213,15 +232,14 @@ impl ModelParams {
     }
 
     /// Set the knob called `name`, checking its range.
-    pub fn set(&mut self, name: &str, value: u64) -> Result<(), String> {
-        let k = knob(name)
-            .ok_or_else(|| format!("unknown knob '{name}' (expected one of: {})", knob_names()))?;
+    pub fn set(&mut self, name: &str, value: u64) -> Result<(), KnobError> {
+        let k = knob(name).ok_or_else(|| KnobError::Unknown(name.to_string()))?;
         (k.set)(self, Some(k.check(value)?));
         Ok(())
     }
 
     /// Every set knob within its range.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), KnobError> {
         for (k, v) in self.set_knobs() {
             k.check(u64::from(v))?;
         }
@@ -330,11 +348,14 @@ mod tests {
             p.set(k.name, 3).unwrap();
             assert_eq!((k.get)(&p), Some(3), "{}", k.name);
             assert!(p.set(k.name, 0).is_err());
-            let e = p.set(k.name, u64::from(k.max) + 1).unwrap_err();
+            let e = p.set(k.name, u64::from(k.max) + 1).unwrap_err().to_string();
             assert!(e.contains(k.name) && e.contains("1..="), "{e}");
             assert!(!k.about.is_empty());
         }
-        let e = ModelParams::default().set("fibers", 1).unwrap_err();
+        let e = ModelParams::default()
+            .set("fibers", 1)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("unknown knob 'fibers'") && e.contains("threads"),
             "{e}"

@@ -8,7 +8,8 @@
 //! [`schedule`] and its [`shard`]s, [`durations`](units), the result documents that renderers
 //! read ([`attack`], [`runs`], [`batch`], [`predict`], [`verify`],
 //! [`capacity`], and the threads' timelines in [`spans`]), the classes a
-//! failed request lands in ([`error_class`]), the protocol requests go
+//! failed request lands in ([`error_class`]), what kind of fault an error
+//! is for its exit code ([`exit_kind`]), the protocol requests go
 //! over ([`protocol`]), what a request
 //! sends ([`request`]), how those are written and read back ([`files`]),
 //! every bound on input with the machine's kernel limits ([`limits`]), and
@@ -24,6 +25,7 @@ pub mod driver;
 pub mod engine;
 pub mod environment;
 pub mod error_class;
+pub mod exit_kind;
 pub mod experiment;
 pub mod files;
 pub mod generator;
@@ -49,7 +51,8 @@ pub mod whatif;
 
 pub use concurrency::{ModelDef, ModelKind};
 pub use driver::{Arrival, ConnectionMode, Driver, Phase};
-pub use knob::{ModelParams, KNOBS};
+pub use exit_kind::{ExitKind, HasExitKind};
+pub use knob::{KnobError, ModelParams, KNOBS};
 pub use runtime::Runtime;
 pub use steps::{IoCall, Step, StepsError};
 pub use units::{format_duration, parse_duration, parse_rate, DurationError, RateError};

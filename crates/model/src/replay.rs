@@ -38,6 +38,27 @@ pub struct ReplayMix {
     pub of_request: Vec<u32>,
 }
 
+/// A replay mix that does not fit its request list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MixError {
+    /// Another number of requests.
+    #[error("replay mix names {named} requests, the list has {has}")]
+    Requests {
+        /// Requests the mix names.
+        named: usize,
+        /// Requests the list has.
+        has: usize,
+    },
+    /// An endpoint past its list.
+    #[error("replay mix names endpoint {named}, it has {has}")]
+    Endpoint {
+        /// The endpoint named.
+        named: u64,
+        /// Endpoints it has.
+        has: usize,
+    },
+}
+
 impl ReplayMix {
     /// The endpoint of request `i` of the list (0 when out of range).
     pub fn endpoint_of(&self, i: usize) -> usize {
@@ -45,22 +66,22 @@ impl ReplayMix {
     }
 
     /// Every request names an endpoint that exists; the error says which.
-    pub fn check(&self, requests: usize) -> Result<(), String> {
+    pub fn check(&self, requests: usize) -> Result<(), MixError> {
         if self.of_request.len() != requests {
-            return Err(format!(
-                "replay mix names {} requests, the list has {requests}",
-                self.of_request.len()
-            ));
+            return Err(MixError::Requests {
+                named: self.of_request.len(),
+                has: requests,
+            });
         }
         match self
             .of_request
             .iter()
             .find(|e| **e as usize >= self.endpoints.len())
         {
-            Some(e) => Err(format!(
-                "replay mix names endpoint {e}, it has {}",
-                self.endpoints.len()
-            )),
+            Some(e) => Err(MixError::Endpoint {
+                named: u64::from(*e),
+                has: self.endpoints.len(),
+            }),
             None => Ok(()),
         }
     }

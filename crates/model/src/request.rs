@@ -13,6 +13,26 @@ use serde::{Deserialize, Serialize};
 
 use crate::protocol::Protocol;
 
+/// A method or header that cannot be sent; one line naming the fault and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// The method is not a token.
+    #[error("method '{0}' is not an HTTP token (use e.g. GET, POST, PUT)")]
+    Method(String),
+    /// The header name is not a token.
+    #[error("header name '{0}' is not an HTTP token (use e.g. -H 'X-Api-Key: secret')")]
+    HeaderName(String),
+    /// A line break in a header's value.
+    #[error("header '{0}' has a line break in its value: give one line per header")]
+    LineBreak(String),
+    /// A header the generator sets itself.
+    #[error("header '{0}' is set by iolab from the body and --new-connection: remove it")]
+    Own(String),
+    /// `Name: value` without the colon.
+    #[error("header '{0}' has no ':' (use 'Name: value', e.g. 'Accept: application/json')")]
+    NoColon(String),
+}
+
 /// One request: sent as written, with `Host`, `User-Agent`, `Accept` and
 /// `Content-Length` added unless the headers set the first three.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -43,7 +63,7 @@ impl RequestTemplate {
 
     /// Check method and headers; the error is one line naming the fault and
     /// the fix.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), RequestError> {
         check_method(&self.method)?;
         for (name, value) in &self.headers {
             check_header(name, value)?;
@@ -164,13 +184,11 @@ fn is_token(s: &str) -> bool {
 }
 
 /// A method is an HTTP token, e.g. `GET` or `POST`.
-pub fn check_method(method: &str) -> Result<(), String> {
+pub fn check_method(method: &str) -> Result<(), RequestError> {
     if is_token(method) {
         Ok(())
     } else {
-        Err(format!(
-            "method '{method}' is not an HTTP token (use e.g. GET, POST, PUT)"
-        ))
+        Err(RequestError::Method(method.to_string()))
     }
 }
 
@@ -179,30 +197,24 @@ const OWN_HEADERS: [&str; 3] = ["content-length", "transfer-encoding", "connecti
 
 /// A header name is a token, its value has no line break, and it is not one
 /// the generator must set itself.
-pub fn check_header(name: &str, value: &str) -> Result<(), String> {
+pub fn check_header(name: &str, value: &str) -> Result<(), RequestError> {
     if !is_token(name) {
-        return Err(format!(
-            "header name '{name}' is not an HTTP token (use e.g. -H 'X-Api-Key: secret')"
-        ));
+        return Err(RequestError::HeaderName(name.to_string()));
     }
     if value.contains(['\r', '\n', '\0']) {
-        return Err(format!(
-            "header '{name}' has a line break in its value: give one line per header"
-        ));
+        return Err(RequestError::LineBreak(name.to_string()));
     }
     if OWN_HEADERS.iter().any(|h| name.eq_ignore_ascii_case(h)) {
-        return Err(format!(
-            "header '{name}' is set by iolab from the body and --new-connection: remove it"
-        ));
+        return Err(RequestError::Own(name.to_string()));
     }
     Ok(())
 }
 
 /// Parse `Name: value` (curl's and vegeta's `-H`).
-pub fn parse_header(text: &str) -> Result<(String, String), String> {
-    let (name, value) = text.split_once(':').ok_or_else(|| {
-        format!("header '{text}' has no ':' (use 'Name: value', e.g. 'Accept: application/json')")
-    })?;
+pub fn parse_header(text: &str) -> Result<(String, String), RequestError> {
+    let (name, value) = text
+        .split_once(':')
+        .ok_or_else(|| RequestError::NoColon(text.to_string()))?;
     let (name, value) = (name.trim().to_string(), value.trim().to_string());
     check_header(&name, &value)?;
     Ok((name, value))
@@ -219,7 +231,7 @@ mod tests {
             ("X-Key".to_string(), "a:b".to_string())
         );
         for bad in ["NoColon", "Bad Name: x", ": x", "Content-Length: 3"] {
-            let e = parse_header(bad).unwrap_err();
+            let e = parse_header(bad).unwrap_err().to_string();
             assert!(!e.contains('\n'), "{e}");
         }
         assert!(check_header("X", "a\r\nInjected: 1").is_err());

@@ -20,6 +20,11 @@ impl Default for Runtime {
     }
 }
 
+/// A runtime name that is not a plain folder name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("runtime '{0}' is not a runtime name: use rust or a folder under runtimes/ (e.g. jvm, node, python)")]
+pub struct RuntimeNameError(pub String);
+
 impl Runtime {
     /// The built-in runtime.
     pub fn rust() -> Runtime {
@@ -27,7 +32,7 @@ impl Runtime {
     }
 
     /// A runtime by name, checked to be a plain folder name (`[a-z0-9-]`).
-    pub fn named(name: &str) -> Result<Runtime, String> {
+    pub fn named(name: &str) -> Result<Runtime, RuntimeNameError> {
         let ok = !name.is_empty()
             && name.len() <= 32
             && name
@@ -36,9 +41,7 @@ impl Runtime {
         if ok {
             Ok(Runtime(name.to_string()))
         } else {
-            Err(format!(
-                "runtime '{name}' is not a runtime name: use rust or a folder under runtimes/ (e.g. jvm, node, python)"
-            ))
+            Err(RuntimeNameError(name.to_string()))
         }
     }
 

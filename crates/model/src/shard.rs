@@ -64,25 +64,52 @@ impl fmt::Display for Shard {
     }
 }
 
-impl FromStr for Shard {
-    type Err = String;
+/// A `--shard` that is not `i/n`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--shard '{text}': {why} (use i/n with 1 <= i <= n, e.g. 2/4)")]
+pub struct ShardParseError {
+    /// As given.
+    pub text: String,
+    /// What is wrong with it.
+    pub why: ShardFault,
+}
 
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = |why: &str| format!("--shard '{s}': {why} (use i/n with 1 <= i <= n, e.g. 2/4)");
-        let (i, n) = s.split_once('/').ok_or_else(|| bad("missing '/'"))?;
-        let index: u32 = i
-            .trim()
-            .parse()
-            .map_err(|_| bad("i is not a whole number"))?;
-        let count: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| bad("n is not a whole number"))?;
+/// What is wrong with a `--shard`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum ShardFault {
+    /// No `/`.
+    #[error("missing '/'")]
+    NoSlash,
+    /// `i` not a number.
+    #[error("i is not a whole number")]
+    Index,
+    /// `n` not a number.
+    #[error("n is not a whole number")]
+    Count,
+    /// `n` out of range.
+    #[error("n must be 1..={MAX_SHARDS}")]
+    CountRange,
+    /// `i` out of range.
+    #[error("i is out of range")]
+    IndexRange,
+}
+
+impl FromStr for Shard {
+    type Err = ShardParseError;
+
+    fn from_str(s: &str) -> Result<Shard, ShardParseError> {
+        let bad = |why| ShardParseError {
+            text: s.to_string(),
+            why,
+        };
+        let (i, n) = s.split_once('/').ok_or_else(|| bad(ShardFault::NoSlash))?;
+        let index: u32 = i.trim().parse().map_err(|_| bad(ShardFault::Index))?;
+        let count: u32 = n.trim().parse().map_err(|_| bad(ShardFault::Count))?;
         if count == 0 || count > MAX_SHARDS {
-            return Err(bad(&format!("n must be 1..={MAX_SHARDS}")));
+            return Err(bad(ShardFault::CountRange));
         }
         if index == 0 || index > count {
-            return Err(bad("i is out of range"));
+            return Err(bad(ShardFault::IndexRange));
         }
         Ok(Shard { index, count })
     }
@@ -201,7 +228,7 @@ mod tests {
     fn shards_parse_and_refuse_with_the_fix() {
         assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
         for bad in ["0/4", "5/4", "1/0", "a/2", "3", "1/10001"] {
-            let e = bad.parse::<Shard>().unwrap_err();
+            let e = bad.parse::<Shard>().unwrap_err().to_string();
             assert!(e.contains("use i/n"), "{e}");
         }
         assert_eq!(Shard::WHOLE.to_string(), "1/1");

@@ -275,12 +275,15 @@ pub fn ms(ns: u64) -> f64 {
     (ns / 1_000) as f64 / 1e3
 }
 
+/// A span sample size outside 1..=[`MAX_SAMPLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("a span sample holds 1 to {MAX_SAMPLE} requests, not {0}")]
+pub struct SampleSizeError(pub u32);
+
 /// Check a requested sample size.
-pub fn check_size(n: u32) -> Result<u32, String> {
+pub fn check_size(n: u32) -> Result<u32, SampleSizeError> {
     if n == 0 || n > MAX_SAMPLE {
-        Err(format!(
-            "a span sample holds 1 to {MAX_SAMPLE} requests, not {n}"
-        ))
+        Err(SampleSizeError(n))
     } else {
         Ok(n)
     }

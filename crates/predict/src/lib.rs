@@ -99,17 +99,17 @@ pub fn simulated_requests(work: &HttpWork) -> u64 {
     }
 }
 
+/// A run past what the simulation takes on: the requests it would simulate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the run would simulate about {:.1e} requests; predict simulates at most {} per run (shorten the duration, or lower the rate or clients)", *.0 as f64, iolab_model::limits::thousands(iolab_model::limits::MAX_SIMULATED_REQUESTS))]
+pub struct TooLarge(pub u64);
+
 /// One line when `work` is past what the simulation takes on
 /// ([`MAX_SIMULATED_REQUESTS`](iolab_model::limits::MAX_SIMULATED_REQUESTS)).
-pub fn check_size(work: &HttpWork) -> Result<(), String> {
-    use iolab_model::limits::{thousands, MAX_SIMULATED_REQUESTS};
+pub fn check_size(work: &HttpWork) -> Result<(), TooLarge> {
     let n = simulated_requests(work);
-    if n > MAX_SIMULATED_REQUESTS {
-        return Err(format!(
-            "the run would simulate about {n:.1e} requests; predict simulates at most {} per run (shorten the duration, or lower the rate or clients)",
-            thousands(MAX_SIMULATED_REQUESTS),
-            n = n as f64
-        ));
+    if n > iolab_model::limits::MAX_SIMULATED_REQUESTS {
+        return Err(TooLarge(n));
     }
     Ok(())
 }

@@ -115,7 +115,8 @@ pub const DOCUMENTS: &[DocumentDef] = &[
         read: |v| {
             let mut a: AttackResult = parse(v, ATTACK_SCHEMA)?;
             // 125% ok is what no run measures: `merge`'s rule, applied on read.
-            a.check_accounting().map_err(LoadError::Unbalanced)?;
+            a.check_accounting()
+                .map_err(|e| LoadError::Unbalanced(e.to_string()))?;
             a.check_figures()
                 .map_err(|e| LoadError::Figures(e.to_string()))?;
             // Shown on a terminal by every renderer: a clear-screen or a

@@ -137,6 +137,14 @@ pub enum VerifyError {
     },
 }
 
+impl iolab_model::HasExitKind for VerifyError {
+    /// The URL, or a target that is not there: the user's to fix before
+    /// anything is checked (a check that fails is a report, exit 1).
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
 /// Series `/metrics` must have.
 pub const REQUIRED_SERIES: [&str; 6] = [
     "iolab_requests_in_flight",

@@ -79,9 +79,11 @@ pub struct Args {
 /// Run `iolab k8s`.
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     check_flags(&args).map_err(CliError::usage)?;
-    let whole: Shard = format!("1/{}", args.shards)
-        .parse()
-        .map_err(|e: String| CliError::usage(e.replace("--shard '1/", "--shards '")))?;
+    let whole: Shard = format!("1/{}", args.shards).parse().map_err(
+        |e: iolab_model::shard::ShardParseError| {
+            CliError::usage(e.to_string().replace("--shard '1/", "--shards '"))
+        },
+    )?;
     let attack = attack_args(&args.attack)?;
     local_files(&attack)?;
     let mut plan = super::attack::plan(&attack)?;

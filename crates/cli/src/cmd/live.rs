@@ -30,7 +30,7 @@ impl LiveArgs {
     pub fn bind(&self) -> Result<Option<Listener>, CliError> {
         self.live
             .as_deref()
-            .map(|a| iolab_live::listen(a).map_err(CliError::usage))
+            .map(|a| iolab_live::listen(a).map_err(CliError::from))
             .transpose()
     }
 }

@@ -68,10 +68,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return runs(&args);
     }
     let docs = gather_waiting(&args.paths, wait.unwrap_or(Duration::ZERO))?;
-    if held::all_held(&docs).map_err(CliError::usage)? {
+    if held::all_held(&docs)? {
         return merge_held(&args, &docs);
     }
-    let merged = combine::merge(&docs).map_err(CliError::usage)?;
+    let merged = combine::merge(&docs)?;
     if let Some(path) = &args.out {
         let bytes = iolab_report::attack::render(&merged.result, Format::Json)
             .map_err(|e| CliError::Failed(e.into()))?;
@@ -104,7 +104,7 @@ fn merge_held(args: &Args, docs: &[Source]) -> Result<ExitCode, CliError> {
             "--hdr: held documents have no interval log; their messages.histogram merges into --json",
         ));
     }
-    let result = held::merge_documents(docs).map_err(CliError::usage)?;
+    let result = held::merge_documents(docs)?;
     write_and_print(args, &result)
 }
 
@@ -184,7 +184,7 @@ fn runs(args: &Args) -> Result<ExitCode, CliError> {
         }
         folders.push((p.display().to_string(), super::report::load(p)?));
     }
-    let file = iolab_lab::merge::merge(&folders).map_err(CliError::usage)?;
+    let file = iolab_lab::merge::merge(&folders)?;
     iolab_files::claim(out, RUNS_JSON).map_err(|e| match e.kind() {
         std::io::ErrorKind::AlreadyExists => CliError::usage(e),
         _ => CliError::Failed(anyhow::anyhow!("cannot make {}: {e}", out.display())),

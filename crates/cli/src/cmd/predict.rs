@@ -112,7 +112,7 @@ pub fn plan(args: &Args) -> Result<ExperimentPlan, CliError> {
                     "--steps builds an ad-hoc run: drop it or drop the preset",
                 ));
             }
-            iolab_lab::preset::load_plan(name, args.scale).map_err(CliError::usage)?
+            iolab_lab::preset::load_plan(name, args.scale)?
         }
         None => ad_hoc(args, &models)?,
     };

@@ -39,8 +39,8 @@ fn results_help() -> String {
     )
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse::<Format>().map_err(|e| e.to_string())
+fn parse_format(s: &str) -> Result<Format, iolab_report::UnknownFormat> {
+    s.parse::<Format>()
 }
 
 /// Read and check `runs.json`; every fault is a one-line usage error.

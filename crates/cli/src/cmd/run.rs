@@ -70,8 +70,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             scale: args.scale,
             reps: args.reps,
         },
-    )
-    .map_err(CliError::usage)?;
+    )?;
     let sharding = sharding(&args)?;
     // Bound before the dry run's plan too: a dry run says what the real
     // one would do, and a busy --live port refuses it (issue 49 finding 14).

@@ -210,7 +210,7 @@ fn local_addr(l: &TcpListener) -> Result<SocketAddr, CliError> {
 /// `iolab serve --runtime NAME`: the runtime's target in the foreground.
 fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
     let model: ModelKind = args.model.parse().map_err(CliError::usage)?;
-    let m = Manifest::load(runtime).map_err(CliError::usage)?;
+    let m = Manifest::load(runtime)?;
     if args.reuse_port {
         return Err(CliError::usage(format!(
             "--reuse-port: runtime {runtime}'s target binds its own socket; only the built-in models share a port"
@@ -244,7 +244,8 @@ fn run_runtime(args: &Args, runtime: &Runtime) -> Result<ExitCode, CliError> {
         pg_wait: Some(args.backends.pg_wait),
         separate_metrics: args.metrics_port.is_some(),
     };
-    let argv = launcher_argv(&m, &launch).map_err(|e| CliError::usage(flag_names(&e)))?;
+    let argv =
+        launcher_argv(&m, &launch).map_err(|e| CliError::usage(flag_names(&e.to_string())))?;
     build(&m).map_err(|e| CliError::Failed(anyhow::anyhow!(e)))?;
     // The target inherits our CPU set.
     args.pin()?;

@@ -23,7 +23,7 @@ pub struct ShardArgs {
     pub start_at: Option<String>,
 }
 
-fn parse_shard(s: &str) -> Result<Shard, String> {
+fn parse_shard(s: &str) -> Result<Shard, iolab_model::shard::ShardParseError> {
     s.parse()
 }
 
@@ -37,14 +37,27 @@ impl ShardArgs {
     }
 }
 
+/// A `--start-at` that is no usable time; `why` is one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--start-at '{text}': {why} (use Unix seconds, RFC 3339 like 2026-11-22T10:00:00Z, or +10s)"
+)]
+pub struct StartAtError {
+    /// As given (trimmed).
+    pub text: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
 /// Parse a start time into Unix milliseconds: Unix seconds (`1767225600`,
 /// fractions allowed), RFC 3339 (`2026-01-01T00:00:00Z`, any offset), or
 /// `+DUR` from `now` (`+10s`: convenient by hand, but each host reads its own
 /// clock, so shards on several hosts should share an absolute time).
-pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, String> {
+pub fn parse_start_at(s: &str, now: SystemTime) -> Result<u64, StartAtError> {
     let s = s.trim();
-    let bad = |why: String| {
-        format!("--start-at '{s}': {why} (use Unix seconds, RFC 3339 like 2026-11-22T10:00:00Z, or +10s)")
+    let bad = |why: String| StartAtError {
+        text: s.to_string(),
+        why,
     };
     // Every sum is checked: a time past what the clock can hold (`1e19`) is
     // the same "too far ahead" as one a day and a second away, never a panic.
@@ -91,10 +104,13 @@ mod tests {
             parse_start_at("2027-01-15T09:00:05+01:00", now),
             Ok(1_800_000_005_000)
         );
-        let e = parse_start_at("1800000000000", now).unwrap_err();
+        let e = parse_start_at("1800000000000", now)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("more than a day ahead"), "{e}");
         assert!(parse_start_at("tomorrow", now)
             .unwrap_err()
+            .to_string()
             .contains("RFC 3339"));
     }
 
@@ -104,7 +120,7 @@ mod tests {
     fn r30_01_a_start_past_the_clocks_range_is_refused_not_a_panic() {
         let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
         for huge in ["1e19", "1e20", "1e300", "18446744073709551615"] {
-            let e = parse_start_at(huge, now).unwrap_err();
+            let e = parse_start_at(huge, now).unwrap_err().to_string();
             assert!(e.contains("more than a day ahead"), "{huge}: {e}");
         }
         assert!(parse_start_at("+9999999999999999s", now).is_err());

@@ -14,7 +14,7 @@ use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
 use iolab_model::parse_duration;
 use iolab_model::verify::VerifyFile;
 use iolab_report::Format;
-use iolab_verify::{VerifyError, VerifyOptions};
+use iolab_verify::VerifyOptions;
 
 use crate::cmd::flags::BackendFlags;
 use crate::CliError;
@@ -79,17 +79,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         cancel: Some(cancel.clone()),
         http2: args.http2,
     };
-    let mut report =
-        iolab_verify::verify(&args.url, &opts).map_err(|e: VerifyError| CliError::usage(e))?;
+    let mut report = iolab_verify::verify(&args.url, &opts)?;
     let backends = &args.backends.addresses;
     if !args.no_backends && !backends.is_empty() {
-        let checks = iolab_verify::verify_backends(&args.url, backends, &opts)
-            .map_err(|e: VerifyError| CliError::usage(e))?;
+        let checks = iolab_verify::verify_backends(&args.url, backends, &opts)?;
         report.checks.extend(checks);
     }
     if args.held {
-        let checks = iolab_verify::verify_held(&args.url, &opts)
-            .map_err(|e: VerifyError| CliError::usage(e))?;
+        let checks = iolab_verify::verify_held(&args.url, &opts)?;
         report.checks.extend(checks);
     }
     let format = Format::json_or_text(args.json);

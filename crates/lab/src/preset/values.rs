@@ -163,19 +163,22 @@ impl Count {
     }
 }
 
+/// A time-scale factor outside 0 < scale <= 1.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("scale {0} is out of range: it must be above 0 and at most 1 (e.g. 0.1)")]
+pub struct ScaleError(pub f64);
+
 /// A time-scale factor: 0 < scale <= 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scale(pub f64);
 
 impl Scale {
     /// Check a factor given on the command line or in a file.
-    pub fn check(v: f64) -> Result<Scale, String> {
+    pub fn check(v: f64) -> Result<Scale, ScaleError> {
         if v.is_finite() && v > 0.0 && v <= 1.0 {
             Ok(Scale(v))
         } else {
-            Err(format!(
-                "scale {v} is out of range: it must be above 0 and at most 1 (e.g. 0.1)"
-            ))
+            Err(ScaleError(v))
         }
     }
 }

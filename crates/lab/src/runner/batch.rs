@@ -9,9 +9,10 @@ use iolab_model::batch::{BatchResult, BatchSpec};
 use iolab_model::experiment::RunSpec;
 use iolab_model::runs::{Outcome, RunRecord};
 
+use super::spans::SpansError;
 use super::Ctx;
 use crate::progress::Stage;
-use crate::targets::Launch;
+use crate::targets::{Launch, TargetError};
 
 impl Ctx<'_> {
     pub(super) fn batch_run(
@@ -21,13 +22,20 @@ impl Ctx<'_> {
         b: &BatchSpec,
         launch: &Launch,
     ) -> RunRecord {
-        let once: Box<dyn Fn() -> Result<BatchResult, String>> = match launch {
+        let once: Box<dyn Fn() -> Result<BatchResult, TargetError>> = match launch {
             Launch::Runtime(m) => {
                 Box::new(move || crate::targets::runtime::run_batch(m, spec, b, &self.opts.cancel))
             }
             _ => match self.in_process(spec, b) {
                 Ok(f) => f,
-                Err(e) => return RunRecord::new(spec.clone(), Outcome::Skipped { detail: e }),
+                Err(e) => {
+                    return RunRecord::new(
+                        spec.clone(),
+                        Outcome::Skipped {
+                            detail: e.to_string(),
+                        },
+                    )
+                }
             },
         };
         let mut results: Vec<BatchResult> = Vec::new();
@@ -40,7 +48,14 @@ impl Ctx<'_> {
             self.observer.stage(spec, Stage::Batch);
             match once() {
                 Ok(r) => results.push(r),
-                Err(e) => return RunRecord::new(spec.clone(), Outcome::StartFailed { detail: e }),
+                Err(e) => {
+                    return RunRecord::new(
+                        spec.clone(),
+                        Outcome::StartFailed {
+                            detail: e.to_string(),
+                        },
+                    )
+                }
             }
         }
         let mut record = RunRecord::new(spec.clone(), Outcome::Completed);
@@ -60,8 +75,8 @@ impl Ctx<'_> {
             // In runs.json a run's timeline is its `spans`, batch or served.
             let measured = record.batch.as_mut().and_then(|b| b.spans.take());
             let measured = measured.ok_or_else(|| match launch {
-                Launch::Runtime(m) => format!("batch runtime {} records no spans", m.name),
-                _ => "the batch recorded no spans".to_string(),
+                Launch::Runtime(m) => SpansError::BatchRuntime(m.name.clone()),
+                _ => SpansError::BatchNone,
             });
             record.spans = Some(super::spans::record(measured, spec, self.cores));
         }
@@ -75,7 +90,8 @@ impl Ctx<'_> {
         &'b self,
         spec: &'b RunSpec,
         b: &'b BatchSpec,
-    ) -> Result<Box<dyn Fn() -> Result<BatchResult, String> + 'b>, String> {
+    ) -> Result<Box<dyn Fn() -> Result<BatchResult, TargetError> + 'b>, iolab_batch::io::IoError>
+    {
         let io = if b.io_backend.is_sleep() {
             iolab_batch::io::Io::sleep()
         } else {
@@ -83,8 +99,7 @@ impl Ctx<'_> {
             iolab_batch::io::Io::new(
                 b.io_backend,
                 Arc::new(iolab_backends::Backends::new(config)),
-            )
-            .map_err(|e| e.to_string())?
+            )?
         };
         Ok(Box::new(move || {
             Ok(iolab_batch::run_traced(

@@ -13,6 +13,25 @@ use crate::progress::Stage;
 use crate::services::Needs;
 use crate::targets::Target;
 
+/// Why a target did not pass its gate (the run's outcome says it).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum GateError {
+    /// The target could not be verified at all.
+    #[error("cannot verify {url}: {why}")]
+    Cannot {
+        /// The target.
+        url: String,
+        /// Why.
+        why: iolab_verify::VerifyError,
+    },
+    /// Verified, with nothing checked.
+    #[error("no checks ran")]
+    NoChecks,
+    /// The checks that failed, with their details.
+    #[error("{0}")]
+    Failed(String),
+}
+
 impl Ctx<'_> {
     /// Verify `target` (or reuse the report of an identical one). A report
     /// that did not pass goes into `report` too; an error means the target
@@ -23,7 +42,7 @@ impl Ctx<'_> {
         w: &HttpWork,
         target: &Target,
         report: &mut Option<VerifyReport>,
-    ) -> Result<(), String> {
+    ) -> Result<(), GateError> {
         self.observer.stage(spec, Stage::Verifying);
         let r = self.verify(spec, w, &target.url)?;
         let passed = r.passed();
@@ -36,12 +55,12 @@ impl Ctx<'_> {
         *report = Some(r);
         match (passed, failed.is_empty()) {
             (true, _) => Ok(()),
-            (false, true) => Err("no checks ran".into()),
-            (false, false) => Err(failed.join("; ")),
+            (false, true) => Err(GateError::NoChecks),
+            (false, false) => Err(GateError::Failed(failed.join("; "))),
         }
     }
 
-    fn verify(&self, spec: &RunSpec, w: &HttpWork, url: &str) -> Result<VerifyReport, String> {
+    fn verify(&self, spec: &RunSpec, w: &HttpWork, url: &str) -> Result<VerifyReport, GateError> {
         let counted = self.backends.only(Needs::of_steps(&w.steps).kinds());
         let key = format!(
             "{}|{}|{:?}|{:?}|{:?}|{:?}",
@@ -59,11 +78,13 @@ impl Ctx<'_> {
             cancel: Some(self.opts.cancel.clone()),
             http2: false,
         };
-        let mut r =
-            iolab_verify::verify(url, &opts).map_err(|e| format!("cannot verify {url}: {e}"))?;
+        let cannot = |why| GateError::Cannot {
+            url: url.to_string(),
+            why,
+        };
+        let mut r = iolab_verify::verify(url, &opts).map_err(cannot)?;
         if !counted.is_empty() {
-            let checks = iolab_verify::verify_backends(url, &counted, &opts)
-                .map_err(|e| format!("cannot verify {url}: {e}"))?;
+            let checks = iolab_verify::verify_backends(url, &counted, &opts).map_err(cannot)?;
             r.checks.extend(checks);
         }
         if r.passed() {

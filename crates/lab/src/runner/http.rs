@@ -5,6 +5,7 @@
 use std::thread;
 use std::time::Duration;
 
+use iolab_backends::CountError;
 use iolab_loadgen::{AttackError, RequestRow};
 use iolab_model::attack::AttackResult;
 use iolab_model::experiment::{HttpWork, RunSpec};
@@ -169,7 +170,7 @@ impl Ctx<'_> {
         let starting = std::time::Instant::now();
         let started = launch
             .command(spec, &opts, &self.exe)
-            .map_err(crate::targets::StartError)
+            .map_err(|e| crate::targets::StartError(e.to_string()))
             .and_then(|cmd| Target::start(&cmd, timeout, &self.opts.cancel));
         let mut target = match started {
             Ok(t) => t,
@@ -177,7 +178,8 @@ impl Ctx<'_> {
         };
         let ready = starting.elapsed();
         if self.opts.verify {
-            if let Err(detail) = self.gate(spec, w, &target, &mut rep.verify) {
+            if let Err(e) = self.gate(spec, w, &target, &mut rep.verify) {
+                let detail = e.to_string();
                 rep.outcome = match target.exit_detail() {
                     _ if self.opts.cancelled() => Outcome::Interrupted,
                     Some(d) => Outcome::TargetDied { detail: d },
@@ -209,7 +211,7 @@ impl Ctx<'_> {
         rep.spans = opened.map(|opened| {
             let measured = opened.and_then(|()| match &rep.attack {
                 Some(a) => super::spans::read(&metrics, a, &rep.rows, w.timeout),
-                None => Err("nothing was measured".to_string()),
+                None => Err(super::spans::SpansError::NotMeasured),
             });
             super::spans::record(measured, spec, self.cores)
         });
@@ -284,29 +286,25 @@ impl Ctx<'_> {
 }
 
 /// Counters of the backends in `counted`; `None` when it names none.
-fn read_counts(counted: &Addresses) -> Option<Result<BackendCounts, String>> {
+fn read_counts(counted: &Addresses) -> Option<Result<BackendCounts, CountError>> {
     if counted.is_empty() {
         return None;
     }
-    Some(
-        iolab_backends::counts::read(&iolab_backends::BackendConfig::new(
-            counted.clone(),
-            &Default::default(),
-        ))
-        .map_err(|e| e.to_string()),
-    )
+    Some(iolab_backends::counts::read(
+        &iolab_backends::BackendConfig::new(counted.clone(), &Default::default()),
+    ))
 }
 
 /// What the backends counted since `before` (read a moment after the load,
 /// as a backend may book a call just after its answer left).
-fn counts_since(counted: &Addresses, before: Result<BackendCounts, String>) -> BackendCounts {
+fn counts_since(counted: &Addresses, before: Result<BackendCounts, CountError>) -> BackendCounts {
     thread::sleep(Duration::from_millis(200));
     match (
         before,
         read_counts(counted).expect("counted names a backend"),
     ) {
         (Ok(b), Ok(a)) => a.since(&b),
-        (Err(e), _) | (_, Err(e)) => BackendCounts::unread(e),
+        (Err(e), _) | (_, Err(e)) => BackendCounts::unread(e.to_string()),
     }
 }
 

@@ -143,7 +143,7 @@ pub fn run_keeping(
 ) -> Result<Ran, LabError> {
     preflight(plan, opts)?;
     // Runtime folders: build each once, before the first run.
-    crate::targets::runtime::prepare(plan).map_err(LabError::Invalid)?;
+    crate::targets::runtime::prepare(plan).map_err(|e| LabError::Invalid(e.to_string()))?;
     let exe = match &opts.exe {
         Some(p) => p.clone(),
         None => std::env::current_exe()
@@ -233,7 +233,7 @@ fn preflight(plan: &ExperimentPlan, opts: &RunOptions) -> Result<(), LabError> {
         }
     }
     if let Some(s) = &opts.sharding {
-        slots::check(plan, s).map_err(LabError::Invalid)?;
+        slots::check(plan, s).map_err(|e| LabError::Invalid(e.to_string()))?;
     }
     // One folder, one run: the claim has exactly one winner, so a second
     // run with the same --out is refused even when both start together.
@@ -321,7 +321,12 @@ impl<'a> Ctx<'a> {
     fn run(&self, index: usize, spec: &RunSpec) -> RunRecord {
         let launch = Launch::of(spec);
         let mut record = match (&spec.work, &launch) {
-            (_, Err(e)) => RunRecord::new(spec.clone(), Outcome::StartFailed { detail: e.clone() }),
+            (_, Err(e)) => RunRecord::new(
+                spec.clone(),
+                Outcome::StartFailed {
+                    detail: e.to_string(),
+                },
+            ),
             (Work::Http(w), Ok(l)) => self.http_run(index, spec, w, l),
             (Work::Batch(b), Ok(l)) => self.batch_run(index, spec, b, l),
         };

@@ -30,27 +30,43 @@ pub struct Sharding {
     pub gap: Duration,
 }
 
+/// A run of a plan that cannot be sharded.
+#[derive(Debug, thiserror::Error)]
+pub enum SlotError {
+    /// A batch run.
+    #[error(
+        "run '{0}' is a batch: only HTTP runs can be sharded (run the batch presets on one host)"
+    )]
+    Batch(String),
+    /// A closed loop without a duration.
+    #[error("run '{0}' is a closed loop bounded by requests only: a sharded run needs a duration to fix its slot")]
+    NoDuration(String),
+    /// Its shard of the attack is refused.
+    #[error("run '{run}': {why}")]
+    Attack {
+        /// The run.
+        run: String,
+        /// Why.
+        why: iolab_loadgen::AttackError,
+    },
+}
+
 /// Refuse a plan whose runs cannot be cut into slots or shards.
-pub fn check(plan: &ExperimentPlan, sharding: &Sharding) -> Result<(), String> {
+pub fn check(plan: &ExperimentPlan, sharding: &Sharding) -> Result<(), SlotError> {
     for spec in &plan.runs {
         let w = match &spec.work {
             Work::Http(w) => w,
-            Work::Batch(_) => {
-                return Err(format!(
-                    "run '{}' is a batch: only HTTP runs can be sharded (run the batch presets on one host)",
-                    spec.name
-                ))
-            }
+            Work::Batch(_) => return Err(SlotError::Batch(spec.name.clone())),
         };
         if w.driver.duration().is_none() {
-            return Err(format!(
-                "run '{}' is a closed loop bounded by requests only: a sharded run needs a duration to fix its slot",
-                spec.name
-            ));
+            return Err(SlotError::NoDuration(spec.name.clone()));
         }
         let mut probe = attack_plan("http://127.0.0.1:1", w, w.driver.clone(), &[]);
         probe.shard = Some(sharding.shard);
-        iolab_loadgen::validate(&probe).map_err(|e| format!("run '{}': {e}", spec.name))?;
+        iolab_loadgen::validate(&probe).map_err(|why| SlotError::Attack {
+            run: spec.name.clone(),
+            why,
+        })?;
     }
     Ok(())
 }
@@ -117,7 +133,7 @@ mod tests {
     #[test]
     fn batches_are_refused() {
         let plan = crate::preset::load_plan("e3-futures", None).unwrap();
-        let e = check(&plan, &sharding()).unwrap_err();
+        let e = check(&plan, &sharding()).unwrap_err().to_string();
         assert!(e.contains("only HTTP runs can be sharded"), "{e}");
     }
 }

@@ -18,27 +18,72 @@ use crate::targets::Launch;
 /// Longest wait for `/spans` (the sample is read once, after the load).
 const SPANS_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Why a run's spans are missing (the run's `spans.missing` says it).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SpansError {
+    /// A runtime folder's target.
+    #[error("runtime {0} records no spans (only the built-in models do; runtimes/README.md)")]
+    Runtime(String),
+    /// A custom command's target.
+    #[error("a custom target command records no spans iolab can read")]
+    Custom,
+    /// A batch runtime's.
+    #[error("batch runtime {0} records no spans")]
+    BatchRuntime(String),
+    /// An in-process batch that recorded none.
+    #[error("the batch recorded no spans")]
+    BatchNone,
+    /// No attack to join them with.
+    #[error("nothing was measured")]
+    NotMeasured,
+    /// `/spans` answered another status.
+    #[error("GET {url} answered {status}")]
+    Status {
+        /// The URL asked.
+        url: String,
+        /// Its status.
+        status: u16,
+    },
+    /// `/spans` could not be asked.
+    #[error("GET {url}: {why}")]
+    Get {
+        /// The URL asked.
+        url: String,
+        /// The client's word.
+        why: String,
+    },
+    /// `/spans` answered something else.
+    #[error("GET {url}: not an iolab.spans/1 document: {why}")]
+    NotDocument {
+        /// The URL asked.
+        url: String,
+        /// The parser's word.
+        why: serde_json::Error,
+    },
+}
+
 /// Does this launch's target record spans? `Err` says why not.
-pub(super) fn offered(launch: &Launch) -> Result<(), String> {
+pub(super) fn offered(launch: &Launch) -> Result<(), SpansError> {
     match launch {
         Launch::BuiltIn => Ok(()),
-        Launch::Runtime(m) => Err(format!(
-            "runtime {} records no spans (only the built-in models do; runtimes/README.md)",
-            m.name
-        )),
-        Launch::Custom(_) => {
-            Err("a custom target command records no spans iolab can read".to_string())
-        }
+        Launch::Runtime(m) => Err(SpansError::Runtime(m.name.clone())),
+        Launch::Custom(_) => Err(SpansError::Custom),
     }
 }
 
 /// Start a new sample on the target whose `/metrics` (and `/spans`) is at `base`.
-pub(super) fn open(base: &str) -> Result<(), String> {
+pub(super) fn open(base: &str) -> Result<(), SpansError> {
     let url = format!("{base}/spans?open");
     match crate::http::get(&url, SPANS_TIMEOUT) {
         Ok(r) if r.status == 200 => Ok(()),
-        Ok(r) => Err(format!("GET {url} answered {}", r.status)),
-        Err(e) => Err(format!("GET {url}: {e}")),
+        Ok(r) => Err(SpansError::Status {
+            url,
+            status: r.status,
+        }),
+        Err(e) => Err(SpansError::Get {
+            url,
+            why: e.to_string(),
+        }),
     }
 }
 
@@ -49,14 +94,20 @@ pub(super) fn read(
     attack: &AttackResult,
     rows: &[RequestRow],
     timeout: Duration,
-) -> Result<Timeline, String> {
+) -> Result<Timeline, SpansError> {
     let url = format!("{base}/spans");
-    let r = crate::http::get(&url, SPANS_TIMEOUT).map_err(|e| format!("GET {url}: {e}"))?;
+    let r = crate::http::get(&url, SPANS_TIMEOUT).map_err(|e| SpansError::Get {
+        url: url.clone(),
+        why: e.to_string(),
+    })?;
     if r.status != 200 {
-        return Err(format!("GET {url} answered {}", r.status));
+        return Err(SpansError::Status {
+            url,
+            status: r.status,
+        });
     }
-    let mut t: Timeline = serde_json::from_str(&r.body)
-        .map_err(|e| format!("GET {url}: not an iolab.spans/1 document: {e}"))?;
+    let mut t: Timeline =
+        serde_json::from_str(&r.body).map_err(|why| SpansError::NotDocument { url, why })?;
     let origin = t.origin_unix_ms.unwrap_or(attack.started_unix_ms as f64);
     // The generator's clock starts at `started_unix_ms` (whole ms: the two
     // views line up to within a millisecond).
@@ -96,10 +147,14 @@ pub(super) fn client_view(
 }
 
 /// The run's spans: measured (or why not) and predicted.
-pub(super) fn record(measured: Result<Timeline, String>, spec: &RunSpec, cores: u32) -> RunSpans {
+pub(super) fn record(
+    measured: Result<Timeline, SpansError>,
+    spec: &RunSpec,
+    cores: u32,
+) -> RunSpans {
     let (measured, missing) = match measured {
         Ok(t) => (Some(t), None),
-        Err(e) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
     };
     RunSpans {
         measured,

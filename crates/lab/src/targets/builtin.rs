@@ -5,7 +5,7 @@ use std::path::Path;
 
 use iolab_model::experiment::{RunSpec, Work};
 
-use super::StartOptions;
+use super::{StartOptions, TargetError};
 
 /// `iolab serve --model M --port 0 ...` for `spec`.
 pub(super) fn argv(exe: &Path, spec: &RunSpec, opts: &StartOptions) -> Vec<String> {
@@ -32,21 +32,16 @@ pub(super) fn argv(exe: &Path, spec: &RunSpec, opts: &StartOptions) -> Vec<Strin
 }
 
 /// A built-in model, knobs in range, no runtime options.
-pub(super) fn check(spec: &RunSpec) -> Result<(), String> {
+pub(super) fn check(spec: &RunSpec) -> Result<(), TargetError> {
     if !spec.model.def().built_in {
-        return Err(format!(
-            "'{}' is not a built-in model: give runtime = \"...\" (a folder under runtimes/, e.g. jvm, python)",
-            spec.model
-        ));
+        return Err(TargetError::NotBuiltIn(spec.model.to_string()));
     }
     spec.params.check()?;
     if let Work::Batch(_) = &spec.work {
         return Ok(());
     }
     if let Some(o) = super::runtime::options_set(spec).first() {
-        return Err(format!(
-            "{o} is an option of a runtime folder, not of the built-in models: give its runtime or remove it"
-        ));
+        return Err(TargetError::OptionBuiltIn(o.clone()));
     }
     Ok(())
 }

@@ -151,14 +151,14 @@ pub(crate) fn read_lines(mut out: impl Read, tx: mpsc::Sender<String>) {
 pub(crate) fn wait_or_cancel(
     child: &mut Child,
     cancel: &std::sync::atomic::AtomicBool,
-) -> Result<ExitStatus, String> {
+) -> std::io::Result<ExitStatus> {
     use std::sync::atomic::Ordering;
     use std::time::{Duration, Instant};
     let pgid = child.id() as libc::pid_t;
     let mut kill_at: Option<Instant> = None;
     let mut tree = Vec::new();
     loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(status) = child.try_wait()? {
             // Stopped: nothing it started outlives it.
             super::tree::signal(&tree, libc::SIGKILL);
             return Ok(status);

@@ -11,10 +11,10 @@ pub(super) fn argv(
     argv: &[String],
     spec: &RunSpec,
     backends: &Addresses,
-) -> Result<(Vec<String>, Option<u16>), String> {
+) -> Result<(Vec<String>, Option<u16>), super::TargetError> {
     let needs_port = argv.iter().any(|a| a.contains("{port}"));
     let port = if needs_port {
-        Some(super::process::free_port().map_err(|e| format!("no free port for {{port}}: {e}"))?)
+        Some(super::process::free_port().map_err(super::TargetError::NoPort)?)
     } else {
         None
     };

@@ -12,6 +12,8 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+use super::EmbedError;
+
 include!(concat!(env!("OUT_DIR"), "/runtimes.rs"));
 
 /// The marker file of a root holding runtime folders.
@@ -61,12 +63,10 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The root holding the embedded runtime folders, unpacked once per process
 /// (and once per content on the machine). Says where on stderr the first time.
-pub fn root() -> Result<PathBuf, String> {
-    static ROOT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+pub fn root() -> Result<PathBuf, EmbedError> {
+    static ROOT: OnceLock<Result<PathBuf, EmbedError>> = OnceLock::new();
     ROOT.get_or_init(|| {
-        let cache = cache_dir().ok_or_else(|| {
-            "cannot find the runtime folders: no iolab checkout here and no cache folder (set HOME or IOLAB_CACHE, or IOLAB_ROOT to a checkout)".to_string()
-        })?;
+        let cache = cache_dir().ok_or(EmbedError::NoCache)?;
         let dir = cache.join("runtimes").join(content_hash());
         let fresh = !dir.join(MARKER).is_file();
         if fresh {
@@ -83,14 +83,12 @@ pub fn root() -> Result<PathBuf, String> {
 }
 
 /// Write every embedded file under `dir`, through a temporary sibling renamed into place.
-pub fn unpack(dir: &Path) -> Result<(), String> {
-    let parent = dir.parent().ok_or("the cache folder has no parent")?;
-    let fail = |what: &Path, e: std::io::Error| {
-        format!(
-            "cannot unpack the runtime folders into {}: {}: {e} (set IOLAB_CACHE to a writable folder, or IOLAB_ROOT to a checkout)",
-            dir.display(),
-            what.display()
-        )
+pub fn unpack(dir: &Path) -> Result<(), EmbedError> {
+    let parent = dir.parent().ok_or(EmbedError::NoParent)?;
+    let fail = |what: &Path, e: std::io::Error| EmbedError::Unpack {
+        dir: dir.to_path_buf(),
+        what: what.to_path_buf(),
+        why: e.to_string(),
     };
     std::fs::create_dir_all(parent).map_err(|e| fail(parent, e))?;
     let tmp = parent.join(format!(

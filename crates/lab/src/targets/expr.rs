@@ -7,6 +7,34 @@
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
+/// Why a default's expression does not evaluate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    /// A character or word where it cannot be.
+    #[error("unexpected '{0}'")]
+    Unexpected(String),
+    /// A missing token.
+    #[error("expected '{want}', found '{found}'")]
+    Expected {
+        /// What was needed.
+        want: String,
+        /// What was there (`end` at the end).
+        found: String,
+    },
+    /// The text ends where a value was due.
+    #[error("expected a value, found the end")]
+    NoValue,
+    /// A name other than the four.
+    #[error("unknown name '{0}' (use cores, min, max, clamp)")]
+    Name(String),
+    /// A function given the wrong arguments.
+    #[error("{name} takes {}", if name == "clamp" { "3 values" } else { "values" })]
+    Arguments {
+        /// The function.
+        name: String,
+    },
+}
+
 /// A default: a number, or an expression of `cores`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Default {
@@ -56,7 +84,7 @@ impl<'de> Deserialize<'de> for Default {
 }
 
 /// Evaluate `text` with `cores`.
-pub fn eval(text: &str, cores: i64) -> Result<i64, String> {
+pub fn eval(text: &str, cores: i64) -> Result<i64, ExprError> {
     let tokens = tokens(text)?;
     let mut p = Parser {
         t: &tokens,
@@ -65,12 +93,12 @@ pub fn eval(text: &str, cores: i64) -> Result<i64, String> {
     };
     let v = p.sum()?;
     if p.i != tokens.len() {
-        return Err(format!("unexpected '{}'", tokens[p.i]));
+        return Err(ExprError::Unexpected(tokens[p.i].clone()));
     }
     Ok(v)
 }
 
-fn tokens(text: &str) -> Result<Vec<String>, String> {
+fn tokens(text: &str) -> Result<Vec<String>, ExprError> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(&c) = chars.peek() {
@@ -87,7 +115,7 @@ fn tokens(text: &str) -> Result<Vec<String>, String> {
             out.push(c.to_string());
             chars.next();
         } else {
-            return Err(format!("unexpected '{c}'"));
+            return Err(ExprError::Unexpected(c.to_string()));
         }
     }
     Ok(out)
@@ -104,20 +132,20 @@ impl Parser<'_> {
         self.t.get(self.i).map(String::as_str)
     }
 
-    fn take(&mut self, s: &str) -> Result<(), String> {
+    fn take(&mut self, s: &str) -> Result<(), ExprError> {
         match self.peek() {
             Some(t) if t == s => {
                 self.i += 1;
                 Ok(())
             }
-            other => Err(format!(
-                "expected '{s}', found '{}'",
-                other.unwrap_or("end")
-            )),
+            other => Err(ExprError::Expected {
+                want: s.to_string(),
+                found: other.unwrap_or("end").to_string(),
+            }),
         }
     }
 
-    fn sum(&mut self) -> Result<i64, String> {
+    fn sum(&mut self) -> Result<i64, ExprError> {
         let mut v = self.product()?;
         while let Some(op) = self.peek().filter(|t| *t == "+" || *t == "-") {
             let plus = op == "+";
@@ -132,7 +160,7 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn product(&mut self) -> Result<i64, String> {
+    fn product(&mut self) -> Result<i64, ExprError> {
         let mut v = self.atom()?;
         while self.peek() == Some("*") {
             self.i += 1;
@@ -141,11 +169,8 @@ impl Parser<'_> {
         Ok(v)
     }
 
-    fn atom(&mut self) -> Result<i64, String> {
-        let t = self
-            .peek()
-            .ok_or("expected a value, found the end")?
-            .to_string();
+    fn atom(&mut self) -> Result<i64, ExprError> {
+        let t = self.peek().ok_or(ExprError::NoValue)?.to_string();
         self.i += 1;
         if t == "(" {
             let v = self.sum()?;
@@ -162,7 +187,7 @@ impl Parser<'_> {
             "min" => |a| a.iter().copied().min(),
             "max" => |a| a.iter().copied().max(),
             "clamp" => |a| (a.len() == 3).then(|| a[0].clamp(a[1], a[2].max(a[1]))),
-            _ => return Err(format!("unknown name '{t}' (use cores, min, max, clamp)")),
+            _ => return Err(ExprError::Name(t)),
         };
         self.take("(")?;
         let mut args = vec![self.sum()?];
@@ -171,12 +196,7 @@ impl Parser<'_> {
             args.push(self.sum()?);
         }
         self.take(")")?;
-        f(&args).ok_or_else(|| {
-            format!(
-                "{t} takes {}",
-                if t == "clamp" { "3 values" } else { "values" }
-            )
-        })
+        f(&args).ok_or(ExprError::Arguments { name: t })
     }
 }
 

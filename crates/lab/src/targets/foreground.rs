@@ -8,18 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::TargetCommand;
+use super::{TargetCommand, TargetError};
 
 /// Run `cmd` until it exits; the child dies with us (`PR_SET_PDEATHSIG`).
 /// Returns our exit code: 0 after a forwarded signal, else the target's own
 /// (2 for its usage errors).
-pub fn serve(cmd: &TargetCommand, grace: Duration) -> Result<u8, String> {
+pub fn serve(cmd: &TargetCommand, grace: Duration) -> Result<u8, TargetError> {
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .map_err(|e| format!("cannot watch SIGINT/SIGTERM: {e}"))?;
+        signal_hook::flag::register(sig, Arc::clone(&stop)).map_err(TargetError::Signals)?;
     }
-    let (program, args) = cmd.argv.split_first().ok_or("empty target command")?;
+    let (program, args) = cmd.argv.split_first().ok_or(TargetError::EmptyCommand)?;
     let mut c = Command::new(program);
     c.args(args).stdin(Stdio::null());
     if let Some(dir) = &cmd.dir {
@@ -33,13 +32,14 @@ pub fn serve(cmd: &TargetCommand, grace: Duration) -> Result<u8, String> {
             Ok(())
         });
     }
-    let mut child = c
-        .spawn()
-        .map_err(|e| format!("cannot start '{program}': {e}"))?;
+    let mut child = c.spawn().map_err(|why| TargetError::Spawn {
+        program: program.clone(),
+        why,
+    })?;
     let pid = child.id() as libc::pid_t;
     let mut kill_at: Option<Instant> = None;
     loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+        if let Some(status) = child.try_wait().map_err(TargetError::Wait)? {
             return Ok(match (kill_at, status.code(), status.signal()) {
                 (Some(_), _, _) => 0,
                 (None, Some(c), _) => u8::try_from(c).unwrap_or(1),

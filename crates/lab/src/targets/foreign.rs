@@ -75,7 +75,8 @@ pub fn start(
         });
     }
     let argv = command.ok_or_else(|| StartError("a foreign target needs url or command".into()))?;
-    let (argv, port) = super::custom::argv(argv, spec, &opts.backends).map_err(StartError)?;
+    let (argv, port) =
+        super::custom::argv(argv, spec, &opts.backends).map_err(|e| StartError(e.to_string()))?;
     let cmd = TargetCommand {
         argv,
         port,

@@ -15,6 +15,7 @@ mod builtin;
 pub mod child;
 mod custom;
 pub mod embedded;
+mod error;
 pub mod expr;
 pub mod foreground;
 pub mod foreign;
@@ -34,6 +35,7 @@ use iolab_model::ModelParams;
 use crate::services::Addresses;
 
 pub use child::{StartError, TargetCommand};
+pub use error::{EmbedError, TargetError};
 pub use manifest::{Manifest, RuntimeKind};
 pub use process::{Health, Target};
 
@@ -63,7 +65,7 @@ pub struct StartOptions {
 impl Launch {
     /// How `spec`'s target starts: its command if it has one, else its
     /// runtime (its manifest read here, once).
-    pub fn of(spec: &RunSpec) -> Result<Launch, String> {
+    pub fn of(spec: &RunSpec) -> Result<Launch, TargetError> {
         if let Work::Http(w) = &spec.work {
             if let Some(argv) = &w.command {
                 return Ok(Launch::Custom(argv.clone()));
@@ -82,7 +84,7 @@ impl Launch {
         spec: &RunSpec,
         opts: &StartOptions,
         exe: &Path,
-    ) -> Result<TargetCommand, String> {
+    ) -> Result<TargetCommand, TargetError> {
         let (argv, port, dir) = match self {
             Launch::BuiltIn => (builtin::argv(exe, spec, opts), None, None),
             Launch::Runtime(m) => (runtime::argv(m, spec, opts)?, None, Some(m.dir.clone())),
@@ -121,10 +123,10 @@ impl Launch {
 /// model, knobs and options its runtime serves and the backends its steps
 /// call. A custom command is the user's own and is not checked; a foreign
 /// target's model is what the user believes it to be (only its knobs are).
-pub fn check(spec: &RunSpec) -> Result<(), String> {
+pub fn check(spec: &RunSpec) -> Result<(), TargetError> {
     if let Work::Http(w) = &spec.work {
         if w.foreign.is_some() {
-            return spec.params.check();
+            return spec.params.check().map_err(TargetError::from);
         }
     }
     match Launch::of(spec)? {

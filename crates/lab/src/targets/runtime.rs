@@ -10,7 +10,7 @@ use iolab_model::experiment::{ExperimentPlan, RunSpec, Work};
 use iolab_model::{ModelKind, ModelParams};
 
 use super::manifest::{resolve, Manifest, RuntimeKind};
-use super::StartOptions;
+use super::{StartOptions, TargetError};
 use crate::services::{Addresses, Needs};
 
 /// The runtime options a run sets: its coordinates that are `true` (the
@@ -46,7 +46,7 @@ pub struct LaunchArgs<'a> {
 }
 
 /// The launcher's argv (runtimes/README.md's protocol), checked first.
-pub fn launcher_argv(m: &Manifest, a: &LaunchArgs) -> Result<Vec<String>, String> {
+pub fn launcher_argv(m: &Manifest, a: &LaunchArgs) -> Result<Vec<String>, TargetError> {
     m.check(a.model, a.params, a.options)?;
     let mut argv = m.launcher();
     argv.extend([
@@ -77,7 +77,7 @@ pub(super) fn argv(
     m: &Manifest,
     spec: &RunSpec,
     opts: &StartOptions,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, TargetError> {
     check(m, spec)?;
     launcher_argv(
         m,
@@ -96,7 +96,7 @@ pub(super) fn argv(
 
 /// The model, knobs and options apply, the steps' backends have clients,
 /// and the runtime is of the run's kind.
-pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), String> {
+pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), TargetError> {
     m.check(spec.model, &spec.params, &options_set(spec))?;
     match &spec.work {
         Work::Http(w) if m.runs(RuntimeKind::Http) => {
@@ -106,20 +106,14 @@ pub(super) fn check(m: &Manifest, spec: &RunSpec) -> Result<(), String> {
             Ok(())
         }
         Work::Batch(b) if m.runs(RuntimeKind::Batch) => m.check_backend(b.io_backend),
-        Work::Http(_) => Err(format!(
-            "runtime {} runs batches (kind = \"batch\"), not HTTP targets",
-            m.name
-        )),
-        Work::Batch(_) => Err(format!(
-            "runtime {} serves HTTP targets, not batches: run the batch in process (no runtime) or on a batch runtime",
-            m.name
-        )),
+        Work::Http(_) => Err(TargetError::RunsBatches(m.name.clone())),
+        Work::Batch(_) => Err(TargetError::ServesHttp(m.name.clone())),
     }
 }
 
 /// Build every runtime the plan's runs use, once, before the first run (the
 /// build's own output goes to stderr).
-pub fn prepare(plan: &ExperimentPlan) -> Result<(), String> {
+pub fn prepare(plan: &ExperimentPlan) -> Result<(), TargetError> {
     let mut built: Vec<String> = Vec::new();
     for spec in &plan.runs {
         // A custom command or a foreign service is the user's: nothing to build.
@@ -129,7 +123,10 @@ pub fn prepare(plan: &ExperimentPlan) -> Result<(), String> {
             continue;
         }
         let m = Manifest::load(&spec.runtime)?;
-        check(&m, spec).map_err(|e| format!("run '{}': {e}", spec.name))?;
+        check(&m, spec).map_err(|why| TargetError::Run {
+            run: spec.name.clone(),
+            why: Box::new(why),
+        })?;
         build(&m)?;
         built.push(spec.runtime.to_string());
     }
@@ -137,7 +134,7 @@ pub fn prepare(plan: &ExperimentPlan) -> Result<(), String> {
 }
 
 /// Run the manifest's `build` in its folder (a no-op when there is none).
-pub fn build(m: &Manifest) -> Result<(), String> {
+pub fn build(m: &Manifest) -> Result<(), TargetError> {
     let Some((program, args)) = m.build.split_first() else {
         return Ok(());
     };
@@ -149,16 +146,19 @@ pub fn build(m: &Manifest) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .status()
-        .map_err(|e| format!("cannot build runtime {} ({}): {e}", m.name, argv[0]))?;
+        .map_err(|why| TargetError::BuildStart {
+            runtime: m.name.clone(),
+            program: argv[0].clone(),
+            why,
+        })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!(
-            "building runtime {} failed ({}: {}); see its output above",
-            m.name,
-            m.build.join(" "),
-            super::child::describe(status)
-        ))
+        Err(TargetError::BuildFailed {
+            runtime: m.name.clone(),
+            command: m.build.join(" "),
+            status: super::child::describe(status),
+        })
     }
 }
 
@@ -174,7 +174,7 @@ pub fn run_batch(
     spec: &RunSpec,
     batch: &iolab_model::batch::BatchSpec,
     cancel: &std::sync::atomic::AtomicBool,
-) -> Result<iolab_model::batch::BatchResult, String> {
+) -> Result<iolab_model::batch::BatchResult, TargetError> {
     use std::io::Read;
     check(m, spec)?;
     let input = serde_json::json!({
@@ -188,9 +188,8 @@ pub fn run_batch(
         .prefix("iolab-batch-")
         .suffix(".json")
         .tempfile()
-        .map_err(|e| format!("cannot write the batch spec: {e}"))?;
-    std::fs::write(file.path(), input.to_string())
-        .map_err(|e| format!("cannot write the batch spec: {e}"))?;
+        .map_err(TargetError::BatchSpec)?;
+    std::fs::write(file.path(), input.to_string()).map_err(TargetError::BatchSpec)?;
     let mut argv = m.launcher();
     argv.extend(["--spec".into(), file.path().display().to_string()]);
     let mut child = super::child::spawn(&super::TargetCommand {
@@ -198,34 +197,31 @@ pub fn run_batch(
         port: None,
         cpus: Vec::new(),
         dir: Some(m.dir.clone()),
-    })
-    .map_err(|e| e.0)?;
-    let out = child.stdout.take().ok_or("no stdout")?;
+    })?;
+    let out = child.stdout.take().ok_or(TargetError::NoStdout)?;
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
         let r = out.take(MAX_DOCUMENT).read_to_string(&mut text);
         r.map(|_| text)
     });
-    let status = super::child::wait_or_cancel(&mut child, cancel)?;
+    let status = super::child::wait_or_cancel(&mut child, cancel).map_err(TargetError::Wait)?;
     let text = reader
         .join()
-        .map_err(|_| "the batch runner's reader failed".to_string())?
-        .map_err(|e| format!("cannot read the batch runner's output: {e}"))?;
+        .map_err(|_| TargetError::Reader)?
+        .map_err(TargetError::Output)?;
     if !status.success() {
-        return Err(format!(
-            "runtime {}'s batch runner failed ({})",
-            m.name,
-            super::child::describe(status)
-        ));
+        return Err(TargetError::BatchFailed {
+            runtime: m.name.clone(),
+            status: super::child::describe(status),
+        });
     }
-    let doc: iolab_model::batch::BatchFile = serde_json::from_str(&text).map_err(|e| {
-        format!(
-            "runtime {}'s batch runner printed no iolab.batch/1 document: {e}",
-            m.name
-        )
-    })?;
+    let doc: iolab_model::batch::BatchFile =
+        serde_json::from_str(&text).map_err(|why| TargetError::NoDocument {
+            runtime: m.name.clone(),
+            why,
+        })?;
     doc.runs
         .into_iter()
         .next()
-        .ok_or_else(|| format!("runtime {}'s batch runner printed no run", m.name))
+        .ok_or_else(|| TargetError::NoRun(m.name.clone()))
 }

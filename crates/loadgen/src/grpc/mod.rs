@@ -7,6 +7,7 @@
 //! of the call is one line naming it and the fix, found before any load.
 //! Streaming calls (`--hold`) are held streams: [`stream`].
 
+mod error;
 mod protos;
 mod reflection;
 pub(crate) mod stream;
@@ -23,31 +24,20 @@ use crate::h2::head::Head;
 use crate::h2::Requests;
 use crate::tls::Tls;
 
+pub use error::{FrameError, GrpcError};
+
 /// Check what needs no socket: a gRPC call goes to a `grpc[s]://` URL
 /// naming host and port, with metadata (`-H`) but no HTTP method or body;
 /// with `--proto` files, the method is found and `--data` fits it.
-pub fn check(plan: &AttackPlan, target: &Endpoint) -> Result<(), String> {
+pub fn check(plan: &AttackPlan, target: &Endpoint) -> Result<(), GrpcError> {
     let call = match (&plan.request.protocol.grpc, target.grpc) {
         (None, false) => return Ok(()),
-        (None, true) => {
-            return Err(format!(
-                "{}: name the method to call with --call package.Service/Method",
-                plan.target
-            ))
-        }
-        (Some(_), false) => {
-            return Err(format!(
-                "--call needs a grpc:// (h2c) or grpcs:// (TLS) URL, not {}: e.g. grpc://127.0.0.1:50051",
-                plan.target
-            ))
-        }
+        (None, true) => return Err(GrpcError::NoCall(plan.target.clone())),
+        (Some(_), false) => return Err(GrpcError::NotGrpcUrl(plan.target.clone())),
         (Some(call), true) => call,
     };
     if target.path != "/" {
-        return Err(format!(
-            "{}: a gRPC URL names host and port only; the method goes in --call",
-            plan.target
-        ));
+        return Err(GrpcError::Path(plan.target.clone()));
     }
     metadata(plan)?;
     if !call.protos.is_empty() {
@@ -66,7 +56,7 @@ pub fn requests(
     target: &Endpoint,
     addr: SocketAddr,
     tls: Option<&Tls>,
-) -> Result<Option<Requests>, String> {
+) -> Result<Option<Requests>, GrpcError> {
     let Some(call) = &plan.request.protocol.grpc else {
         return Ok(None);
     };
@@ -88,21 +78,18 @@ pub fn requests(
 
 /// The call's metadata: the `-H` headers of the plan's one request, which
 /// must carry no HTTP method or body of its own.
-fn metadata(plan: &AttackPlan) -> Result<&[(String, String)], String> {
+fn metadata(plan: &AttackPlan) -> Result<&[(String, String)], GrpcError> {
     match plan.request.list.as_slice() {
         [] => Ok(&[]),
         [one] if one.method == "GET" && one.body.is_empty() && one.url == plan.target => {
             Ok(&one.headers)
         }
-        _ => Err(
-            "-m, --body and --targets do not apply to a gRPC call: --data gives its request message, -H its metadata"
-                .into(),
-        ),
+        _ => Err(GrpcError::NotHttp),
     }
 }
 
 /// Compile `.proto` files, each file's folder on the import path.
-pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
+pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, GrpcError> {
     let mut includes: Vec<&Path> = Vec::new();
     for f in files {
         let dir = f
@@ -114,12 +101,9 @@ pub fn compile(files: &[PathBuf]) -> Result<DescriptorPool, String> {
         }
     }
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let fault = |e: String| {
-        format!(
-            "--proto {}: {}: fix the file",
-            names.join(" "),
-            one_line(&e)
-        )
+    let fault = |e: String| GrpcError::Proto {
+        files: names.join(" "),
+        why: one_line(&e),
     };
     let mut compiler = protos::compiler(&includes);
     compiler
@@ -136,13 +120,14 @@ pub fn find(
     service: &str,
     method: &str,
     from_files: bool,
-) -> Result<MethodDescriptor, String> {
+) -> Result<MethodDescriptor, GrpcError> {
     let m = lookup(pool, service, method, from_files)?;
     if m.is_client_streaming() || m.is_server_streaming() {
-        return Err(format!(
-            "--call: {service}/{method} is {}: hold each call with --hold D (and --connections N, --rate R)",
-            shape(&m)
-        ));
+        return Err(GrpcError::Streaming {
+            service: service.to_string(),
+            method: method.to_string(),
+            shape: shape(&m),
+        });
     }
     Ok(m)
 }
@@ -163,40 +148,39 @@ fn lookup(
     service: &str,
     method: &str,
     from_files: bool,
-) -> Result<MethodDescriptor, String> {
-    let source = match from_files {
+) -> Result<MethodDescriptor, GrpcError> {
+    let from = match from_files {
         true => "the --proto files define",
         false => "the server's reflection lists",
     };
     let s = pool.get_service_by_name(service).ok_or_else(|| {
         let names: Vec<String> = pool.services().map(|s| s.full_name().to_string()).collect();
-        format!(
-            "--call: no service '{service}' ({source} {}): give package.Service/Method",
-            list(&names)
-        )
+        GrpcError::NoService {
+            service: service.to_string(),
+            from,
+            names: list(&names),
+        }
     })?;
     let m = s.methods().find(|m| m.name() == method).ok_or_else(|| {
         let names: Vec<String> = s.methods().map(|m| m.name().to_string()).collect();
-        format!(
-            "--call: {service} has no method '{method}' (it has {})",
-            list(&names)
-        )
+        GrpcError::NoMethod {
+            service: service.to_string(),
+            method: method.to_string(),
+            names: list(&names),
+        }
     })?;
     Ok(m)
 }
 
 /// `--data` as the method's request message, encoded.
-pub fn encode(m: &MethodDescriptor, data: &str) -> Result<Vec<u8>, String> {
+pub fn encode(m: &MethodDescriptor, data: &str) -> Result<Vec<u8>, GrpcError> {
     let input = m.input();
     let mut json = serde_json::Deserializer::from_str(data);
     let message = DynamicMessage::deserialize(input.clone(), &mut json)
         .and_then(|msg| json.end().map(|()| msg))
-        .map_err(|e| {
-            format!(
-                "--data does not fit {} ({}): give its fields as JSON, e.g. --data '{{\"name\":\"x\"}}'",
-                input.full_name(),
-                one_line(&e.to_string())
-            )
+        .map_err(|e| GrpcError::Data {
+            message: input.full_name().to_string(),
+            why: one_line(&e.to_string()),
         })?;
     Ok(message.encode_to_vec())
 }
@@ -221,19 +205,19 @@ pub fn printable(s: &str) -> String {
 
 /// The messages of a gRPC body: 5-byte prefixes (compressed flag, length)
 /// each followed by a message; the error names the fault.
-pub fn messages(mut body: &[u8]) -> Result<Vec<&[u8]>, String> {
+pub fn messages(mut body: &[u8]) -> Result<Vec<&[u8]>, FrameError> {
     let mut out = Vec::new();
     while !body.is_empty() {
         if body.len() < 5 {
-            return Err("a gRPC message prefix was cut short".into());
+            return Err(FrameError::CutPrefix);
         }
         if body[0] != 0 {
-            return Err("a gRPC message came compressed (iolab asks for none)".into());
+            return Err(FrameError::Compressed);
         }
         let len = u32::from_be_bytes([body[1], body[2], body[3], body[4]]) as usize;
         let rest = &body[5..];
         if rest.len() < len {
-            return Err("a gRPC message was cut short".into());
+            return Err(FrameError::Cut);
         }
         out.push(&rest[..len]);
         body = &rest[len..];

@@ -16,8 +16,96 @@ use prost_reflect::DescriptorPool;
 use prost_types::{FileDescriptorProto, FileDescriptorSet};
 
 use crate::endpoint::Endpoint;
-use crate::h2::head::Head;
+use crate::h2::head::{Head, HeadError};
+use crate::h2::H2Error;
 use crate::tls::Tls;
+
+/// The server's reflection could not give a method's types; each names
+/// the host and the way out (`--proto FILE`).
+#[derive(Debug, thiserror::Error)]
+pub enum ReflectionError {
+    /// No event loop for the calls.
+    #[error("cannot build an event loop: {0}")]
+    EventLoop(std::io::Error),
+    /// All of it took too long.
+    #[error(
+        "{host}'s reflection did not give {service}'s files within {}: give --proto FILE",
+        iolab_model::format_duration(REFLECTION_WAIT)
+    )]
+    Slow {
+        /// The host.
+        host: String,
+        /// The service asked.
+        service: String,
+    },
+    /// Imports past [`MAX_FILES`].
+    #[error("the server's reflection named over {MAX_FILES} files for {0}: give --proto FILE")]
+    TooManyFiles(String),
+    /// The files do not make a pool.
+    #[error(
+        "the server's reflection gave files that do not fit together ({0}): give --proto FILE"
+    )]
+    Unfit(String),
+    /// Neither version of the service.
+    #[error("{0} offers no reflection (grpc.reflection.v1 or v1alpha): give the service's .proto with --proto FILE")]
+    None(String),
+    /// One call took too long.
+    #[error("{0}'s reflection did not answer within {CALL_WAIT:?}: give --proto FILE")]
+    NoAnswer(String),
+    /// A grpc-status other than OK or UNIMPLEMENTED.
+    #[error("{host}'s reflection failed ({status}): give --proto FILE")]
+    Failed {
+        /// The host.
+        host: String,
+        /// The status's name.
+        status: String,
+    },
+    /// An HTTP answer without grpc-status.
+    #[error("{host} answered the reflection call with HTTP {status} and no grpc-status: give --proto FILE")]
+    NotGrpc {
+        /// The host.
+        host: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The answer's framing.
+    #[error(transparent)]
+    Frame(#[from] super::FrameError),
+    /// An answer that does not decode.
+    #[error("{host}'s reflection answer does not decode ({why})")]
+    Answer {
+        /// The host.
+        host: String,
+        /// The decoder's word.
+        why: prost::DecodeError,
+    },
+    /// A file that does not decode.
+    #[error("{host}'s reflection sent a file that does not decode ({why})")]
+    File {
+        /// The host.
+        host: String,
+        /// The decoder's word.
+        why: prost::DecodeError,
+    },
+    /// The server does not know what was asked.
+    #[error("{host}'s reflection does not know {asked} ({message}, code {code}): check --call, or give --proto FILE")]
+    Unknown {
+        /// The host.
+        host: String,
+        /// What was asked.
+        asked: String,
+        /// Its message, printable.
+        message: String,
+        /// Its code.
+        code: i32,
+    },
+    /// The call's request.
+    #[error(transparent)]
+    Head(#[from] HeadError),
+    /// The call's HTTP/2.
+    #[error(transparent)]
+    H2(#[from] H2Error),
+}
 
 /// How long one reflection call may take.
 const CALL_WAIT: Duration = Duration::from_secs(5);
@@ -89,7 +177,7 @@ pub fn pool(
     tls: Option<&Tls>,
     service: &str,
     metadata: &[(String, String)],
-) -> Result<DescriptorPool, String> {
+) -> Result<DescriptorPool, ReflectionError> {
     let at = Where {
         target,
         addr,
@@ -99,20 +187,19 @@ pub fn pool(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+        .map_err(ReflectionError::EventLoop)?;
     let within = async { tokio::time::timeout(REFLECTION_WAIT, fetch(&at, service)).await };
     rt.block_on(within).unwrap_or_else(|_| {
-        Err(format!(
-            "{}'s reflection did not give {service}'s files within {}: give --proto FILE",
-            target.host,
-            iolab_model::format_duration(REFLECTION_WAIT)
-        ))
+        Err(ReflectionError::Slow {
+            host: target.host.clone(),
+            service: service.to_string(),
+        })
     })
 }
 
 /// [`pool`]'s calls: the file defining `service`, then each import not
 /// yet asked, at most [`MAX_FILES`] calls.
-async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, String> {
+async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, ReflectionError> {
     let ask = |a: Ask| Request {
         host: String::new(),
         ask: Some(a),
@@ -135,9 +222,7 @@ async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, String> 
             break;
         };
         if asked.len() >= MAX_FILES {
-            return Err(format!(
-                "the server's reflection named over {MAX_FILES} files for {service}: give --proto FILE"
-            ));
+            return Err(ReflectionError::TooManyFiles(service.to_string()));
         }
         asked.insert(next.clone());
         let file = ask(Ask::FileByFilename(next));
@@ -146,28 +231,21 @@ async fn fetch(at: &Where<'_>, service: &str) -> Result<DescriptorPool, String> 
     let set = FileDescriptorSet {
         file: in_import_order(files),
     };
-    DescriptorPool::from_file_descriptor_set(set).map_err(|e| {
-        format!(
-            "the server's reflection gave files that do not fit together ({}): give --proto FILE",
-            super::printable(&e.to_string())
-        )
-    })
+    DescriptorPool::from_file_descriptor_set(set)
+        .map_err(|e| ReflectionError::Unfit(super::printable(&e.to_string())))
 }
 
 /// Ask the newest reflection service the server offers; the path that answered.
 async fn versions(
     at: &Where<'_>,
     req: Request,
-) -> Result<(&'static str, Vec<FileDescriptorProto>), String> {
+) -> Result<(&'static str, Vec<FileDescriptorProto>), ReflectionError> {
     for path in SERVICES {
         if let Some(files) = call(at, path, req.clone()).await? {
             return Ok((path, files));
         }
     }
-    Err(format!(
-        "{} offers no reflection (grpc.reflection.v1 or v1alpha): give the service's .proto with --proto FILE",
-        at.target.host
-    ))
+    Err(ReflectionError::None(at.target.host.clone()))
 }
 
 /// The server asked, and what every call carries.
@@ -184,7 +262,7 @@ async fn call(
     at: &Where<'_>,
     path: &str,
     req: Request,
-) -> Result<Option<Vec<FileDescriptorProto>>, String> {
+) -> Result<Option<Vec<FileDescriptorProto>>, ReflectionError> {
     let asked = match &req.ask {
         // A file name to ask comes from the server's own imports.
         Some(Ask::FileByFilename(f)) => format!("file {}", super::printable(f)),
@@ -195,46 +273,48 @@ async fn call(
     let head = Head::grpc(target, path, at.metadata, &req.encode_to_vec(), CALL_WAIT)?;
     let answer = tokio::time::timeout(CALL_WAIT, crate::h2::call(at.addr, at.tls, &head))
         .await
-        .map_err(|_| {
-            format!(
-                "{}'s reflection did not answer within {CALL_WAIT:?}: give --proto FILE",
-                target.host
-            )
-        })??;
+        .map_err(|_| ReflectionError::NoAnswer(target.host.clone()))??;
     match answer.grpc_status {
         Some(0) => {}
         Some(UNIMPLEMENTED) => return Ok(None),
         Some(code) => {
-            return Err(format!(
-                "{}'s reflection failed ({}): give --proto FILE",
-                target.host,
-                iolab_model::error_class::grpc_status(code)
-            ))
+            return Err(ReflectionError::Failed {
+                host: target.host.clone(),
+                status: iolab_model::error_class::grpc_status(code),
+            })
         }
         None => {
-            return Err(format!(
-            "{} answered the reflection call with HTTP {} and no grpc-status: give --proto FILE",
-            target.host, answer.status
-        ))
+            return Err(ReflectionError::NotGrpc {
+                host: target.host.clone(),
+                status: answer.status,
+            })
         }
     }
     let mut files = Vec::new();
     for m in super::messages(&answer.body)? {
-        let r = Response::decode(Bytes::copy_from_slice(m))
-            .map_err(|e| format!("{}'s reflection answer does not decode ({e})", target.host))?;
+        let r =
+            Response::decode(Bytes::copy_from_slice(m)).map_err(|why| ReflectionError::Answer {
+                host: target.host.clone(),
+                why,
+            })?;
         match r.answer {
             Some(Answer::Files(f)) => {
                 for bytes in f.file_descriptor_proto {
-                    files.push(FileDescriptorProto::decode(&bytes[..]).map_err(|e| {
-                        format!("{}'s reflection sent a file that does not decode ({e})", target.host)
+                    files.push(FileDescriptorProto::decode(&bytes[..]).map_err(|why| {
+                        ReflectionError::File {
+                            host: target.host.clone(),
+                            why,
+                        }
                     })?);
                 }
             }
             Some(Answer::Error(e)) => {
-                return Err(format!(
-                    "{}'s reflection does not know {asked} ({}, code {}): check --call, or give --proto FILE",
-                    target.host, super::printable(&e.error_message), e.error_code
-                ))
+                return Err(ReflectionError::Unknown {
+                    host: target.host.clone(),
+                    asked,
+                    message: super::printable(&e.error_message),
+                    code: e.error_code,
+                })
             }
             None => {}
         }

@@ -12,7 +12,35 @@ use http::header::{HeaderName, HeaderValue};
 use http::{HeaderMap, Method, Request, Uri};
 use iolab_model::request::RequestTemplate;
 
-use crate::endpoint::Endpoint;
+use crate::endpoint::{Endpoint, UrlError};
+
+/// A request HTTP/2 cannot carry.
+#[derive(Debug, thiserror::Error)]
+pub enum HeadError {
+    /// Its URL cannot be used.
+    #[error(transparent)]
+    Url(#[from] UrlError),
+    /// The method is not a token.
+    #[error("method '{0}' is not an HTTP token")]
+    Method(String),
+    /// Authority and path make no URI.
+    #[error("cannot make an HTTP/2 request of {at}: {why}")]
+    Uri {
+        /// Authority and path.
+        at: String,
+        /// Why.
+        why: http::uri::InvalidUri,
+    },
+    /// A header name is not a token.
+    #[error("header name '{0}' is not an HTTP token")]
+    HeaderName(String),
+    /// A header value HTTP/2 cannot carry.
+    #[error("header '{0}' has a value HTTP/2 cannot carry")]
+    HeaderValue(String),
+    /// A gRPC message past its 4 GiB length prefix.
+    #[error("the gRPC request message is over 4 GiB")]
+    MessageTooBig,
+}
 
 /// Methods that get `content-length: 0` when their body is empty, as over HTTP/1.1.
 const BODY_METHODS: [&str; 3] = ["POST", "PUT", "PATCH"];
@@ -65,10 +93,10 @@ impl Head {
     }
 
     /// A request from a template (method, URL, headers, body).
-    pub fn of(t: &RequestTemplate) -> Result<Head, String> {
+    pub fn of(t: &RequestTemplate) -> Result<Head, HeadError> {
         let target = Endpoint::parse(&t.url)?;
         let method = Method::from_bytes(t.method.as_bytes())
-            .map_err(|_| format!("method '{}' is not an HTTP token", t.method))?;
+            .map_err(|_| HeadError::Method(t.method.clone()))?;
         let authority = t
             .header("host")
             .map_or_else(|| target.host_header(), str::to_string);
@@ -98,7 +126,7 @@ impl Head {
         metadata: &[(String, String)],
         message: &[u8],
         timeout: Duration,
-    ) -> Result<Head, String> {
+    ) -> Result<Head, HeadError> {
         let mut headers = user_headers(metadata)?;
         headers.insert("content-type", HeaderValue::from_static("application/grpc"));
         headers.insert("te", HeaderValue::from_static("trailers"));
@@ -106,8 +134,7 @@ impl Head {
         default(&mut headers, "user-agent", &crate::wire::user_agent());
         let mut body = Vec::with_capacity(5 + message.len());
         body.push(0); // not compressed
-        let len = u32::try_from(message.len())
-            .map_err(|_| "the gRPC request message is over 4 GiB".to_string())?;
+        let len = u32::try_from(message.len()).map_err(|_| HeadError::MessageTooBig)?;
         body.extend_from_slice(&len.to_be_bytes());
         body.extend_from_slice(message);
         Ok(Head {
@@ -121,25 +148,27 @@ impl Head {
 }
 
 /// `scheme://authority/path`: what h2 turns into the pseudo-headers.
-fn uri(target: &Endpoint, authority: &str, path: &str) -> Result<Uri, String> {
+fn uri(target: &Endpoint, authority: &str, path: &str) -> Result<Uri, HeadError> {
     let scheme = if target.tls { "https" } else { "http" };
     format!("{scheme}://{authority}{path}")
         .parse()
-        .map_err(|e| format!("cannot make an HTTP/2 request of {authority}{path}: {e}"))
+        .map_err(|why| HeadError::Uri {
+            at: format!("{authority}{path}"),
+            why,
+        })
 }
 
 /// The user's headers, names lower-cased as HTTP/2 requires; `Host`
 /// left out (it is the authority).
-fn user_headers(list: &[(String, String)]) -> Result<HeaderMap, String> {
+fn user_headers(list: &[(String, String)]) -> Result<HeaderMap, HeadError> {
     let mut headers = HeaderMap::new();
     for (name, value) in list {
         if name.eq_ignore_ascii_case("host") {
             continue;
         }
         let n = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("header name '{name}' is not an HTTP token"))?;
-        let v = HeaderValue::from_str(value)
-            .map_err(|_| format!("header '{name}' has a value HTTP/2 cannot carry"))?;
+            .map_err(|_| HeadError::HeaderName(name.clone()))?;
+        let v = HeaderValue::from_str(value).map_err(|_| HeadError::HeaderValue(name.clone()))?;
         headers.append(n, v);
     }
     Ok(headers)

@@ -24,7 +24,83 @@ use iolab_model::attack::AttackPlan;
 use iolab_model::request::RequestTemplate;
 
 use crate::endpoint::Endpoint;
+use crate::recorder::ErrorClass;
 use crate::tls::{Stream, Tls};
+
+pub use head::HeadError;
+
+/// Why the server cannot be sent HTTP/2 (the check before the run), or a
+/// request made before the run (gRPC reflection) failed.
+#[derive(Debug, thiserror::Error)]
+pub enum H2Error {
+    /// No event loop for the check.
+    #[error("cannot build an event loop: {0}")]
+    EventLoop(std::io::Error),
+    /// Over TLS, the server chose something else by ALPN.
+    #[error("{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}")]
+    Alpn {
+        /// The host.
+        host: String,
+        /// What it chose (`none` when nothing).
+        chose: String,
+        /// The way out ([`fix`]).
+        fix: &'static str,
+    },
+    /// The server's SETTINGS break HTTP/2.
+    #[error("{host} speaks HTTP/2 but sent {fault}: fix the server's HTTP/2 settings{}", if *grpc { "" } else { ", or drop --http2 to measure it over HTTP/1.1" })]
+    Settings {
+        /// The host.
+        host: String,
+        /// What it sent.
+        fault: watch::SettingsFault,
+        /// A gRPC target (HTTP/2 only: no HTTP/1.1 way out).
+        grpc: bool,
+    },
+    /// With prior knowledge, no HTTP/2 frame came back.
+    #[error("{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN", if *grpc { "grpcs://" } else { "https://" })]
+    NoH2c {
+        /// The host.
+        host: String,
+        /// The way out ([`fix`]).
+        fix: &'static str,
+        /// A gRPC target.
+        grpc: bool,
+    },
+    /// HTTP/2 began, then broke off.
+    #[error("{host} broke off HTTP/2 at its start ({why}): {fix}")]
+    BrokeOff {
+        /// The host.
+        host: String,
+        /// What h2 said.
+        why: h2::Error,
+        /// The way out ([`fix`]).
+        fix: &'static str,
+    },
+    /// [`call`]: no connection.
+    #[error("cannot open an HTTP/2 connection to {addr} ({})", class.label())]
+    Open {
+        /// The server.
+        addr: SocketAddr,
+        /// How opening failed.
+        class: ErrorClass,
+    },
+    /// [`call`]: the request broke.
+    #[error("HTTP/2 request to {addr} failed: {why}")]
+    Request {
+        /// The server.
+        addr: SocketAddr,
+        /// What h2 said.
+        why: h2::Error,
+    },
+    /// [`call`]: an answer past [`MAX_CALL_BODY`].
+    #[error("the answer of {addr} to {path} is over {} MiB: is it a gRPC server?", MAX_CALL_BODY >> 20)]
+    TooBig {
+        /// The server.
+        addr: SocketAddr,
+        /// The request's path.
+        path: String,
+    },
+}
 
 /// What an HTTP/2 run sends: its requests as HTTP/2 heads (sent in turn,
 /// as over HTTP/1.1) and how many one connection carries at once.
@@ -38,7 +114,7 @@ pub struct Requests {
 
 impl Requests {
     /// The plan's requests (its target's GET when it lists none).
-    pub fn of(plan: &AttackPlan) -> Result<Requests, String> {
+    pub fn of(plan: &AttackPlan) -> Result<Requests, HeadError> {
         let heads = match plan.request.list.is_empty() {
             true => vec![head::Head::of(&RequestTemplate::get(plan.target.as_str()))?],
             false => plan
@@ -64,11 +140,11 @@ const PREFLIGHT_WAIT: Duration = Duration::from_secs(5);
 /// knowledge (h2c). The error is one line naming the fault and the fix.
 /// A server that cannot be reached, or answers slowly, is left to the run,
 /// which counts that as data.
-pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, target: &Endpoint) -> Result<(), String> {
+pub fn preflight(addr: SocketAddr, tls: Option<&Tls>, target: &Endpoint) -> Result<(), H2Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot build an event loop: {e}"))?;
+        .map_err(H2Error::EventLoop)?;
     rt.block_on(speaks_http2(addr, tls, target))
 }
 
@@ -94,7 +170,7 @@ pub struct CallAnswer {
 
 /// Over TLS, the one-line refusal when the server chose by ALPN anything
 /// but h2.
-fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
+fn alpn_refusal(stream: &Stream, host: &str, fix: &'static str) -> Option<H2Error> {
     let Stream::Tls(s) = stream else {
         return None;
     };
@@ -103,9 +179,11 @@ fn alpn_refusal(stream: &Stream, host: &str, fix: &str) -> Option<String> {
         return None;
     }
     let chose = alpn.map_or("none".into(), |p| String::from_utf8_lossy(&p).into_owned());
-    Some(format!(
-        "{host} did not agree to HTTP/2 by ALPN (it chose {chose}): {fix}"
-    ))
+    Some(H2Error::Alpn {
+        host: host.to_string(),
+        chose,
+        fix,
+    })
 }
 
 /// [`preflight`]'s exchange: ALPN over TLS, then HTTP/2's preface and a
@@ -115,7 +193,7 @@ async fn speaks_http2(
     addr: SocketAddr,
     tls: Option<&Tls>,
     target: &Endpoint,
-) -> Result<(), String> {
+) -> Result<(), H2Error> {
     let (host, fix) = (&target.host, fix(target));
     let Ok(Ok(stream)) =
         tokio::time::timeout(PREFLIGHT_WAIT, crate::http::open_stream_io(addr, None, tls)).await
@@ -142,18 +220,15 @@ async fn speaks_http2(
     .await;
     driver.abort();
     if let Some(fault) = seen.fault() {
-        return Err(format!(
-            "{host} speaks HTTP/2 but sent {fault}: fix the server's HTTP/2 settings{}",
-            if target.grpc {
-                ""
-            } else {
-                ", or drop --http2 to measure it over HTTP/1.1"
-            }
-        ));
+        return Err(H2Error::Settings {
+            host: host.clone(),
+            fault: fault.clone(),
+            grpc: target.grpc,
+        });
     }
     match answered {
         Ok(None) | Err(_) => Ok(()),
-        Ok(Some(e)) => Err(broke_off(&seen, &e, tls.is_none(), target)),
+        Ok(Some(e)) => Err(broke_off(&seen, e, tls.is_none(), target)),
     }
 }
 
@@ -167,14 +242,15 @@ async fn settings_in(seen: &watch::Seen) {
 /// Why the check before the run failed: with prior knowledge, a server
 /// that sent no HTTP/2 frame (an HTTP/1.1 answer, garbage, a close) does
 /// not speak h2c; one that did broke HTTP/2 off after its start.
-fn broke_off(seen: &watch::Seen, e: &h2::Error, prior: bool, target: &Endpoint) -> String {
-    let (host, fix) = (&target.host, fix(target));
+fn broke_off(seen: &watch::Seen, why: h2::Error, prior: bool, target: &Endpoint) -> H2Error {
+    let (host, fix) = (target.host.clone(), fix(target));
     match prior && !seen.settings_arrived() {
-        true => format!(
-            "{host} does not speak HTTP/2 with prior knowledge (h2c): it did not answer HTTP/2's preface; {fix}, or use {} for h2 by ALPN",
-            if target.grpc { "grpcs://" } else { "https://" }
-        ),
-        false => format!("{host} broke off HTTP/2 at its start ({e}): {fix}"),
+        true => H2Error::NoH2c {
+            host,
+            fix,
+            grpc: target.grpc,
+        },
+        false => H2Error::BrokeOff { host, why, fix },
     }
 }
 
@@ -188,11 +264,11 @@ pub async fn call(
     addr: SocketAddr,
     tls: Option<&Tls>,
     head: &head::Head,
-) -> Result<CallAnswer, String> {
-    let broke = |e: h2::Error| format!("HTTP/2 request to {addr} failed: {e}");
+) -> Result<CallAnswer, H2Error> {
+    let broke = |why: h2::Error| H2Error::Request { addr, why };
     let (send, conn, _) = conn::open(addr, None, tls)
         .await
-        .map_err(|c| format!("cannot open an HTTP/2 connection to {addr} ({})", c.label()))?;
+        .map_err(|class| H2Error::Open { addr, class })?;
     let driver = tokio::spawn(conn);
     let mut send = send.ready().await.map_err(broke)?;
     let (answer, mut body) = send
@@ -208,11 +284,10 @@ pub async fn call(
         let chunk = chunk.map_err(broke)?;
         let _ = stream.flow_control().release_capacity(chunk.len());
         if bytes.len() + chunk.len() > MAX_CALL_BODY {
-            return Err(format!(
-                "the answer of {addr} to {} is over {} MiB: is it a gRPC server?",
-                head.path(),
-                MAX_CALL_BODY >> 20
-            ));
+            return Err(H2Error::TooBig {
+                addr,
+                path: head.path().to_string(),
+            });
         }
         bytes.extend_from_slice(&chunk);
     }

@@ -45,8 +45,8 @@ pub enum CombineError {
     },
     /// The shards do not make one plan (different plans, cuts, a missing
     /// or repeated index).
-    #[error("{0}")]
-    Shards(String),
+    #[error(transparent)]
+    Shards(crate::shard::combine::ShardMergeError),
     /// Two documents held connections to different targets.
     #[error("{name} held connections to {target}, {first} to {first_target}: merge runs against one target")]
     Targets {
@@ -69,12 +69,19 @@ pub enum CombineError {
     },
     /// The merged counts do not balance: a document was edited or corrupt.
     #[error("the merged counts do not balance ({0}): a document was edited or is corrupt")]
-    Unbalanced(String),
+    Unbalanced(iolab_model::attack::AccountingError),
 }
 
 /// Whether the documents are held-connection ones (`Ok(false)`: request
 /// documents, for the request merge); held and request documents mixed
 /// are refused.
+impl iolab_model::HasExitKind for CombineError {
+    /// The documents given do not merge: the user gives others.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
 pub fn all_held(docs: &[(String, AttackResult)]) -> Result<bool, CombineError> {
     let held = docs.iter().find(|(_, d)| d.connections.is_some());
     let request = docs.iter().find(|(_, d)| d.connections.is_none());

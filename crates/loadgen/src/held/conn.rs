@@ -48,7 +48,7 @@ impl Target {
                     "a gRPC call's URL starts grpc:// (h2c) or grpcs:// (TLS)",
                 ));
             }
-            let endpoint = Endpoint::parse(url).map_err(|e| bad(&e))?;
+            let endpoint = Endpoint::parse(url).map_err(|e| bad(&e.to_string()))?;
             if endpoint.path != "/" {
                 return Err(bad(
                     "a gRPC URL names host and port only; the method goes in --call",
@@ -70,7 +70,8 @@ impl Target {
                 return Err(bad("an event stream's URL starts http:// or https://"))
             }
         };
-        let endpoint = Endpoint::parse(&format!("{http}://{rest}")).map_err(|e| bad(&e))?;
+        let endpoint =
+            Endpoint::parse(&format!("{http}://{rest}")).map_err(|e| bad(&e.to_string()))?;
         Ok(Target {
             endpoint,
             url: url.clone(),
@@ -83,13 +84,13 @@ impl Target {
     /// Resolve the address and set up TLS (`insecure`: any certificate),
     /// once, before the run.
     pub fn resolved(mut self, insecure: bool, sources: &[IpAddr]) -> Result<Target, HeldError> {
-        let addr = self.endpoint.resolve().map_err(HeldError::Setup)?;
-        crate::source::check(sources, addr).map_err(HeldError::Plan)?;
+        let addr = self.endpoint.resolve()?;
+        crate::source::check(sources, addr)?;
         self.addr = Some(addr);
         if self.endpoint.tls {
             // gRPC rides on HTTP/2: its TLS offers ALPN h2.
             let h2 = self.endpoint.grpc;
-            let tls = Tls::new(&self.endpoint.host, insecure, h2).map_err(HeldError::Setup)?;
+            let tls = Tls::new(&self.endpoint.host, insecure, h2)?;
             self.tls = Some(tls);
         }
         Ok(self)

@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use iolab_model::attack::{DriverSummary, HeldKind, HeldPlan};
+use iolab_model::limits::thousands;
 use iolab_model::shard::Shard;
 
 use crate::clock::now_ns;
@@ -67,6 +68,36 @@ pub enum HeldError {
     /// Name resolution, TLS set-up or the event loop failed.
     #[error("{0}")]
     Setup(String),
+    /// `--source-addrs` cannot reach the target.
+    #[error(transparent)]
+    Source(#[from] crate::source::SourceError),
+    /// The host resolves to nothing.
+    #[error(transparent)]
+    Resolve(#[from] crate::endpoint::ResolveError),
+    /// TLS cannot be set up.
+    #[error(transparent)]
+    Tls(#[from] crate::tls::TlsError),
+    /// A gRPC stream's call cannot be made.
+    #[error(transparent)]
+    Grpc(#[from] crate::grpc::GrpcError),
+    /// More connections than this process may open files for.
+    #[error(transparent)]
+    Files(#[from] FilesError),
+}
+
+impl iolab_model::HasExitKind for HeldError {
+    /// Each is found before any connection is held, and names a fix the
+    /// user makes (the URL, a flag, the target, `ulimit -n`): bad input.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
+}
+
+impl iolab_model::HasExitKind for FilesError {
+    /// `ulimit -n` or `--shard`: the user's to change.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
 }
 
 /// Check a plan before anything is opened.
@@ -75,7 +106,7 @@ pub fn validate(plan: &HeldPlan) -> Result<(), HeldError> {
     // A literal address is checked now; a name, once it is resolved.
     if let Ok(ip) = target.endpoint.host.parse::<std::net::IpAddr>() {
         let addr = std::net::SocketAddr::new(ip, target.endpoint.port);
-        crate::source::check(&plan.source_addrs, addr).map_err(HeldError::Plan)?;
+        crate::source::check(&plan.source_addrs, addr)?;
     }
     let bad = |m: String| Err(HeldError::Plan(m));
     if plan.connections == 0 || plan.connections > MAX_CONNECTIONS {
@@ -137,8 +168,8 @@ pub fn own_connections(plan: &HeldPlan) -> u64 {
 /// A held run holds a socket per connection: refuse one that needs more
 /// files than this process may open even at its hard limit, and say to
 /// shard it (each shard process holds its part; `iolab merge` adds them).
-pub fn check_files(plan: &HeldPlan) -> Result<(), String> {
-    use iolab_model::limits::{thousands, FD_RESERVE};
+pub fn check_files(plan: &HeldPlan) -> Result<(), FilesError> {
+    use iolab_model::limits::FD_RESERVE;
     let own = own_connections(plan);
     let need = own + FD_RESERVE;
     let (_, hard) = crate::machine::nofile();
@@ -147,13 +178,30 @@ pub fn check_files(plan: &HeldPlan) -> Result<(), String> {
     }
     let per = hard.saturating_sub(FD_RESERVE).max(1);
     let count = u64::from(plan.shard.map_or(1, |s| s.count));
-    let n = u64::from(plan.connections).div_ceil(per).max(count + 1);
-    Err(format!(
-        "--connections {}: {} held here need {} open files, but this process may open at most {hard} (ulimit -n): raise it (ulimit -n {need}) or run {n} processes with --shard 1/{n} .. {n}/{n} and iolab merge their --out files",
-        thousands(u64::from(plan.connections)),
-        thousands(own),
-        thousands(need),
-    ))
+    let processes = u64::from(plan.connections).div_ceil(per).max(count + 1);
+    Err(FilesError {
+        connections: plan.connections,
+        own,
+        need,
+        hard,
+        processes,
+    })
+}
+
+/// A held run needing more open files than this process may have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--connections {}: {} held here need {} open files, but this process may open at most {hard} (ulimit -n): raise it (ulimit -n {need}) or run {processes} processes with --shard 1/{processes} .. {processes}/{processes} and iolab merge their --out files", thousands(u64::from(*connections)), thousands(*own), thousands(*need))]
+pub struct FilesError {
+    /// The plan's connections.
+    pub connections: u32,
+    /// This process's share.
+    pub own: u64,
+    /// The files that share needs.
+    pub need: u64,
+    /// The hard limit.
+    pub hard: u64,
+    /// Processes that would each fit.
+    pub processes: u64,
 }
 
 /// What the document says of the driver: an open loop of connections

@@ -32,7 +32,7 @@ pub fn prepare(
     target: &Endpoint,
     addr: SocketAddr,
     tls: Option<&Tls>,
-) -> Result<Option<crate::h2::Requests>, String> {
+) -> Result<Option<crate::h2::Requests>, crate::error::AttackError> {
     match plan.request.protocol.kind() {
         ProtocolKind::Http2 | ProtocolKind::GrpcUnary => {
             crate::h2::preflight(addr, tls, target)?;

@@ -33,7 +33,7 @@ pub enum ReplayError {
     },
     /// A vegeta targets file's fault, as its parser words it (`FILE:LINE: ...`).
     #[error("--replay {0}")]
-    Vegeta(String),
+    Vegeta(crate::request_list::ListError),
     /// Nothing left to send once the safety rules applied.
     #[error("--replay {file}: every request would be skipped ({why}): add --allow-writes to send state-changing methods, or replay a recording with GET requests")]
     AllSkipped { file: PathBuf, why: String },
@@ -43,6 +43,13 @@ pub enum ReplayError {
     /// A `--route` template that cannot be used.
     #[error("--route '{template}': {why} (write a path with {{name}} segments, e.g. /users/{{id}}/posts)")]
     BadRoute { template: String, why: String },
+}
+
+impl iolab_model::HasExitKind for ReplayError {
+    /// A recording that cannot be replayed: the user's to fix, nothing sent.
+    fn exit_kind(&self) -> iolab_model::ExitKind {
+        iolab_model::ExitKind::BadInput
+    }
 }
 
 impl ReplayError {

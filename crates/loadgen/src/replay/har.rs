@@ -131,7 +131,7 @@ fn entry(file: &Path, at: &str, value: serde_json::Value) -> Result<Recorded, Re
             if !typed && !p.mime_type.is_empty() {
                 headers.push(("Content-Type".into(), p.mime_type.clone()));
             }
-            body(p).map_err(|why| ReplayError::bad(file, at.into(), why, fix))?
+            body(p).map_err(|why| ReplayError::bad(file, at.into(), why.to_string(), fix))?
         }
         None => Vec::new(),
     };
@@ -147,9 +147,14 @@ fn entry(file: &Path, at: &str, value: serde_json::Value) -> Result<Recorded, Re
     })
 }
 
+/// A body a HAR keeps lossily: its media type, shortened.
+#[derive(Debug, thiserror::Error)]
+#[error("a binary body ({0}) cannot be replayed from a HAR")]
+struct BinaryBody(String);
+
 /// A text body; binary ones (base64, NUL bytes, media types) are refused:
 /// a HAR keeps them lossily, so what would be replayed is not what was sent.
-fn body(p: PostData) -> Result<Vec<u8>, String> {
+fn body(p: PostData) -> Result<Vec<u8>, BinaryBody> {
     let text = p.text.unwrap_or_default();
     let mime = p.mime_type.to_ascii_lowercase();
     let binary_type = ["image/", "audio/", "video/", "application/octet-stream"]
@@ -159,10 +164,7 @@ fn body(p: PostData) -> Result<Vec<u8>, String> {
         || text.contains('\0')
         || (binary_type && !text.is_empty())
     {
-        return Err(format!(
-            "a binary body ({}) cannot be replayed from a HAR",
-            short(&p.mime_type)
-        ));
+        return Err(BinaryBody(short(&p.mime_type)));
     }
     Ok(text.into_bytes())
 }

@@ -10,6 +10,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use check::decode;
+
 use hdrhistogram::Histogram;
 use iolab_model::attack::{
     AttackResult, ErrorCounts, GeneratorStats, RequestCounts, Throughput, ATTACK_SCHEMA,
@@ -17,7 +19,11 @@ use iolab_model::attack::{
 use iolab_model::protocol::ProtocolSummary;
 use iolab_model::shard::{MergeRecord, ShardPart, ShardRecord};
 
+mod check;
 mod records;
+
+pub(crate) use check::check;
+pub use check::{ShardFault, ShardMergeError};
 
 use super::record::encode;
 use crate::merge::{
@@ -41,41 +47,44 @@ pub type Source = (String, AttackResult);
 
 /// Merge the shards of one plan sent to one target; the error is one line
 /// naming the fault.
-pub fn merge(docs: &[Source]) -> Result<Merged, String> {
-    if let Some((name0, d0)) = docs.first() {
-        if let Some((name, d)) = docs.iter().find(|(_, d)| d.target != d0.target) {
-            return Err(format!(
-                "{name} attacked {}, {name0} {}: shards of one plan attack one target",
-                d.target, d0.target
-            ));
-        }
-    }
+pub fn merge(docs: &[Source]) -> Result<Merged, ShardMergeError> {
+    one_target(docs, false)?;
     merge_hosts(docs)
+}
+
+/// Every document attacked the first one's target.
+fn one_target(docs: &[Source], live: bool) -> Result<(), ShardMergeError> {
+    let Some((name0, d0)) = docs.first() else {
+        return Ok(());
+    };
+    match docs.iter().find(|(_, d)| d.target != d0.target) {
+        Some((name, d)) => Err(ShardMergeError::Targets {
+            name: name.clone(),
+            target: d.target.clone(),
+            name0: name0.clone(),
+            target0: d0.target.clone(),
+            live,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Merge the shards of one plan, each host having sent its shard to a
 /// target of its own (a sharded `iolab run`); the merged document names the
 /// first one's.
-pub fn merge_hosts(docs: &[Source]) -> Result<Merged, String> {
+pub fn merge_hosts(docs: &[Source]) -> Result<Merged, ShardMergeError> {
     combine(docs, false)
 }
 
 /// Merge shards read while they run (`iolab merge --live`): the shards
 /// there are so far (none is required yet), whose counts need not balance
 /// (answers are in flight); otherwise as [`merge`] does.
-pub fn merge_live(docs: &[Source]) -> Result<Merged, String> {
-    if let Some((name0, d0)) = docs.first() {
-        if let Some((name, d)) = docs.iter().find(|(_, d)| d.target != d0.target) {
-            return Err(format!(
-                "{name} attacks {}, {name0} {}: shards of one plan attack one target",
-                d.target, d0.target
-            ));
-        }
-    }
+pub fn merge_live(docs: &[Source]) -> Result<Merged, ShardMergeError> {
+    one_target(docs, true)?;
     combine(docs, true)
 }
 
-fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
+fn combine(docs: &[Source], live: bool) -> Result<Merged, ShardMergeError> {
     let shards = check(docs, !live)?;
     let interval = Duration::from_secs_f64(shards[0].2.interval_s.max(1e-3));
     let base = shards
@@ -85,11 +94,14 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
         .unwrap_or(0);
     let mut acc = Acc::default();
     for (name, doc, rec) in &shards {
+        let fault = |why: ShardFault| ShardMergeError::Shard {
+            name: name.to_string(),
+            why,
+        };
         if !live {
-            super::hist::holds_answers(doc).map_err(|e| format!("{name}: {e}"))?;
+            super::hist::holds_answers(doc).map_err(|e| fault(e.into()))?;
         }
-        acc.add(doc, rec, base, interval)
-            .map_err(|e| format!("{name}: {e}"))?;
+        acc.add(doc, rec, base, interval).map_err(fault)?;
     }
     let shards: Vec<(&AttackResult, &ShardRecord)> =
         shards.iter().map(|(_, d, r)| (*d, *r)).collect();
@@ -106,107 +118,11 @@ fn combine(docs: &[Source], live: bool) -> Result<Merged, String> {
         let intervals = interval_histograms(acc.intervals, interval);
         return Ok(Merged { result, intervals });
     }
-    result.check_accounting().map_err(|e| {
-        format!("the merged counts do not balance ({e}): a shard document was edited or is corrupt")
-    })?;
+    result
+        .check_accounting()
+        .map_err(ShardMergeError::Unbalanced)?;
     let intervals = interval_histograms(acc.intervals, interval);
     Ok(Merged { result, intervals })
-}
-
-/// A shard: its name, document and record.
-pub(crate) type Checked<'a> = (&'a String, &'a AttackResult, &'a ShardRecord);
-
-/// Every document a shard, all of one plan, cut and start, each index once
-/// (and, with `every`, each index there); the shards sorted by index.
-pub(crate) fn check(docs: &[Source], every: bool) -> Result<Vec<Checked<'_>>, String> {
-    let mut shards = Vec::with_capacity(docs.len());
-    for (name, doc) in docs {
-        let rec = doc.shard.as_ref().ok_or_else(|| {
-            format!("{name} is not a shard (no \"shard\" record): write shards with iolab attack --shard i/n")
-        })?;
-        shards.push((name, doc, rec));
-    }
-    let Some(&(name0, _, r0)) = shards.first() else {
-        return Err("nothing to merge: give shard result files or folders holding them".into());
-    };
-    for &(name, _, r) in &shards {
-        records::agree((name, r), (name0, r0)).map_err(|e| e.to_string())?;
-        if r.plan_hash != r0.plan_hash {
-            return Err(format!(
-                "{name} is of plan {}, {name0} of plan {}: shards of different plans do not merge",
-                r.plan_hash, r0.plan_hash
-            ));
-        }
-        if r.count != r0.count {
-            return Err(format!(
-                "{name} is shard {} but {name0} is shard {}: one plan, one n",
-                r.shard(),
-                r0.shard()
-            ));
-        }
-    }
-    apart(&shards)?;
-    let mut by_index: BTreeMap<u32, &String> = BTreeMap::new();
-    for &(name, _, r) in &shards {
-        if let Some(other) = by_index.insert(r.index, name) {
-            return Err(format!(
-                "shard {} appears twice ({other} and {name}): give each shard once",
-                r.shard()
-            ));
-        }
-    }
-    let missing: Vec<String> = (1..=r0.count)
-        .filter(|i| !by_index.contains_key(i))
-        .map(|i| i.to_string())
-        .collect();
-    if every && !missing.is_empty() {
-        return Err(format!(
-            "shard(s) {} of {} missing: a merge needs every shard of the plan",
-            missing.join(", "),
-            r0.count
-        ));
-    }
-    shards.sort_by_key(|(_, _, r)| r.index);
-    Ok(shards)
-}
-
-/// Shards whose sends cannot have overlapped (one started after another's
-/// plan was over) are of different runs of the plan. Starts closer than
-/// that line up on absolute time (a `+DUR` start read on each host's clock
-/// differs by how far apart the hosts read it).
-fn apart(shards: &[Checked<'_>]) -> Result<(), String> {
-    let d = &shards[0].1.driver;
-    // A held plan's connections are held for `hold` after their opens.
-    let hold_s = (shards[0].1.connections.as_ref()).map_or(0.0, |c| c.hold_ms as f64 / 1e3);
-    let Some(lasts_s) = d.duration_s.map(|s| s + d.timeout_s + hold_s) else {
-        return Ok(());
-    };
-    let first = shards
-        .iter()
-        .min_by_key(|(_, d, _)| d.started_unix_ms)
-        .expect("not empty");
-    let last = shards
-        .iter()
-        .max_by_key(|(_, d, _)| d.started_unix_ms)
-        .expect("not empty");
-    let gap_s = (last.1.started_unix_ms - first.1.started_unix_ms) as f64 / 1e3;
-    if gap_s > lasts_s {
-        return Err(format!(
-            "{} started {gap_s:.1} s after {}, and the plan lasts {lasts_s:.1} s: they are shards of different runs",
-            last.0, first.0
-        ));
-    }
-    Ok(())
-}
-
-/// A base64 V2 + deflate histogram, through the capped decoder.
-fn decode(what: &str, b64: Option<&str>) -> Result<Option<Histogram<u64>>, String> {
-    let Some(b64) = b64.filter(|s| !s.is_empty()) else {
-        return Ok(None);
-    };
-    super::hist::decode_base64(b64)
-        .map(Some)
-        .map_err(|e| format!("the {what} histogram {e}"))
 }
 
 /// The sums so far.
@@ -252,7 +168,7 @@ impl Acc {
         rec: &ShardRecord,
         base: u64,
         interval: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), ShardFault> {
         add_counts(&mut self.requests, &doc.requests);
         self.errors.add(&doc.errors);
         add_protocol(&mut self.protocol, doc.protocol.as_ref());
@@ -269,11 +185,10 @@ impl Acc {
         );
         add_opt(&mut self.lag, decode("lag", rec.lag_histogram.as_deref())?);
         if rec.interval_histograms.len() != doc.series.len() {
-            return Err(format!(
-                "{} interval histograms for {} series points",
-                rec.interval_histograms.len(),
-                doc.series.len()
-            ));
+            return Err(ShardFault::Intervals {
+                histograms: rec.interval_histograms.len(),
+                points: doc.series.len(),
+            });
         }
         let late_ms = doc.started_unix_ms - base;
         let shift = (late_ms as f64 / (interval.as_secs_f64() * 1e3)).round() as usize;

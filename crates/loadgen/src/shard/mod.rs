@@ -25,7 +25,6 @@ use iolab_model::schedule::Schedule;
 use iolab_model::shard::{Shard, MAX_START_LEAD};
 
 use crate::clock::{now_ns, PreciseTimer};
-use crate::error::AttackError;
 use crate::run_ctx::RunCtx;
 
 /// Longest single wait for the start, so a cancel is seen while waiting.
@@ -73,17 +72,62 @@ pub fn connection_cap(plan: &AttackPlan) -> u64 {
     of(plan).share(u64::from(plan.connections.max()))
 }
 
+/// A shard that would send nothing, or a start that cannot be meant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    /// `--start-at` further ahead than a start is meant.
+    #[error("--start-at is more than {} ahead (milliseconds given as seconds?): give Unix seconds or RFC 3339", iolab_model::format_duration(MAX_START_LEAD))]
+    StartTooFar,
+    /// `--start-at` already past when the run began.
+    #[error("--start-at is {} in the past: this {} started late; give a start a few seconds ahead", iolab_model::format_duration(*by), match shard { Some(s) => format!("shard {s}"), None => "run".into() })]
+    Late {
+        /// By how much.
+        by: std::time::Duration,
+        /// This shard, when the plan is cut.
+        shard: Option<Shard>,
+    },
+    /// Fewer connections than shards.
+    #[error("--connections {connections} leaves shard {shard} none: give at least {} (one per shard)", shard.count)]
+    NoConnections {
+        /// The plan's connection cap.
+        connections: u32,
+        /// This shard.
+        shard: Shard,
+    },
+    /// Fewer clients than shards.
+    #[error("--concurrency {concurrency} cannot be split into {count} shards: give at least one client per shard")]
+    Clients {
+        /// The plan's clients.
+        concurrency: u32,
+        /// Shards.
+        count: u32,
+    },
+    /// Fewer requests than shards.
+    #[error("--requests {requests} cannot be split into {count} shards: give at least one request per shard")]
+    Requests {
+        /// The plan's requests.
+        requests: u64,
+        /// Shards.
+        count: u32,
+    },
+    /// An open loop planning fewer requests than shards.
+    #[error("the plan has {planned} requests, fewer than {count} shards: raise the rate or duration, or use fewer shards")]
+    Planned {
+        /// Requests the plan schedules.
+        planned: u64,
+        /// Shards.
+        count: u32,
+    },
+}
+
 /// Refuse a shard that would send nothing, or a start that cannot be meant.
-pub fn validate(plan: &AttackPlan) -> Result<(), String> {
+pub fn validate(plan: &AttackPlan) -> Result<(), ShardError> {
     if let Some(at) = plan.start_at_unix_ms {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
         if at.saturating_sub(now.as_millis() as u64) > MAX_START_LEAD.as_millis() as u64 {
-            return Err(format!(
-                "--start-at is more than {} ahead (milliseconds given as seconds?): give Unix seconds or RFC 3339",
-                iolab_model::format_duration(MAX_START_LEAD)
-            ));
+            return Err(ShardError::StartTooFar);
         }
     }
     let Some(s) = plan.shard else {
@@ -91,10 +135,10 @@ pub fn validate(plan: &AttackPlan) -> Result<(), String> {
     };
     let n = s.count;
     if connection_cap(plan) == 0 {
-        return Err(format!(
-            "--connections {} leaves shard {s} none: give at least {n} (one per shard)",
-            plan.connections.max()
-        ));
+        return Err(ShardError::NoConnections {
+            connections: plan.connections.max(),
+            shard: s,
+        });
     }
     match &plan.driver {
         Driver::Closed {
@@ -103,15 +147,13 @@ pub fn validate(plan: &AttackPlan) -> Result<(), String> {
             ..
         } => {
             if u64::from(*concurrency) < u64::from(n) {
-                return Err(format!(
-                    "--concurrency {concurrency} cannot be split into {n} shards: give at least one client per shard"
-                ));
+                return Err(ShardError::Clients {
+                    concurrency: *concurrency,
+                    count: n,
+                });
             }
-            if requests.is_some_and(|r| r < u64::from(n)) {
-                return Err(format!(
-                    "--requests {} cannot be split into {n} shards: give at least one request per shard",
-                    requests.unwrap_or(0)
-                ));
+            if let Some(requests) = requests.filter(|&r| r < u64::from(n)) {
+                return Err(ShardError::Requests { requests, count: n });
             }
         }
         Driver::Open {
@@ -120,9 +162,7 @@ pub fn validate(plan: &AttackPlan) -> Result<(), String> {
         } => {
             let planned = plan.driver.planned().unwrap_or(0);
             if planned < u64::from(n) {
-                return Err(format!(
-                    "the plan has {planned} requests, fewer than {n} shards: raise the rate or duration, or use fewer shards"
-                ));
+                return Err(ShardError::Planned { planned, count: n });
             }
         }
         Driver::Open { .. } => {}
@@ -151,7 +191,7 @@ pub struct Start {
 
 /// The plan's start: `--start-at` mapped onto the run clock, or `lead_ns`
 /// from now. A start already past is refused, saying by how much.
-pub fn start(plan: &AttackPlan, lead_ns: u64) -> Result<Start, AttackError> {
+pub fn start(plan: &AttackPlan, lead_ns: u64) -> Result<Start, ShardError> {
     // Both clocks read back to back: the wall clock places the start, the
     // monotonic one times the run.
     let mono = now_ns();
@@ -167,14 +207,10 @@ pub fn start(plan: &AttackPlan, lead_ns: u64) -> Result<Start, AttackError> {
     };
     let at = at_ms.saturating_mul(1_000_000);
     if at < wall {
-        return Err(AttackError::Invalid(format!(
-            "--start-at is {} in the past: this {} started late; give a start a few seconds ahead",
-            iolab_model::format_duration(std::time::Duration::from_nanos(wall - at)),
-            match plan.shard {
-                Some(s) => format!("shard {s}"),
-                None => "run".into(),
-            }
-        )));
+        return Err(ShardError::Late {
+            by: std::time::Duration::from_nanos(wall - at),
+            shard: plan.shard,
+        });
     }
     Ok(Start {
         start_ns: mono + (at - wall),
@@ -288,10 +324,14 @@ mod tests {
             requests: Some(100),
             duration: None,
         };
-        let e = validate(&plan(small, Some(Shard { index: 1, count: 4 }))).unwrap_err();
+        let e = validate(&plan(small, Some(Shard { index: 1, count: 4 })))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at least one client per shard"), "{e}");
         let tiny = Driver::constant(1.0, Duration::from_secs(3));
-        let e = validate(&plan(tiny.clone(), Some(Shard { index: 1, count: 4 }))).unwrap_err();
+        let e = validate(&plan(tiny.clone(), Some(Shard { index: 1, count: 4 })))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("fewer than 4 shards"), "{e}");
         assert!(validate(&plan(tiny, Some(Shard { index: 3, count: 3 }))).is_ok());
     }
@@ -305,9 +345,10 @@ mod tests {
             .unwrap()
             .as_millis() as u64;
         p.start_at_unix_ms = Some(now_ms - 3_000);
-        let Err(AttackError::Invalid(e)) = start(&p, 0) else {
+        let Err(e @ ShardError::Late { .. }) = start(&p, 0) else {
             panic!("a past start was accepted")
         };
+        let e = e.to_string();
         assert!(
             e.contains("in the past: this shard 2/4 started late"),
             "{e}"

@@ -18,9 +18,10 @@ mod ring;
 
 use std::io;
 
-pub use ring::{probe, Ring};
+pub use ring::{probe, Ring, UringError};
 
 use crate::clock::now_ns;
+use crate::error::ThreadError;
 use crate::recorder::Recorder;
 use crate::run_ctx::RunCtx;
 use crate::thread_share::ThreadShare;
@@ -50,7 +51,12 @@ trait Driver {
 /// Run one generator thread's work on `ring` (made by the caller with
 /// [`Ring::new`] for [`ThreadShare::slots`], so that a kernel refusing it can be met
 /// with the epoll engine instead), from `ctx.start_ns`.
-pub fn run(ctx: &RunCtx, rec: Recorder, work: ThreadShare, ring: Ring) -> Result<Recorder, String> {
+pub fn run(
+    ctx: &RunCtx,
+    rec: Recorder,
+    work: ThreadShare,
+    ring: Ring,
+) -> Result<Recorder, ThreadError> {
     // Waits end at the nanosecond asked, not up to 50 us later.
     // SAFETY: prctl on the calling thread with a plain integer argument.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
@@ -77,7 +83,7 @@ pub fn run(ctx: &RunCtx, rec: Recorder, work: ThreadShare, ring: Ring) -> Result
             run_loop(&mut c, &mut d, 0)
         }
     };
-    let spin_ns = res.map_err(|e| format!("io_uring event loop failed: {e}"))?;
+    let spin_ns = res.map_err(ThreadError::Uring)?;
     let mut rec = c.into_recorder();
     rec.spin_ns = spin_ns;
     Ok(rec)

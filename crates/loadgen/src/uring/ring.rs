@@ -44,18 +44,33 @@ pub struct Ring {
     pub skip_success: bool,
 }
 
+/// Why io_uring cannot be used on this kernel.
+#[derive(Debug, thiserror::Error)]
+pub enum UringError {
+    /// No ring at all (no io_uring, or `kernel.io_uring_disabled`).
+    #[error("io_uring_setup failed: {0}")]
+    Setup(io::Error),
+    /// A ring without timed waits.
+    #[error("the kernel's io_uring has no timed waits (IORING_FEAT_EXT_ARG, Linux 5.11+)")]
+    NoTimedWaits,
+    /// The operations cannot be listed.
+    #[error("io_uring probe failed: {0}")]
+    Probe(io::Error),
+    /// An operation the engine needs is missing.
+    #[error("the kernel's io_uring has no {0} operation")]
+    Missing(&'static str),
+}
+
 /// Why io_uring cannot be used here, or `Ok` when the engine can run.
-pub fn probe() -> Result<(), String> {
-    let ring = IoUring::new(8).map_err(|e| format!("io_uring_setup failed: {e}"))?;
+pub fn probe() -> Result<(), UringError> {
+    let ring = IoUring::new(8).map_err(UringError::Setup)?;
     if !ring.params().is_feature_ext_arg() {
-        return Err(
-            "the kernel's io_uring has no timed waits (IORING_FEAT_EXT_ARG, Linux 5.11+)".into(),
-        );
+        return Err(UringError::NoTimedWaits);
     }
     let mut p = Probe::new();
     ring.submitter()
         .register_probe(&mut p)
-        .map_err(|e| format!("io_uring probe failed: {e}"))?;
+        .map_err(UringError::Probe)?;
     for (code, name) in [
         (opcode::Connect::CODE, "connect"),
         (opcode::Send::CODE, "send"),
@@ -63,7 +78,7 @@ pub fn probe() -> Result<(), String> {
         (opcode::AsyncCancel::CODE, "async cancel"),
     ] {
         if !p.is_supported(code) {
-            return Err(format!("the kernel's io_uring has no {name} operation"));
+            return Err(UringError::Missing(name));
         }
     }
     Ok(())

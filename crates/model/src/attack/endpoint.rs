@@ -37,17 +37,19 @@ pub struct EndpointResult {
 
 impl EndpointResult {
     /// `sent = ok + non_2xx + errors`, as for the whole run.
-    pub fn check_accounting(&self) -> Result<(), String> {
+    pub fn check_accounting(&self) -> Result<(), super::AccountingError> {
         let answered = self
             .ok
             .saturating_add(self.non_2xx)
             .saturating_add(self.errors.total());
         match answered == self.sent {
             true => Ok(()),
-            false => Err(format!(
-                "endpoint {} {}: sent {} != ok + non_2xx + errors {answered}",
-                self.method, self.template, self.sent
-            )),
+            false => Err(super::AccountingError::Endpoint {
+                method: self.method.clone(),
+                template: self.template.clone(),
+                sent: self.sent,
+                answered,
+            }),
         }
     }
 }

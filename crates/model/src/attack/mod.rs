@@ -17,7 +17,9 @@ use crate::shard::{MergeRecord, ShardRecord};
 /// The schema tag of [`AttackResult`].
 pub const ATTACK_SCHEMA: &str = "iolab.attack/1";
 
+mod accounting;
 mod figures;
+pub use accounting::AccountingError;
 pub use figures::FigureError;
 mod endpoint;
 mod held;
@@ -332,48 +334,49 @@ impl AttackResult {
     }
 
     /// Check the accounting invariants; the error names the one that broke.
-    pub fn check_accounting(&self) -> Result<(), String> {
+    pub fn check_accounting(&self) -> Result<(), AccountingError> {
         let r = &self.requests;
         if r.planned != r.sent.saturating_add(r.not_sent) {
-            return Err(format!(
-                "planned {} != sent {} + not_sent {}",
-                r.planned, r.sent, r.not_sent
-            ));
+            return Err(AccountingError::Planned {
+                planned: r.planned,
+                sent: r.sent,
+                not_sent: r.not_sent,
+            });
         }
         let answered =
             r.ok.saturating_add(r.non_2xx)
                 .saturating_add(self.errors.total());
         if r.sent != answered {
-            return Err(format!(
-                "sent {} != ok {} + non_2xx {} + errors {}",
-                r.sent,
-                r.ok,
-                r.non_2xx,
-                self.errors.total()
-            ));
+            return Err(AccountingError::Sent {
+                sent: r.sent,
+                ok: r.ok,
+                non_2xx: r.non_2xx,
+                errors: self.errors.total(),
+            });
         }
         if r.retried > r.sent {
-            return Err(format!("retried {} > sent {}", r.retried, r.sent));
+            return Err(AccountingError::Retried {
+                retried: r.retried,
+                sent: r.sent,
+            });
         }
         if r.unclean_tls_close > answered {
-            return Err(format!(
-                "unclean_tls_close {} > answers {answered}",
-                r.unclean_tls_close
-            ));
+            return Err(AccountingError::Unclean {
+                unclean: r.unclean_tls_close,
+                answered,
+            });
         }
         self.errors.check_codes()?;
         if let Some(c) = &self.connections {
-            c.check().map_err(|e| e.to_string())?;
+            c.check()?;
         }
         if let Some(m) = &self.messages {
-            m.check().map_err(|e| e.to_string())?;
+            m.check()?;
         }
         let by_status = (self.status_codes.values()).fold(0u64, |s, n| s.saturating_add(*n));
         let answers = r.answered();
         if by_status != answers {
-            return Err(format!(
-                "status codes add to {by_status}, not ok + non_2xx = {answers}"
-            ));
+            return Err(AccountingError::Status { by_status, answers });
         }
         Ok(())
     }

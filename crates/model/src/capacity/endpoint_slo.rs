@@ -80,10 +80,13 @@ impl EndpointSlo {
                 Some((w, c)) => (Some(w.trim()), c),
                 None => (None, part),
             };
-            let slo: Slo = clauses.parse().map_err(|why| EndpointSloError::Clauses {
-                part: shown.clone(),
-                why,
-            })?;
+            let slo: Slo =
+                clauses
+                    .parse()
+                    .map_err(|e: super::slo::SloError| EndpointSloError::Clauses {
+                        part: shown.clone(),
+                        why: e.to_string(),
+                    })?;
             let twice = |name: &str| EndpointSloError::Twice(crate::text::printable(name));
             match who {
                 None if out.overall.is_some() => {

@@ -42,7 +42,7 @@ pub use machine::{LoopDelay, Machine, Neighbours, Second, TargetPauses};
 pub use mix_cpu::{EndpointCpu, MixCpu, MixLimit, MixWhatIf};
 pub use repeat::Repeat;
 pub use signals::{Downstream, HotThread, Signals, ThreadState, Threads};
-pub use slo::{Clause, Observed, Slo, SloVerdict};
+pub use slo::{Clause, Observed, Slo, SloError, SloVerdict};
 
 /// The schema tag of [`CapacityFile`].
 pub const CAPACITY_SCHEMA: &str = "iolab.capacity/1";

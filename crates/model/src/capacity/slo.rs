@@ -51,6 +51,9 @@ pub struct SloVerdict {
 
 impl SloVerdict {
     /// The verdict of `judged` (what [`Slo::judge`] said) on `slo`.
+    // A String is right here: the Err is not a fault but the verdict's
+    // words (the first clause that broke), which the documents keep as the
+    // step's and the run's `verdict` text.
     pub fn of(slo: &Slo, judged: Result<(), String>) -> SloVerdict {
         SloVerdict {
             slo: slo.clone(),
@@ -114,6 +117,9 @@ impl Slo {
     }
 
     /// `Ok(())` when every clause holds, else the first that broke, in words.
+    // A String is right here: the Err is not a fault but the verdict's
+    // words (the first clause that broke), which the documents keep as the
+    // step's and the run's `verdict` text.
     pub fn judge(&self, o: &Observed) -> Result<(), String> {
         for c in &self.clauses {
             match *c {
@@ -178,18 +184,25 @@ impl fmt::Display for Slo {
     }
 }
 
-impl FromStr for Slo {
-    type Err = String;
+/// An objective that cannot be read: the clause at fault and why, both
+/// echoed printable (control bytes of `--slo` once reached the terminal,
+/// issue 49 finding 12).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("objective '{part}': {why} (write e.g. 'p99<200ms,success>=99.9%')")]
+pub struct SloError {
+    /// The clause, printable.
+    pub part: String,
+    /// What is wrong with it, printable.
+    pub why: String,
+}
 
-    fn from_str(text: &str) -> Result<Slo, String> {
-        let bad = |part: &str, why: &str| {
-            // The user's text echoed escaped: control bytes of --slo once
-            // reached the terminal (issue 49 finding 12).
-            format!(
-                "objective '{}': {} (write e.g. 'p99<200ms,success>=99.9%')",
-                crate::text::printable(part),
-                crate::text::printable(why)
-            )
+impl FromStr for Slo {
+    type Err = SloError;
+
+    fn from_str(text: &str) -> Result<Slo, SloError> {
+        let bad = |part: &str, why: &str| SloError {
+            part: crate::text::printable(part),
+            why: crate::text::printable(why),
         };
         let mut clauses = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -262,7 +275,7 @@ mod tests {
             "q99<1s",
             "p99<fast",
         ] {
-            let e = bad.parse::<Slo>().unwrap_err();
+            let e = bad.parse::<Slo>().unwrap_err().to_string();
             assert!(
                 e.starts_with("objective") && !e.contains('\n'),
                 "{bad}: {e}"

@@ -171,16 +171,24 @@ impl std::fmt::Display for Fault {
     }
 }
 
+/// A rate outside `[0, MAX_RATE]`.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum RateBoundError {
+    /// Not a number, or below 0.
+    #[error("{0} req/s is not a rate: give a number >= 0")]
+    NotRate(f64),
+    /// Above what iolab sends.
+    #[error("{0} req/s is above the most iolab sends, {max} req/s", max = thousands(MAX_RATE as u64))]
+    Above(f64),
+}
+
 /// A rate within `(0, MAX_RATE]`.
-pub fn check_rate(r: f64) -> Result<(), String> {
+pub fn check_rate(r: f64) -> Result<(), RateBoundError> {
     if !(r.is_finite() && r >= 0.0) {
-        return Err(format!("{r} req/s is not a rate: give a number >= 0"));
+        return Err(RateBoundError::NotRate(r));
     }
     if r > MAX_RATE {
-        return Err(format!(
-            "{r} req/s is above the most iolab sends, {} req/s",
-            thousands(MAX_RATE as u64)
-        ));
+        return Err(RateBoundError::Above(r));
     }
     Ok(())
 }
@@ -269,7 +277,7 @@ fn check_driver(driver: &Driver) -> Result<Option<u64>, Fault> {
             }
             for p in phases {
                 for r in [p.from_rps, p.to_rps] {
-                    check_rate(r).map_err(|m| Fault::new(Field::Rate, m))?;
+                    check_rate(r).map_err(|m| Fault::new(Field::Rate, m.to_string()))?;
                 }
             }
             let planned: f64 = phases.iter().map(|p| p.planned()).sum();

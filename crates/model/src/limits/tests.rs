@@ -19,7 +19,7 @@ fn cpu_lists_are_bounded_before_expansion() {
         "0-4000000000",
         "1,,2",
     ] {
-        let e = parse_cpu_list(bad).unwrap_err();
+        let e = parse_cpu_list(bad).unwrap_err().to_string();
         assert!(
             e.starts_with("bad CPU list") && !e.contains('\n'),
             "{bad}: {e}"
@@ -100,7 +100,7 @@ fn a_sweep_is_bounded() {
         assert!(check_sweep(ok).is_ok(), "{ok}");
     }
     for bad in [0, 1, MIN_SWEEP - 1, MAX_SWEEP + 1, u32::MAX] {
-        let e = check_sweep(bad).unwrap_err();
+        let e = check_sweep(bad).unwrap_err().to_string();
         assert!(
             !e.contains('\n') && (e.contains("give at least") || e.contains("at most")),
             "{e}"

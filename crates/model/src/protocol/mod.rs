@@ -42,6 +42,20 @@ impl HttpVersion {
     }
 }
 
+/// A protocol setting that cannot be used; one line naming the flag.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    /// `--call` not of the form `package.Service/Method`.
+    #[error("--call '{0}': give package.Service/Method (e.g. helloworld.Greeter/SayHello)")]
+    CallForm(String),
+    /// `--streams` out of its range.
+    #[error("--streams {0}: give 1 to {MAX_STREAMS} requests in flight per connection")]
+    Streams(u32),
+    /// `--streams` above 1 over HTTP/1.1.
+    #[error("--streams {0} needs HTTP/2: add --http2 (HTTP/1.1 carries one request at a time per connection)")]
+    StreamsNeedHttp2(u32),
+}
+
 /// A gRPC unary call: the method, the request message as JSON, and where
 /// its types come from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -59,7 +73,7 @@ pub struct GrpcCall {
 impl GrpcCall {
     /// `(service, method)` of `package.Service/Method` (a leading `/`
     /// allowed); the error is one line naming the form.
-    pub fn split(&self) -> Result<(&str, &str), String> {
+    pub fn split(&self) -> Result<(&str, &str), ProtocolError> {
         let m = self.method.trim_start_matches('/');
         match m.split_once('/') {
             Some((service, method))
@@ -67,15 +81,12 @@ impl GrpcCall {
             {
                 Ok((service, method))
             }
-            _ => Err(format!(
-                "--call '{}': give package.Service/Method (e.g. helloworld.Greeter/SayHello)",
-                self.method
-            )),
+            _ => Err(ProtocolError::CallForm(self.method.clone())),
         }
     }
 
     /// The request path: `/package.Service/Method`.
-    pub fn path(&self) -> Result<String, String> {
+    pub fn path(&self) -> Result<String, ProtocolError> {
         let (service, method) = self.split()?;
         Ok(format!("/{service}/{method}"))
     }
@@ -144,18 +155,12 @@ impl Protocol {
     }
 
     /// Check what needs no socket; the error is one line naming the flag.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ProtocolError> {
         if self.streams == 0 || self.streams > MAX_STREAMS {
-            return Err(format!(
-                "--streams {}: give 1 to {MAX_STREAMS} requests in flight per connection",
-                self.streams
-            ));
+            return Err(ProtocolError::Streams(self.streams));
         }
         if self.streams > 1 && !self.is_http2() {
-            return Err(format!(
-                "--streams {} needs HTTP/2: add --http2 (HTTP/1.1 carries one request at a time per connection)",
-                self.streams
-            ));
+            return Err(ProtocolError::StreamsNeedHttp2(self.streams));
         }
         if let Some(call) = &self.grpc {
             call.split()?;
@@ -216,7 +221,7 @@ mod tests {
         let mut p = Protocol::default();
         assert!(p.check().is_ok() && p.is_default());
         p.streams = 8;
-        assert!(p.check().unwrap_err().contains("--http2"));
+        assert!(p.check().unwrap_err().to_string().contains("--http2"));
         p.http = HttpVersion::Http2;
         p.check().unwrap();
         assert_eq!(p.streams_per_connection(), 8);
@@ -229,7 +234,7 @@ mod tests {
                 data: "{}".into(),
                 protos: vec![],
             });
-            let e = p.check().unwrap_err();
+            let e = p.check().unwrap_err().to_string();
             assert!(
                 e.contains("package.Service/Method") && !e.contains('\n'),
                 "{e}"

@@ -11,7 +11,6 @@
 use std::process::ExitCode;
 
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
-use iolab_loadgen::held::HeldError;
 use iolab_loadgen::Hooks;
 use iolab_model::attack::HeldPlan;
 use iolab_model::protocol::GrpcCall;
@@ -177,8 +176,8 @@ pub fn plan(args: &Args) -> Result<HeldPlan, CliError> {
             .map(|h| parse_header(h).map_err(|e| CliError::usage(format!("-H: {e}"))))
             .collect::<Result<_, _>>()?;
     }
-    iolab_loadgen::held::validate(&plan).map_err(CliError::usage)?;
-    iolab_loadgen::held::check_files(&plan).map_err(CliError::usage)?;
+    iolab_loadgen::held::validate(&plan)?;
+    iolab_loadgen::held::check_files(&plan)?;
     engine(args, &plan)?;
     Ok(plan)
 }
@@ -242,9 +241,7 @@ pub fn run(args: &Args) -> Result<ExitCode, CliError> {
     if let Some(at) = start_at {
         wait_until(at, &hooks);
     }
-    let mut report = iolab_loadgen::held::attack(&plan, &hooks).map_err(|e| match e {
-        HeldError::Url { .. } | HeldError::Plan(_) | HeldError::Setup(_) => CliError::usage(e),
-    })?;
+    let mut report = iolab_loadgen::held::attack(&plan, &hooks)?;
     // This process is the generator: its peak memory is the held
     // connections' (and the shard record says which start it was given).
     report.result.generator.peak_rss_kib = iolab_loadgen::machine::peak_rss_kib();

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use iolab_capacity::judge;
 use iolab_lab::interrupt::{cancel_on_signals, EXIT_INTERRUPTED};
-use iolab_loadgen::{AttackError, AttackReport, Hooks};
+use iolab_loadgen::{AttackReport, Hooks};
 use iolab_model::attack::Engine;
 use iolab_model::capacity::{Slo, SloVerdict};
 use iolab_model::protocol::{engine_help, url_help};
@@ -202,7 +202,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )));
     }
     let plan = plan(&args)?;
-    iolab_loadgen::validate(&plan).map_err(CliError::usage)?;
+    iolab_loadgen::validate(&plan)?;
     let slo = checked_before_sending(&args)?;
     let page = args.live.bind()?;
     let live = std::io::stdout().is_terminal() && !args.quiet;
@@ -219,9 +219,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         None => None,
     };
-    let mut report = iolab_loadgen::attack(&plan, &hooks).map_err(|e| match e {
-        AttackError::Invalid(m) | AttackError::Setup(m) => CliError::usage(m),
-    })?;
+    let mut report = iolab_loadgen::attack(&plan, &hooks)?;
     if let Some(page) = page {
         page.finish();
     }

@@ -115,7 +115,7 @@ pub fn recording(r: &ReplayArgs) -> Result<Option<Recording>, CliError> {
             "--base '{base}': give an http:// or https:// URL, e.g. http://127.0.0.1:8080"
         )));
     }
-    let loaded = replay::load(file, &options(r)?).map_err(CliError::usage)?;
+    let loaded = replay::load(file, &options(r)?)?;
     let notes = [loaded.mix.skipped_line(), loaded.bad_line(file)]
         .into_iter()
         .flatten()

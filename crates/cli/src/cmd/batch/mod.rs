@@ -112,12 +112,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 describe(r, spec)
             );
         }
-        let launch = Launch::of(r).map_err(CliError::usage)?;
+        let launch = Launch::of(r)?;
         let mut res = with_deadline(max_time, |cancel| match &launch {
             Launch::Runtime(m) => iolab_lab::targets::runtime::run_batch(m, r, spec, cancel)
                 .unwrap_or_else(|e| BatchResult {
                     model: Some(r.model),
-                    failure: Some(e),
+                    failure: Some(e.to_string()),
                     ..Default::default()
                 }),
             _ => {
@@ -167,16 +167,15 @@ fn io_help() -> String {
     )
 }
 
-fn parse_io(s: &str) -> Result<BackendKind, String> {
+/// `--io` naming no backend IO tasks can wait on.
+#[derive(Debug, thiserror::Error)]
+#[error("'{0}': IO tasks go to {timed}", timed = iolab_model::steps::listed(&BackendKind::timed().map(BackendKind::as_str).collect::<Vec<_>>()))]
+struct NotTimed(String);
+
+fn parse_io(s: &str) -> Result<BackendKind, NotTimed> {
     BackendKind::named(s)
         .filter(|k| k.is_timed())
-        .ok_or_else(|| {
-            let timed: Vec<&str> = BackendKind::timed().map(BackendKind::as_str).collect();
-            format!(
-                "'{s}': IO tasks go to {}",
-                iolab_model::steps::listed(&timed)
-            )
-        })
+        .ok_or_else(|| NotTimed(s.to_string()))
 }
 
 /// Every run with its batch (a plan of `iolab batch` has nothing else).

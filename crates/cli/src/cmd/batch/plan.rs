@@ -231,7 +231,7 @@ fn preset_runs(name: &str, scale: Option<f64>, args: &Args) -> Result<Vec<RunSpe
             "preset '{name}' sets its own runs; with a preset only --scale, --seed, --max-time and --json apply"
         )));
     }
-    let plan = iolab_lab::preset::load_plan(name, scale).map_err(CliError::usage)?;
+    let plan = iolab_lab::preset::load_plan(name, scale)?;
     let runs: Vec<RunSpec> = plan
         .runs
         .into_iter()

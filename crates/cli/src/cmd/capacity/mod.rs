@@ -178,8 +178,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let kept = plan::keep_off_target(&mut probe, &mut o, args.cores.is_some());
     let gate = baseline(&args, &slo)?;
     if let Some((b, _)) = &gate {
-        b.check(&service_name(&probe.url), Some(&capacity::describe(&probe)))
-            .map_err(CliError::usage)?;
+        b.check(&service_name(&probe.url), Some(&capacity::describe(&probe)))?;
     }
     // Refuse an unusable request before the search starts.
     let check = iolab_model::attack::AttackPlan {
@@ -191,7 +190,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             iolab_model::Driver::constant(o.start_rps, Duration::from_secs(1)),
         )
     };
-    iolab_loadgen::validate(&check).map_err(CliError::usage)?;
+    iolab_loadgen::validate(&check)?;
     let started = results::rfc3339(SystemTime::now());
     let each = Lines { quiet: args.quiet };
     let mut notes = mix.map(|m| m.notes).unwrap_or_default();
@@ -269,8 +268,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 /// `iolab capacity PRESET`: every target of the preset, searched in turn.
 fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
-    let (plan, slo, mut o) =
-        capacity::preset::load(preset, Default::default()).map_err(CliError::usage)?;
+    let (plan, slo, mut o) = capacity::preset::load(preset, Default::default())?;
     let fewest = capacity::preset::targets(&plan)
         .iter()
         .filter_map(|r| match &r.work {
@@ -284,7 +282,7 @@ fn run_preset(args: &Args, preset: &str) -> Result<ExitCode, CliError> {
     let gate = baseline(args, &slo)?;
     if let Some((b, _)) = &gate {
         for name in capacity::preset::search_names(&plan) {
-            b.check(&name, None).map_err(CliError::usage)?;
+            b.check(&name, None)?;
         }
     }
     let cancel = cancel_on_signals()
@@ -351,7 +349,7 @@ fn baseline(args: &Args, slo: &Slo) -> Result<Option<(gate::Baseline, f64)>, Cli
     };
     let max = capacity::preset::parse_share(&args.max_drop)
         .map_err(|e| CliError::usage(format!("--max-drop {e}")))?;
-    let b = gate::load(path, slo).map_err(CliError::usage)?;
+    let b = gate::load(path, slo)?;
     Ok(Some((b, max * 100.0)))
 }
 

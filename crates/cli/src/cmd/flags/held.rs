@@ -130,7 +130,7 @@ pub fn is_grpc(url: &str) -> bool {
 
 /// `--message-rate`: a rate as `--rate` takes it, or 0 (`0`, `0/s`): hold
 /// the connections without a message.
-fn message_rate(s: &str) -> Result<f64, String> {
+fn message_rate(s: &str) -> Result<f64, iolab_model::RateError> {
     let count = s.split('/').next().unwrap_or(s).trim();
     if count.parse::<f64>().is_ok_and(|n| n == 0.0) {
         return Ok(0.0);

@@ -17,12 +17,12 @@ pub struct KnobFlags {
 
 impl KnobFlags {
     /// The knobs as one set: one value each (a list is refused, naming the flag).
-    pub fn params(&self) -> Result<ModelParams, String> {
+    pub fn params(&self) -> Result<ModelParams, KnobFlagError> {
         let mut p = ModelParams::default();
         for (k, values) in &self.given {
             match values.as_slice() {
                 [v] => (k.set)(&mut p, Some(*v)),
-                _ => return Err(format!("{} takes one value here", k.flag())),
+                _ => return Err(KnobFlagError::OneValue(k.flag())),
             }
         }
         Ok(p)
@@ -55,13 +55,27 @@ impl KnobFlags {
     }
 }
 
+/// A knob flag's value that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum KnobFlagError {
+    /// Not a whole number.
+    #[error("'{0}' is not a whole number")]
+    NotNumber(String),
+    /// Out of the knob's range.
+    #[error(transparent)]
+    Range(#[from] iolab_model::KnobError),
+    /// A list where one value is taken.
+    #[error("{0} takes one value here")]
+    OneValue(String),
+}
+
 /// Parse one value of `k`: a whole number in its range.
-fn parse(k: &'static KnobDef, text: &str) -> Result<u32, String> {
+fn parse(k: &'static KnobDef, text: &str) -> Result<u32, KnobFlagError> {
     let v: u64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
-    k.check(v)
+        .map_err(|_| KnobFlagError::NotNumber(text.to_string()))?;
+    k.check(v).map_err(KnobFlagError::from)
 }
 
 impl Args for KnobFlags {
@@ -140,6 +154,7 @@ mod tests {
             .k
             .params()
             .unwrap_err()
+            .to_string()
             .contains("--workers takes one value"));
         let sets = t.k.sweep(&[]);
         assert_eq!(sets.len(), 2);

@@ -16,6 +16,6 @@ pub use request::RequestFlags;
 
 /// A rate flag's value: `50`, or vegeta's `50/s`, `3000/1m`
 /// (`iolab_model::parse_rate`), as clap's value parser.
-pub fn rate(s: &str) -> Result<f64, String> {
-    iolab_model::parse_rate(s).map_err(|e| e.to_string())
+pub fn rate(s: &str) -> Result<f64, iolab_model::RateError> {
+    iolab_model::parse_rate(s)
 }

@@ -55,7 +55,9 @@ pub(super) fn check_run(
             }
         }),
         Work::Batch(b) => limits::check_batch(b)
-            .and_then(|()| crate::machine::check_batch_tasks(b))
+            .and_then(|()| {
+                crate::machine::check_batch_tasks(b).map_err(|(field, e)| (field, e.to_string()))
+            })
             .map_err(|(field, m)| fault(format!("batch.{field}"), m)),
     }
 }

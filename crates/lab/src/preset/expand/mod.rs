@@ -44,10 +44,10 @@ pub struct FieldError {
     pub message: String,
 }
 
-fn fault(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+fn fault(field: impl Into<String>, message: impl std::fmt::Display) -> FieldError {
     FieldError {
         field: field.into(),
-        message: message.into(),
+        message: message.to_string(),
     }
 }
 

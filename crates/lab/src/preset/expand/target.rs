@@ -125,16 +125,44 @@ pub(super) fn check(i: usize, t: &TargetSection, file: &PresetFile) -> Result<()
     Ok(())
 }
 
+/// Why a setting of a target table cannot be used.
+#[derive(Debug, thiserror::Error)]
+enum SettingError {
+    /// A knob out of range.
+    #[error(transparent)]
+    Knob(#[from] iolab_model::KnobError),
+    /// A knob given true or false.
+    #[error("{0} is a count, e.g. {0} = 8")]
+    NotCount(String),
+    /// The runtime's manifest cannot be read.
+    #[error(transparent)]
+    Target(#[from] crate::targets::TargetError),
+    /// Neither a field, a knob nor an option.
+    #[error(
+        "unknown field '{name}': expected {FIELDS}, a knob ({}){theirs} (see presets/README.md)",
+        knob_names()
+    )]
+    Unknown {
+        /// The name.
+        name: String,
+        /// The runtime's options, when it has some.
+        theirs: String,
+    },
+    /// An option given a count.
+    #[error("{0} is an option: give true or false")]
+    NotFlag(String),
+}
+
 /// A knob takes counts in its range; anything else must be an option of the
 /// target's runtime, taking `true` or `false`.
-fn check_setting(name: &str, values: &[Setting], t: &TargetSection) -> Result<(), String> {
+fn check_setting(name: &str, values: &[Setting], t: &TargetSection) -> Result<(), SettingError> {
     if let Some(k) = knob(name) {
         for v in values {
             match v {
                 Setting::Count(n) => {
                     k.check(*n)?;
                 }
-                Setting::Flag(_) => return Err(format!("{name} is a count, e.g. {name} = 8")),
+                Setting::Flag(_) => return Err(SettingError::NotCount(name.to_string())),
             }
         }
         return Ok(());
@@ -155,13 +183,13 @@ fn check_setting(name: &str, values: &[Setting], t: &TargetSection) -> Result<()
                 options.join(", ")
             )
         };
-        return Err(format!(
-            "unknown field '{name}': expected {FIELDS}, a knob ({}){theirs} (see presets/README.md)",
-            knob_names()
-        ));
+        return Err(SettingError::Unknown {
+            name: name.to_string(),
+            theirs,
+        });
     }
     if values.iter().any(|v| !matches!(v, Setting::Flag(_))) {
-        return Err(format!("{name} is an option: give true or false"));
+        return Err(SettingError::NotFlag(name.to_string()));
     }
     Ok(())
 }

@@ -21,6 +21,8 @@ use iolab_model::attack::HeldKind;
 use iolab_model::steps::BackendKind;
 use iolab_model::{ModelKind, ModelParams, Runtime};
 
+use super::error::TargetError;
+
 /// The file that marks a checkout's runtime folders.
 /// Longest manifest read (a manifest is a few dozen lines).
 const MAX_MANIFEST: u64 = 64 * 1024;
@@ -157,30 +159,35 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RuntimeKind
 
 impl Manifest {
     /// Read the manifest of `runtime` from the checkout.
-    pub fn load(runtime: &Runtime) -> Result<Manifest, String> {
+    pub fn load(runtime: &Runtime) -> Result<Manifest, TargetError> {
         Self::load_from(&find_root()?, runtime)
     }
 
     /// Read the manifest of `runtime` under `root`.
-    pub fn load_from(root: &Path, runtime: &Runtime) -> Result<Manifest, String> {
+    pub fn load_from(root: &Path, runtime: &Runtime) -> Result<Manifest, TargetError> {
         let dir = root.join("runtimes").join(runtime.as_str());
         let path = dir.join("runtime.toml");
         if !path.is_file() {
-            return Err(format!(
-                "unknown runtime '{runtime}': no {} (runtimes here: rust, {})",
-                path.display(),
-                available(root).join(", ")
-            ));
+            return Err(TargetError::UnknownRuntime {
+                runtime: runtime.to_string(),
+                path,
+                here: available(root).join(", "),
+            });
         }
         let text = read_capped(&path)?;
-        let mut m: Manifest =
-            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), one_line(&e)))?;
+        let fault = |why: String| TargetError::Manifest {
+            path: path.clone(),
+            why,
+        };
+        let mut m: Manifest = toml::from_str(&text).map_err(|e| fault(one_line(&e)))?;
         m.dir = dir;
-        m.validate()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        m.validate().map_err(fault)?;
         Ok(m)
     }
 
+    /// What a manifest says that cannot be: the reason is the manifest
+    /// error's text (reported under the manifest's path, and never matched
+    /// on), so a String is its whole content.
     fn validate(&self) -> Result<(), String> {
         if self.start.is_empty() {
             return Err("`start` is empty: give the launcher's argv".into());
@@ -226,15 +233,14 @@ impl Manifest {
     }
 
     /// The entry of `model`, or one line naming the models it has.
-    pub fn model(&self, model: ModelKind) -> Result<&ModelEntry, String> {
+    pub fn model(&self, model: ModelKind) -> Result<&ModelEntry, TargetError> {
         self.models.get(model.as_str()).ok_or_else(|| {
             let names: Vec<&str> = self.models.keys().map(String::as_str).collect();
-            format!(
-                "model '{model}' has no {} target (runtime {} serves: {})",
-                self.name,
-                self.name,
-                names.join(", ")
-            )
+            TargetError::NoModel {
+                model: model.to_string(),
+                runtime: self.name.clone(),
+                serves: names.join(", "),
+            }
         })
     }
 
@@ -244,28 +250,30 @@ impl Manifest {
         model: ModelKind,
         params: &ModelParams,
         options: &[String],
-    ) -> Result<(), String> {
+    ) -> Result<(), TargetError> {
         let entry = self.model(model)?;
         for (k, _) in params.set_knobs() {
             if !entry.knobs.iter().any(|n| n == k.name) {
-                return Err(format!(
-                    "{} does not apply to {} model '{model}' (it reads: {}): remove it",
-                    k.name,
-                    self.name,
-                    list_or_none(&entry.knobs)
-                ));
+                return Err(TargetError::KnobNotRead {
+                    knob: k.name,
+                    runtime: self.name.clone(),
+                    model: model.to_string(),
+                    reads: list_or_none(&entry.knobs),
+                });
             }
         }
         for o in options {
-            let opt = self.options.get(o).ok_or_else(|| {
-                format!("{o} is not an option of runtime {}: remove it", self.name)
+            let opt = self.options.get(o).ok_or_else(|| TargetError::NotOption {
+                option: o.clone(),
+                runtime: self.name.clone(),
             })?;
             if !opt.models.iter().any(|m| m == model.as_str()) {
-                return Err(format!(
-                    "{o} does not apply to {} model '{model}' (it applies to: {}): remove it",
-                    self.name,
-                    opt.models.join(", ")
-                ));
+                return Err(TargetError::OptionNotApplied {
+                    option: o.clone(),
+                    runtime: self.name.clone(),
+                    model: model.to_string(),
+                    applies: opt.models.join(", "),
+                });
             }
         }
         Ok(())
@@ -277,28 +285,31 @@ impl Manifest {
     }
 
     /// Refuse a backend the runtime has no client for.
-    pub fn check_backend(&self, kind: BackendKind) -> Result<(), String> {
+    pub fn check_backend(&self, kind: BackendKind) -> Result<(), TargetError> {
         if self.backends.iter().any(|b| b == kind.as_str()) {
             return Ok(());
         }
-        Err(format!(
-            "runtime {} has no client for '{kind}' steps (it calls: {}): use another runtime or other steps",
-            self.name,
-            self.backends.join(", ")
-        ))
+        Err(TargetError::NoClient {
+            runtime: self.name.clone(),
+            kind: kind.to_string(),
+            calls: self.backends.join(", "),
+        })
     }
 
     /// Refuse a held run (`/ws` or `/events`) the runtime does not serve.
-    pub fn check_held(&self, kind: HeldKind) -> Result<(), String> {
+    pub fn check_held(&self, kind: HeldKind) -> Result<(), TargetError> {
         if self.held.contains(&kind) {
             return Ok(());
         }
-        let (route, name) = (kind.route(), kind.as_str());
-        Err(format!(
-            "runtime {} does not serve held connections of kind '{name}' ({route}; its runtime.toml says held = {:?}): use another runtime, or add {route} to it and \"{name}\" to its held list",
-            self.name,
-            self.held.iter().map(|k| k.as_str()).collect::<Vec<_>>()
-        ))
+        Err(TargetError::NoHeld {
+            runtime: self.name.clone(),
+            kind: kind.as_str(),
+            route: kind.route(),
+            held: format!(
+                "{:?}",
+                self.held.iter().map(|k| k.as_str()).collect::<Vec<_>>()
+            ),
+        })
     }
 
     /// Longest wait for a target to start.
@@ -331,18 +342,22 @@ fn list_or_none(v: &[String]) -> String {
     }
 }
 
-fn read_capped(path: &Path) -> Result<String, String> {
+fn read_capped(path: &Path) -> Result<String, TargetError> {
     use std::io::Read;
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let read = |why| TargetError::Read {
+        path: path.to_path_buf(),
+        why,
+    };
+    let f = std::fs::File::open(path).map_err(read)?;
     let mut text = String::new();
     f.take(MAX_MANIFEST + 1)
         .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(read)?;
     if text.len() as u64 > MAX_MANIFEST {
-        return Err(format!(
-            "{}: larger than {MAX_MANIFEST} bytes",
-            path.display()
-        ));
+        return Err(TargetError::TooLarge {
+            path: path.to_path_buf(),
+            max: MAX_MANIFEST,
+        });
     }
     Ok(text)
 }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::targets::TargetError;
+
 /// The file that marks a checkout's runtime folders.
 const MARKER: &str = "runtimes/README.md";
 
@@ -10,16 +12,16 @@ const MARKER: &str = "runtimes/README.md";
 /// folder above the current one, then above this executable, that holds it,
 /// else the runtime folders built into the binary, unpacked into a cache
 /// ([`crate::targets::embedded`]), said on stderr.
-pub fn find_root() -> Result<PathBuf, String> {
+pub fn find_root() -> Result<PathBuf, TargetError> {
     if let Some(root) = std::env::var_os("IOLAB_ROOT") {
         let root = PathBuf::from(root);
         if root.join(MARKER).is_file() {
             return Ok(root);
         }
-        return Err(format!(
-            "IOLAB_ROOT={} holds no {MARKER}: point it at the iolab repository",
-            root.display()
-        ));
+        return Err(TargetError::Root {
+            root,
+            marker: MARKER,
+        });
     }
     let starts = [
         std::env::current_dir().ok(),
@@ -32,7 +34,10 @@ pub fn find_root() -> Result<PathBuf, String> {
         .flatten()
         .flat_map(|start| start.ancestors())
         .find(|dir| dir.join(MARKER).is_file())
-        .map_or_else(crate::targets::embedded::root, |d| Ok(d.to_path_buf()))
+        .map_or_else(
+            || crate::targets::embedded::root().map_err(TargetError::from),
+            |d| Ok(d.to_path_buf()),
+        )
 }
 
 /// The names of the runtime folders there are (`jvm`, `node`, ...).

@@ -50,14 +50,18 @@ fn a_knob_or_option_the_runtime_lacks_is_named() {
         threads: Some(2),
         ..Default::default()
     };
-    let e = m.check(ModelKind::LoopAsync, &p, &[]).unwrap_err();
+    let e = m
+        .check(ModelKind::LoopAsync, &p, &[])
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("threads does not apply to jvm model 'loop-async'"),
         "{e}"
     );
     let e = m
         .check(ModelKind::ThreadPerRequest, &ModelParams::default(), &[])
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("has no jvm target"), "{e}");
     let e = m
         .check(
@@ -65,7 +69,8 @@ fn a_knob_or_option_the_runtime_lacks_is_named() {
             &ModelParams::default(),
             &["synchronized".into()],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("synchronized does not apply") && e.contains("virtual"),
         "{e}"
@@ -85,7 +90,7 @@ fn a_knob_or_option_the_runtime_lacks_is_named() {
 fn held_lists_the_routes_served_and_a_kind_not_listed_is_refused_in_one_line() {
     let text = "name = 'x'\nabout = 'x'\nstart = ['./s']\nbackends = []\n[models]\n";
     let none: Manifest = toml::from_str(text).unwrap();
-    let e = none.check_held(HeldKind::Ws).unwrap_err();
+    let e = none.check_held(HeldKind::Ws).unwrap_err().to_string();
     assert_eq!(e.lines().count(), 1);
     assert!(
         e.starts_with("runtime x does not serve held connections of kind 'ws' (GET /ws; its runtime.toml says held = [])"),
@@ -96,6 +101,7 @@ fn held_lists_the_routes_served_and_a_kind_not_listed_is_refused_in_one_line() {
     assert!(ws
         .check_held(HeldKind::Sse)
         .unwrap_err()
+        .to_string()
         .contains("'sse' (GET /events"));
     let e = toml::from_str::<Manifest>(&format!("held = ['grpc']\n{text}"))
         .unwrap()

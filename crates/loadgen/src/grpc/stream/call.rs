@@ -9,6 +9,7 @@ use prost_reflect::{DynamicMessage, FieldDescriptor, Kind, MessageDescriptor, Va
 use bytes::Bytes;
 use iolab_model::attack::HeldPlan;
 
+use crate::grpc::GrpcError;
 use crate::h2::head::Head;
 use crate::held::conn::Target;
 use crate::held::HeldError;
@@ -38,12 +39,12 @@ pub fn check(plan: &HeldPlan) -> Result<(), HeldError> {
     let call = plan.grpc.as_ref().ok_or_else(|| {
         HeldError::Plan("a gRPC stream needs --call package.Service/Method".into())
     })?;
-    let (service, method) = call.split().map_err(HeldError::Plan)?;
+    let (service, method) = call.split().map_err(GrpcError::from)?;
     if !call.protos.is_empty() {
-        let pool = crate::grpc::compile(&call.protos).map_err(HeldError::Plan)?;
-        let m = crate::grpc::lookup(&pool, service, method, true).map_err(HeldError::Plan)?;
+        let pool = crate::grpc::compile(&call.protos)?;
+        let m = crate::grpc::lookup(&pool, service, method, true)?;
         shape_fits(plan, &m)?;
-        crate::grpc::encode(&m, &call.data).map_err(HeldError::Plan)?;
+        crate::grpc::encode(&m, &call.data)?;
     }
     Ok(())
 }
@@ -67,7 +68,7 @@ impl Call {
     pub fn prepare(plan: &HeldPlan, target: &Target) -> Result<Call, HeldError> {
         check(plan)?;
         let call = plan.grpc.as_ref().expect("checked above");
-        let (service, method) = call.split().map_err(HeldError::Plan)?;
+        let (service, method) = call.split().map_err(GrpcError::from)?;
         let from_files = !call.protos.is_empty();
         let pool = match from_files {
             true => crate::grpc::compile(&call.protos),
@@ -77,17 +78,17 @@ impl Call {
                     .ok_or_else(|| HeldError::Setup("no address".into()))?;
                 let meta = &plan.metadata;
                 crate::grpc::reflection::pool(&target.endpoint, addr, target.tls(), service, meta)
+                    .map_err(GrpcError::from)
             }
-        }
-        .map_err(HeldError::Plan)?;
-        let m = crate::grpc::lookup(&pool, service, method, from_files).map_err(HeldError::Plan)?;
+        }?;
+        let m = crate::grpc::lookup(&pool, service, method, from_files)?;
         shape_fits(plan, &m)?;
-        let message = crate::grpc::encode(&m, &call.data).map_err(HeldError::Plan)?;
+        let message = crate::grpc::encode(&m, &call.data)?;
         // The server's deadline outlasts the hold and the wait for the last replies.
         let deadline = plan.hold + plan.timeout * 2;
-        let path = call.path().map_err(HeldError::Plan)?;
+        let path = call.path().map_err(GrpcError::from)?;
         let head = Head::grpc(&target.endpoint, &path, &plan.metadata, &[], deadline)
-            .map_err(HeldError::Plan)?;
+            .map_err(GrpcError::from)?;
         let (input, output) = (m.input(), m.output());
         let seq_out = numbered(&output, SEQ_FIELD);
         let bidi = m.is_client_streaming();

@@ -7,7 +7,7 @@ use iolab_model::shard::ShardRecord;
 
 /// Why two shard records do not belong to one merge.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum RecordError {
+pub enum RecordError {
     /// An index outside 1..n.
     #[error("{name} claims to be shard {index} of {count}: an index runs 1 to n (a corrupt or edited shard record)")]
     Index {
