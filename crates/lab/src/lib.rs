@@ -9,18 +9,16 @@
 //! - [`interrupt`]: Ctrl-C turns into a cancel flag.
 //! - [`targets`]: what is measured: a built-in model, a runtime folder
 //!   (`runtimes/<name>`, read through its manifest) or a user's own command.
-//! - [`machine`]: the threads and processes this machine starts, checked
-//!   before a run asks for them.
+//! - [`machine`], [`environment`], [`drain`]: the machine's own readings
+//!   (what it will start, what a run happened on, its sockets draining),
+//!   which live in `iolab_telemetry` and are used here by these names.
 //! - [`merge`]: the results folders of a sharded experiment, run by run.
 //! - [`services`]: the real backends (`pg`, `mc`, `http`) an experiment's
 //!   steps need, reused from `IOLAB_*` or started for it and stopped after.
 
-pub mod drain;
-pub mod environment;
 pub mod estimate;
 pub mod http;
 pub mod interrupt;
-pub mod machine;
 pub mod merge;
 pub mod preset;
 pub mod progress;
@@ -29,6 +27,7 @@ pub mod runner;
 pub mod services;
 pub mod targets;
 
+pub use iolab_telemetry::{drain, environment, machine};
 pub use preset::{load_plan, PresetError};
 pub use progress::{Observer, Silent, Stage};
 pub use runner::{run, run_keeping, LabError, Ran, RunOptions};

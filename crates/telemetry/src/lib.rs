@@ -6,10 +6,15 @@
 //! named for it). What a source could not give is recorded as missing.
 //! Samples carry Unix time, so they are put on the attack's clock afterwards.
 //! [`cores`] reads the busy time of the CPUs a target is pinned to, [`jit`]
-//! the CPU a JIT's compiler threads used.
+//! the CPU a JIT's compiler threads used. The machine itself: what a run
+//! happened on ([`environment`]), what it will start ([`machine`]), its
+//! sockets draining between runs ([`drain`]).
 
 pub mod cores;
+pub mod drain;
+pub mod environment;
 pub mod jit;
+pub mod machine;
 pub mod net;
 pub mod pauses;
 pub mod procs;
