@@ -1,0 +1,106 @@
+//! Issue 50 on real services (`crates/cli/tests/capacity_spring.rs`,
+//! `capacity_python.rs`): each case named wrong or predicted wrong there,
+//! recomputed here from the readings that run kept (its steps' rates,
+//! service times, CPU and the scraped gauges' peaks).
+
+use iolab_model::capacity::{Confidence, Fit, WhatIf};
+
+use super::*;
+
+/// A step with the scraped gauges' peaks `gauges`.
+fn scraped(
+    rate: f64,
+    passed: bool,
+    service_ms: f64,
+    cpu: f64,
+    gauges: &[(&str, f64)],
+) -> StepRecord {
+    let mut s = step(rate, passed, service_ms, Some(cpu));
+    s.metrics = gauges.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    s
+}
+
+fn spring(
+    active: f64,
+    pending: f64,
+    pool: f64,
+    busy: f64,
+    threads: f64,
+) -> Vec<(&'static str, f64)> {
+    vec![
+        ("hikaricp_connections_active", active),
+        ("hikaricp_connections_max", pool),
+        ("hikaricp_connections_pending", pending),
+        ("tomcat_threads_busy_threads", busy),
+        ("tomcat_threads_config_max_threads", threads),
+        ("jvm_threads_live_threads", threads + 20.0),
+    ]
+}
+
+fn what_ifs(f: &Fit, rates: &[f64]) -> Vec<WhatIf> {
+    let slo: Slo = "p99<250ms,success>=99%".parse().unwrap();
+    what_if(f, &replay(rates, &slo))
+}
+
+/// Spring, Tomcat 200 beside HikariCP 10 (the run of 2026-11-29 04:35,
+/// load 10 on 2 cores: each connection held 60 ms, 150/s): the pool,
+/// and "more threads" read "server.tomcat.threads.max 20, the same pool",
+/// fewer threads than the 200 it ran. Twice the configured ones now.
+#[test]
+fn r50_40_more_threads_beside_a_pool_are_twice_the_configured_ones() {
+    let steps = [
+        scraped(
+            100.0,
+            true,
+            60.0,
+            0.35,
+            &spring(6.0, 0.0, 10.0, 11.0, 200.0),
+        ),
+        scraped(
+            150.0,
+            true,
+            60.0,
+            0.28,
+            &spring(10.0, 7.0, 10.0, 22.0, 200.0),
+        ),
+        scraped(
+            162.5,
+            false,
+            330.0,
+            0.19,
+            &spring(10.0, 17.0, 10.0, 32.0, 200.0),
+        ),
+        scraped(
+            175.0,
+            false,
+            500.0,
+            0.23,
+            &spring(10.0, 52.0, 10.0, 64.0, 200.0),
+        ),
+    ];
+    let f = fit(&steps, 150.0, 2).unwrap();
+    let b = &f.binding;
+    assert_eq!(
+        (b.resource, b.name.as_deref(), b.size, b.confidence),
+        (
+            Resource::Pool,
+            Some("hikaricp"),
+            Some(10.0),
+            Confidence::High
+        ),
+        "{b:#?}"
+    );
+    let w = what_ifs(&f, &[100.0, 150.0, 162.5, 175.0]);
+    let more = w
+        .iter()
+        .find(|w| w.change == "server.tomcat.threads.max 200 -> 400, the same pool")
+        .unwrap_or_else(|| panic!("{w:#?}"));
+    // The pool binds whatever the threads: no more than as fitted.
+    let fitted = w[0].slo_capacity_rps.unwrap();
+    assert!(more.slo_capacity_rps.unwrap() <= 1.05 * fitted, "{w:#?}");
+    let bigger = w
+        .iter()
+        .find(|w| w.change.contains("maximum-pool-size 10 -> 20"))
+        .unwrap();
+    assert!(bigger.slo_capacity_rps.unwrap() >= 1.7 * fitted, "{w:#?}");
+}
