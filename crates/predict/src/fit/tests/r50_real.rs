@@ -104,3 +104,68 @@ fn r50_40_more_threads_beside_a_pool_are_twice_the_configured_ones() {
         .unwrap();
     assert!(bigger.slo_capacity_rps.unwrap() >= 1.7 * fitted, "{w:#?}");
 }
+
+/// Tomcat 20 beside HikariCP 50 (the run of 04:42, load 6): Tomcat 20 of
+/// 20 at every pass from 300/s, HikariCP 19 of 50, nobody pending; the
+/// cold first step set S at 67 ms, so Little's count read 25 and the
+/// threads were named with medium confidence only. And Spring's idle
+/// task executor (max 2147483647) was kept beside them as a pool.
+fn tomcat20() -> Vec<StepRecord> {
+    let executor = [
+        ("executor_active_threads", 0.0),
+        ("executor_pool_max_threads", 2_147_483_647.0),
+        ("executor_queued_tasks", 0.0),
+    ];
+    let g = |active, busy| {
+        let mut v = spring(active, 0.0, 50.0, busy, 20.0);
+        v.extend(executor);
+        v
+    };
+    vec![
+        scraped(100.0, true, 67.3, 0.57, &g(6.0, 8.0)),
+        scraped(200.0, true, 54.0, 0.44, &g(10.0, 13.0)),
+        scraped(300.0, true, 53.2, 0.38, &g(19.0, 20.0)),
+        scraped(350.0, true, 54.7, 0.36, &g(19.0, 20.0)),
+        scraped(375.0, true, 56.3, 0.29, &g(19.0, 20.0)),
+        scraped(400.0, false, 161.5, 0.59, &g(19.0, 20.0)),
+    ]
+}
+
+#[test]
+fn r50_41_an_unbounded_idle_executor_is_no_resource_beside() {
+    let f = fit(&tomcat20(), 375.0, 2).unwrap();
+    let b = &f.binding;
+    assert!(
+        b.also.iter().all(|l| l.name.as_deref() != Some("executor")),
+        "{b:#?}"
+    );
+    assert!(
+        b.evidence.iter().all(|e| !e.text.contains("executor")),
+        "{b:#?}"
+    );
+    assert_eq!(b.also.len(), 1, "{b:#?}");
+}
+
+#[test]
+fn r50_42_threads_at_their_max_where_it_passed_are_high_whatever_a_cold_s() {
+    let f = fit(&tomcat20(), 375.0, 2).unwrap();
+    let b = &f.binding;
+    assert!(f.concurrency > 1.25 * 20.0, "{}", f.concurrency);
+    assert_eq!(
+        (b.resource, b.name.as_deref(), b.size, b.confidence),
+        (
+            Resource::Threads,
+            Some("tomcat"),
+            Some(20.0),
+            Confidence::High
+        ),
+        "{b:#?}"
+    );
+    let w = what_ifs(&f, &[100.0, 200.0, 300.0, 350.0, 375.0, 400.0]);
+    let more = w
+        .iter()
+        .find(|w| w.change == "server.tomcat.threads.max 20 -> 40, the same pool of 50")
+        .unwrap_or_else(|| panic!("{w:#?}"));
+    let p = more.slo_capacity_rps.unwrap();
+    assert!((p - 750.0).abs() <= 0.1 * 750.0, "{w:#?}");
+}
