@@ -169,3 +169,84 @@ fn r50_42_threads_at_their_max_where_it_passed_are_high_whatever_a_cold_s() {
     let p = more.slo_capacity_rps.unwrap();
     assert!((p - 750.0).abs() <= 0.1 * 750.0, "{w:#?}");
 }
+
+/// Tomcat 40 beside HikariCP 40 (the run of 04:50, load 9): 750/s, Tomcat
+/// 40 of 40 from 600/s, HikariCP 39 of 40, nobody pending; the threads,
+/// HikariCP beside within 15%, and 80 threads predicted 769/s (measured
+/// 750/s). Had HikariCP's peak reached 40 (one scrape more), both gauges
+/// were full and tied, and the table's order named the pool nobody waited
+/// for: the full gauge with no one waiting now ranks after the other.
+#[test]
+fn r50_43_tomcat_40_beside_hikari_40_is_the_threads_both_named() {
+    for hikari in [39.0, 40.0] {
+        let steps = [
+            scraped(
+                400.0,
+                true,
+                54.1,
+                0.67,
+                &spring(22.0, 0.0, 40.0, 29.0, 40.0),
+            ),
+            scraped(
+                600.0,
+                true,
+                54.0,
+                0.65,
+                &spring(38.0, 0.0, 40.0, 40.0, 40.0),
+            ),
+            scraped(
+                700.0,
+                true,
+                52.1,
+                0.58,
+                &spring(hikari, 0.0, 40.0, 40.0, 40.0),
+            ),
+            scraped(
+                750.0,
+                true,
+                50.9,
+                0.26,
+                &spring(hikari, 0.0, 40.0, 40.0, 40.0),
+            ),
+            scraped(
+                800.0,
+                false,
+                171.6,
+                0.65,
+                &spring(hikari, 0.0, 40.0, 40.0, 40.0),
+            ),
+        ];
+        let f = fit(&steps, 750.0, 2).unwrap();
+        let b = &f.binding;
+        assert_eq!(
+            (b.resource, b.name.as_deref(), b.size, b.confidence),
+            (
+                Resource::Threads,
+                Some("tomcat"),
+                Some(40.0),
+                Confidence::High
+            ),
+            "HikariCP {hikari}: {b:#?}"
+        );
+        let pool = b
+            .also
+            .iter()
+            .find(|l| l.name.as_deref() == Some("hikaricp"));
+        assert!(pool.unwrap().binds_at_rps <= 1.15 * 750.0, "{b:#?}");
+        assert!(
+            b.sentence.contains("two resources near saturation: the threads binds first, at 750/s, HikariCP's 40 connections would at ~"),
+            "{}",
+            b.sentence
+        );
+        let w = what_ifs(&f, &[400.0, 600.0, 700.0, 750.0, 800.0]);
+        let more = w
+            .iter()
+            .find(|w| w.change == "server.tomcat.threads.max 40 -> 80, the same pool of 40")
+            .unwrap_or_else(|| panic!("{w:#?}"));
+        let p = more.slo_capacity_rps.unwrap();
+        assert!(
+            (p - 750.0).abs() <= 0.15 * 750.0,
+            "HikariCP {hikari}: {p}: {w:#?}"
+        );
+    }
+}
