@@ -23,6 +23,8 @@ pub(super) struct Reading {
     pub at: Option<f64>,
     /// The most requests waiting for it around the knee.
     pub waiting: f64,
+    /// Its waiting series was exported at a step around the knee.
+    pub waiting_read: bool,
     /// The lowest rate of a step that found it full: at its max, or with
     /// requests waiting for it.
     pub full_at: Option<f64>,
@@ -36,6 +38,15 @@ impl Reading {
     fn saturated(&self, k: &Knee) -> bool {
         self.full_at
             .is_some_and(|rate| rate <= k.at.rate_rps || k.concurrency >= 0.75 * self.size())
+    }
+
+    /// At its max while its own waiting series read nobody waiting at
+    /// every step around the knee: it ran out of units at moments, but no
+    /// request was held back by it. Beside a full gauge with no waiting
+    /// series (Tomcat's threads), that one binds: Tomcat 40 and HikariCP
+    /// 40 both read 40 of 40, the pool with nobody pending.
+    fn unwaited(&self) -> bool {
+        self.waiting_read && self.waiting <= 0.0
     }
 
     /// Its units: as configured, else the most seen in use.
@@ -122,24 +133,37 @@ fn read(k: &Knee, g: &'static Gauge) -> Option<Reading> {
         peak: f64::NEG_INFINITY,
         at: k.at.metrics.get(g.in_use).copied(),
         waiting: 0.0,
+        waiting_read: false,
         full_at: None,
     };
     for s in k.steps() {
         let Some(used) = s.metrics.get(g.in_use).copied() else {
             continue;
         };
-        let max = s.metrics.get(g.max).copied().filter(|m| *m > 0.0);
+        let max = s
+            .metrics
+            .get(g.max)
+            .copied()
+            .filter(|m| *m > 0.0 && *m < UNBOUNDED);
         let waiting = g.waiting.and_then(|w| s.metrics.get(w)).copied();
         r.peak = r.peak.max(used);
         r.max = r.max.or(max);
         r.waiting = r.waiting.max(waiting.unwrap_or(0.0));
+        r.waiting_read |= waiting.is_some();
         let full = max.is_some_and(|m| used >= m - 0.5) || waiting.is_some_and(|w| w > 0.0);
         if full && r.full_at.is_none_or(|f| s.rate_rps < f) {
             r.full_at = Some(s.rate_rps);
         }
     }
-    (r.peak.is_finite()).then_some(r)
+    // A gauge no request used around the knee is no resource of theirs.
+    (r.peak.is_finite() && (r.peak > 0.0 || r.waiting > 0.0)).then_some(r)
 }
+
+/// A `_max` this high is no limit: Java's `Integer.MAX_VALUE`, the max
+/// of Spring's own task executor (`applicationTaskExecutor`), which a real
+/// Spring service exports idle beside Tomcat and HikariCP: it was kept
+/// "beside" the threads as a pool of 2147483647 (issue 50, on Spring 3.5).
+const UNBOUNDED: f64 = 2_147_483_647.0;
 
 /// Rule 1: the gauges weighed together, or a lag series grown tenfold.
 pub(super) fn prometheus(k: &Knee) -> Option<Binding> {
@@ -149,11 +173,13 @@ pub(super) fn prometheus(k: &Knee) -> Option<Binding> {
 fn gauges(k: &Knee) -> Option<Binding> {
     let rs = readings(k);
     // A full pool with requests waiting first (its threads wait for it),
-    // then the full one that binds at the lowest rate.
+    // then a full one not read with nobody waiting for it, then the full
+    // one that binds at the lowest rate.
     let first = rs.iter().filter(|r| r.saturated(k)).min_by(|a, b| {
         let queued = |r: &Reading| r.gauge.resource == Resource::Pool && r.waiting > 0.0;
         queued(b)
             .cmp(&queued(a))
+            .then(a.unwaited().cmp(&b.unwaited()))
             .then(a.binds_at(k).total_cmp(&b.binds_at(k)))
     })?;
     let m = first.size();
@@ -183,7 +209,14 @@ fn gauges(k: &Knee) -> Option<Binding> {
     b.configured = first.max.is_some();
     b.hold_ms = first.hold_ms(k);
     let two_signals = first.waiting > 0.0 && first.max.is_some();
-    b.confidence = if two_signals || (k.concurrency - m).abs() <= 0.25 * m {
+    // At its max at the highest rate that passed, with Little's count at
+    // least nine in ten of it: requests held beyond it wait outside it (a
+    // cold JIT's first steps set S: Tomcat 20 read Little's count 25).
+    let at_max = first
+        .max
+        .is_some_and(|max| first.at.is_some_and(|a| a >= max - 0.5));
+    let at_max_held = k.at.passed && at_max && k.concurrency >= 0.9 * m;
+    b.confidence = if two_signals || at_max_held || (k.concurrency - m).abs() <= 0.25 * m {
         Confidence::High
     } else {
         b.settle = Some(format!(

@@ -13,6 +13,7 @@ use crate::whatif::{what_if, Replay};
 mod ci_regressions;
 mod mix;
 mod r50;
+mod r50_real;
 
 /// A step at `rate` that answered every request over 1 s, `cpu` cores busy.
 fn step(rate: f64, passed: bool, service_ms: f64, cpu: Option<f64>) -> StepRecord {

@@ -153,11 +153,19 @@ pub(super) fn for_workers(net: &Network, s: &Sizes, w: &Words) -> Vec<(String, N
 
 pub(super) fn for_pool(net: &Network, s: &Sizes, w: &Words) -> Vec<(String, Network)> {
     let cores = s.cores;
-    let threads = (s.held.round() as u64 * 2).max(2 * s.size);
-    let more_threads = match w.runtime {
-        Some(ServiceRuntime::Spring) => {
+    // Twice the threads as configured beside the pool (Tomcat's 200 read
+    // "server.tomcat.threads.max 20" on a real Spring pool of 10: fewer
+    // threads than it ran), else twice the requests held.
+    let configured = net.params.threads.map(u64::from);
+    let threads = configured.map_or((s.held.round() as u64 * 2).max(2 * s.size), |t| 2 * t);
+    let more_threads = match (w.runtime, configured) {
+        (Some(ServiceRuntime::Spring), Some(t)) => {
+            format!("server.tomcat.threads.max {t} -> {threads}, the same pool")
+        }
+        (Some(ServiceRuntime::Spring), None) => {
             format!("server.tomcat.threads.max {threads}, the same pool")
         }
+        (_, Some(t)) => format!("{t} -> {threads} threads, the same pool"),
         _ => format!("more threads ({threads}), the same pool"),
     };
     let bigger = match (w.configured, w.gauge) {
