@@ -33,6 +33,12 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+/// One search at a time: both tests pin their service to CPU 0, and run
+/// side by side the CPU-bound one's loop took the pool-bound one's core
+/// from it (its threads waited for a CPU while another process ran: read
+/// as the CPU binding a mix the pool binds).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The three endpoints: method, request target, share of the log.
 const MIX: [(&str, &str, f64); 3] = [
     ("GET", "/health", 0.5),
@@ -117,6 +123,7 @@ fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
 
 #[test]
 fn a_pool_bound_endpoint_of_a_mix_is_named_and_its_bigger_pool_checked() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
     let dir = tempfile::tempdir().unwrap();
     let log = common::access_log(dir.path(), &MIX);
@@ -206,6 +213,7 @@ const CPU_MIX: [(&str, &str, f64); 3] = [
 
 #[test]
 fn a_cpu_bound_endpoint_of_a_mix_replayed_from_a_har_is_named_and_its_capacity_read() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
     let dir = tempfile::tempdir().unwrap();
     let har = common::har(dir.path(), &CPU_MIX);
