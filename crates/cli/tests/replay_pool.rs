@@ -15,6 +15,8 @@
 //! the probe before the search says the CPU allows (its cores, as much of
 //! them as it got at the knee, over the share-weighted CPU per request).
 //! Within 15% of it is the issue's aim, not met yet on a shared machine.
+//! The pool `HEAD /work` uses did not queue there, and is kept among the
+//! mix's limits from the connections seen open.
 //!
 //! Slow tier (`scripts/test --slow`): three searches of a minute or more
 //! each, and a capacity read on a busy machine moves with it. Needs
@@ -30,6 +32,12 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::Value;
+
+/// One search at a time: both tests pin their service to CPU 0, and run
+/// side by side the CPU-bound one's loop took the pool-bound one's core
+/// from it (its threads waited for a CPU while another process ran: read
+/// as the CPU binding a mix the pool binds).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The three endpoints: method, request target, share of the log.
 const MIX: [(&str, &str, f64); 3] = [
@@ -115,6 +123,7 @@ fn search(pg: &str, pool: u32, dir: &Path, log: &Path) -> (f64, Value) {
 
 #[test]
 fn a_pool_bound_endpoint_of_a_mix_is_named_and_its_bigger_pool_checked() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
     let dir = tempfile::tempdir().unwrap();
     let log = common::access_log(dir.path(), &MIX);
@@ -204,6 +213,7 @@ const CPU_MIX: [(&str, &str, f64); 3] = [
 
 #[test]
 fn a_cpu_bound_endpoint_of_a_mix_replayed_from_a_har_is_named_and_its_capacity_read() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let pg = std::env::var("IOLAB_PG").expect("IOLAB_PG: run under scripts/test");
     let dir = tempfile::tempdir().unwrap();
     let har = common::har(dir.path(), &CPU_MIX);
@@ -242,6 +252,18 @@ fn a_cpu_bound_endpoint_of_a_mix_replayed_from_a_har_is_named_and_its_capacity_r
         .unwrap();
     assert_eq!(named["waits_on"]["resource"], "cpu", "{split}");
     assert_eq!(named["waits_on"]["by"], "cpu", "{split}");
+    // The pool HEAD /work did not queue on is kept beside it: the
+    // connections seen open to PostgreSQL (at most its 10), a floor above
+    // the capacity found.
+    let pool = (split["limits"].as_array().unwrap().iter())
+        .find(|l| l["resource"] == "pool")
+        .expect("the pool's limit beside the CPU's");
+    eprintln!("cpu mix (HAR): limits {}", split["limits"]);
+    assert_eq!(pool["endpoints"][0], "HEAD /work", "{split}");
+    assert_eq!(pool["at_least"], true, "{split}");
+    let size = pool["size"].as_f64().unwrap();
+    assert!((1.0..=10.0).contains(&size), "{split}");
+    assert!(pool["bound_rps"].as_f64().unwrap() > cap, "{split}");
     // The capacity against what the CPU allows (its cores, as much of them
     // as it had at the knee, over the probe's CPU per request): never above
     // it. Issue 53 asks within 15%; on the shared machine three runs held

@@ -199,13 +199,14 @@ pub fn per_request_ms(cpu_s: f64, idle: f64, wall_s: f64, n: u64) -> f64 {
 
 /// The share of the time the target's threads had a CPU when they wanted
 /// one at the knee (the highest rate held at or under the capacity): their
-/// CPU busy over that plus their run-queue wait (`None` without both).
+/// CPU busy over that plus the run-queue wait other work explains
+/// (`StepRecord::cpu_wait_denied`; `None` without both).
 pub fn got_at_knee(search: &Search) -> Option<f64> {
     let cap = search.capacity_rps?;
     let knee = (search.steps.iter())
         .filter(|s| s.passed && !s.generator_saturated && s.rate_rps <= cap)
         .max_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))?;
     let busy = knee.cpu_cores?;
-    let wait = knee.signals.as_ref()?.threads.as_ref()?.cpu_wait?;
+    let wait = knee.cpu_wait_denied(busy)?;
     (busy > 0.0).then(|| busy / (busy + wait))
 }

@@ -2,7 +2,8 @@
 //! ([`EndpointSplit`]): each endpoint's median at the lowest rate passed
 //! and at the lowest rate failed, each the mean over that rate's windows;
 //! what each held at once at the capacity, and what it waits on
-//! ([`waits_on`]); what bounds the mix, lowest first ([`limits`]), and the
+//! ([`waits_on`]); what bounds the mix, lowest first ([`limits`]), a
+//! pool that no endpoint queued on beside it ([`idle_pool`]), and the
 //! endpoints using most of the CPU named when the CPU binds first
 //! ([`on_cpu`]).
 
@@ -69,6 +70,10 @@ pub fn split(search: &Search) -> Option<EndpointSplit> {
         w.waits_on = on;
     }
     x.limits = limits(&x, search.mix_cpu.as_ref());
+    if let Some(pool) = idle_pool(&x, search) {
+        x.limits.push(pool);
+        x.limits.sort_by(|a, b| a.bound_rps.total_cmp(&b.bound_rps));
+    }
     on_cpu(&mut x, search);
     Some(x)
 }
@@ -93,6 +98,7 @@ pub fn limits(x: &EndpointSplit, cpu: Option<&MixCpu>) -> Vec<MixLimit> {
                 .map(|e| name(&e.method, &e.template))
                 .collect(),
             bound_rps: bound,
+            at_least: false,
         });
     }
     let on: Vec<&EndpointWait> = (x.endpoints.iter())
@@ -107,11 +113,67 @@ pub fn limits(x: &EndpointSplit, cpu: Option<&MixCpu>) -> Vec<MixLimit> {
                 name: r.name.clone(),
                 endpoints: on.iter().map(|w| name(&w.method, &w.template)).collect(),
                 bound_rps: r.size.unwrap_or(0.0) / per,
+                at_least: false,
             });
         }
     }
     out.sort_by(|a, b| a.bound_rps.total_cmp(&b.bound_rps));
     out
+}
+
+/// A pool that did not bind, when no endpoint was named as waiting on one
+/// (the CPU bound first, so the endpoints queued alike or not at all): the
+/// one downstream the kernel saw connections to at the knee, held by the
+/// endpoints that spend their time waiting rather than computing (the
+/// probe's service less its CPU, weighted by share: the most first, until
+/// nine tenths of the mix's waiting). Its bound counts the connections
+/// seen open, so it is a floor (`at_least`), and it is kept only above the
+/// capacity found: a pool that bound there would have queued its
+/// endpoints. In issue 53's CPU-bound mix, `HEAD /work` (50 ms on a pool
+/// of 10) had no limit at all while the CPU held the mix at ~430/s.
+pub fn idle_pool(x: &EndpointSplit, search: &Search) -> Option<MixLimit> {
+    if x.limits.iter().any(|l| l.resource != Resource::Cpu) {
+        return None;
+    }
+    let capacity = search.capacity_rps?;
+    let knee = (search.steps.iter())
+        .filter(|s| s.passed && s.rate_rps <= capacity)
+        .max_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps))?;
+    let [d] = knee.signals.as_ref()?.downstream.as_slice() else {
+        return None;
+    };
+    let cpu = search.mix_cpu.as_ref()?;
+    let waiting: Vec<(&EndpointWait, f64)> = (x.endpoints.iter())
+        .map(|w| {
+            let probed = (cpu.endpoints.iter())
+                .find(|e| e.method == w.method && e.template == w.template)?;
+            let wait = (w.service_ms - probed.cpu_ms?).max(0.0);
+            Some((w, w.share * wait))
+        })
+        .collect::<Option<_>>()?;
+    let total: f64 = waiting.iter().map(|(_, v)| v).sum();
+    let mut by = waiting;
+    by.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut sum = 0.0;
+    let on: Vec<&EndpointWait> = (by.into_iter())
+        .take_while(|(_, v)| {
+            let before = sum;
+            sum += v;
+            before < 0.9 * total
+        })
+        .map(|(w, _)| w)
+        .collect();
+    let per: f64 = on.iter().map(|w| w.share * w.service_ms / 1000.0).sum();
+    let size = d.connections as f64;
+    let bound = (per > 0.0 && total > 0.0).then(|| size / per)?;
+    (bound > capacity).then(|| MixLimit {
+        resource: Resource::Pool,
+        size: Some(size),
+        name: Some(d.endpoint.clone()),
+        endpoints: on.iter().map(|w| name(&w.method, &w.template)).collect(),
+        bound_rps: bound,
+        at_least: true,
+    })
 }
 
 /// The resource `w` was named as waiting on by what it held, with a size.

@@ -164,6 +164,11 @@ pub struct MixLimit {
     pub endpoints: Vec<String>,
     /// The mix's rate at which it is all used, req/s.
     pub bound_rps: f64,
+    /// The bound is a floor: the pool was named from the connections seen
+    /// open while its endpoints did not queue on it, and a pool that opens
+    /// connections as asked may have more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub at_least: bool,
 }
 
 /// What a change buys the mix: the lowest of its limits after it.

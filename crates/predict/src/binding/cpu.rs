@@ -49,11 +49,13 @@ pub(super) fn cpu(k: &Knee) -> Option<Binding> {
     // time reads low, its queue does not): what ran plus what waited for a
     // CPU (schedstat) when measured, else the threads sampled in state R.
     // Sampled, a gunicorn A read 0.8 threads in R beside 0.39 cores busy
-    // and 0.16 waiting, and was named the CPU, not its 4 workers.
+    // and 0.16 waiting, and was named the CPU, not its 4 workers. On pinned
+    // cores, only the wait other work explains (its own threads queueing
+    // for a core half idle want no more of it: r53_10).
     let running = k
         .threads()
         .map_or(0.0, |t| t.in_state(ThreadState::Running));
-    let waited = k.threads().and_then(|t| t.cpu_wait);
+    let waited = k.at.cpu_wait_denied(busy);
     let wants = |n: f64| waited.map_or(running, |w| busy + w) >= 0.8 * n;
     if busy >= CPU_LINE * f64::from(cores) || (wants(f64::from(cores)) && busy >= 0.3) {
         let mut b = binding(

@@ -1,6 +1,8 @@
 //! A capacity search's charts: success and p99 against the offered rate,
 //! the measured steps (solid) beside each model's simulated curve
-//! (dashed), and the sweep's throughput against clients when there is one.
+//! (dashed), the sweep's throughput against clients when there is one, and
+//! for a replayed mix each endpoint's p99 against the rate (issue 53: which
+//! endpoint's latency gives out first, seen on one chart).
 
 use iolab_model::capacity::{Search, StepRecord};
 
@@ -115,5 +117,57 @@ pub fn charts(s: &Search) -> Vec<(String, String)> {
         ),
     ];
     out.extend(sweep);
+    out.extend(per_endpoint(s).map(|svg| (format!("{slug}-p99-per-endpoint-vs-rate"), svg)));
     out
+}
+
+/// A replayed mix's endpoints, one p99 curve each against the offered
+/// rate, from every step's own endpoint results (`None` with fewer than
+/// two endpoints: nothing to tell apart).
+fn per_endpoint(s: &Search) -> Option<String> {
+    let mut steps: Vec<&StepRecord> = s.steps.iter().collect();
+    steps.sort_by(|a, b| a.rate_rps.total_cmp(&b.rate_rps));
+    let mut names: Vec<(String, String)> = Vec::new();
+    for e in steps.iter().flat_map(|st| &st.attack.endpoints) {
+        let key = (e.method.clone(), e.template.clone());
+        if !names.contains(&key) {
+            names.push(key);
+        }
+    }
+    if names.len() < 2 {
+        return None;
+    }
+    let series = (names.iter().enumerate())
+        .map(|(i, (method, template))| Series {
+            name: format!("{method} {template}"),
+            colour: i,
+            points: (steps.iter())
+                .filter_map(|st| {
+                    let e = (st.attack.endpoints.iter())
+                        .find(|e| &e.method == method && &e.template == template)?;
+                    (e.ok + e.non_2xx > 0).then(|| Point {
+                        x: st.rate_rps,
+                        y: e.latency_ms.p99.max(0.01),
+                        tip: format!(
+                            "{method} {template} at {}/s: p99 {:.1} ms of {} answered",
+                            rate(st.rate_rps),
+                            e.latency_ms.p99,
+                            e.ok + e.non_2xx
+                        ),
+                    })
+                })
+                .collect(),
+            dashed: false,
+            markers: true,
+        })
+        .collect();
+    let chart = LineChart {
+        title: "p99 latency per endpoint vs offered rate".into(),
+        x: Axis::new(Kind::Log, "offered rate (req/s)"),
+        y: Axis::new(Kind::Log, "p99 (ms)"),
+        series,
+        width: 560.0,
+        height: 260.0,
+    };
+    Some(chart.render().0)
 }

@@ -140,28 +140,37 @@ pub fn limits_line(limits: &[MixLimit], c: &MixCpu, capacity: Option<f64>) -> Op
     let (first, rest) = limits.split_first()?;
     let head = match capacity.filter(|cap| *cap < 0.5 * first.bound_rps) {
         Some(cap) => format!(
-            "what bounds the mix: the capacity found ({}/s) is under half of every limit in sight, so something else binds; {} would at {}/s",
+            "what bounds the mix: the capacity found ({}/s) is under half of every limit in sight, so something else binds; {} would at {}",
             rate(cap),
             limit(first, c),
-            rate(first.bound_rps)
+            at(first)
         ),
         None => format!(
-            "what bounds the mix: {} binds first at {}/s",
+            "what bounds the mix: {} binds first at {}",
             limit(first, c),
-            rate(first.bound_rps)
+            at(first)
         ),
     };
     if rest.is_empty() {
         return Some(format!("{head}; no other limit in sight"));
     }
     let others: Vec<String> = (rest.iter())
-        .map(|l| format!("{} would at {}/s", limit(l, c), rate(l.bound_rps)))
+        .map(|l| format!("{} would at {}", limit(l, c), at(l)))
         .collect();
     Some(format!("{head}; {}", others.join("; ")))
 }
 
+/// `667/s`, or `667/s or above` for a bound that is a floor.
+fn at(l: &MixLimit) -> String {
+    match l.at_least {
+        true => format!("{}/s or above", rate(l.bound_rps)),
+        false => format!("{}/s", rate(l.bound_rps)),
+    }
+}
+
 /// `the CPU (1 core; GET /work uses 93% of it)`, `the 10 connections to
-/// 127.0.0.1:5432 (HEAD /work)`.
+/// 127.0.0.1:5432 (HEAD /work)`, `the 10 connections seen open to
+/// 127.0.0.1:5432 (HEAD /work, which did not queue)`.
 fn limit(l: &MixLimit, c: &MixCpu) -> String {
     let on = l.endpoints.join(", ");
     match (l.resource, l.size, &l.name) {
@@ -174,6 +183,12 @@ fn limit(l: &MixLimit, c: &MixCpu) -> String {
             .chain(heavy(c))
             .collect();
             format!("the CPU ({})", parts.join("; "))
+        }
+        (Resource::Pool, Some(n), Some(name)) if l.at_least => {
+            format!(
+                "the {} connections seen open to {name} ({on}, which did not queue)",
+                num(n, 3)
+            )
         }
         (Resource::Pool, Some(n), Some(name)) => {
             format!("the {} connections to {name} ({on})", num(n, 3))

@@ -154,3 +154,71 @@ fn a_changes_answer_for_the_mix_is_the_lower_of_the_service_and_the_cpu() {
     let x = search.endpoint_split.as_ref().unwrap();
     assert_eq!(x.limits.len(), 1, "the pool alone: {:?}", x.limits);
 }
+
+/// Issue 53's CPU-bound mix: the CPU held the mix and every endpoint
+/// queued alike on it, so `HEAD /work` (50 ms on a pool of 10) had no limit
+/// of its own; its pool is kept beside the CPU, a floor from the
+/// connections seen open.
+#[test]
+fn r53_11_a_pool_its_endpoint_did_not_queue_on_is_a_limit_beside_the_cpu() {
+    let o = objective();
+    // /search 30 ms of CPU (20%), /orders 50 ms on 8 connections (80%):
+    // the CPU binds at 1000 / (0.2 x 30 + 0.8 x 0.5) = 156/s, the pool at
+    // 8 / (0.8 x 50 ms) = 200/s; the search held 100/s.
+    let at = |rate: f64, passed: bool, wait: f64| {
+        let mut st = step(&o, rate, 0, 0);
+        st.passed = passed;
+        st.attack.endpoints[0].latency_ms.p50 = 30.0 + wait;
+        st.attack.endpoints[1].latency_ms.p50 = 50.0 + wait;
+        st.signals = Some(Signals {
+            downstream: vec![Downstream {
+                endpoint: "127.0.0.1:5432".into(),
+                connections: 8,
+            }],
+            ..Signals::default()
+        });
+        st
+    };
+    let search = || Search {
+        capacity_rps: Some(100.0),
+        failed_rps: Some(110.0),
+        steps: vec![at(100.0, true, 0.0), at(110.0, false, 300.0)],
+        ..empty_search()
+    };
+    let mut s = search();
+    finish(&mut s, cpu(30.0));
+    let x = s.endpoint_split.as_ref().unwrap();
+    assert!(x.shared, "{x:?}");
+    let bounds: Vec<(Resource, f64, bool)> = (x.limits.iter())
+        .map(|l| (l.resource, (l.bound_rps * 10.0).round() / 10.0, l.at_least))
+        .collect();
+    assert_eq!(
+        bounds,
+        [(Resource::Cpu, 156.3, false), (Resource::Pool, 200.0, true)]
+    );
+    let pool = &x.limits[1];
+    assert_eq!(pool.endpoints, ["GET /orders"]);
+    assert_eq!(
+        (pool.size, pool.name.as_deref()),
+        (Some(8.0), Some("127.0.0.1:5432"))
+    );
+    // Two downstreams: which one /orders holds is not known, so none.
+    let mut two = search();
+    for st in &mut two.steps {
+        let sig = st.signals.as_mut().unwrap();
+        sig.downstream.push(Downstream {
+            endpoint: "127.0.0.1:11211".into(),
+            connections: 2,
+        });
+    }
+    finish(&mut two, cpu(30.0));
+    assert_eq!(two.endpoint_split.unwrap().limits.len(), 1);
+    // Connections that would bind at or under the capacity found did not
+    // bind (the endpoint would have queued): none.
+    let mut few = search();
+    for st in &mut few.steps {
+        st.signals.as_mut().unwrap().downstream[0].connections = 3;
+    }
+    finish(&mut few, cpu(30.0));
+    assert_eq!(few.endpoint_split.unwrap().limits.len(), 1);
+}

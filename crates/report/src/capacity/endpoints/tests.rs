@@ -18,6 +18,32 @@ fn ep(template: &str, share: f64, sent: u64, p99: f64) -> EndpointResult {
     e
 }
 
+/// A search named `url` of `steps`, failed at 100/s.
+fn search(steps: Vec<StepRecord>) -> Search {
+    Search {
+        name: "url".into(),
+        target: "t".into(),
+        notes: Vec::new(),
+        step_rule: String::new(),
+        steps,
+        capacity_rps: None,
+        interval: None,
+        failed_rps: Some(100.0),
+        bracket_width_pct: None,
+        outcome: String::new(),
+        noise: Vec::new(),
+        machine: None,
+        fit: None,
+        what_if: Vec::new(),
+        elapsed_s: 0.0,
+        sweep: None,
+        fails_first: None,
+        endpoint_split: None,
+        mix_cpu: None,
+        mix_what_if: Vec::new(),
+    }
+}
+
 fn miss(observed: Option<f64>) -> Miss {
     Miss {
         clause: Clause::Latency {
@@ -66,28 +92,7 @@ fn a_table_per_endpoint_with_a_row_per_step() {
         ok: 25,
         within: Vec::new(),
     }];
-    let s = Search {
-        name: "url".into(),
-        target: "t".into(),
-        notes: Vec::new(),
-        step_rule: String::new(),
-        steps: vec![st],
-        capacity_rps: None,
-        interval: None,
-        failed_rps: Some(100.0),
-        bracket_width_pct: None,
-        outcome: String::new(),
-        noise: Vec::new(),
-        machine: None,
-        fit: None,
-        what_if: Vec::new(),
-        elapsed_s: 0.0,
-        sweep: None,
-        fails_first: None,
-        endpoint_split: None,
-        mix_cpu: None,
-        mix_what_if: Vec::new(),
-    };
+    let s = search(vec![st]);
     let t = text(&s).join("\n");
     assert!(t.contains("GET /search (recorded share 25%)"), "{t}");
     assert!(t.contains("missed: p99 412ms > 200ms"), "{t}");
@@ -200,6 +205,7 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
             name: None,
             endpoints: vec!["GET /work".into()],
             bound_rps: 357.0,
+            at_least: false,
         },
         MixLimit {
             resource: Resource::Pool,
@@ -207,6 +213,7 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
             name: Some("127.0.0.1:5432".into()),
             endpoints: vec!["HEAD /q".into()],
             bound_rps: 667.0,
+            at_least: false,
         },
     ];
     assert_eq!(
@@ -216,6 +223,12 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
     assert!(limits_line(&limits, &c, Some(100.0))
         .unwrap()
         .starts_with("what bounds the mix: the capacity found (100/s) is under half of every limit in sight, so something else binds; the CPU (1 core; GET /work uses 92.9% of it) would at 357/s; "));
+    // A pool its endpoint did not queue on: the connections seen, a floor.
+    let mut floor = limits.clone();
+    floor[1].at_least = true;
+    assert!(limits_line(&floor, &c, Some(330.0)).unwrap().ends_with(
+        "; the 10 connections seen open to 127.0.0.1:5432 (HEAD /q, which did not queue) would at 667/s or above"
+    ));
     let mut s = Search {
         mix_cpu: Some(c),
         mix_what_if: vec![MixWhatIf {
@@ -236,4 +249,39 @@ fn a_mixs_cpu_limits_and_what_ifs_in_words_from_their_figures() {
     );
     s.mix_cpu = None;
     assert!(lines(&s).is_empty());
+}
+
+#[test]
+fn a_replayed_mix_charts_each_endpoints_p99_against_the_rate() {
+    let at = |rate: f64, search_p99: f64| {
+        let mut st = StepRecord {
+            rate_rps: rate,
+            ..StepRecord::default()
+        };
+        st.attack.endpoints = vec![
+            ep("/search", 0.25, 25, search_p99),
+            ep("/health", 0.75, 75, 1.0),
+        ];
+        st
+    };
+    let mut s = search(vec![at(100.0, 20.0), at(200.0, 412.0)]);
+    let charts = crate::capacity::charts(&s);
+    let (id, svg) = (charts.iter())
+        .find(|(id, _)| id.ends_with("-p99-per-endpoint-vs-rate"))
+        .expect("a chart of the endpoints");
+    assert!(id.starts_with("url-"), "{id}");
+    assert!(
+        svg.contains("GET /search") && svg.contains("GET /health"),
+        "{svg}"
+    );
+    assert!(svg.contains("p99 412.0 ms of 25 answered"), "{svg}");
+    // Not a mix: no such chart.
+    for st in &mut s.steps {
+        st.attack.endpoints.truncate(1);
+    }
+    let ids: Vec<String> = crate::capacity::charts(&s)
+        .into_iter()
+        .map(|c| c.0)
+        .collect();
+    assert!(ids.iter().all(|i| !i.contains("per-endpoint")), "{ids:?}");
 }
