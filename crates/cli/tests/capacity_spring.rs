@@ -31,6 +31,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use common::whatif::{predicted, within};
+
 /// One case at a time: each measures the machine.
 static ONE: Mutex<()> = Mutex::new(());
 
@@ -229,29 +231,6 @@ fn implied_by_the_pool(cap: f64) {
     assert!(
         (0.6 * 200.0..=1.15 * 200.0).contains(&cap),
         "capacity {cap:.0}/s, not what a pool of 10 held >= 50 ms allows (200/s)"
-    );
-}
-
-/// The what-if row whose change contains `change`: its predicted capacity.
-fn predicted(case: &str, s: &Value, change: &str) -> f64 {
-    let row = s["what_if"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|w| w["change"].as_str().unwrap_or("").contains(change))
-        .unwrap_or_else(|| panic!("{case}: no what-if '{change}': {}", s["what_if"]));
-    assert!(row["cannot_say"].is_null(), "{case}: {row}");
-    row["slo_capacity_rps"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("{case}: no prediction: {row}"))
-}
-
-/// The prediction within 15% of the change measured.
-fn within(case: &str, predicted: f64, measured: f64) {
-    eprintln!("{case}: what-if predicted {predicted:.0}/s, measured {measured:.0}/s");
-    assert!(
-        (predicted - measured).abs() <= 0.15 * measured,
-        "{case}: what-if predicted {predicted:.0}/s, the change measured {measured:.0}/s"
     );
 }
 

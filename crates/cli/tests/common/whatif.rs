@@ -228,3 +228,28 @@ fn check_pair(p: &Value, noise: f64) -> Vec<String> {
     }
     wrong
 }
+
+/// The what-if row of capacity search `s` whose change contains `change`:
+/// its predicted capacity (a row that cannot say fails `case`).
+pub fn predicted(case: &str, s: &Value, change: &str) -> f64 {
+    let row = s["what_if"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["change"].as_str().unwrap_or("").contains(change))
+        .unwrap_or_else(|| panic!("{case}: no what-if '{change}': {}", s["what_if"]));
+    assert!(row["cannot_say"].is_null(), "{case}: {row}");
+    row["slo_capacity_rps"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{case}: no prediction: {row}"))
+}
+
+/// The prediction within 15% of the change measured (the bound for
+/// a what-if on a user's own service), printed to be quoted.
+pub fn within(case: &str, predicted: f64, measured: f64) {
+    eprintln!("{case}: what-if predicted {predicted:.0}/s, measured {measured:.0}/s");
+    assert!(
+        (predicted - measured).abs() <= 0.15 * measured,
+        "{case}: what-if predicted {predicted:.0}/s, the change measured {measured:.0}/s"
+    );
+}
