@@ -93,25 +93,8 @@ pub fn record(at: &At, out: &SimOutcome, service: &Service, seen: &Seen) -> Step
     let cpu = out.held.cpu + seen.jit_cores.unwrap_or(0.0);
     let answered = a.requests.answered();
     let metrics = super::series::scraped(out, service);
-    if service.remote {
-        return StepRecord {
-            rate_rps: at.rate,
-            stage: Some(at.stage),
-            duration_s: at.duration.as_secs_f64(),
-            passed: verdict.is_ok(),
-            verdict: verdict.map_or_else(|why| why, |()| format!("meets {}", at.slo)),
-            success_ratio: success,
-            goodput_rps: a.throughput_rps.goodput,
-            p50_ms: a.latency_ms.p50,
-            p99_ms: a.latency_ms.p99,
-            in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
-            metrics,
-            attack: a,
-            ..StepRecord::default()
-        };
-    }
-    StepRecord {
-        metrics,
+    // A remote service is seen only through the load and its own series.
+    let seen_outside = StepRecord {
         rate_rps: at.rate,
         stage: Some(at.stage),
         duration_s: at.duration.as_secs_f64(),
@@ -122,6 +105,14 @@ pub fn record(at: &At, out: &SimOutcome, service: &Service, seen: &Seen) -> Step
         p50_ms: a.latency_ms.p50,
         p99_ms: a.latency_ms.p99,
         in_flight: a.throughput_rps.achieved * a.latency_ms.mean / 1000.0,
+        metrics,
+        attack: a,
+        ..StepRecord::default()
+    };
+    if service.remote {
+        return seen_outside;
+    }
+    StepRecord {
         within: at
             .slo
             .bounds_ms()
@@ -135,8 +126,7 @@ pub fn record(at: &At, out: &SimOutcome, service: &Service, seen: &Seen) -> Step
         compiler_cores: seen.jit_cores,
         cpu_per_request_ms: (answered > 0).then(|| cpu * out.window_s * 1000.0 / answered as f64),
         signals: Some(signals(out, service, seen)),
-        attack: a,
-        ..StepRecord::default()
+        ..seen_outside
     }
 }
 
